@@ -1,0 +1,45 @@
+// The user database: one line per SMB user, NT hashes only (never a password).
+// Format (one record a line, '#' comments):  NAME:UNIX_USER:NTHASH_HEX
+// The file is mode 0600 and rewritten atomically (temp file, fsync, rename).
+#pragma once
+
+#include <array>
+#include <expected>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ringsmb::auth {
+
+struct UserRecord {
+  std::string name;       // SMB user name as given (lookups are case-insensitive)
+  std::string unix_user;  // the Unix account file operations run as
+  std::array<uint8_t, 16> nt_hash{};
+};
+
+class UserDb {
+ public:
+  // Loads FILE; a missing file is an empty database. A corrupt file is an
+  // error "FILE:LINE: message".
+  static std::expected<UserDb, std::string> load(const std::string& path);
+  // Writes atomically with mode 0600; error text on failure.
+  std::expected<void, std::string> save(const std::string& path) const;
+
+  const UserRecord* find(std::string_view name) const;  // case-insensitive
+  void upsert(UserRecord rec);
+  bool remove(std::string_view name);
+  const std::vector<UserRecord>& users() const { return users_; }
+
+ private:
+  std::vector<UserRecord> users_;
+};
+
+// Resolved Unix identity of a user (getpwnam + getgrouplist).
+struct UnixIdentity {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<uint32_t> groups;
+};
+std::optional<UnixIdentity> lookup_unix_identity(const std::string& unix_user);
+
+}  // namespace ringsmb::auth

@@ -1,0 +1,89 @@
+// ringsmb.conf: the smb.conf / ksmbd.conf dialect. [global] plus one section
+// per share. Keys are case- and space-insensitive ("Read Only" == "readonly");
+// ';' and '#' start comments; a trailing '\' continues a line; booleans are
+// yes/no/true/false/1/0/on/off.
+//
+// Unknown keys produce a warning naming file:line; bad values an error naming
+// file:line, and the whole file is rejected.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ringsmb::config {
+
+enum class SigningPolicy { Auto, Mandatory, Disabled };
+// "smb3 encryption" (and Samba's "server smb encrypt"): off/no/disabled/if_required
+// -> Off; desired/yes/auto -> Desired; required/mandatory/forced -> Required.
+enum class EncryptionPolicy { Off, Desired, Required };
+enum class MapToGuest { Never, BadUser, BadPassword };
+
+// Dialects as their MS-SMB2 revision numbers.
+inline constexpr uint16_t kDialect202 = 0x0202;
+inline constexpr uint16_t kDialect210 = 0x0210;
+inline constexpr uint16_t kDialect300 = 0x0300;
+inline constexpr uint16_t kDialect302 = 0x0302;
+inline constexpr uint16_t kDialect311 = 0x0311;
+
+struct ShareConfig {
+  std::string name;  // as written in the section header
+  std::string path;
+  std::string comment;
+  bool read_only = true;  // Samba's default; "writeable = yes" clears it
+  bool guest_ok = false;
+  bool browseable = true;
+  std::vector<std::string> valid_users;  // empty: everyone; "@group" entries allowed
+  std::optional<EncryptionPolicy> smb3_encryption;  // unset: the global one
+  bool case_sensitive = false;
+  int line = 0;  // where the section starts, for messages
+};
+
+struct GlobalConfig {
+  std::vector<uint16_t> tcp_ports{445};  // "tcp port" / "smb ports"
+  std::vector<std::string> interfaces;   // addresses or interface names
+  bool bind_interfaces_only = false;
+  std::string users_db = "/var/lib/ringsmb/users.db";
+  std::string state_directory = "/var/lib/ringsmb";
+  uint16_t min_protocol = kDialect202;   // "server min protocol": SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11, SMB2 (=2.02 as min, 2.10 as max), SMB3 (=3.00 as min, 3.11 as max)
+  uint16_t max_protocol = kDialect311;
+  SigningPolicy signing = SigningPolicy::Auto;             // "server signing": auto, mandatory/required, disabled/off
+  EncryptionPolicy smb3_encryption = EncryptionPolicy::Off;  
+  MapToGuest map_to_guest = MapToGuest::Never;            // "never", "bad user", "bad password"
+  std::string guest_account = "nobody";
+  std::string workgroup = "WORKGROUP";
+  std::string netbios_name = "RINGSMB";
+  std::string server_string = "ringsmb";
+  uint32_t max_connections = 0;  // 0: unlimited
+  uint32_t max_open_files = 16384;
+  uint32_t smb2_max_credits = 8192;
+  uint32_t smb2_max_read = 8 * 1024 * 1024;
+  uint32_t smb2_max_write = 8 * 1024 * 1024;
+  uint32_t smb2_max_trans = 8 * 1024 * 1024;
+  uint32_t deadtime_minutes = 0;
+  int log_level = 1;
+  uint32_t workers = 0;  // "workers": data-plane threads; 0 = one per core
+};
+
+struct Config {
+  GlobalConfig global;
+  std::vector<ShareConfig> shares;
+  const ShareConfig* find_share(std::string_view name) const;  // case-insensitive
+};
+
+struct ParseOutput {
+  Config config;
+  std::vector<std::string> warnings;  // "FILE:LINE: unknown key 'x' in [share]"
+};
+
+// Errors are "FILE:LINE: message".
+std::expected<ParseOutput, std::string> parse_config_text(std::string_view text, std::string_view file_name);
+std::expected<ParseOutput, std::string> parse_config_file(const std::string& path);
+
+// Normalizes a key as the parser compares keys: lowercase, spaces and tabs removed.
+std::string normalize_key(std::string_view key);
+bool parse_bool(std::string_view value, bool& out);
+
+}  // namespace ringsmb::config

@@ -1,0 +1,105 @@
+// What SMB needs to know about a file, derived from statx, and the encoders
+// for the MS-FSCC information classes (file, directory and filesystem).
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/bytes.hpp"
+#include "common/ntstatus.hpp"
+
+namespace ringsmb::vfs {
+
+// MS-FSCC 2.6 file attributes.
+enum : uint32_t {
+  FILE_ATTRIBUTE_READONLY = 0x1,
+  FILE_ATTRIBUTE_HIDDEN = 0x2,
+  FILE_ATTRIBUTE_SYSTEM = 0x4,
+  FILE_ATTRIBUTE_DIRECTORY = 0x10,
+  FILE_ATTRIBUTE_ARCHIVE = 0x20,
+  FILE_ATTRIBUTE_NORMAL = 0x80,
+  FILE_ATTRIBUTE_SPARSE_FILE = 0x200,
+  FILE_ATTRIBUTE_REPARSE_POINT = 0x400,
+};
+
+// 100 ns intervals since 1601-01-01 (MS-DTYP FILETIME).
+uint64_t unix_to_filetime(int64_t sec, uint32_t nsec);
+struct timespec filetime_to_timespec(uint64_t filetime);
+
+struct FileStat {
+  uint64_t creation_time = 0;     // statx btime when the filesystem has it, else the older of mtime/ctime
+  uint64_t last_access_time = 0;
+  uint64_t last_write_time = 0;
+  uint64_t change_time = 0;
+  uint64_t end_of_file = 0;
+  uint64_t allocation_size = 0;   // blocks * 512, rounded as Windows expects
+  uint32_t attributes = 0;        // derived from the mode (see dos_attributes)
+  uint64_t file_id = 0;           // inode number
+  uint64_t device = 0;
+  uint32_t nlink = 0;
+  uint32_t mode = 0;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  bool is_directory = false;
+};
+
+// statx(fd, "", AT_EMPTY_PATH) -> FileStat. errno on failure.
+Result<FileStat> stat_fd(int fd);
+// statx relative to a directory fd, not following a final symlink.
+Result<FileStat> stat_at(int dirfd, const char* name);
+FileStat file_stat_from_statx(const struct statx& stx);
+
+// DOS attributes that follow from the mode: DIRECTORY, READONLY when no
+// write bit is set for the owner, ARCHIVE for regular files; HIDDEN for dot
+// files when `hide_dot_files`. NORMAL only when nothing else applies.
+uint32_t dos_attributes(const FileStat& st, std::string_view name, bool hide_dot_files);
+
+// MS-FSCC 2.4 file information classes (QUERY_INFO with InfoType FILE).
+enum class FileInfoClass : uint8_t {
+  Directory = 1, FullDirectory = 2, BothDirectory = 3, Basic = 4, Standard = 5, Internal = 6,
+  Ea = 7, Access = 8, Name = 9, Rename = 10, Link = 11, Names = 12, Disposition = 13,
+  Position = 14, FullEa = 15, Mode = 16, Alignment = 17, All = 18, Allocation = 19,
+  EndOfFile = 20, AlternateName = 21, Stream = 22, Pipe = 23, Compression = 28,
+  NetworkOpen = 34, AttributeTag = 35, IdBothDirectory = 37, IdFullDirectory = 38,
+  NormalizedName = 48, DispositionEx = 64, RenameEx = 65,
+};
+
+// Per-open state the file-info encoders need beyond the stat.
+struct OpenInfo {
+  uint32_t access_mask = 0;     // granted access (FileAccessInformation)
+  uint64_t position = 0;        // FilePositionInformation
+  uint32_t mode_flags = 0;      // FileModeInformation (create options subset)
+  bool delete_pending = false;  // FileStandardInformation
+  std::string_view name;        // path of the open relative to the share, '\' separated, UTF-8
+};
+
+// Appends the encoding of `cls` to `out`. Returns InvalidInfoClass for
+// classes not supported, NotSupported where MS-FSCC says so.
+NtStatus encode_file_info(FileInfoClass cls, const FileStat& st, const OpenInfo& open, Bytes& out);
+
+// MS-FSCC 2.5 filesystem information classes.
+enum class FsInfoClass : uint8_t {
+  Volume = 1, Label = 2, Size = 3, Device = 4, Attribute = 5, Control = 6, FullSize = 7,
+  ObjectId = 8, SectorSize = 11,
+};
+struct VolumeInfo {
+  uint64_t creation_time = 0;
+  uint32_t serial_number = 0;
+  std::string label;  // the share name
+  std::string fs_name = "NTFS";
+  bool case_sensitive = false;
+};
+// statfs of `fd` gives sizes.
+NtStatus encode_fs_info(FsInfoClass cls, int fd, const VolumeInfo& vol, Bytes& out);
+
+// A self-relative security descriptor (MS-DTYP 2.4.6) for owner `uid`, group
+// `gid` and the mode bits: owner/group SIDs as S-1-22-1-uid / S-1-22-2-gid
+// (Samba's Unix-user mapping), a DACL granting owner, group and Everyone the
+// rights that follow from the mode. `additional_info` (OWNER, GROUP, DACL,
+// SACL bits) selects what is included.
+Bytes build_security_descriptor(const FileStat& st, uint32_t additional_info);
+
+}  // namespace ringsmb::vfs

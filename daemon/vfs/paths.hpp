@@ -1,0 +1,40 @@
+// SMB path names to paths under a share root, and opening beneath the root.
+#pragma once
+
+#include <fcntl.h>
+
+#include <string>
+#include <string_view>
+
+#include "common/bytes.hpp"
+#include "common/ntstatus.hpp"
+
+namespace ringsmb::vfs {
+
+// UTF-16LE <-> UTF-8. Invalid UTF-16 (unpaired surrogates) fails.
+bool utf16le_to_utf8(ByteSpan in, std::string& out);
+void utf8_to_utf16le(std::string_view in, Bytes& out);
+Bytes utf8_to_utf16le(std::string_view in);
+
+// Converts an SMB2 CREATE name (UTF-16LE, '\' separators, relative to the
+// share root) to a relative Unix path ('/' separators, no leading '/').
+// "" means the share root. Leading '\' is tolerated (smb2.create.leading-slash).
+// Rejects: '..' and '.' components (ObjectNameInvalid), embedded NUL or '/'
+// or characters Windows forbids ("*?<>|), empty components ("a\\b"),
+// components over 255 bytes (ObjectNameInvalid / NameTooLong), ':' stream
+// names (returned separately in `stream` so the caller can refuse them).
+struct SmbPath {
+  std::string path;    // relative Unix path, "" for the root
+  std::string stream;  // text after ':' in the last component, "" if none
+};
+Result<SmbPath> parse_smb_path(ByteSpan utf16le_name);
+
+// openat2(dirfd, path, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS): nothing
+// escapes `dirfd` through '..', absolute names or symlinks. Returns the fd or
+// -errno.
+int open_beneath(int dirfd, const char* path, int flags, mode_t mode);
+
+// Splits "a/b/c" into parent "a/b" and leaf "c" ("" parent for "c").
+void split_parent(std::string_view path, std::string_view& parent, std::string_view& leaf);
+
+}  // namespace ringsmb::vfs

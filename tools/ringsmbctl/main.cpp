@@ -1,0 +1,2 @@
+// ringsmbctl: the admin tool. (Being written.)
+int main() { return 0; }
