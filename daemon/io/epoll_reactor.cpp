@@ -1,0 +1,211 @@
+// epoll backend: the same Reactor interface with plain non-blocking
+// syscalls, for kernels or sandboxes where io_uring is unavailable
+// (io_uring_disabled sysctl, seccomp).
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "common/log.hpp"
+#include "io/reactor.hpp"
+
+namespace ringsmb::io {
+namespace {
+
+enum class Kind : uint8_t { Listener = 1, Conn = 2, Wake = 3 };
+constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
+uint64_t pack(Kind k, uint64_t id) { return (uint64_t(k) << 56) | (id & kIdMask); }
+
+class EpollReactor final : public Reactor {
+ public:
+  EpollReactor(ReactorHandler& h, const ReactorOptions& o) : handler_(h), opts_(o), buf_(o.recv_buffer_size * 4) {}
+  ~EpollReactor() override {
+    if (wake_fd_ >= 0) close(wake_fd_);
+    if (ep_ >= 0) close(ep_);
+  }
+  bool init();
+  const char* name() const override { return "epoll"; }
+  void add_listener(int fd) override;
+  void start_recv(uint64_t conn_id, int fd) override;
+  void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
+  void wake() override;
+  void run(const std::atomic<bool>& stop) override;
+
+ private:
+  struct Conn {
+    int fd = -1;
+    struct msghdr* pending_send = nullptr;  // waiting for EPOLLOUT
+  };
+  void accept_all(int listen_fd);
+  void read_all(uint64_t conn_id);
+  void try_send(uint64_t conn_id, Conn& c);
+  void update_interest(uint64_t conn_id, const Conn& c);
+  void flush_completions();
+
+  ReactorHandler& handler_;
+  ReactorOptions opts_;
+  int ep_ = -1;
+  int wake_fd_ = -1;
+  std::vector<uint8_t> buf_;
+  std::unordered_map<uint64_t, Conn> conns_;
+  // Send completions are delivered after the event that caused them, so a
+  // handler never re-enters itself from start_send.
+  std::deque<std::pair<uint64_t, int>> send_done_;
+};
+
+bool EpollReactor::init() {
+  ep_ = epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (ep_ < 0 || wake_fd_ < 0) return false;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = pack(Kind::Wake, 0);
+  return epoll_ctl(ep_, EPOLL_CTL_ADD, wake_fd_, &ev) == 0;
+}
+
+void EpollReactor::add_listener(int fd) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = pack(Kind::Listener, uint64_t(fd));
+  if (epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev) != 0) LOG_ERROR("epoll_ctl(listener): %s", strerror(errno));
+}
+
+void EpollReactor::start_recv(uint64_t conn_id, int fd) {
+  conns_[conn_id] = Conn{fd, nullptr};
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.u64 = pack(Kind::Conn, conn_id);
+  if (epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    LOG_ERROR("epoll_ctl(conn): %s", strerror(errno));
+    conns_.erase(conn_id);
+    handler_.on_recv_end(conn_id, -errno);
+  }
+}
+
+void EpollReactor::update_interest(uint64_t conn_id, const Conn& c) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP | (c.pending_send ? uint32_t(EPOLLOUT) : 0u);
+  ev.data.u64 = pack(Kind::Conn, conn_id);
+  epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev);
+}
+
+void EpollReactor::try_send(uint64_t conn_id, Conn& c) {
+  ssize_t n = sendmsg(c.fd, c.pending_send, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // wait for EPOLLOUT
+  c.pending_send = nullptr;
+  update_interest(conn_id, c);
+  send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+}
+
+void EpollReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) {
+    // Receiving already ended; still report the send.
+    ssize_t n = sendmsg(fd, msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+    return;
+  }
+  it->second.pending_send = msg;
+  ssize_t n = sendmsg(fd, msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    update_interest(conn_id, it->second);
+    return;
+  }
+  it->second.pending_send = nullptr;
+  send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+}
+
+void EpollReactor::wake() {
+  uint64_t one = 1;
+  ssize_t n = write(wake_fd_, &one, sizeof one);
+  (void)n;
+}
+
+void EpollReactor::accept_all(int listen_fd) {
+  for (;;) {
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED) LOG_WARN("accept: %s", strerror(errno));
+      if (errno != ECONNABORTED) return;
+      continue;
+    }
+    handler_.on_accept(fd);
+  }
+}
+
+void EpollReactor::read_all(uint64_t conn_id) {
+  for (int rounds = 0; rounds < 16; ++rounds) {  // bounded, so one client cannot starve others
+    auto it = conns_.find(conn_id);
+    if (it == conns_.end()) return;
+    ssize_t n = recv(it->second.fd, buf_.data(), buf_.size(), MSG_DONTWAIT);
+    if (n > 0) {
+      handler_.on_recv(conn_id, ByteSpan(buf_.data(), size_t(n)));
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    int err = n == 0 ? 0 : -errno;
+    epoll_ctl(ep_, EPOLL_CTL_DEL, it->second.fd, nullptr);
+    conns_.erase(it);
+    handler_.on_recv_end(conn_id, err);
+    return;
+  }
+}
+
+void EpollReactor::flush_completions() {
+  while (!send_done_.empty()) {
+    auto [id, res] = send_done_.front();
+    send_done_.pop_front();
+    handler_.on_send(id, res);
+  }
+}
+
+void EpollReactor::run(const std::atomic<bool>& stop) {
+  epoll_event events[64];
+  auto last_tick = std::chrono::steady_clock::now();
+  while (!stop.load(std::memory_order_relaxed)) {
+    flush_completions();
+    int n = epoll_wait(ep_, events, 64, opts_.tick_ms);
+    for (int i = 0; i < n; ++i) {
+      uint64_t ud = events[i].data.u64;
+      uint64_t id = ud & kIdMask;
+      switch (Kind(ud >> 56)) {
+        case Kind::Listener: accept_all(int(id)); break;
+        case Kind::Wake: {
+          uint64_t v;
+          ssize_t r = read(wake_fd_, &v, sizeof v);
+          (void)r;
+          handler_.on_wake();
+          break;
+        }
+        case Kind::Conn: {
+          auto it = conns_.find(id);
+          if (it != conns_.end() && (events[i].events & EPOLLOUT) && it->second.pending_send) try_send(id, it->second);
+          if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_all(id);
+          break;
+        }
+      }
+      flush_completions();
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_tick >= std::chrono::milliseconds(opts_.tick_ms)) {
+      last_tick = now;
+      handler_.on_tick();
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Reactor> make_epoll_reactor(ReactorHandler& handler, const ReactorOptions& opts) {
+  auto r = std::make_unique<EpollReactor>(handler, opts);
+  if (!r->init()) return nullptr;
+  return r;
+}
+
+}  // namespace ringsmb::io

@@ -1,0 +1,62 @@
+// The network I/O backend behind one small interface: io_uring (multishot
+// accept, multishot recv into a provided-buffer ring, sendmsg) or epoll with
+// plain syscalls where io_uring is unavailable. A worker thread owns one
+// reactor; every callback runs on that thread.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/bytes.hpp"
+
+namespace ringsmb::io {
+
+class ReactorHandler {
+ public:
+  virtual ~ReactorHandler() = default;
+  virtual void on_accept(int fd) = 0;
+  // `data` is only valid during the call.
+  virtual void on_recv(uint64_t conn_id, ByteSpan data) = 0;
+  // Receiving stopped for good: peer closed (err 0), or -errno.
+  virtual void on_recv_end(uint64_t conn_id, int err) = 0;
+  // The send of `start_send` finished: bytes sent, or -errno.
+  virtual void on_send(uint64_t conn_id, int result) = 0;
+  // Another thread called wake().
+  virtual void on_wake() = 0;
+  // Called about every tick (timers: idle connections, lease timeouts).
+  virtual void on_tick() = 0;
+};
+
+class Reactor {
+ public:
+  virtual ~Reactor() = default;
+  virtual const char* name() const = 0;
+  virtual void add_listener(int listen_fd) = 0;
+  // Starts receiving on a connected socket until it ends.
+  virtual void start_recv(uint64_t conn_id, int fd) = 0;
+  // Sends `msg` (one outstanding send per connection; the caller keeps msg
+  // and its iovecs alive until on_send). A short send reports the bytes sent.
+  virtual void start_send(uint64_t conn_id, int fd, struct msghdr* msg) = 0;
+  // Thread-safe: makes the owning thread call on_wake soon.
+  virtual void wake() = 0;
+  // Runs until `stop` is set (checked at least every tick).
+  virtual void run(const std::atomic<bool>& stop) = 0;
+};
+
+struct ReactorOptions {
+  int tick_ms = 1000;
+  unsigned ring_entries = 512;
+  unsigned recv_buffer_count = 128;     // power of two
+  unsigned recv_buffer_size = 16384;
+};
+
+// nullptr (with `why` set) when io_uring cannot be used here.
+std::unique_ptr<Reactor> make_uring_reactor(ReactorHandler& handler, const ReactorOptions& opts,
+                                            std::string& why);
+std::unique_ptr<Reactor> make_epoll_reactor(ReactorHandler& handler, const ReactorOptions& opts);
+
+}  // namespace ringsmb::io

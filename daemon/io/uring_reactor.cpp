@@ -1,0 +1,242 @@
+// io_uring backend: one ring per worker thread, SINGLE_ISSUER|DEFER_TASKRUN
+// when the kernel has them, multishot accept, multishot recv into a
+// provided-buffer ring (set up by hand: liburing 2.3 lacks
+// io_uring_setup_buf_ring), sendmsg for scatter-gather replies, and an
+// eventfd read for cross-thread wake-ups.
+#include <liburing.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <unordered_map>
+
+#include "common/log.hpp"
+#include "io/reactor.hpp"
+
+namespace ringsmb::io {
+namespace {
+
+enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5 };
+constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
+uint64_t pack(Op op, uint64_t id) { return (uint64_t(op) << 56) | (id & kIdMask); }
+Op op_of(uint64_t ud) { return Op(ud >> 56); }
+uint64_t id_of(uint64_t ud) { return ud & kIdMask; }
+constexpr int kBufferGroup = 0;
+
+class UringReactor final : public Reactor {
+ public:
+  UringReactor(ReactorHandler& h, const ReactorOptions& o) : handler_(h), opts_(o) {}
+  ~UringReactor() override;
+  bool init(std::string& why);
+
+  const char* name() const override { return "io_uring"; }
+  void add_listener(int fd) override;
+  void start_recv(uint64_t conn_id, int fd) override;
+  void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
+  void wake() override;
+  void run(const std::atomic<bool>& stop) override;
+
+ private:
+  io_uring_sqe* sqe();
+  bool setup_buffer_ring(std::string& why);
+  void recycle_buffer(uint16_t bid);
+  void arm_wake();
+  void handle(const io_uring_cqe* cqe);
+  void handle_recv(uint64_t conn_id, const io_uring_cqe* cqe);
+
+  ReactorHandler& handler_;
+  ReactorOptions opts_;
+  io_uring ring_{};
+  bool ring_ok_ = false;
+  io_uring_buf_ring* buf_ring_ = nullptr;
+  size_t buf_ring_bytes_ = 0;
+  uint8_t* buffers_ = nullptr;
+  int wake_fd_ = -1;
+  uint64_t wake_value_ = 0;
+  // conn_id -> fd of connections with a recv armed, for re-arming after the
+  // kernel ends a multishot recv early (out of buffers).
+  std::unordered_map<uint64_t, int> recv_fds_;
+};
+
+UringReactor::~UringReactor() {
+  if (ring_ok_) io_uring_queue_exit(&ring_);
+  if (buf_ring_) munmap(buf_ring_, buf_ring_bytes_);
+  delete[] buffers_;
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+bool UringReactor::init(std::string& why) {
+  io_uring_params p{};
+  p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN;
+  int rc = io_uring_queue_init_params(opts_.ring_entries, &ring_, &p);
+  if (rc == -EINVAL) {  // older kernel: no SINGLE_ISSUER / DEFER_TASKRUN
+    p = {};
+    rc = io_uring_queue_init_params(opts_.ring_entries, &ring_, &p);
+  }
+  if (rc < 0) {
+    why = std::string("io_uring_queue_init: ") + strerror(-rc);
+    return false;
+  }
+  ring_ok_ = true;
+  if (!(p.features & IORING_FEAT_FAST_POLL)) {
+    why = "kernel io_uring lacks FEAT_FAST_POLL";
+    return false;
+  }
+  // Bound the io-wq threads that punted operations (if any) may spawn.
+  unsigned max_workers[2] = {2, 2};
+  io_uring_register_iowq_max_workers(&ring_, max_workers);
+  if (!setup_buffer_ring(why)) return false;
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) {
+    why = std::string("eventfd: ") + strerror(errno);
+    return false;
+  }
+  arm_wake();
+  return true;
+}
+
+bool UringReactor::setup_buffer_ring(std::string& why) {
+  unsigned n = opts_.recv_buffer_count;
+  buf_ring_bytes_ = n * sizeof(io_uring_buf);
+  void* mem = mmap(nullptr, buf_ring_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (mem == MAP_FAILED) {
+    why = "mmap of the buffer ring failed";
+    return false;
+  }
+  buf_ring_ = static_cast<io_uring_buf_ring*>(mem);
+  io_uring_buf_reg reg{};
+  reg.ring_addr = reinterpret_cast<uint64_t>(buf_ring_);
+  reg.ring_entries = n;
+  reg.bgid = kBufferGroup;
+  int rc = io_uring_register_buf_ring(&ring_, &reg, 0);
+  if (rc < 0) {
+    why = std::string("io_uring_register_buf_ring: ") + strerror(-rc);
+    return false;
+  }
+  io_uring_buf_ring_init(buf_ring_);
+  buffers_ = new uint8_t[size_t(n) * opts_.recv_buffer_size];
+  for (unsigned i = 0; i < n; ++i)
+    io_uring_buf_ring_add(buf_ring_, buffers_ + size_t(i) * opts_.recv_buffer_size, opts_.recv_buffer_size,
+                          uint16_t(i), io_uring_buf_ring_mask(n), int(i));
+  io_uring_buf_ring_advance(buf_ring_, int(n));
+  return true;
+}
+
+void UringReactor::recycle_buffer(uint16_t bid) {
+  io_uring_buf_ring_add(buf_ring_, buffers_ + size_t(bid) * opts_.recv_buffer_size, opts_.recv_buffer_size, bid,
+                        io_uring_buf_ring_mask(opts_.recv_buffer_count), 0);
+  io_uring_buf_ring_advance(buf_ring_, 1);
+}
+
+io_uring_sqe* UringReactor::sqe() {
+  io_uring_sqe* s = io_uring_get_sqe(&ring_);
+  if (!s) {
+    io_uring_submit(&ring_);
+    s = io_uring_get_sqe(&ring_);
+  }
+  return s;  // never null after a submit with an empty queue
+}
+
+void UringReactor::arm_wake() {
+  io_uring_sqe* s = sqe();
+  io_uring_prep_read(s, wake_fd_, &wake_value_, sizeof wake_value_, 0);
+  io_uring_sqe_set_data64(s, pack(Op::Wake, 0));
+}
+
+void UringReactor::add_listener(int fd) {
+  io_uring_sqe* s = sqe();
+  io_uring_prep_multishot_accept(s, fd, nullptr, nullptr, SOCK_CLOEXEC);
+  io_uring_sqe_set_data64(s, pack(Op::Accept, uint64_t(fd)));
+}
+
+void UringReactor::start_recv(uint64_t conn_id, int fd) {
+  io_uring_sqe* s = sqe();
+  io_uring_prep_recv_multishot(s, fd, nullptr, 0, 0);
+  s->flags |= IOSQE_BUFFER_SELECT;
+  s->buf_group = kBufferGroup;
+  io_uring_sqe_set_data64(s, pack(Op::Recv, conn_id));
+  recv_fds_[conn_id] = fd;
+}
+
+void UringReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
+  io_uring_sqe* s = sqe();
+  io_uring_prep_sendmsg(s, fd, msg, MSG_NOSIGNAL);
+  io_uring_sqe_set_data64(s, pack(Op::Send, conn_id));
+}
+
+void UringReactor::wake() {
+  uint64_t one = 1;
+  ssize_t n = write(wake_fd_, &one, sizeof one);
+  (void)n;  // EAGAIN means a wake-up is already pending
+}
+
+void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
+  bool more = cqe->flags & IORING_CQE_F_MORE;
+  if (cqe->res > 0 && (cqe->flags & IORING_CQE_F_BUFFER)) {
+    uint16_t bid = uint16_t(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+    handler_.on_recv(conn_id, ByteSpan(buffers_ + size_t(bid) * opts_.recv_buffer_size, size_t(cqe->res)));
+    recycle_buffer(bid);
+  }
+  if (more) return;
+  auto it = recv_fds_.find(conn_id);
+  if (it == recv_fds_.end()) return;
+  if (cqe->res == -ENOBUFS || cqe->res > 0) {
+    // The kernel ended the multishot early (out of buffers): re-arm it.
+    start_recv(conn_id, it->second);
+    return;
+  }
+  recv_fds_.erase(it);
+  handler_.on_recv_end(conn_id, cqe->res);
+}
+
+void UringReactor::handle(const io_uring_cqe* cqe) {
+  uint64_t ud = io_uring_cqe_get_data64(cqe);
+  switch (op_of(ud)) {
+    case Op::Accept:
+      if (cqe->res >= 0) handler_.on_accept(cqe->res);
+      else if (cqe->res != -EAGAIN && cqe->res != -ECONNABORTED) LOG_WARN("accept: %s", strerror(-cqe->res));
+      if (!(cqe->flags & IORING_CQE_F_MORE)) add_listener(int(id_of(ud)));
+      break;
+    case Op::Recv: handle_recv(id_of(ud), cqe); break;
+    case Op::Send: handler_.on_send(id_of(ud), cqe->res); break;
+    case Op::Wake:
+      arm_wake();
+      handler_.on_wake();
+      break;
+    case Op::Ignore: break;
+  }
+}
+
+void UringReactor::run(const std::atomic<bool>& stop) {
+  auto last_tick = std::chrono::steady_clock::now();
+  while (!stop.load(std::memory_order_relaxed)) {
+    __kernel_timespec ts{0, opts_.tick_ms * 1000000LL};
+    io_uring_cqe* cqe = nullptr;
+    int rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    if (rc < 0 && rc != -ETIME && rc != -EINTR) LOG_WARN("io_uring_submit_and_wait: %s", strerror(-rc));
+    unsigned head, seen = 0;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      handle(cqe);
+      ++seen;
+    }
+    io_uring_cq_advance(&ring_, seen);
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_tick >= std::chrono::milliseconds(opts_.tick_ms)) {
+      last_tick = now;
+      handler_.on_tick();
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Reactor> make_uring_reactor(ReactorHandler& handler, const ReactorOptions& opts, std::string& why) {
+  auto r = std::make_unique<UringReactor>(handler, opts);
+  if (!r->init(why)) return nullptr;
+  return r;
+}
+
+}  // namespace ringsmb::io
