@@ -4,9 +4,11 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <expected>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ringsmb::auth {
@@ -33,6 +35,11 @@ class UserDb {
  private:
   std::vector<UserRecord> users_;
 };
+
+// True when NAME can be stored and sent by clients: 1..64 bytes, no control
+// characters and none of the characters Windows forbids in account names
+// ("/\[]:;|=,+*?<>@). ':' in particular would break the file format.
+bool is_valid_user_name(std::string_view name);
 
 // Resolved Unix identity of a user (getpwnam + getgrouplist).
 struct UnixIdentity {

@@ -1,0 +1,72 @@
+// Internals shared by the config parser's translation units. Not part of the
+// public API: value parsers return a bare message and the caller adds the
+// "FILE:LINE: " prefix, so each parser stays independent of where it is used.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <expected>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace ringsmb::config::detail {
+
+using Err = std::string;
+
+// String building without <format> (g++ 12's libstdc++ lacks it): cat("a",
+// 1, 'b') == "a1b".
+inline void append_part(std::string& o, std::string_view s) { o.append(s); }
+inline void append_part(std::string& o, char c) { o.push_back(c); }
+template <std::integral T>
+  requires(!std::same_as<T, char> && !std::same_as<T, bool>)
+void append_part(std::string& o, T v) {
+  o += std::to_string(v);
+}
+template <typename... Ts>
+std::string cat(const Ts&... parts) {
+  std::string out;
+  (append_part(out, parts), ...);
+  return out;
+}
+
+std::string_view trim(std::string_view s);
+std::string to_lower(std::string_view s);
+bool iequals(std::string_view a, std::string_view b);
+
+// Splits on commas and whitespace. With `quotes`, "double quoted" tokens may
+// hold spaces or commas (Samba's valid users syntax); an unterminated quote is
+// an error.
+std::expected<std::vector<std::string>, Err> split_list(std::string_view v, bool quotes);
+
+// Unsigned decimal with an optional k/m/g suffix (binary multiples), e.g. "64k".
+std::expected<uint64_t, Err> parse_size(std::string_view v);
+std::expected<uint32_t, Err> parse_ranged(std::string_view v, uint64_t lo, uint64_t hi);
+
+std::expected<bool, Err> parse_bool_value(std::string_view v);
+// `as_max` picks how the family names resolve: SMB2 is 2.02 as a minimum and
+// 2.10 as a maximum, SMB3 is 3.00 / 3.11.
+std::expected<uint16_t, Err> parse_dialect(std::string_view v, bool as_max);
+std::expected<std::vector<uint16_t>, Err> parse_port_list(std::string_view v);
+std::expected<SigningPolicy, Err> parse_signing(std::string_view v);
+std::expected<EncryptionPolicy, Err> parse_encryption(std::string_view v);
+std::expected<MapToGuest, Err> parse_map_to_guest(std::string_view v);
+std::expected<std::string, Err> parse_netbios(std::string_view v, std::string_view what);
+std::expected<void, Err> check_share_name(std::string_view name);
+
+// Per-parse state the key handlers need beyond the config itself.
+struct GlobalState {
+  int current_line = 0;       // line of the key being applied
+  int min_protocol_line = 0;  // 0: not set in the file
+  int max_protocol_line = 0;
+  std::vector<std::string> notes;  // soft warnings, without location
+};
+
+// Both return true when the key was recognised, false when it is unknown.
+std::expected<bool, Err> apply_global_key(GlobalConfig& g, GlobalState& st, const std::string& key,
+                                          std::string_view value);
+std::expected<bool, Err> apply_share_key(ShareConfig& s, const std::string& key, std::string_view value);
+
+}  // namespace ringsmb::config::detail

@@ -1,0 +1,216 @@
+// The key tables: normalized key name -> handler. Adding a key means adding a
+// row here (and a line in docs/configuration.md).
+
+#include "config/config_internal.hpp"
+
+namespace ringsmb::config::detail {
+
+namespace {
+
+using GlobalHandler = std::expected<void, Err> (*)(GlobalConfig&, GlobalState&, std::string_view);
+using ShareHandler = std::expected<void, Err> (*)(ShareConfig&, std::string_view);
+
+struct GlobalKey {
+  std::string_view name;  // normalized
+  GlobalHandler apply;
+};
+struct ShareKey {
+  std::string_view name;  // normalized
+  ShareHandler apply;
+};
+
+// Assigns the parsed value or forwards the parser's message.
+template <typename T, typename U>
+std::expected<void, Err> store(T& dst, std::expected<U, Err> v) {
+  if (!v) return std::unexpected(std::move(v.error()));
+  dst = std::move(*v);
+  return {};
+}
+
+std::expected<std::string, Err> non_empty(std::string_view v, std::string_view what) {
+  v = trim(v);
+  if (v.empty()) return std::unexpected(cat(what, " must not be empty"));
+  return std::string(v);
+}
+
+std::expected<void, Err> set_ports(GlobalConfig& g, GlobalState&, std::string_view v) {
+  return store(g.tcp_ports, parse_port_list(v));
+}
+
+std::expected<void, Err> set_min_protocol(GlobalConfig& g, GlobalState& st, std::string_view v) {
+  st.min_protocol_line = st.current_line;
+  return store(g.min_protocol, parse_dialect(v, false));
+}
+
+std::expected<void, Err> set_max_protocol(GlobalConfig& g, GlobalState& st, std::string_view v) {
+  st.max_protocol_line = st.current_line;
+  return store(g.max_protocol, parse_dialect(v, true));
+}
+
+std::expected<void, Err> set_encryption(GlobalConfig& g, GlobalState&, std::string_view v) {
+  return store(g.smb3_encryption, parse_encryption(v));
+}
+
+std::expected<void, Err> set_log_level(GlobalConfig& g, GlobalState& st, std::string_view v) {
+  // Samba allows "3 auth:5 passdb:2"; only the leading level means anything
+  // here, and the per-class parts are reported rather than rejected so an
+  // existing smb.conf still loads.
+  auto toks = split_list(v, false);
+  if (!toks) return std::unexpected(toks.error());
+  if (toks->empty()) return std::unexpected("log level must not be empty");
+  if (toks->size() > 1) st.notes.push_back("per-class log levels are ignored");
+  return store(g.log_level, parse_ranged((*toks)[0], 0, 10));
+}
+
+constexpr GlobalKey kGlobalKeys[] = {
+    {"tcpport", set_ports},
+    {"smbports", set_ports},
+    {"interfaces",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.interfaces, split_list(v, false)); }},
+    {"bindinterfacesonly",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.bind_interfaces_only, parse_bool_value(v)); }},
+    {"usersdb",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.users_db, non_empty(v, "users db")); }},
+    {"statedirectory",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.state_directory, non_empty(v, "state directory"));
+     }},
+    {"serverminprotocol", set_min_protocol},
+    {"minprotocol", set_min_protocol},
+    {"servermaxprotocol", set_max_protocol},
+    {"maxprotocol", set_max_protocol},
+    {"protocol", set_max_protocol},
+    {"serversigning",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.signing, parse_signing(v)); }},
+    {"smb3encryption", set_encryption},
+    {"serversmbencrypt", set_encryption},
+    {"maptoguest",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.map_to_guest, parse_map_to_guest(v)); }},
+    {"guestaccount",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.guest_account, non_empty(v, "guest account"));
+     }},
+    {"workgroup",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.workgroup, parse_netbios(v, "workgroup")); }},
+    {"netbiosname",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.netbios_name, parse_netbios(v, "netbios name"));
+     }},
+    {"serverstring",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) -> std::expected<void, Err> {
+       g.server_string = std::string(trim(v));
+       return {};
+     }},
+    {"maxconnections",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.max_connections, parse_ranged(v, 0, 1000000));
+     }},
+    {"maxopenfiles",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.max_open_files, parse_ranged(v, 1, 16u * 1024 * 1024));
+     }},
+    {"smb2maxcredits",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.smb2_max_credits, parse_ranged(v, 1, 65535));
+     }},
+    // MS-SMB2 requires at least 64 KiB for the multi-credit sizes; 8 MiB is
+    // what current Windows servers offer and bounds per-request buffers.
+    {"smb2maxread",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.smb2_max_read, parse_ranged(v, 64 * 1024, 8 * 1024 * 1024));
+     }},
+    {"smb2maxwrite",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.smb2_max_write, parse_ranged(v, 64 * 1024, 8 * 1024 * 1024));
+     }},
+    {"smb2maxtrans",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.smb2_max_trans, parse_ranged(v, 64 * 1024, 8 * 1024 * 1024));
+     }},
+    {"deadtime",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.deadtime_minutes, parse_ranged(v, 0, 525600));
+     }},
+    {"loglevel", set_log_level},
+    {"debuglevel", set_log_level},
+    {"workers",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.workers, parse_ranged(v, 0, 1024)); }},
+};
+
+std::expected<std::string, Err> parse_share_path(std::string_view raw) {
+  std::string_view v = trim(raw);
+  if (v.empty()) return std::unexpected("path must not be empty");
+  if (v.front() != '/') return std::unexpected(cat("path '", v, "' must be absolute"));
+  // "/srv/x/" and "/srv/x" name the same directory; keep one spelling so
+  // later path joins never produce "//".
+  while (v.size() > 1 && v.back() == '/') v.remove_suffix(1);
+  return std::string(v);
+}
+
+std::expected<bool, Err> parse_case_sensitive(std::string_view v) {
+  // Samba's default "auto" means case-insensitive for SMB2 clients.
+  std::string l = to_lower(trim(v));
+  if (l == "auto" || l == "default") return false;
+  return parse_bool_value(v);
+}
+
+std::expected<void, Err> set_writeable(ShareConfig& s, std::string_view v) {
+  auto b = parse_bool_value(v);
+  if (!b) return std::unexpected(b.error());
+  s.read_only = !*b;
+  return {};
+}
+
+std::expected<void, Err> set_guest_ok(ShareConfig& s, std::string_view v) { return store(s.guest_ok, parse_bool_value(v)); }
+std::expected<void, Err> set_browseable(ShareConfig& s, std::string_view v) {
+  return store(s.browseable, parse_bool_value(v));
+}
+std::expected<void, Err> set_share_encryption(ShareConfig& s, std::string_view v) {
+  return store(s.smb3_encryption, parse_encryption(v));
+}
+
+constexpr ShareKey kShareKeys[] = {
+    {"path", [](ShareConfig& s, std::string_view v) { return store(s.path, parse_share_path(v)); }},
+    {"comment",
+     [](ShareConfig& s, std::string_view v) -> std::expected<void, Err> {
+       s.comment = std::string(trim(v));
+       return {};
+     }},
+    {"readonly", [](ShareConfig& s, std::string_view v) { return store(s.read_only, parse_bool_value(v)); }},
+    {"writeable", set_writeable},
+    {"writable", set_writeable},
+    {"writeok", set_writeable},
+    {"guestok", set_guest_ok},
+    {"public", set_guest_ok},
+    {"browseable", set_browseable},
+    {"browsable", set_browseable},
+    {"validusers", [](ShareConfig& s, std::string_view v) { return store(s.valid_users, split_list(v, true)); }},
+    {"smb3encryption", set_share_encryption},
+    {"serversmbencrypt", set_share_encryption},
+    {"casesensitive", [](ShareConfig& s, std::string_view v) { return store(s.case_sensitive, parse_case_sensitive(v)); }},
+};
+
+}  // namespace
+
+std::expected<bool, Err> apply_global_key(GlobalConfig& g, GlobalState& st, const std::string& key,
+                                          std::string_view value) {
+  for (const auto& k : kGlobalKeys) {
+    if (k.name != key) continue;
+    auto r = k.apply(g, st, value);
+    if (!r) return std::unexpected(std::move(r.error()));
+    return true;
+  }
+  return false;
+}
+
+std::expected<bool, Err> apply_share_key(ShareConfig& s, const std::string& key, std::string_view value) {
+  for (const auto& k : kShareKeys) {
+    if (k.name != key) continue;
+    auto r = k.apply(s, value);
+    if (!r) return std::unexpected(std::move(r.error()));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace ringsmb::config::detail
