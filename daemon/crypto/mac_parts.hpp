@@ -1,0 +1,19 @@
+// Private to daemon/crypto: MACs over a message given as several pieces, so
+// SMB2 signatures can be computed and checked without copying the message to
+// zero its Signature field.
+#pragma once
+
+#include <initializer_list>
+
+#include "crypto/primitives.hpp"
+
+namespace ringsmb::crypto::detail {
+
+Digest32 hmac_sha256_parts(ByteSpan key, std::initializer_list<ByteSpan> parts);
+Digest16 hmac_md5_parts(ByteSpan key, std::initializer_list<ByteSpan> parts);
+// key 16 bytes (AES-128-CBC based CMAC).
+Digest16 aes128_cmac_parts(ByteSpan key, std::initializer_list<ByteSpan> parts);
+// AES-128-GMAC; nonce 12 bytes.
+Digest16 aes128_gmac_parts(ByteSpan key, ByteSpan nonce12, std::initializer_list<ByteSpan> parts);
+
+}  // namespace ringsmb::crypto::detail
