@@ -1,0 +1,449 @@
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "config/config.hpp"
+
+using namespace ringsmb::config;
+
+namespace {
+
+ParseOutput ok(const std::string& text) {
+  auto r = parse_config_text(text, "t.conf");
+  INFO(text);
+  if (!r) FAIL("unexpected error: " << r.error());
+  return std::move(*r);
+}
+
+std::string err(const std::string& text) {
+  auto r = parse_config_text(text, "t.conf");
+  INFO(text);
+  REQUIRE_FALSE(r.has_value());
+  return r.error();
+}
+
+GlobalConfig global(const std::string& body) { return ok("[global]\n" + body + "\n").config.global; }
+
+ShareConfig share(const std::string& body) {
+  auto out = ok("[s]\npath = /srv/s\n" + body + "\n");
+  REQUIRE(out.config.shares.size() == 1);
+  return out.config.shares[0];
+}
+
+}  // namespace
+
+TEST_CASE("empty text gives defaults", "[config]") {
+  auto out = ok("");
+  const auto& g = out.config.global;
+  CHECK(g.tcp_ports == std::vector<uint16_t>{445});
+  CHECK(g.min_protocol == kDialect202);
+  CHECK(g.max_protocol == kDialect311);
+  CHECK(g.signing == SigningPolicy::Auto);
+  CHECK(g.smb3_encryption == EncryptionPolicy::Off);
+  CHECK(g.users_db == "/var/lib/ringsmb/users.db");
+  CHECK(out.config.shares.empty());
+  CHECK(out.warnings.empty());
+}
+
+TEST_CASE("normalize_key and parse_bool", "[config]") {
+  CHECK(normalize_key("Read Only") == "readonly");
+  CHECK(normalize_key(" \tSMB2 Max\tRead ") == "smb2maxread");
+  bool b = false;
+  for (const char* t : {"yes", "YES", "true", "1", "on", " On "}) {
+    CHECK(parse_bool(t, b));
+    CHECK(b);
+  }
+  for (const char* f : {"no", "False", "0", "off"}) {
+    CHECK(parse_bool(f, b));
+    CHECK_FALSE(b);
+  }
+  CHECK_FALSE(parse_bool("maybe", b));
+  CHECK_FALSE(parse_bool("", b));
+}
+
+TEST_CASE("ports", "[config]") {
+  CHECK(global("tcp port = 10445").tcp_ports == std::vector<uint16_t>{10445});
+  CHECK(global("smb ports = 445 139").tcp_ports == std::vector<uint16_t>{445, 139});
+  CHECK(global("smb ports = 445,10445, 20445").tcp_ports == std::vector<uint16_t>{445, 10445, 20445});
+  CHECK(global("smb ports = 445 445").tcp_ports == std::vector<uint16_t>{445});
+  CHECK(err("[global]\ntcp port = 0\n") == "t.conf:2: port 0 is out of range (1..65535)");
+  CHECK(err("[global]\nsmb ports = 445 65536\n") == "t.conf:2: port 65536 is out of range (1..65535)");
+  CHECK(err("[global]\ntcp port = http\n") == "t.conf:2: 'http' is not a port number");
+  CHECK(err("[global]\ntcp port = 4k\n") == "t.conf:2: '4k' is not a port number");
+  CHECK(err("[global]\ntcp port =\n") == "t.conf:2: empty port list");
+}
+
+TEST_CASE("interfaces, paths and names", "[config]") {
+  auto g = global(
+      "interfaces = eth0, 192.168.1.10/24 lo\n"
+      "bind interfaces only = yes\n"
+      "users db = /etc/ringsmb/users.db\n"
+      "state directory = /run/ringsmb\n"
+      "guest account = smbguest\n"
+      "workgroup = home\n"
+      "netbios name = nas1\n"
+      "server string = My NAS %v\n");
+  CHECK(g.interfaces == std::vector<std::string>{"eth0", "192.168.1.10/24", "lo"});
+  CHECK(g.bind_interfaces_only);
+  CHECK(g.users_db == "/etc/ringsmb/users.db");
+  CHECK(g.state_directory == "/run/ringsmb");
+  CHECK(g.guest_account == "smbguest");
+  CHECK(g.workgroup == "HOME");
+  CHECK(g.netbios_name == "NAS1");
+  CHECK(g.server_string == "My NAS %v");
+  CHECK(err("[global]\nusers db =\n") == "t.conf:2: users db must not be empty");
+  CHECK(err("[global]\nstate directory = \n") == "t.conf:2: state directory must not be empty");
+  CHECK(err("[global]\nguest account =\n") == "t.conf:2: guest account must not be empty");
+  CHECK(err("[global]\nnetbios name = abcdefghijklmnop\n") == "t.conf:2: netbios name must be 1..15 characters");
+  CHECK(err("[global]\nworkgroup = a/b\n") == "t.conf:2: workgroup 'a/b' contains an invalid character");
+  CHECK(err("[global]\nbind interfaces only = sometimes\n") ==
+        "t.conf:2: 'sometimes' is not a boolean (use yes or no)");
+}
+
+TEST_CASE("protocols", "[config]") {
+  CHECK(global("server min protocol = SMB2_10").min_protocol == kDialect210);
+  CHECK(global("server min protocol = smb3_00").min_protocol == kDialect300);
+  CHECK(global("server min protocol = SMB3_02").min_protocol == kDialect302);
+  CHECK(global("server min protocol = SMB3_11").min_protocol == kDialect311);
+  CHECK(global("server max protocol = SMB2_02").max_protocol == kDialect202);
+  CHECK(global("server min protocol = SMB2").min_protocol == kDialect202);
+  CHECK(global("server max protocol = SMB2").max_protocol == kDialect210);
+  CHECK(global("server min protocol = SMB3").min_protocol == kDialect300);
+  CHECK(global("server max protocol = SMB3").max_protocol == kDialect311);
+  CHECK(global("min protocol = SMB3").min_protocol == kDialect300);
+  CHECK(global("max protocol = SMB2").max_protocol == kDialect210);
+  CHECK(err("[global]\nserver min protocol = NT1\n") == "t.conf:2: SMB1 is not supported");
+  CHECK(err("[global]\nserver max protocol = LANMAN2\n") == "t.conf:2: SMB1 is not supported");
+  CHECK(err("[global]\nserver min protocol = SMB4\n") ==
+        "t.conf:2: unknown protocol 'SMB4' (use SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11, SMB2 or SMB3)");
+  CHECK(err("[global]\nserver min protocol = SMB3\nserver max protocol = SMB2\n") ==
+        "t.conf:3: server min protocol is higher than server max protocol");
+  CHECK(err("[global]\nserver max protocol = SMB2_10\n\n[global]\nserver min protocol = SMB3_11\n") ==
+        "t.conf:5: server min protocol is higher than server max protocol");
+  auto g = global("server min protocol = SMB3_11\nserver max protocol = SMB3_11");
+  CHECK(g.min_protocol == g.max_protocol);
+}
+
+TEST_CASE("signing, encryption, map to guest", "[config]") {
+  CHECK(global("server signing = auto").signing == SigningPolicy::Auto);
+  CHECK(global("server signing = default").signing == SigningPolicy::Auto);
+  CHECK(global("server signing = if_required").signing == SigningPolicy::Auto);
+  CHECK(global("server signing = mandatory").signing == SigningPolicy::Mandatory);
+  CHECK(global("server signing = Required").signing == SigningPolicy::Mandatory);
+  CHECK(global("server signing = disabled").signing == SigningPolicy::Disabled);
+  CHECK(global("server signing = off").signing == SigningPolicy::Disabled);
+  CHECK(err("[global]\nserver signing = sometimes\n") ==
+        "t.conf:2: bad signing policy 'sometimes' (use auto, mandatory or disabled)");
+
+  for (const char* v : {"off", "no", "disabled", "if_required"})
+    CHECK(global(std::string("smb3 encryption = ") + v).smb3_encryption == EncryptionPolicy::Off);
+  for (const char* v : {"desired", "yes", "auto"})
+    CHECK(global(std::string("smb3 encryption = ") + v).smb3_encryption == EncryptionPolicy::Desired);
+  for (const char* v : {"required", "mandatory", "forced"})
+    CHECK(global(std::string("server smb encrypt = ") + v).smb3_encryption == EncryptionPolicy::Required);
+  CHECK(err("[global]\nsmb3 encryption = strong\n") ==
+        "t.conf:2: bad encryption policy 'strong' (use off, desired or required)");
+
+  CHECK(global("map to guest = never").map_to_guest == MapToGuest::Never);
+  CHECK(global("map to guest = Bad User").map_to_guest == MapToGuest::BadUser);
+  CHECK(global("map to guest = bad password").map_to_guest == MapToGuest::BadPassword);
+  CHECK(err("[global]\nmap to guest = always\n") ==
+        "t.conf:2: bad map to guest 'always' (use never, bad user or bad password)");
+}
+
+TEST_CASE("numeric limits", "[config]") {
+  auto g = global(
+      "max connections = 100\nmax open files = 4096\nsmb2 max credits = 512\n"
+      "smb2 max read = 1M\nsmb2 max write = 64k\nsmb2 max trans = 1048576\n"
+      "deadtime = 15\nlog level = 3\nworkers = 4");
+  CHECK(g.max_connections == 100);
+  CHECK(g.max_open_files == 4096);
+  CHECK(g.smb2_max_credits == 512);
+  CHECK(g.smb2_max_read == 1024 * 1024);
+  CHECK(g.smb2_max_write == 64 * 1024);
+  CHECK(g.smb2_max_trans == 1024 * 1024);
+  CHECK(g.deadtime_minutes == 15);
+  CHECK(g.log_level == 3);
+  CHECK(g.workers == 4);
+  CHECK(global("smb2 max read = 8m").smb2_max_read == 8u * 1024 * 1024);
+  CHECK(global("smb2 max write = 8 MiB").smb2_max_write == 8u * 1024 * 1024);
+  CHECK(global("max connections = 0").max_connections == 0);
+
+  CHECK(err("[global]\nsmb2 max read = 16M\n") == "t.conf:2: 16M is out of range (65536..8388608)");
+  CHECK(err("[global]\nsmb2 max write = 4k\n") == "t.conf:2: 4k is out of range (65536..8388608)");
+  CHECK(err("[global]\nsmb2 max trans = 9000000\n") == "t.conf:2: 9000000 is out of range (65536..8388608)");
+  CHECK(err("[global]\nsmb2 max credits = 0\n") == "t.conf:2: 0 is out of range (1..65535)");
+  CHECK(err("[global]\nsmb2 max credits = 65536\n") == "t.conf:2: 65536 is out of range (1..65535)");
+  CHECK(err("[global]\nmax open files = lots\n") == "t.conf:2: 'lots' is not a number");
+  CHECK(err("[global]\nmax connections = 10x\n") == "t.conf:2: '10x' is not a number");
+  CHECK(err("[global]\ndeadtime = -1\n") == "t.conf:2: '-1' is not a number");
+  CHECK(err("[global]\nworkers = 99999999999999999999\n") == "t.conf:2: '99999999999999999999' is too large");
+  CHECK(err("[global]\nlog level = 11\n") == "t.conf:2: 11 is out of range (0..10)");
+  CHECK(err("[global]\nworkers =\n") == "t.conf:2: empty value where a number is expected");
+}
+
+TEST_CASE("log level with per-class levels warns", "[config]") {
+  auto out = ok("[global]\nlog level = 2 auth:5 passdb:3\n");
+  CHECK(out.config.global.log_level == 2);
+  REQUIRE(out.warnings.size() == 1);
+  CHECK(out.warnings[0] == "t.conf:2: per-class log levels are ignored");
+}
+
+TEST_CASE("share keys", "[config]") {
+  auto s = share(
+      "comment = Team files\nread only = no\nguest ok = yes\nbrowseable = no\n"
+      "valid users = alice, @staff \"Bob Smith\" +unix\nsmb3 encryption = required\ncase sensitive = yes");
+  CHECK(s.name == "s");
+  CHECK(s.path == "/srv/s");
+  CHECK(s.comment == "Team files");
+  CHECK_FALSE(s.read_only);
+  CHECK(s.guest_ok);
+  CHECK_FALSE(s.browseable);
+  CHECK(s.valid_users == std::vector<std::string>{"alice", "@staff", "Bob Smith", "+unix"});
+  CHECK(s.smb3_encryption == EncryptionPolicy::Required);
+  CHECK(s.case_sensitive);
+  CHECK(s.line == 1);
+
+  auto d = share("");
+  CHECK(d.read_only);
+  CHECK_FALSE(d.guest_ok);
+  CHECK(d.browseable);
+  CHECK(d.valid_users.empty());
+  CHECK_FALSE(d.smb3_encryption.has_value());
+  CHECK_FALSE(d.case_sensitive);
+}
+
+TEST_CASE("share key synonyms", "[config]") {
+  CHECK_FALSE(share("writeable = yes").read_only);
+  CHECK_FALSE(share("writable = yes").read_only);
+  CHECK_FALSE(share("write ok = yes").read_only);
+  CHECK(share("writeable = no").read_only);
+  CHECK(share("public = yes").guest_ok);
+  CHECK_FALSE(share("browsable = no").browseable);
+  CHECK(share("server smb encrypt = desired").smb3_encryption == EncryptionPolicy::Desired);
+  CHECK_FALSE(share("case sensitive = auto").case_sensitive);
+  CHECK(share("read only = no\nwriteable = no").read_only);  // last one wins
+}
+
+TEST_CASE("share value errors", "[config]") {
+  CHECK(err("[s]\npath = /srv\nread only = perhaps\n") == "t.conf:3: 'perhaps' is not a boolean (use yes or no)");
+  CHECK(err("[s]\npath = /srv\nguest ok = 2\n") == "t.conf:3: '2' is not a boolean (use yes or no)");
+  CHECK(err("[s]\npath = srv/data\n") == "t.conf:2: path 'srv/data' must be absolute");
+  CHECK(err("[s]\npath =\n") == "t.conf:2: path must not be empty");
+  CHECK(err("[s]\npath = /srv\nvalid users = \"alice\n") == "t.conf:3: unterminated quote in list");
+  CHECK(err("[s]\npath = /srv\nsmb3 encryption = maybe\n") ==
+        "t.conf:3: bad encryption policy 'maybe' (use off, desired or required)");
+  CHECK(share("path = /srv/x/").path == "/srv/x");
+  CHECK(ok("[root]\npath = /\n").config.shares[0].path == "/");
+}
+
+TEST_CASE("structure errors", "[config]") {
+  CHECK(err("path = /srv\n[s]\n") == "t.conf:1: 'path' appears before any [section]");
+  CHECK(err("; c\n\n[global\n") == "t.conf:3: malformed section header '[global'");
+  CHECK(err("[global] x\n") == "t.conf:1: unexpected text after section header '[global] x'");
+  CHECK(err("[ ]\n") == "t.conf:1: empty section name");
+  CHECK(err("[global]\njust words\n") == "t.conf:2: expected 'key = value', got 'just words'");
+  CHECK(err("[global]\n = 1\n") == "t.conf:2: missing key before '='");
+  CHECK(err("[global]\n\n[data]\ncomment = x\n") == "t.conf:3: share [data] has no path");
+  CHECK(err("[a]\npath = /a\n[A]\npath = /b\n") == "t.conf:3: duplicate share [A] (first defined on line 1)");
+}
+
+TEST_CASE("share names", "[config]") {
+  CHECK(ok("[My Share-1 $]\npath = /x\n").config.shares[0].name == "My Share-1 $");
+  std::string long_name(81, 'a');
+  CHECK(err("[" + long_name + "]\npath = /x\n") ==
+        "t.conf:1: share name '" + long_name + "' is longer than 80 characters");
+  CHECK(ok("[" + std::string(80, 'b') + "]\npath = /x\n").config.shares.size() == 1);
+  for (char c : std::string("\\/:*?\"<>|")) {
+    std::string name = std::string("a") + c + "b";
+    CHECK(err("[" + name + "]\npath = /x\n") == "t.conf:1: share name '" + name + "' contains '" + c + "'");
+  }
+  CHECK(err("[a\x01" "b]\npath = /x\n") == "t.conf:1: share name contains a control character");
+}
+
+TEST_CASE("reserved sections", "[config]") {
+  auto out = ok("[homes]\nread only = no\n[printers]\npath = /var/spool\n[ok]\npath = /x\n");
+  REQUIRE(out.config.shares.size() == 1);
+  CHECK(out.config.shares[0].name == "ok");
+  REQUIRE(out.warnings.size() == 2);
+  CHECK(out.warnings[0] == "t.conf:1: [homes] is not supported; section ignored");
+  CHECK(out.warnings[1] == "t.conf:3: [printers] is not supported; section ignored");
+  // [GLOBAL] in any case is the global section, and may appear twice.
+  auto g = ok("[GLOBAL]\nworkers = 2\n[s]\npath = /s\n[Global]\ndeadtime = 5\n").config.global;
+  CHECK(g.workers == 2);
+  CHECK(g.deadtime_minutes == 5);
+}
+
+TEST_CASE("unknown keys warn", "[config]") {
+  auto out = ok("[global]\nfoo bar = 1\n[data]\npath = /d\nveto files = /x/\nworkgroup = W\n");
+  REQUIRE(out.warnings.size() == 3);
+  CHECK(out.warnings[0] == "t.conf:2: unknown key 'foo bar' in [global]");
+  CHECK(out.warnings[1] == "t.conf:5: unknown key 'veto files' in [data]");
+  CHECK(out.warnings[2] == "t.conf:6: 'workgroup' is a global key; ignored in [data]");
+  CHECK(ok("[global]\npath = /x\n").warnings == std::vector<std::string>{"t.conf:2: unknown key 'path' in [global]"});
+}
+
+TEST_CASE("share defaults in [global]", "[config]") {
+  auto out = ok("[a]\npath = /a\n[global]\nread only = no\nguest ok = yes\n[b]\npath = /b\nread only = yes\n");
+  REQUIRE(out.config.shares.size() == 2);
+  CHECK_FALSE(out.config.shares[0].read_only);
+  CHECK(out.config.shares[0].guest_ok);
+  CHECK(out.config.shares[1].read_only);
+  CHECK(out.warnings.empty());
+}
+
+TEST_CASE("keys are case- and space-insensitive", "[config]") {
+  auto out = ok("[Global]\n  SMB2MaxRead=1m\nServer   Min\tProtocol = smb3\nTCP PORT=1445\n[d]\nPATH=/d\nRead Only = No\n");
+  CHECK(out.config.global.smb2_max_read == 1024 * 1024);
+  CHECK(out.config.global.min_protocol == kDialect300);
+  CHECK(out.config.global.tcp_ports == std::vector<uint16_t>{1445});
+  CHECK_FALSE(out.config.shares[0].read_only);
+}
+
+TEST_CASE("comments", "[config]") {
+  auto out = ok(
+      "# leading comment\n"
+      "; another\n"
+      "   # indented comment\n"
+      "[global]\n"
+      "\t; tab-indented\n"
+      "server string = a # b ; c\n"
+      "[s]\n"
+      "path = /srv/a#b\n");
+  CHECK(out.config.global.server_string == "a # b ; c");
+  CHECK(out.config.shares[0].path == "/srv/a#b");
+  // A value with a trailing comment is not a boolean: comments are whole-line only.
+  CHECK(err("[s]\npath = /x\nread only = no # writable\n") ==
+        "t.conf:3: 'no # writable' is not a boolean (use yes or no)");
+}
+
+TEST_CASE("continuation lines", "[config]") {
+  auto out = ok(
+      "[global]\n"
+      "smb ports = 445 \\\n"
+      "   10445\n"
+      "[s]\n"
+      "path = /srv/very/long\\\n"
+      "/path\n"
+      "valid users = alice, \\\n"
+      "  bob, \\\n"
+      "  @staff\n");
+  CHECK(out.config.global.tcp_ports == std::vector<uint16_t>{445, 10445});
+  CHECK(out.config.shares[0].path == "/srv/very/long/path");
+  CHECK(out.config.shares[0].valid_users == std::vector<std::string>{"alice", "bob", "@staff"});
+}
+
+TEST_CASE("continuation keeps the first line number", "[config]") {
+  CHECK(err("[global]\nsmb ports = 445 \\\n 0\nworkers = 1\n") == "t.conf:2: port 0 is out of range (1..65535)");
+  CHECK(err("[s]\npath = /x\nread only = \\\n  maybe\n") == "t.conf:3: 'maybe' is not a boolean (use yes or no)");
+  // A comment line does not continue, and the line after it counts normally.
+  CHECK(err("[global]\n# note \\\nworkers = x\n") == "t.conf:3: 'x' is not a number");
+  // Continuation at end of file is harmless.
+  CHECK(ok("[global]\nworkers = 3\\").config.global.workers == 3);
+}
+
+TEST_CASE("CRLF line endings and BOM", "[config]") {
+  auto out = ok("\xEF\xBB\xBF[global]\r\nworkers = 2\r\n[s]\r\npath = /s\r\nread only = no\r\n");
+  CHECK(out.config.global.workers == 2);
+  CHECK(out.config.shares[0].path == "/s");
+  CHECK_FALSE(out.config.shares[0].read_only);
+}
+
+TEST_CASE("realistic ksmbd.conf / smb.conf parses unchanged", "[config]") {
+  const std::string text = R"(;******************************************************************************
+; File server configuration
+;******************************************************************************
+[global]
+	workgroup = WORKGROUP
+	server string = Home NAS
+	netbios name = NAS
+	map to guest = Bad User
+	guest account = nobody
+	server min protocol = SMB2_10
+	server signing = auto
+	smb2 max read = 4M
+	smb2 max write = 4M
+	smb2 max trans = 1M
+	smb2 max credits = 8192
+	max open files = 10000
+	deadtime = 30
+
+[public]
+	comment = Public files
+	path = /srv/public
+	guest ok = yes
+	browseable = yes
+	read only = no
+
+[media]
+	comment = Media library
+	path = /srv/media
+	valid users = alice @family
+	writeable = no
+	browseable = yes
+)";
+  auto out = ok(text);
+  CHECK(out.warnings.empty());
+  const auto& g = out.config.global;
+  CHECK(g.workgroup == "WORKGROUP");
+  CHECK(g.server_string == "Home NAS");
+  CHECK(g.netbios_name == "NAS");
+  CHECK(g.map_to_guest == MapToGuest::BadUser);
+  CHECK(g.min_protocol == kDialect210);
+  CHECK(g.smb2_max_read == 4u * 1024 * 1024);
+  CHECK(g.smb2_max_trans == 1024u * 1024);
+  CHECK(g.max_open_files == 10000);
+  CHECK(g.deadtime_minutes == 30);
+  REQUIRE(out.config.shares.size() == 2);
+  const auto* pub = out.config.find_share("PUBLIC");
+  REQUIRE(pub);
+  CHECK(pub->path == "/srv/public");
+  CHECK(pub->guest_ok);
+  CHECK_FALSE(pub->read_only);
+  CHECK(pub->line == 19);
+  const auto* media = out.config.find_share("media");
+  REQUIRE(media);
+  CHECK(media->read_only);
+  CHECK(media->valid_users == std::vector<std::string>{"alice", "@family"});
+  CHECK(out.config.find_share("nope") == nullptr);
+}
+
+TEST_CASE("Samba-only keys in a real smb.conf only warn", "[config]") {
+  auto out = ok(
+      "[global]\n   security = user\n   passdb backend = tdbsam\n   load printers = no\n"
+      "[data]\n   path = /srv/data\n   create mask = 0664\n   force user = data\n");
+  CHECK(out.warnings.size() == 5);
+  CHECK(out.warnings[0] == "t.conf:2: unknown key 'security' in [global]");
+  CHECK(out.warnings[4] == "t.conf:8: unknown key 'force user' in [data]");
+}
+
+TEST_CASE("parse_config_file", "[config]") {
+  char tmpl[] = "/tmp/ringsmb-config-XXXXXX";
+  int fd = mkstemp(tmpl);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::string path = tmpl;
+  {
+    std::ofstream f(path);
+    f << "[global]\nworkers = 7\n[x]\npath = /x\nwat = 1\n";
+  }
+  auto r = parse_config_file(path);
+  REQUIRE(r);
+  CHECK(r->config.global.workers == 7);
+  CHECK(r->warnings == std::vector<std::string>{path + ":5: unknown key 'wat' in [x]"});
+  {
+    std::ofstream f(path);
+    f << "[global]\nworkers = many\n";
+  }
+  r = parse_config_file(path);
+  REQUIRE_FALSE(r);
+  CHECK(r.error() == path + ":2: 'many' is not a number");
+  std::remove(path.c_str());
+  r = parse_config_file(path);
+  REQUIRE_FALSE(r);
+  CHECK(r.error() == path + ": cannot open: No such file or directory");
+}
