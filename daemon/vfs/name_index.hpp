@@ -14,7 +14,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace ringsmb::vfs {
 
@@ -24,25 +26,64 @@ std::string fold_case(std::string_view utf8);
 
 class NameIndexCache {
  public:
-  explicit NameIndexCache(size_t max_directories = 4096) : max_dirs_(max_directories) {}
+  explicit NameIndexCache(size_t max_directories = 4096)
+      : max_dirs_(max_directories ? max_directories : 1) {}
 
   // The real on-disk name of `leaf` inside directory `dirfd` when it exists
   // under another case; nullopt when no entry matches case-insensitively.
+  // `dirfd` may be an O_PATH descriptor.
   std::optional<std::string> find(int dirfd, std::string_view leaf);
   // Tell the cache the server created / removed `leaf` in `dirfd`, so the
-  // index stays valid without a rescan.
+  // index stays valid without a rescan. Call right after the change: the
+  // directory's new mtime is recorded as ours, so an outside change landing
+  // in the same timestamp tick goes unnoticed until the next one.
   void note_created(int dirfd, std::string_view leaf);
   void note_removed(int dirfd, std::string_view leaf);
 
+  // Number of directory scans so far (for tests and statistics).
+  uint64_t scans() const;
+  // Number of directories currently indexed.
+  size_t size() const;
+
  private:
-  struct DirIndex;
+  struct DirKey {
+    uint64_t dev = 0;
+    uint64_t ino = 0;
+    bool operator==(const DirKey&) const = default;
+  };
+  struct DirKeyHash {
+    size_t operator()(const DirKey& k) const { return std::hash<uint64_t>()(k.dev * 0x9E3779B97F4A7C15ULL ^ k.ino); }
+  };
+  // What fstat of a directory fd says about it.
+  struct DirState {
+    DirKey key;
+    int64_t mtime_ns = 0;
+  };
+  struct DirIndex {
+    int64_t mtime_ns = 0;  // directory mtime the index reflects
+    // Built while the mtime was so recent that a later change could share
+    // the same timestamp; such an index is rebuilt on its next use.
+    bool racy = false;
+    // fold_case(name) -> real names (several on a case-sensitive disk).
+    std::unordered_map<std::string, std::vector<std::string>> names;
+    std::list<DirKey>::iterator lru_pos;
+  };
+
+  static std::optional<DirState> dir_state(int dirfd);
+  static std::optional<DirIndex> scan(int dirfd, int64_t mtime_ns);
+  // Looks `folded` up in a valid index; false when there is none.
+  bool lookup_locked(const DirState& ds, const std::string& folded, std::string_view leaf,
+                     std::optional<std::string>& result);
+  void insert_locked(const DirKey& key, DirIndex&& index);
+  // Applies `fn` to the directory's index, if it has one, and records its new mtime.
+  template <typename Fn>
+  void update(int dirfd, Fn&& fn);
+
   size_t max_dirs_;
-  std::mutex mu_;
-  // key: (dev, ino) packed; LRU list of keys.
-  std::unordered_map<std::string, std::list<std::string>::iterator> lru_pos_;
-  std::list<std::string> lru_;
-  std::unordered_map<std::string, std::unordered_map<std::string, std::string>> index_;
-  std::unordered_map<std::string, std::pair<int64_t, uint32_t>> mtime_;
+  mutable std::mutex mu_;
+  std::unordered_map<DirKey, DirIndex, DirKeyHash> dirs_;
+  std::list<DirKey> lru_;  // most recently used first
+  uint64_t scans_ = 0;
 };
 
 // Resolves `path` (relative Unix path from parse_smb_path) under `root_fd`

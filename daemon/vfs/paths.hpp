@@ -20,18 +20,26 @@ Bytes utf8_to_utf16le(std::string_view in);
 // share root) to a relative Unix path ('/' separators, no leading '/').
 // "" means the share root. Leading '\' is tolerated (smb2.create.leading-slash).
 // Rejects: '..' and '.' components (ObjectNameInvalid), embedded NUL or '/'
-// or characters Windows forbids ("*?<>|), empty components ("a\\b"),
-// components over 255 bytes (ObjectNameInvalid / NameTooLong), ':' stream
-// names (returned separately in `stream` so the caller can refuse them).
+// or characters Windows forbids ("*?<>| and 0x01-0x1F, MS-FSCC 2.1.5.2),
+// empty components ("a\\b"), components over 255 UTF-16 code units
+// (ObjectNameInvalid) or over 255 UTF-8 bytes (NameTooLong: legal for
+// Windows, but no Linux filesystem can store it). ':' introduces a stream
+// in the last component only: "name:stream" or "name:stream:$DATA" give
+// stream "stream"; "name::$DATA" is the unnamed data stream, i.e. the file
+// itself (stream ""). Any other type than $DATA is ObjectNameInvalid.
+// One trailing '\' is accepted and reported in `trailing_separator`, since
+// Windows only allows it when the target is a directory.
 struct SmbPath {
   std::string path;    // relative Unix path, "" for the root
-  std::string stream;  // text after ':' in the last component, "" if none
+  std::string stream;  // named stream in the last component, "" if none
+  bool trailing_separator = false;
 };
 Result<SmbPath> parse_smb_path(ByteSpan utf16le_name);
 
 // openat2(dirfd, path, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS): nothing
-// escapes `dirfd` through '..', absolute names or symlinks. Returns the fd or
-// -errno.
+// escapes `dirfd` through '..', absolute names or symlinks (an escape fails
+// with -EXDEV). Returns the fd or -errno. O_CLOEXEC is always added; `mode`
+// is only passed on with O_CREAT/O_TMPFILE; "" or nullptr means ".".
 int open_beneath(int dirfd, const char* path, int flags, mode_t mode);
 
 // Splits "a/b/c" into parent "a/b" and leaf "c" ("" parent for "c").

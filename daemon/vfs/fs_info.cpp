@@ -1,0 +1,137 @@
+// MS-FSCC 2.5 filesystem information encoders, sized from fstatfs.
+#include "vfs/file_info.hpp"
+
+#include <sys/statfs.h>
+
+#include <cerrno>
+
+#include "vfs/fscc_sizes.hpp"
+#include "vfs/paths.hpp"
+
+namespace ringsmb::vfs {
+namespace {
+
+// MS-FSCC 2.5.1 FileSystemAttributes.
+constexpr uint32_t FILE_CASE_SENSITIVE_SEARCH = 0x00000001;
+constexpr uint32_t FILE_CASE_PRESERVED_NAMES = 0x00000002;
+constexpr uint32_t FILE_UNICODE_ON_DISK = 0x00000004;
+constexpr uint32_t FILE_PERSISTENT_ACLS = 0x00000008;
+// What the server implements today: names keep their case and are Unicode,
+// and files carry a security descriptor. Deliberately absent until they are
+// implemented: named streams, EAs, sparse files, object ids, reparse points.
+constexpr uint32_t kBaseFsAttributes = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS;
+constexpr uint32_t kMaxComponentNameLength = 255;
+
+// MS-FSCC 2.5.10.
+constexpr uint32_t FILE_DEVICE_DISK = 0x00000007;
+// A local, mounted disk volume: what Windows servers report for a share.
+constexpr uint32_t FILE_DEVICE_IS_MOUNTED = 0x00000020;
+
+// MS-FSCC 2.5.7 flags: our "sectors" are a fiction of the filesystem block,
+// so they are trivially aligned.
+constexpr uint32_t SSINFO_FLAGS_ALIGNED_DEVICE = 0x00000001;
+constexpr uint32_t SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE = 0x00000002;
+
+// Windows clients expect 512-byte sectors; the allocation unit is the
+// filesystem's fragment size expressed in them.
+constexpr uint32_t kBytesPerSector = 512;
+
+struct FsGeometry {
+  uint64_t total_units = 0;
+  uint64_t caller_available_units = 0;  // f_bavail: what an unprivileged user may use
+  uint64_t actual_available_units = 0;  // f_bfree
+  uint32_t sectors_per_unit = 1;
+  uint32_t bytes_per_sector = kBytesPerSector;
+};
+
+FsGeometry geometry_from_statfs(const struct statfs& sfs) {
+  FsGeometry g;
+  const uint64_t unit = sfs.f_frsize ? uint64_t(sfs.f_frsize) : uint64_t(sfs.f_bsize);
+  g.total_units = sfs.f_blocks;
+  g.caller_available_units = sfs.f_bavail;
+  g.actual_available_units = sfs.f_bfree;
+  if (unit >= kBytesPerSector && unit % kBytesPerSector == 0) {
+    g.sectors_per_unit = static_cast<uint32_t>(unit / kBytesPerSector);
+  } else {
+    g.bytes_per_sector = static_cast<uint32_t>(unit ? unit : kBytesPerSector);
+  }
+  return g;
+}
+
+void put_volume(ByteWriter& w, const VolumeInfo& vol) {
+  const Bytes label = utf8_to_utf16le(vol.label);
+  w.u64(vol.creation_time);
+  w.u32(vol.serial_number);
+  w.u32(static_cast<uint32_t>(label.size()));
+  w.u8(0);  // SupportsObjects: no object ids
+  w.u8(0);  // Reserved
+  w.bytes(label);
+}
+
+void put_attribute(ByteWriter& w, const VolumeInfo& vol) {
+  const Bytes name = utf8_to_utf16le(vol.fs_name);
+  w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0));
+  w.u32(kMaxComponentNameLength);
+  w.u32(static_cast<uint32_t>(name.size()));
+  w.bytes(name);
+}
+
+void put_sector_size(ByteWriter& w, const FsGeometry& g) {
+  w.u32(g.bytes_per_sector);  // LogicalBytesPerSector
+  w.u32(g.bytes_per_sector);  // PhysicalBytesPerSectorForAtomicity
+  w.u32(g.bytes_per_sector);  // PhysicalBytesPerSectorForPerformance
+  w.u32(g.bytes_per_sector);  // FileSystemEffectivePhysicalBytesPerSectorForAtomicity
+  w.u32(SSINFO_FLAGS_ALIGNED_DEVICE | SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE);
+  w.u32(0);  // ByteOffsetForSectorAlignment
+  w.u32(0);  // ByteOffsetForPartitionAlignment
+}
+
+Result<FsGeometry> fs_geometry(int fd) {
+  struct statfs sfs = {};
+  if (fstatfs(fd, &sfs) != 0) return Unexpected(nt_status_from_errno(errno));
+  return geometry_from_statfs(sfs);
+}
+
+NtStatus put_sizes(ByteWriter& w, FsInfoClass cls, int fd) {
+  const auto g = fs_geometry(fd);
+  if (!g) return g.error();
+  switch (cls) {
+    case FsInfoClass::Size:
+      w.u64(g->total_units);
+      w.u64(g->caller_available_units);
+      break;
+    case FsInfoClass::FullSize:
+      w.u64(g->total_units);
+      w.u64(g->caller_available_units);
+      w.u64(g->actual_available_units);
+      break;
+    default:  // SectorSize
+      put_sector_size(w, *g);
+      return NtStatus::Success;
+  }
+  w.u32(g->sectors_per_unit);
+  w.u32(g->bytes_per_sector);
+  return NtStatus::Success;
+}
+
+}  // namespace
+
+NtStatus encode_fs_info(FsInfoClass cls, int fd, const VolumeInfo& vol, Bytes& out) {
+  ByteWriter w(out);
+  switch (cls) {
+    case FsInfoClass::Volume: put_volume(w, vol); return NtStatus::Success;
+    case FsInfoClass::Attribute: put_attribute(w, vol); return NtStatus::Success;
+    case FsInfoClass::Device:
+      w.u32(FILE_DEVICE_DISK);
+      w.u32(FILE_DEVICE_IS_MOUNTED);
+      return NtStatus::Success;
+    case FsInfoClass::Size:
+    case FsInfoClass::FullSize:
+    case FsInfoClass::SectorSize: return put_sizes(w, cls, fd);
+    // MS-FSA 2.1.5.13.8: a store without object ids fails with INVALID_PARAMETER.
+    case FsInfoClass::ObjectId: return NtStatus::InvalidParameter;
+    default: return NtStatus::InvalidInfoClass;
+  }
+}
+
+}  // namespace ringsmb::vfs
