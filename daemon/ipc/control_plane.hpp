@@ -1,0 +1,83 @@
+// What the data plane asks the control plane: logins, share configuration and
+// tree-connect decisions. ringsmbd's handlers only see this interface, so the
+// control plane can live in-process (LocalControlPlane) or behind netlink in
+// ringsmb-ctld without touching them. The event set mirrors ksmbd's
+// (login, share-config, tree-connect, tree-disconnect, logout).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/bytes.hpp"
+#include "common/ntstatus.hpp"
+#include "config/config.hpp"
+
+namespace ringsmb::ipc {
+
+struct UnixUser {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<uint32_t> groups;
+};
+
+struct LoginRequest {
+  std::string client_address;
+  std::array<uint8_t, 8> server_challenge{};
+  ByteSpan negotiate_msg;     // NTLMSSP NEGOTIATE as the client sent it
+  ByteSpan challenge_msg;     // our CHALLENGE
+  ByteSpan authenticate_msg;  // the client's AUTHENTICATE
+};
+
+struct LoginReply {
+  NtStatus status = NtStatus::LogonFailure;
+  std::string user;  // the account name as stored
+  bool is_guest = false;
+  bool is_anonymous = false;
+  std::array<uint8_t, 16> session_key{};  // zero for guest / anonymous
+  UnixUser unix_user;
+};
+
+struct ShareInfo {
+  std::string name;
+  std::string path;
+  std::string comment;
+  bool is_ipc = false;
+  bool read_only = true;
+  bool browseable = true;
+  bool case_sensitive = false;
+  config::EncryptionPolicy encryption = config::EncryptionPolicy::Off;
+};
+
+struct TreeConnectRequest {
+  std::string share;  // the share name part of \\server\share
+  std::string user;
+  bool is_guest = false;
+  std::string client_address;
+};
+
+struct TreeConnectReply {
+  NtStatus status = NtStatus::BadNetworkName;
+  ShareInfo share;
+  bool writable = false;
+};
+
+class ControlPlane {
+ public:
+  virtual ~ControlPlane() = default;
+  virtual LoginReply login(const LoginRequest& req) = 0;
+  virtual TreeConnectReply tree_connect(const TreeConnectRequest& req) = 0;
+  virtual void tree_disconnect(const std::string& share, const std::string& user) = 0;
+  virtual void logout(const std::string& user) = 0;
+  // NetBIOS names for the NTLM CHALLENGE.
+  virtual std::string workgroup() const = 0;
+  virtual std::string netbios_name() const = 0;
+};
+
+// The control plane inside ringsmbd's own process, reading the config and
+// the user database directly. Reload re-reads both.
+std::unique_ptr<ControlPlane> make_local_control_plane(const config::Config& cfg);
+
+}  // namespace ringsmb::ipc

@@ -1,0 +1,187 @@
+// The in-process control plane: NTLMv2 verification against the user
+// database and share policy from the config. The user database is re-read
+// when its file changes, so `ringsmbctl user add` takes effect for new
+// logins without a restart.
+#include <grp.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "auth/ntlmssp.hpp"
+#include "auth/user_db.hpp"
+#include "common/log.hpp"
+#include "ipc/control_plane.hpp"
+
+namespace ringsmb::ipc {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return tolower(x) == tolower(y); });
+}
+
+bool in_group(const std::string& group, const UnixUser& u) {
+  struct group* g = getgrnam(group.c_str());
+  if (!g) return false;
+  return g->gr_gid == u.gid || std::find(u.groups.begin(), u.groups.end(), g->gr_gid) != u.groups.end();
+}
+
+class LocalControlPlane final : public ControlPlane {
+ public:
+  explicit LocalControlPlane(const config::Config& cfg) : cfg_(cfg) {}
+
+  LoginReply login(const LoginRequest& req) override;
+  TreeConnectReply tree_connect(const TreeConnectRequest& req) override;
+  void tree_disconnect(const std::string&, const std::string&) override {}
+  void logout(const std::string&) override {}
+  std::string workgroup() const override { return cfg_.global.workgroup; }
+  std::string netbios_name() const override { return cfg_.global.netbios_name; }
+
+ private:
+  void refresh_user_db();
+  LoginReply guest_login() const;
+  bool user_allowed(const config::ShareConfig& share, const std::string& user) const;
+
+  config::Config cfg_;
+  std::mutex mu_;
+  auth::UserDb db_;
+  struct timespec db_mtime_{};
+  bool db_loaded_ = false;
+};
+
+void LocalControlPlane::refresh_user_db() {
+  struct stat st{};
+  if (stat(cfg_.global.users_db.c_str(), &st) != 0) {
+    if (!db_loaded_) LOG_WARN("user database %s: %m (no users yet)", cfg_.global.users_db.c_str());
+    db_ = auth::UserDb();
+    db_loaded_ = true;
+    return;
+  }
+  if (db_loaded_ && st.st_mtim.tv_sec == db_mtime_.tv_sec && st.st_mtim.tv_nsec == db_mtime_.tv_nsec) return;
+  auto loaded = auth::UserDb::load(cfg_.global.users_db);
+  if (!loaded) {
+    LOG_ERROR("%s (keeping the previous user list)", loaded.error().c_str());
+    return;
+  }
+  db_ = std::move(*loaded);
+  db_mtime_ = st.st_mtim;
+  db_loaded_ = true;
+}
+
+LoginReply LocalControlPlane::guest_login() const {
+  LoginReply r;
+  auto id = auth::lookup_unix_identity(cfg_.global.guest_account);
+  if (!id) {
+    LOG_WARN("guest account '%s' does not exist", cfg_.global.guest_account.c_str());
+    return r;
+  }
+  r.status = NtStatus::Success;
+  r.is_guest = true;
+  r.user = cfg_.global.guest_account;
+  r.unix_user = {id->uid, id->gid, id->groups};
+  return r;
+}
+
+LoginReply LocalControlPlane::login(const LoginRequest& req) {
+  LoginReply reply;
+  auto auth_msg = auth::parse_ntlm_authenticate(req.authenticate_msg);
+  if (!auth_msg) {
+    reply.status = NtStatus::InvalidParameter;
+    return reply;
+  }
+  if (auth_msg->user.empty() && auth_msg->nt_response.size() <= 1) {
+    // Anonymous (NULL session): allowed; disk shares still require guest ok.
+    reply.status = NtStatus::Success;
+    reply.is_anonymous = true;
+    auto id = auth::lookup_unix_identity(cfg_.global.guest_account);
+    if (id) reply.unix_user = {id->uid, id->gid, id->groups};
+    else reply.unix_user = {65534, 65534, {}};
+    return reply;
+  }
+  std::lock_guard lock(mu_);
+  refresh_user_db();
+  const auth::UserRecord* rec = db_.find(auth_msg->user);
+  if (!rec) {
+    if (cfg_.global.map_to_guest != config::MapToGuest::Never) return guest_login();
+    reply.status = NtStatus::LogonFailure;
+    return reply;
+  }
+  auto verified = auth::ntlmv2_verify(
+      {req.negotiate_msg, req.challenge_msg, req.authenticate_msg, req.server_challenge}, *auth_msg, rec->nt_hash);
+  if (!verified) {
+    if (cfg_.global.map_to_guest == config::MapToGuest::BadPassword) return guest_login();
+    LOG_INFO("login failed for '%s' from %s", auth_msg->user.c_str(), req.client_address.c_str());
+    reply.status = NtStatus::LogonFailure;
+    return reply;
+  }
+  auto id = auth::lookup_unix_identity(rec->unix_user);
+  if (!id) {
+    LOG_ERROR("user '%s' maps to unix user '%s', which does not exist", rec->name.c_str(), rec->unix_user.c_str());
+    reply.status = NtStatus::LogonFailure;
+    return reply;
+  }
+  reply.status = NtStatus::Success;
+  reply.user = rec->name;
+  reply.session_key = verified->session_key;
+  reply.unix_user = {id->uid, id->gid, id->groups};
+  return reply;
+}
+
+bool LocalControlPlane::user_allowed(const config::ShareConfig& share, const std::string& user) const {
+  if (share.valid_users.empty()) return true;
+  for (const auto& entry : share.valid_users) {
+    if (!entry.empty() && entry[0] == '@') {
+      auto id = auth::lookup_unix_identity(user);
+      if (id && in_group(entry.substr(1), {id->uid, id->gid, id->groups})) return true;
+      // The SMB user may map to another unix user.
+      const auth::UserRecord* rec = db_.find(user);
+      if (rec) {
+        auto uid = auth::lookup_unix_identity(rec->unix_user);
+        if (uid && in_group(entry.substr(1), {uid->uid, uid->gid, uid->groups})) return true;
+      }
+    } else if (iequals(entry, user)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+TreeConnectReply LocalControlPlane::tree_connect(const TreeConnectRequest& req) {
+  TreeConnectReply reply;
+  if (iequals(req.share, "IPC$")) {
+    reply.status = NtStatus::Success;
+    reply.share.name = "IPC$";
+    reply.share.is_ipc = true;
+    reply.share.comment = "IPC Service";
+    return reply;
+  }
+  const config::ShareConfig* share = cfg_.find_share(req.share);
+  if (!share) {
+    reply.status = NtStatus::BadNetworkName;
+    return reply;
+  }
+  std::lock_guard lock(mu_);
+  if ((req.is_guest || req.user.empty()) ? !share->guest_ok : !user_allowed(*share, req.user)) {
+    reply.status = NtStatus::AccessDenied;
+    return reply;
+  }
+  reply.status = NtStatus::Success;
+  reply.share.name = share->name;
+  reply.share.path = share->path;
+  reply.share.comment = share->comment;
+  reply.share.read_only = share->read_only;
+  reply.share.browseable = share->browseable;
+  reply.share.case_sensitive = share->case_sensitive;
+  reply.share.encryption = share->smb3_encryption.value_or(cfg_.global.smb3_encryption);
+  reply.writable = !share->read_only;
+  return reply;
+}
+
+}  // namespace
+
+std::unique_ptr<ControlPlane> make_local_control_plane(const config::Config& cfg) {
+  return std::make_unique<LocalControlPlane>(cfg);
+}
+
+}  // namespace ringsmb::ipc

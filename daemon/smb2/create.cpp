@@ -1,0 +1,259 @@
+// SMB2 CREATE (MS-SMB2 2.2.13, 2.2.14, 3.3.5.9): open or create a file or
+// directory beneath the share root, with share modes, dispositions,
+// delete-on-close, and the MxAc / QFid create contexts.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/log.hpp"
+#include "smb2/access.hpp"
+#include "smb2/create_contexts.hpp"
+#include "smb2/dispatch.hpp"
+#include "vfs/file_info.hpp"
+#include "vfs/name_index.hpp"
+#include "vfs/paths.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+enum : uint32_t {
+  FILE_SUPERSEDE = 0, FILE_OPEN = 1, FILE_CREATE = 2, FILE_OPEN_IF = 3, FILE_OVERWRITE = 4, FILE_OVERWRITE_IF = 5,
+};
+enum : uint32_t {
+  FILE_DIRECTORY_FILE = 0x1,
+  FILE_NON_DIRECTORY_FILE = 0x40,
+  FILE_DELETE_ON_CLOSE = 0x1000,
+  FILE_OPEN_BY_FILE_ID = 0x2000,
+  FILE_WRITE_THROUGH = 0x2,
+  kReservedCreateOptions = 0xFF000000,
+};
+enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
+constexpr mode_t kFileMode = 0644, kDirMode = 0755;
+
+struct CreateRequest {
+  uint8_t oplock_level = 0;
+  uint32_t impersonation = 0;
+  uint32_t desired_access = 0;
+  uint32_t file_attributes = 0;
+  uint32_t share_access = 0;
+  uint32_t disposition = 0;
+  uint32_t options = 0;
+  ByteSpan name;
+  ByteSpan contexts;
+};
+
+NtStatus parse(const Request& req, CreateRequest& c) {
+  ByteReader r(req.body);
+  r.skip(2);
+  r.u8();  // SecurityFlags
+  c.oplock_level = r.u8();
+  c.impersonation = r.u32();
+  r.skip(16);  // SmbCreateFlags, Reserved
+  c.desired_access = r.u32();
+  c.file_attributes = r.u32();
+  c.share_access = r.u32();
+  c.disposition = r.u32();
+  c.options = r.u32();
+  uint16_t name_off = r.u16(), name_len = r.u16();
+  uint32_t ctx_off = r.u32(), ctx_len = r.u32();
+  if (!r.ok() || !buffer_at(req, name_off, name_len, c.name) || !buffer_at(req, ctx_off, ctx_len, c.contexts))
+    return NtStatus::InvalidParameter;
+  if (c.impersonation > 3) return NtStatus::BadImpersonationLevel;
+  if (c.disposition > FILE_OVERWRITE_IF || (c.options & kReservedCreateOptions) ||
+      (c.options & FILE_DIRECTORY_FILE && c.options & FILE_NON_DIRECTORY_FILE) || (c.share_access & ~7u) ||
+      (c.file_attributes & ~0x7FFFu))
+    return NtStatus::InvalidParameter;
+  if (c.name.size() % 2) return NtStatus::InvalidParameter;
+  if (c.desired_access & ACCESS_SYSTEM_SECURITY) return NtStatus::PrivilegeNotHeld;
+  if ((c.options & FILE_DELETE_ON_CLOSE) && !(map_generic(c.desired_access) & (DELETE | MAXIMUM_ALLOWED)))
+    return NtStatus::InvalidParameter;
+  if (c.options & FILE_OPEN_BY_FILE_ID) return NtStatus::NotSupported;
+  return NtStatus::Success;
+}
+
+uint32_t granted_access(const CreateRequest& c, const state::Tree& tree) {
+  uint32_t a = map_generic(c.desired_access);
+  if (a & MAXIMUM_ALLOWED) a = (a & ~MAXIMUM_ALLOWED) | tree.maximal_access;
+  return a;
+}
+
+int open_flags_for(uint32_t access, bool is_dir) {
+  if (is_dir) return O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+  bool rd = access & (FILE_READ_DATA | FILE_EXECUTE);
+  bool wr = access & (FILE_WRITE_DATA | FILE_APPEND_DATA);
+  int f = wr ? (rd ? O_RDWR : O_WRONLY) : O_RDONLY;
+  return f | O_CLOEXEC | O_NOFOLLOW;
+}
+
+NtStatus status_from_open_errno(int err) {
+  if (err == EXDEV || err == ELOOP) return NtStatus::AccessDenied;  // would escape the share
+  return nt_status_from_errno(err);
+}
+
+// Where the file lives: its parent directory fd and leaf name.
+struct Target {
+  std::string path;  // relative, resolved for case
+  std::string_view parent, leaf;
+  state::UniqueFd parent_fd;
+};
+
+NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
+  int root = req.tree->root.get();
+  t.path = req.tree->share.case_sensitive ? p.path : vfs::resolve_case_insensitive(req.server.names, root, p.path);
+  vfs::split_parent(t.path, t.parent, t.leaf);
+  int fd = vfs::open_beneath(root, t.parent.empty() ? "." : std::string(t.parent).c_str(),
+                             O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0) return (-fd == ENOENT || -fd == ENOTDIR) ? NtStatus::ObjectPathNotFound : status_from_open_errno(-fd);
+  t.parent_fd.reset(fd);
+  return NtStatus::Success;
+}
+
+struct Opened {
+  state::UniqueFd fd;
+  vfs::FileStat st;
+  uint32_t action = FILE_OPENED;
+  bool created = false;
+};
+
+NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const vfs::FileStat& st, Opened& o) {
+  if (st.is_directory && (c.options & FILE_NON_DIRECTORY_FILE)) return NtStatus::FileIsADirectory;
+  if (!st.is_directory && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
+  bool overwrite = c.disposition == FILE_OVERWRITE || c.disposition == FILE_OVERWRITE_IF ||
+                   c.disposition == FILE_SUPERSEDE;
+  if (overwrite && st.is_directory) return NtStatus::InvalidParameter;
+  int flags = open_flags_for(access, st.is_directory);
+  if (overwrite) flags = (flags & ~O_ACCMODE) | ((flags & O_ACCMODE) == O_RDONLY ? O_WRONLY : flags & O_ACCMODE) | O_TRUNC;
+  std::string leaf(t.leaf.empty() ? "." : t.leaf);
+  int fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), flags, 0);
+  if (fd == -EACCES && (flags & O_ACCMODE) == O_RDONLY && !overwrite)
+    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);  // attributes only
+  if (fd < 0) return status_from_open_errno(-fd);
+  o.fd.reset(fd);
+  o.action = c.disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : overwrite ? FILE_OVERWRITTEN : FILE_OPENED;
+  return NtStatus::Success;
+}
+
+NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
+  std::string leaf(t.leaf);
+  int fd;
+  if (c.options & FILE_DIRECTORY_FILE) {
+    if (mkdirat(t.parent_fd.get(), leaf.c_str(), kDirMode) != 0) return status_from_open_errno(errno);
+    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  } else {
+    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(),
+                           open_flags_for(access, false) | O_CREAT | O_EXCL, kFileMode);
+  }
+  if (fd < 0) return status_from_open_errno(-fd);
+  o.fd.reset(fd);
+  o.action = FILE_CREATED;
+  o.created = true;
+  req.server.names.note_created(t.parent_fd.get(), leaf);
+  return NtStatus::Success;
+}
+
+void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts) {
+  size_t header_start = w.size() - wire::kHeaderSize;
+  w.u16(89);
+  w.u8(open.oplock_level);
+  w.u8(0);  // Flags
+  w.u32(o.action);
+  w.u64(o.st.creation_time);
+  w.u64(o.st.last_access_time);
+  w.u64(o.st.last_write_time);
+  w.u64(o.st.change_time);
+  w.u64(o.st.allocation_size);
+  w.u64(o.st.end_of_file);
+  w.u32(attrs);
+  w.u32(0);
+  w.u64(open.persistent_id);
+  w.u64(open.volatile_id);
+  size_t ctx_pos = w.size();
+  w.u32(0);
+  w.u32(0);
+  if (!contexts.empty()) {
+    w.align(8, header_start);
+    w.patch_u32(ctx_pos, uint32_t(w.size() - header_start));
+    w.patch_u32(ctx_pos + 4, uint32_t(contexts.size()));
+    w.bytes(contexts);
+  } else {
+    w.u8(0);  // the one-byte Buffer
+  }
+}
+
+NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
+  bool is_root = t.path.empty();
+  auto st = is_root ? vfs::stat_fd(t.parent_fd.get()) : vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
+  if (st) {
+    if (c.disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
+    if (!req.tree->writable && (c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF))
+      return NtStatus::AccessDenied;
+    return open_existing(c, access, t, *st, o);
+  }
+  if (st.error() != NtStatus::ObjectNameNotFound) return st.error();
+  if (c.disposition == FILE_OPEN || c.disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
+  if (!req.tree->writable) return NtStatus::AccessDenied;
+  NtStatus s = create_new(req, c, access, t, o);
+  if (s == NtStatus::ObjectNameCollision && c.disposition != FILE_CREATE) {
+    auto again = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());  // lost a race: open it
+    if (again) return open_existing(c, access, t, *again, o);
+  }
+  return s;
+}
+
+}  // namespace
+
+NtStatus handle_create(Request& req, ByteWriter& w) {
+  CreateRequest c;
+  NtStatus st = parse(req, c);
+  if (st != NtStatus::Success) return st;
+  if (req.tree->share.is_ipc) return NtStatus::ObjectNameNotFound;  // named pipes arrive with the control plane
+
+  auto path = vfs::parse_smb_path(c.name);
+  if (!path) return path.error();
+  if (!path->stream.empty()) return NtStatus::ObjectNameInvalid;  // named streams are not stored yet
+  uint32_t access = granted_access(c, *req.tree);
+  if (!req.tree->writable && (access & kWriteLikeAccess) && !(c.desired_access & MAXIMUM_ALLOWED))
+    return NtStatus::AccessDenied;
+  if (!req.tree->writable) access &= ~kWriteLikeAccess;
+
+  Target t;
+  if ((st = locate(req, *path, t)) != NtStatus::Success) return st;
+  Opened o;
+  if ((st = open_or_create(req, c, access, t, o)) != NtStatus::Success) return st;
+  auto stat = vfs::stat_fd(o.fd.get());
+  if (!stat) return stat.error();
+  o.st = *stat;
+
+  auto open = std::make_unique<state::Open>();
+  auto node = req.server.files.open(o.st.device, o.st.file_id, open.get(), access, c.share_access);
+  if (!node) {
+    if (o.created) unlinkat(t.parent_fd.get(), std::string(t.leaf).c_str(), o.st.is_directory ? AT_REMOVEDIR : 0);
+    return node.error();
+  }
+  open->node = *node;
+  open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);
+  open->session_id = req.session->session_id;
+  open->tree_id = req.tree->tree_id;
+  open->fd = std::move(o.fd);
+  open->path = t.path;
+  open->is_directory = o.st.is_directory;
+  open->granted_access = access;
+  open->share_access = c.share_access;
+  open->create_options = c.options;
+
+  Bytes contexts;
+  st = answer_create_contexts(req, c.contexts, *open, o.st, contexts);
+  if (st != NtStatus::Success) {
+    req.server.files.close(open->node, open.get());
+    return st;
+  }
+  uint32_t attrs = vfs::dos_attributes(o.st, t.leaf, false);
+  write_response(w, *open, o, attrs, contexts);
+  req.compound.file_id = {open->persistent_id, open->volatile_id};
+  req.conn.opens.emplace(open->volatile_id, std::move(open));
+  return NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2

@@ -1,0 +1,93 @@
+#include "smb2/create_contexts.hpp"
+
+#include <algorithm>
+
+#include "smb2/access.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+void append_context(Bytes& out, std::string_view name, ByteSpan data, size_t& last_start) {
+  ByteWriter w(out);
+  if (last_start != SIZE_MAX) {
+    w.align(8);
+    store_le32(out.data() + last_start, uint32_t(out.size() - last_start));
+  }
+  last_start = out.size();
+  w.u32(0);  // Next, patched when another follows
+  w.u16(16);
+  w.u16(uint16_t(name.size()));
+  w.u16(0);
+  w.u16(24);
+  w.u32(uint32_t(data.size()));
+  w.bytes(name.data(), name.size());
+  w.align(8, last_start);
+  w.bytes(data);
+}
+
+bool user_in_group(const ipc::UnixUser& u, uint32_t gid) {
+  return u.gid == gid || std::find(u.groups.begin(), u.groups.end(), gid) != u.groups.end();
+}
+
+}  // namespace
+
+bool parse_create_contexts(ByteSpan buffer, std::vector<CreateContext>& out) {
+  size_t off = 0;
+  while (off < buffer.size()) {
+    ByteReader r(buffer.subspan(off));
+    uint32_t next = r.u32();
+    uint16_t name_off = r.u16(), name_len = r.u16();
+    r.u16();
+    uint16_t data_off = r.u16();
+    uint32_t data_len = r.u32();
+    if (!r.ok()) return false;
+    size_t limit = next ? next : buffer.size() - off;
+    if ((next && (next % 8 || next > buffer.size() - off)) || name_len == 0 || name_off < 16 ||
+        size_t(name_off) + name_len > limit || (data_len && (data_off < 16 || size_t(data_off) + data_len > limit)))
+      return false;
+    const uint8_t* base = buffer.data() + off;
+    out.push_back({std::string_view(reinterpret_cast<const char*>(base + name_off), name_len),
+                   ByteSpan(base + data_off, data_len)});
+    if (!next) break;
+    off += next;
+  }
+  return true;
+}
+
+uint32_t maximal_access(const Request& req, const vfs::FileStat& st) {
+  uint32_t tree_max = req.tree->maximal_access;
+  const ipc::UnixUser& u = req.session->unix_user;
+  if (u.uid == 0 || u.uid == st.uid) return tree_max;
+  unsigned bits = user_in_group(u, st.gid) ? (st.mode >> 3) & 7 : st.mode & 7;
+  uint32_t a = FILE_READ_ATTRIBUTES | READ_CONTROL | SYNCHRONIZE | FILE_READ_EA;
+  if (bits & 4) a |= FILE_READ_DATA;
+  if (bits & 2) a |= FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_ATTRIBUTES | FILE_WRITE_EA | DELETE;
+  if (bits & 1) a |= FILE_EXECUTE;
+  return a & tree_max;
+}
+
+NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open&, const vfs::FileStat& st,
+                                Bytes& out) {
+  std::vector<CreateContext> ctxs;
+  if (!parse_create_contexts(buffer, ctxs)) return NtStatus::InvalidParameter;
+  size_t last = SIZE_MAX;
+  for (const auto& c : ctxs) {
+    if (c.name == "MxAc") {
+      Bytes data;
+      ByteWriter w(data);
+      w.u32(uint32_t(NtStatus::Success));
+      w.u32(maximal_access(req, st));
+      append_context(out, "MxAc", data, last);
+    } else if (c.name == "QFid") {
+      Bytes data;
+      ByteWriter w(data);
+      w.u64(st.file_id);
+      w.u64(st.device);
+      w.zeros(16);  // Reserved (DiskFileId, VolumeId, Reserved: MS-SMB2 2.2.14.2.9)
+      append_context(out, "QFid", data, last);
+    }
+  }
+  return NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2

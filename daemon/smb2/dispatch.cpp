@@ -1,0 +1,64 @@
+#include "smb2/dispatch.hpp"
+
+#include <array>
+
+namespace ringsmb::smb2 {
+namespace {
+
+using wire::Command;
+
+constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
+    // handler                  size session tree fileid name
+    {handle_negotiate,          36, false, false, false, "NEGOTIATE"},
+    {handle_session_setup,      25, false, false, false, "SESSION_SETUP"},
+    {handle_logoff,              4, true,  false, false, "LOGOFF"},
+    {handle_tree_connect,        9, true,  false, false, "TREE_CONNECT"},
+    {handle_tree_disconnect,     4, true,  true,  false, "TREE_DISCONNECT"},
+    {handle_create,             57, true,  true,  false, "CREATE"},
+    {handle_close,              24, true,  true,  true,  "CLOSE"},
+    {handle_flush,              24, true,  true,  true,  "FLUSH"},
+    {handle_read,               49, true,  true,  true,  "READ"},
+    {handle_write,              49, true,  true,  true,  "WRITE"},
+    {handle_lock,               48, true,  true,  true,  "LOCK"},
+    {handle_ioctl,              57, true,  true,  true,  "IOCTL"},
+    {nullptr,                    4, false, false, false, "CANCEL"},  // handled by the processor
+    {handle_echo,                4, false, false, false, "ECHO"},
+    {handle_query_directory,    33, true,  true,  true,  "QUERY_DIRECTORY"},
+    {handle_change_notify,      32, true,  true,  true,  "CHANGE_NOTIFY"},
+    {handle_query_info,         41, true,  true,  true,  "QUERY_INFO"},
+    {handle_set_info,           33, true,  true,  true,  "SET_INFO"},
+    {handle_oplock_break,       24, true,  true,  true,  "OPLOCK_BREAK"},
+}};
+
+}  // namespace
+
+const CommandSpec* command_spec(Command cmd) {
+  uint16_t i = uint16_t(cmd);
+  return i < kCommands.size() ? &kCommands[i] : nullptr;
+}
+
+state::Open* Request::find_open(FileId id) {
+  if (id.persistent == kRelatedFileId && id.volatile_id == kRelatedFileId) {
+    if (!hdr.is_related()) return nullptr;
+    id = compound.file_id;
+  }
+  auto it = conn.opens.find(id.volatile_id);
+  if (it == conn.opens.end()) return nullptr;
+  state::Open* open = it->second.get();
+  if (open->persistent_id != id.persistent) return nullptr;
+  if (session && open->session_id != session->session_id) return nullptr;
+  if (tree && open->tree_id != tree->tree_id) return nullptr;
+  compound.file_id = id;
+  return open;
+}
+
+bool buffer_at(const Request& req, uint32_t offset, uint32_t length, ByteSpan& out) {
+  out = {};
+  if (length == 0) return true;
+  if (offset < wire::kHeaderSize) return false;
+  if (uint64_t(offset) + length > req.pdu.size()) return false;
+  out = req.pdu.subspan(offset, length);
+  return true;
+}
+
+}  // namespace ringsmb::smb2

@@ -1,0 +1,93 @@
+// Table-driven dispatch of SMB2 requests (one constexpr table; each
+// command's preconditions live in it, not in the handlers).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "common/bytes.hpp"
+#include "common/ntstatus.hpp"
+#include "smb2/conn_state.hpp"
+#include "smb2/server_context.hpp"
+#include "wire/smb2_header.hpp"
+
+namespace ringsmb::smb2 {
+
+inline constexpr uint64_t kRelatedFileId = 0xFFFFFFFFFFFFFFFFull;
+
+struct FileId {
+  uint64_t persistent = 0;
+  uint64_t volatile_id = 0;
+};
+
+// What a compound chain carries from one element to the next (MS-SMB2 3.3.5.2.7).
+struct CompoundState {
+  uint64_t session_id = 0;
+  uint32_t tree_id = 0;
+  FileId file_id{kRelatedFileId, kRelatedFileId};
+  NtStatus last_status = NtStatus::Success;
+  bool in_chain = false;  // at least one element done
+};
+
+struct Request {
+  ConnState& conn;
+  ServerContext& server;
+  wire::Header hdr;
+  ByteSpan pdu;   // header + body of this element
+  ByteSpan body;  // after the 64-byte header
+  bool encrypted = false;
+  CompoundState& compound;
+  state::Session* session = nullptr;  // set when the command needs a session
+  state::Tree* tree = nullptr;        // set when the command needs a tree
+  // Response header fields a handler may set.
+  uint64_t response_session_id = 0;
+
+  // Resolves a FileId from the body, honouring compound related ids.
+  state::Open* find_open(FileId id);
+};
+
+// Writes the response body (after the header). A handler returns the status;
+// for error statuses (other than MORE_PROCESSING_REQUIRED) whatever it wrote
+// is replaced by the MS-SMB2 2.2.2 ERROR response.
+using Handler = NtStatus (*)(Request& req, ByteWriter& body);
+
+struct CommandSpec {
+  Handler handler;
+  uint16_t structure_size;
+  bool needs_session;
+  bool needs_tree;
+  bool has_file_id;  // body carries a FileId whose related value is the chain's
+  const char* name;
+};
+
+const CommandSpec* command_spec(wire::Command cmd);
+
+// Handlers, one file each under smb2/.
+NtStatus handle_negotiate(Request&, ByteWriter&);
+NtStatus handle_session_setup(Request&, ByteWriter&);
+NtStatus handle_logoff(Request&, ByteWriter&);
+NtStatus handle_tree_connect(Request&, ByteWriter&);
+NtStatus handle_tree_disconnect(Request&, ByteWriter&);
+NtStatus handle_create(Request&, ByteWriter&);
+NtStatus handle_close(Request&, ByteWriter&);
+NtStatus handle_flush(Request&, ByteWriter&);
+NtStatus handle_read(Request&, ByteWriter&);
+NtStatus handle_write(Request&, ByteWriter&);
+NtStatus handle_lock(Request&, ByteWriter&);
+NtStatus handle_ioctl(Request&, ByteWriter&);
+NtStatus handle_echo(Request&, ByteWriter&);
+NtStatus handle_query_directory(Request&, ByteWriter&);
+NtStatus handle_change_notify(Request&, ByteWriter&);
+NtStatus handle_query_info(Request&, ByteWriter&);
+NtStatus handle_set_info(Request&, ByteWriter&);
+NtStatus handle_oplock_break(Request&, ByteWriter&);
+
+// Shared helpers for handlers.
+// Reads a (offset, length) pair's buffer relative to the SMB2 header start;
+// empty span and false if it lies outside the element.
+bool buffer_at(const Request& req, uint32_t offset, uint32_t length, ByteSpan& out);
+// Closes an open (share-mode release, delete-on-close) and forgets it.
+void close_open(Request& req, state::Open* open);
+void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id);
+
+}  // namespace ringsmb::smb2

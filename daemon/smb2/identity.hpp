@@ -1,0 +1,16 @@
+// File operations run with the session user's Unix identity. The switch is
+// per thread through the raw setfsuid/setfsgid/setgroups syscalls: glibc's
+// wrappers would change every thread of the process.
+#pragma once
+
+#include "ipc/control_plane.hpp"
+
+namespace ringsmb::smb2 {
+
+// Makes this thread's file-system identity `user`'s (a no-op when it
+// already is, or when the daemon does not run as root).
+void become_user(const ipc::UnixUser& user);
+// Back to the daemon's own identity (root), e.g. for share-root opens.
+void become_root();
+
+}  // namespace ringsmb::smb2

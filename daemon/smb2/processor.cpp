@@ -1,0 +1,320 @@
+#include "smb2/processor.hpp"
+
+#include <cstring>
+
+#include "common/log.hpp"
+#include "crypto/smb2_keys.hpp"
+#include "smb2/dispatch.hpp"
+#include "smb2/identity.hpp"
+#include "smb2/smb1_negotiate.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+using wire::Command;
+using wire::Header;
+
+// MS-SMB2 2.2.2 ERROR response body.
+void write_error_body(ByteWriter& w) {
+  w.u16(9);
+  w.u8(0);   // ErrorContextCount
+  w.u8(0);   // Reserved
+  w.u32(0);  // ByteCount
+  w.u8(0);   // ErrorData (one byte, as Windows sends)
+}
+
+bool keeps_body(NtStatus s) { return nt_success(s) || s == NtStatus::MoreProcessingRequired; }
+
+// MS-SMB2 3.3.5.2.5: charge = 1 + (max(payload) - 1) / 64 KiB.
+uint16_t expected_charge(const Request& req) {
+  ByteReader r(req.body);
+  uint64_t payload = 0;
+  switch (req.hdr.command) {
+    case Command::Read: r.skip(4); payload = r.u32(); break;
+    case Command::Write: r.skip(4); payload = r.u32(); break;
+    case Command::Ioctl: {
+      r.skip(24);
+      r.skip(4);  // InputOffset
+      uint32_t in = r.u32();
+      r.skip(8);
+      uint32_t max_out = (r.skip(4), r.u32());
+      payload = std::max(in, max_out);
+      break;
+    }
+    case Command::QueryDirectory: r.skip(28); payload = r.u32(); break;
+    case Command::QueryInfo: r.skip(4); payload = r.u32(); break;
+    case Command::SetInfo: r.skip(4); payload = r.u32(); break;
+    case Command::ChangeNotify: r.skip(4); payload = r.u32(); break;
+    default: return 1;
+  }
+  return payload == 0 ? 1 : uint16_t(1 + (payload - 1) / 65536);
+}
+
+class ChainProcessor {
+ public:
+  ChainProcessor(ConnState& c, ServerContext& s, bool encrypted, uint64_t transform_session)
+      : conn_(c), server_(s), encrypted_(encrypted), transform_session_(transform_session) {}
+  FrameResult run(ByteSpan chain, Bytes& plain_out);
+  state::Session* signing_session() const { return last_session_; }
+
+ private:
+  FrameResult one(ByteSpan pdu, const Header& h, Bytes& out);
+  NtStatus check_and_dispatch(Request& req, const CommandSpec& spec, ByteWriter& body);
+  NtStatus resolve_session(Request& req, const CommandSpec& spec);
+  NtStatus resolve_tree(Request& req);
+  void finish_element(Bytes& out, size_t start, const Request& req, NtStatus status);
+  void seal_previous(Bytes& out, bool more_follow);
+
+  ConnState& conn_;
+  ServerContext& server_;
+  bool encrypted_;
+  uint64_t transform_session_;
+  CompoundState compound_;
+  state::Session* last_session_ = nullptr;
+  size_t prev_start_ = SIZE_MAX;
+  bool prev_sign_ = false;
+  state::Session* prev_signer_ = nullptr;
+};
+
+NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) {
+  uint64_t sid = req.hdr.session_id;
+  if (req.hdr.is_related() && compound_.in_chain && sid == wire::kRelatedId) sid = compound_.session_id;
+  compound_.session_id = sid;
+  state::Session* s = sid ? conn_.find_session(sid) : nullptr;
+  if (encrypted_ && sid != transform_session_ && s) return NtStatus::AccessDenied;
+  if (s && s->state == state::Session::State::Valid) {
+    req.session = s;
+    // MS-SMB2 3.3.5.2.4: verify signatures on signed requests; refuse
+    // unsigned ones where signing is required (encryption covers both).
+    if (!encrypted_ && req.hdr.command != Command::Cancel) {
+      if (req.hdr.is_signed()) {
+        if (!crypto::verify_message(conn_.signing_algorithm, s->keys.signing_key, req.pdu))
+          return NtStatus::AccessDenied;
+      } else if (s->signing_required && req.hdr.command != Command::Echo) {
+        return NtStatus::AccessDenied;
+      }
+    }
+    if (s->encrypt_data && !encrypted_ && conn_.is_smb3() && req.hdr.command != Command::SessionSetup)
+      return NtStatus::AccessDenied;
+    return NtStatus::Success;
+  }
+  if (!spec.needs_session) {
+    req.session = s;  // SESSION_SETUP continuing an exchange, or none
+    return NtStatus::Success;
+  }
+  return s ? NtStatus::AccessDenied : NtStatus::UserSessionDeleted;
+}
+
+NtStatus ChainProcessor::resolve_tree(Request& req) {
+  uint32_t tid = req.hdr.tree_id;
+  if (req.hdr.is_related() && compound_.in_chain && tid == 0xFFFFFFFF) tid = compound_.tree_id;
+  compound_.tree_id = tid;
+  auto it = req.session->trees.find(tid);
+  if (it == req.session->trees.end()) return NtStatus::NetworkNameDeleted;
+  req.tree = it->second.get();
+  if (req.tree->encrypt && !encrypted_ && conn_.is_smb3()) return NtStatus::AccessDenied;
+  return NtStatus::Success;
+}
+
+NtStatus ChainProcessor::check_and_dispatch(Request& req, const CommandSpec& spec, ByteWriter& body) {
+  if (req.body.size() < (spec.structure_size & ~1u) || load_le16(req.body.data()) != spec.structure_size)
+    return NtStatus::InvalidParameter;
+  if (!conn_.negotiated && req.hdr.command != Command::Negotiate) return NtStatus::InvalidParameter;
+  NtStatus st = resolve_session(req, spec);
+  if (st != NtStatus::Success) return st;
+  if (spec.needs_tree) {
+    st = resolve_tree(req);
+    if (st != NtStatus::Success) return st;
+  }
+  // A related element after a failed one fails the same way (MS-SMB2 3.3.5.2.7.2).
+  if (req.hdr.is_related() && compound_.in_chain && !nt_success(compound_.last_status) && spec.has_file_id)
+    return compound_.last_status;
+  if (req.tree) become_user(req.session->unix_user);
+  return spec.handler(req, body);
+}
+
+void ChainProcessor::finish_element(Bytes& out, size_t start, const Request& req, NtStatus status) {
+  // Preauth integrity (3.1.1): NEGOTIATE response into the connection hash,
+  // unfinished SESSION_SETUP responses into the session hash.
+  ByteSpan element(out.data() + start, out.size() - start);
+  if (conn_.dialect == config::kDialect311) {
+    if (req.hdr.command == Command::Negotiate && status == NtStatus::Success) {
+      auto h = crypto::sha512(conn_.preauth_hash, element);
+      std::memcpy(conn_.preauth_hash.data(), h.data(), 64);
+    } else if (req.hdr.command == Command::SessionSetup && status == NtStatus::MoreProcessingRequired) {
+      if (state::Session* s = conn_.find_session(req.response_session_id)) {
+        auto h = crypto::sha512(s->preauth_hash, element);
+        std::memcpy(s->preauth_hash.data(), h.data(), 64);
+      }
+    }
+  }
+}
+
+FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
+  const CommandSpec* spec = command_spec(h.command);
+  Request req{conn_, server_, h, pdu, pdu.subspan(wire::kHeaderSize), encrypted_, compound_};
+  NtStatus status;
+  uint16_t charge = h.credit_charge;
+  if (!spec) {
+    status = NtStatus::InvalidParameter;
+  } else if (!conn_.credits.consume(h.message_id, conn_.supports_multi_credit ? std::max<uint16_t>(charge, 1) : 1)) {
+    LOG_WARN("%s: message id %llu outside the credit window; dropping", conn_.client_address.c_str(),
+             (unsigned long long)h.message_id);
+    return FrameResult::Drop;
+  } else if (conn_.supports_multi_credit && expected_charge(req) > std::max<uint16_t>(charge, 1)) {
+    status = NtStatus::InvalidParameter;
+  } else {
+    status = NtStatus::Success;
+  }
+
+  size_t start = out.size();
+  ByteWriter w(out);
+  Header rh{};
+  w.zeros(wire::kHeaderSize);  // header written after the handler ran
+  if (status == NtStatus::Success) status = check_and_dispatch(req, *spec, w);
+  if (!keeps_body(status) || out.size() == start + wire::kHeaderSize) {
+    out.resize(start + wire::kHeaderSize);
+    write_error_body(w);
+  }
+  if (req.session) last_session_ = req.session;
+  rh.credit_charge = h.credit_charge;
+  rh.status = uint32_t(status);
+  rh.command = h.command;
+  rh.credits = conn_.credits.grant(h.credits, server_.config.global.smb2_max_credits);
+  rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
+  rh.message_id = h.message_id;
+  rh.tree_id = req.tree ? req.tree->tree_id : h.tree_id;
+  rh.session_id = req.response_session_id ? req.response_session_id : h.session_id;
+  if (h.is_related() && compound_.in_chain) {
+    if (h.session_id == wire::kRelatedId) rh.session_id = compound_.session_id;
+    if (h.tree_id == 0xFFFFFFFF) rh.tree_id = compound_.tree_id;
+  }
+  Bytes hdr_bytes;
+  ByteWriter hw(hdr_bytes);
+  wire::write_header(hw, rh);
+  std::memcpy(out.data() + start, hdr_bytes.data(), wire::kHeaderSize);
+  finish_element(out, start, req, status);
+
+  // Sign when the request was signed or the session requires it; the final
+  // SESSION_SETUP response is signed with the new key (MS-SMB2 3.3.5.5.3).
+  state::Session* signer = req.session;
+  if (h.command == Command::SessionSetup && status == NtStatus::Success)
+    signer = conn_.find_session(req.response_session_id);
+  bool sign = !encrypted_ && signer && !signer->keys.signing_key.empty() &&
+              (h.is_signed() || signer->signing_required ||
+               (h.command == Command::SessionSetup && status == NtStatus::Success && !signer->is_guest &&
+                !signer->is_anonymous));
+  prev_start_ = start;
+  prev_sign_ = sign;
+  prev_signer_ = signer;
+  compound_.last_status = status;
+  compound_.in_chain = true;
+  return FrameResult::Ok;
+}
+
+// Pads the previous element to 8 bytes and links it when another follows,
+// then signs it: each element of a compound response is signed on its own,
+// padding included (MS-SMB2 3.3.4.1.3).
+void ChainProcessor::seal_previous(Bytes& out, bool more_follow) {
+  if (prev_start_ == SIZE_MAX) return;
+  if (more_follow) {
+    ByteWriter w(out);
+    w.align(8, prev_start_);
+    store_le32(out.data() + prev_start_ + wire::hdr::NextCommand, uint32_t(out.size() - prev_start_));
+  }
+  if (prev_sign_)
+    crypto::sign_message(conn_.signing_algorithm, prev_signer_->keys.signing_key,
+                         std::span<uint8_t>(out.data() + prev_start_, out.size() - prev_start_));
+  prev_start_ = SIZE_MAX;
+}
+
+FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
+  size_t off = 0;
+  for (;;) {
+    ByteSpan rest = chain.subspan(off);
+    Header h;
+    if (!wire::parse_header(rest, h)) return FrameResult::Drop;
+    size_t len = rest.size();
+    if (h.next_command) {
+      if (h.next_command < wire::kHeaderSize || h.next_command > rest.size() || h.next_command % 8) {
+        LOG_WARN("%s: bad NextCommand %u; dropping", conn_.client_address.c_str(), h.next_command);
+        return FrameResult::Drop;
+      }
+      len = h.next_command;
+    }
+    // CANCEL gets no response and uses no credit; nothing of ours waits yet.
+    if (h.command != Command::Cancel) {
+      seal_previous(out, true);
+      if (one(rest.first(len), h, out) == FrameResult::Drop) return FrameResult::Drop;
+    }
+    if (!h.next_command) break;
+    off += len;
+  }
+  seal_previous(out, false);
+  return FrameResult::Ok;
+}
+
+FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {
+  auto th = crypto::parse_transform_header(frame);
+  if (!th || !conn.cipher) return FrameResult::Drop;
+  state::Session* session = conn.find_session(th->session_id);
+  if (!session || session->keys.decryption_key.empty()) return FrameResult::Drop;
+  auto plain = crypto::decrypt_message(*conn.cipher, session->keys.decryption_key, frame);
+  if (!plain) {
+    LOG_WARN("%s: decryption failed; dropping", conn.client_address.c_str());
+    return FrameResult::Drop;
+  }
+  Bytes encryption_key = session->keys.encryption_key;  // the chain may log the session off
+  Bytes response;
+  ChainProcessor chain(conn, server, true, th->session_id);
+  if (chain.run(*plain, response) == FrameResult::Drop) return FrameResult::Drop;
+  if (response.empty()) return FrameResult::Ok;
+  Bytes sealed = crypto::encrypt_message(*conn.cipher, encryption_key, th->session_id, response);
+  out.insert(out.end(), sealed.begin(), sealed.end());
+  return FrameResult::Ok;
+}
+
+}  // namespace
+
+FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {
+  if (frame.size() < 4) return FrameResult::Drop;
+  size_t len_pos = out.size();
+  out.resize(len_pos + 4);
+  FrameResult result;
+  switch (load_le32(frame.data())) {
+    case wire::kProtocolIdSmb1:
+      result = conn.negotiated ? FrameResult::Drop : handle_smb1_negotiate(conn, server, frame, out);
+      break;
+    case wire::kProtocolIdTransform:
+      result = process_transform(conn, server, frame, out);
+      break;
+    case wire::kProtocolIdSmb2: {
+      ChainProcessor chain(conn, server, false, 0);
+      result = chain.run(frame, out);
+      break;
+    }
+    default:
+      LOG_WARN("%s: not an SMB frame; dropping", conn.client_address.c_str());
+      return FrameResult::Drop;
+  }
+  if (result == FrameResult::Drop) return result;
+  size_t len = out.size() - len_pos - 4;
+  if (len == 0) {
+    out.resize(len_pos);  // nothing to send (CANCEL)
+    return result;
+  }
+  out[len_pos] = 0;
+  out[len_pos + 1] = uint8_t(len >> 16);
+  out[len_pos + 2] = uint8_t(len >> 8);
+  out[len_pos + 3] = uint8_t(len);
+  return result;
+}
+
+void teardown_connection(ConnState& conn, ServerContext& server) {
+  while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);
+  for (auto& [id, s] : conn.sessions)
+    if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
+  conn.sessions.clear();
+}
+
+}  // namespace ringsmb::smb2

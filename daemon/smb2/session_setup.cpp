@@ -1,0 +1,235 @@
+// SMB2 SESSION_SETUP and LOGOFF (MS-SMB2 2.2.5-2.2.8, 3.3.5.5, 3.3.5.6):
+// SPNEGO-wrapped (or raw) NTLMSSP, NTLMv2 checked by the control plane,
+// keys derived here, 3.1.1 preauth integrity, re-authentication.
+#include <cstring>
+
+#include "auth/ntlm_gss.hpp"
+#include "auth/ntlmssp.hpp"
+#include "auth/spnego.hpp"
+#include "common/log.hpp"
+#include "crypto/primitives.hpp"
+#include "smb2/dispatch.hpp"
+#include "vfs/file_info.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+enum : uint16_t { SMB2_SESSION_FLAG_IS_GUEST = 0x1, SMB2_SESSION_FLAG_IS_NULL = 0x2, SMB2_SESSION_FLAG_ENCRYPT_DATA = 0x4 };
+enum : uint8_t { SMB2_SESSION_FLAG_BINDING = 0x1 };
+constexpr uint32_t kNtlmNegotiate = 1, kNtlmAuthenticate = 3;
+
+void der_length(Bytes& out, size_t n) {
+  if (n < 0x80) {
+    out.push_back(uint8_t(n));
+  } else if (n < 0x100) {
+    out.push_back(0x81);
+    out.push_back(uint8_t(n));
+  } else {
+    out.push_back(0x82);
+    out.push_back(uint8_t(n >> 8));
+    out.push_back(uint8_t(n));
+  }
+}
+
+// DER MechTypeList (SEQUENCE OF OID): what the SPNEGO mechListMIC covers.
+Bytes encode_mech_type_list(const std::vector<Bytes>& oids) {
+  Bytes inner;
+  for (const auto& oid : oids) {
+    inner.push_back(0x06);
+    der_length(inner, oid.size());
+    inner.insert(inner.end(), oid.begin(), oid.end());
+  }
+  Bytes out{0x30};
+  der_length(out, inner.size());
+  out.insert(out.end(), inner.begin(), inner.end());
+  return out;
+}
+
+uint32_t ntlm_message_type(ByteSpan msg) { return msg.size() >= 12 ? load_le32(msg.data() + 8) : 0; }
+
+void update_preauth(std::array<uint8_t, 64>& hash, ByteSpan message) {
+  auto h = crypto::sha512(hash, message);
+  std::memcpy(hash.data(), h.data(), 64);
+}
+
+void write_response(ByteWriter& w, uint16_t session_flags, ByteSpan blob) {
+  w.u16(9);
+  w.u16(session_flags);
+  w.u16(uint16_t(wire::kHeaderSize + 8));
+  w.u16(uint16_t(blob.size()));
+  w.bytes(blob);
+}
+
+// The NTLMSSP token inside the client's security blob, unwrapping SPNEGO.
+bool extract_ntlm(state::Session& s, ByteSpan blob, Bytes& ntlm, Bytes& client_mic) {
+  if (auth::is_raw_ntlmssp(blob)) {
+    s.spnego = false;
+    ntlm.assign(blob.begin(), blob.end());
+    return true;
+  }
+  s.spnego = true;
+  if (auto init = auth::parse_neg_token_init(blob)) {
+    if (init->mech_types.empty() || init->mech_types[0] != auth::kOidNtlmssp) {
+      bool offered = false;
+      for (const auto& m : init->mech_types) offered |= m == auth::kOidNtlmssp;
+      if (!offered) return false;
+    }
+    s.mech_types_der = encode_mech_type_list(init->mech_types);
+    ntlm = init->mech_token;
+    return true;
+  }
+  if (auto resp = auth::parse_neg_token_resp(blob)) {
+    ntlm = resp->response_token;
+    client_mic = resp->mech_list_mic;
+    return true;
+  }
+  return false;
+}
+
+NtStatus send_challenge(Request& req, state::Session& s, ByteSpan negotiate_msg, ByteWriter& w) {
+  auto neg = auth::parse_ntlm_negotiate(negotiate_msg);
+  if (!neg) return NtStatus::InvalidParameter;
+  s.ntlm_negotiate.assign(negotiate_msg.begin(), negotiate_msg.end());
+  crypto::random_bytes(s.server_challenge);
+  auth::ChallengeParams p;
+  p.server_challenge = s.server_challenge;
+  p.netbios_domain = req.server.control->workgroup();
+  p.netbios_computer = req.server.control->netbios_name();
+  p.dns_domain = "";
+  p.dns_computer = p.netbios_computer;
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  p.timestamp_filetime = vfs::unix_to_filetime(std::chrono::duration_cast<std::chrono::seconds>(now).count(), 0);
+  s.ntlm_challenge = auth::build_ntlm_challenge(neg->flags, p);
+  Bytes blob = s.spnego ? auth::build_neg_token_resp(auth::NegState::AcceptIncomplete, auth::kOidNtlmssp,
+                                                     s.ntlm_challenge)
+                        : s.ntlm_challenge;
+  write_response(w, 0, blob);
+  return NtStatus::MoreProcessingRequired;
+}
+
+bool wants_encryption(const Request& req) {
+  return req.conn.cipher && req.server.config.global.smb3_encryption != config::EncryptionPolicy::Off;
+}
+
+void install_identity(Request& req, state::Session& s, const ipc::LoginReply& login) {
+  s.user = login.user;
+  s.is_guest = login.is_guest;
+  s.is_anonymous = login.is_anonymous;
+  s.unix_user = login.unix_user;
+  if (login.is_guest || login.is_anonymous) return;
+  s.keys = crypto::derive_session_keys(req.conn.dialect, login.session_key, s.preauth_hash, req.conn.cipher);
+  s.signing_required = req.conn.signing_required;
+  s.encrypt_data = wants_encryption(req);
+}
+
+NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSpan client_mic, ByteWriter& w) {
+  ipc::LoginRequest lr;
+  lr.client_address = req.conn.client_address;
+  lr.server_challenge = s.server_challenge;
+  lr.negotiate_msg = s.ntlm_negotiate;
+  lr.challenge_msg = s.ntlm_challenge;
+  lr.authenticate_msg = auth_msg;
+  ipc::LoginReply login = req.server.control->login(lr);
+  if (login.status != NtStatus::Success) return login.status == NtStatus::InvalidParameter ? login.status
+                                                                                          : NtStatus::LogonFailure;
+  auto parsed = auth::parse_ntlm_authenticate(auth_msg);
+  uint32_t flags = parsed ? parsed->flags : 0;
+  Bytes server_mic;
+  if (s.spnego && !client_mic.empty() && !login.is_guest && !login.is_anonymous) {
+    auto expect = auth::ntlm_sign(login.session_key, flags, auth::NtlmDirection::ClientToServer, 0, s.mech_types_der);
+    if (client_mic.size() != 16 || !crypto::equal_ct(client_mic, expect)) return NtStatus::LogonFailure;
+    auto mine = auth::ntlm_sign(login.session_key, flags, auth::NtlmDirection::ServerToClient, 0, s.mech_types_der);
+    server_mic.assign(mine.begin(), mine.end());
+  }
+  bool reauth = s.state == state::Session::State::Valid;
+  if (reauth && !s.user.empty() && s.user != login.user) return NtStatus::AccessDenied;
+  if (!reauth) install_identity(req, s, login);
+  s.state = state::Session::State::Valid;
+  s.ntlm_negotiate.clear();
+  s.ntlm_challenge.clear();
+
+  uint16_t flags_out = 0;
+  if (s.is_guest) flags_out |= SMB2_SESSION_FLAG_IS_GUEST;
+  if (s.is_anonymous) flags_out |= SMB2_SESSION_FLAG_IS_NULL;
+  if (s.encrypt_data) flags_out |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
+  Bytes blob;
+  if (s.spnego) blob = auth::build_neg_token_resp(auth::NegState::AcceptCompleted, {}, {}, server_mic);
+  write_response(w, flags_out, blob);
+  LOG_INFO("%s: session 0x%llx for '%s'%s", req.conn.client_address.c_str(), (unsigned long long)s.session_id,
+           s.user.c_str(), s.is_guest ? " (guest)" : s.is_anonymous ? " (anonymous)" : "");
+  return NtStatus::Success;
+}
+
+state::Session* find_or_create_session(Request& req) {
+  ConnState& conn = req.conn;
+  if (req.hdr.session_id == 0) {
+    auto s = std::make_unique<state::Session>();
+    s->session_id = req.server.next_session_id.fetch_add(1);
+    s->preauth_hash = conn.preauth_hash;
+    state::Session* raw = s.get();
+    conn.sessions.emplace(s->session_id, std::move(s));
+    return raw;
+  }
+  state::Session* s = conn.find_session(req.hdr.session_id);
+  if (s && s->state == state::Session::State::Valid && s->ntlm_challenge.empty())
+    s->preauth_hash = conn.preauth_hash;  // re-authentication starts a new exchange
+  return s;
+}
+
+}  // namespace
+
+NtStatus handle_session_setup(Request& req, ByteWriter& w) {
+  ByteReader r(req.body);
+  r.skip(2);
+  uint8_t flags = r.u8();
+  r.u8();   // SecurityMode
+  r.u32();  // Capabilities
+  r.u32();  // Channel
+  uint16_t blob_off = r.u16();
+  uint16_t blob_len = r.u16();
+  ByteSpan blob;
+  if (!r.ok() || !buffer_at(req, blob_off, blob_len, blob) || blob.empty()) return NtStatus::InvalidParameter;
+  if (flags & SMB2_SESSION_FLAG_BINDING) return NtStatus::RequestNotAccepted;  // no multichannel yet
+
+  state::Session* s = find_or_create_session(req);
+  if (!s) return NtStatus::UserSessionDeleted;
+  req.response_session_id = s->session_id;
+  if (req.conn.dialect == config::kDialect311) update_preauth(s->preauth_hash, req.pdu);
+
+  Bytes ntlm, client_mic;
+  NtStatus st = NtStatus::InvalidParameter;
+  if (extract_ntlm(*s, blob, ntlm, client_mic)) {
+    switch (ntlm_message_type(ntlm)) {
+      case kNtlmNegotiate: st = send_challenge(req, *s, ntlm, w); break;
+      case kNtlmAuthenticate:
+        st = s->ntlm_challenge.empty() ? NtStatus::InvalidParameter : finish_login(req, *s, ntlm, client_mic, w);
+        break;
+      default: break;
+    }
+  }
+  if (!nt_success(st) && st != NtStatus::MoreProcessingRequired) {
+    // A failed exchange removes a session that never became valid (3.3.5.5.3).
+    if (s->state != state::Session::State::Valid) req.conn.sessions.erase(s->session_id);
+    else s->ntlm_challenge.clear();
+  }
+  return st;
+}
+
+NtStatus handle_logoff(Request& req, ByteWriter& w) {
+  state::Session* s = req.session;
+  std::vector<uint64_t> to_close;
+  for (auto& [vid, open] : req.conn.opens)
+    if (open->session_id == s->session_id) to_close.push_back(vid);
+  for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
+  if (req.server.control) req.server.control->logout(s->user);
+  req.response_session_id = s->session_id;
+  // Keep the session object alive until the response is signed: it is
+  // erased after this chain element by marking it expired.
+  s->state = state::Session::State::Expired;
+  s->trees.clear();
+  w.u16(4);
+  w.u16(0);
+  return NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2

@@ -1,0 +1,107 @@
+// SMB2 TREE_CONNECT and TREE_DISCONNECT (MS-SMB2 2.2.9-2.2.12, 3.3.5.7, 3.3.5.8).
+#include <fcntl.h>
+
+#include "common/log.hpp"
+#include "smb2/dispatch.hpp"
+#include "smb2/identity.hpp"
+#include "vfs/paths.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+enum : uint8_t { SMB2_SHARE_TYPE_DISK = 1, SMB2_SHARE_TYPE_PIPE = 2 };
+enum : uint32_t { SMB2_SHAREFLAG_NO_CACHING = 0x30, SMB2_SHAREFLAG_ENCRYPT_DATA = 0x8 };
+constexpr uint32_t kFileAllAccess = 0x001F01FF;
+constexpr uint32_t kReadOnlyAccess = 0x001200A9;  // FILE_GENERIC_READ | FILE_GENERIC_EXECUTE
+
+// "\\server\share" -> "share".
+std::string share_name_from_unc(const std::string& unc) {
+  size_t start = unc.find_first_not_of('\\');
+  if (start == std::string::npos) return {};
+  size_t slash = unc.find('\\', start);
+  if (slash == std::string::npos) return {};
+  return unc.substr(slash + 1);
+}
+
+void write_response(ByteWriter& w, const state::Tree& t) {
+  w.u16(16);
+  w.u8(t.share.is_ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
+  w.u8(0);
+  w.u32((t.share.is_ipc ? SMB2_SHAREFLAG_NO_CACHING : 0) | (t.encrypt ? SMB2_SHAREFLAG_ENCRYPT_DATA : 0));
+  w.u32(0);  // Capabilities
+  w.u32(t.maximal_access);
+}
+
+// MS-SMB2 3.3.5.7: decide whether the tree's traffic is encrypted.
+NtStatus decide_encryption(const Request& req, state::Tree& t) {
+  auto policy = t.share.encryption;
+  if (policy == config::EncryptionPolicy::Off || t.share.is_ipc) return NtStatus::Success;
+  if (!req.conn.cipher) {
+    return policy == config::EncryptionPolicy::Required ? NtStatus::AccessDenied : NtStatus::Success;
+  }
+  t.encrypt = true;
+  return NtStatus::Success;
+}
+
+}  // namespace
+
+NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
+  ByteReader r(req.body);
+  r.skip(4);
+  uint16_t path_off = r.u16();
+  uint16_t path_len = r.u16();
+  ByteSpan path;
+  std::string unc;
+  if (!r.ok() || !buffer_at(req, path_off, path_len, path) || !vfs::utf16le_to_utf8(path, unc))
+    return NtStatus::InvalidParameter;
+  std::string name = share_name_from_unc(unc);
+  if (name.empty()) return NtStatus::BadNetworkName;
+
+  state::Session& s = *req.session;
+  ipc::TreeConnectRequest tcr{name, s.user, s.is_guest || s.is_anonymous, req.conn.client_address};
+  ipc::TreeConnectReply reply = req.server.control->tree_connect(tcr);
+  if (reply.status != NtStatus::Success) return reply.status;
+
+  auto t = std::make_unique<state::Tree>();
+  t->share = reply.share;
+  t->writable = reply.writable;
+  t->maximal_access = t->share.is_ipc ? kFileAllAccess : (t->writable ? kFileAllAccess : kReadOnlyAccess);
+  NtStatus st = decide_encryption(req, *t);
+  if (st != NtStatus::Success) return st;
+  if (!t->share.is_ipc) {
+    become_root();
+    int fd = open(t->share.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+      LOG_ERROR("share [%s]: cannot open path %s: %m", t->share.name.c_str(), t->share.path.c_str());
+      return NtStatus::BadNetworkName;
+    }
+    t->root.reset(fd);
+  }
+  t->tree_id = s.next_tree_id++;
+  req.tree = t.get();
+  write_response(w, *t);
+  s.trees.emplace(t->tree_id, std::move(t));
+  return NtStatus::Success;
+}
+
+NtStatus handle_tree_disconnect(Request& req, ByteWriter& w) {
+  uint32_t tid = req.tree->tree_id;
+  std::vector<uint64_t> to_close;
+  for (auto& [vid, open] : req.conn.opens)
+    if (open->session_id == req.session->session_id && open->tree_id == tid) to_close.push_back(vid);
+  for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
+  if (req.server.control) req.server.control->tree_disconnect(req.tree->share.name, req.session->user);
+  req.session->trees.erase(tid);
+  req.tree = nullptr;
+  w.u16(4);
+  w.u16(0);
+  return NtStatus::Success;
+}
+
+NtStatus handle_echo(Request&, ByteWriter& w) {
+  w.u16(4);
+  w.u16(0);
+  return NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2

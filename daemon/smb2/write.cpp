@@ -1,0 +1,57 @@
+// SMB2 WRITE (MS-SMB2 2.2.21, 2.2.22, 3.3.5.13).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "smb2/access.hpp"
+#include "smb2/dispatch.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+enum : uint32_t { SMB2_WRITEFLAG_WRITE_THROUGH = 0x1 };
+constexpr uint64_t kAppendOffset = 0xFFFFFFFFFFFFFFFFull;
+}  // namespace
+
+NtStatus handle_write(Request& req, ByteWriter& w) {
+  ByteReader r(req.body);
+  r.skip(2);
+  uint16_t data_offset = r.u16();
+  uint32_t length = r.u32();
+  uint64_t offset = r.u64();
+  FileId id{r.u64(), r.u64()};
+  r.skip(12);  // Channel, RemainingBytes, WriteChannelInfoOffset/Length
+  uint32_t flags = r.u32();
+  ByteSpan data;
+  if (!r.ok() || !buffer_at(req, data_offset, length, data)) return NtStatus::InvalidParameter;
+  state::Open* open = req.find_open(id);
+  if (!open) return NtStatus::FileClosed;
+  if (length > req.server.max_write) return NtStatus::InvalidParameter;
+  if (open->is_directory) return NtStatus::InvalidDeviceRequest;
+  bool append_only = !(open->granted_access & FILE_WRITE_DATA) && (open->granted_access & FILE_APPEND_DATA);
+  if (!(open->granted_access & (FILE_WRITE_DATA | FILE_APPEND_DATA))) return NtStatus::AccessDenied;
+  if (offset == kAppendOffset || append_only) {
+    struct stat st;
+    if (fstat(open->fd.get(), &st) != 0) return nt_status_from_errno(errno);
+    offset = uint64_t(st.st_size);
+  }
+  if (offset > uint64_t(INT64_MAX) - length) return NtStatus::InvalidParameter;
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = pwrite(open->fd.get(), data.data() + done, data.size() - done, off_t(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return nt_status_from_errno(errno);
+    }
+    done += size_t(n);
+  }
+  if (flags & SMB2_WRITEFLAG_WRITE_THROUGH) fdatasync(open->fd.get());
+  open->position = offset + done;
+  w.u16(17);
+  w.u16(0);
+  w.u32(uint32_t(done));
+  w.u32(0);
+  w.u16(0);
+  w.u16(0);
+  return NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2

@@ -1,0 +1,108 @@
+// Per-connection protocol state: sessions, tree connects, opens.
+#pragma once
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/bytes.hpp"
+#include "crypto/smb2_keys.hpp"
+#include "ipc/control_plane.hpp"
+#include "state/file_table.hpp"
+#include "vfs/dir_entries.hpp"
+
+namespace ringsmb::state {
+
+// An fd that closes itself.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    if (this != &o) reset(o.release());
+    return *this;
+  }
+  ~UniqueFd() { reset(); }
+  int get() const { return fd_; }
+  int release() {
+    int f = fd_;
+    fd_ = -1;
+    return f;
+  }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Tree {
+  uint32_t tree_id = 0;
+  ipc::ShareInfo share;
+  bool writable = false;
+  bool encrypt = false;  // SMB2_SHAREFLAG_ENCRYPT_DATA
+  UniqueFd root;         // O_PATH|O_DIRECTORY fd of the share root
+  uint32_t maximal_access = 0;
+};
+
+// Directory enumeration state of an open directory (QUERY_DIRECTORY).
+struct DirCursor {
+  std::vector<vfs::DirEntry> entries;  // snapshot taken at the first query / restart
+  size_t next = 0;
+  bool loaded = false;
+  std::string pattern;
+};
+
+struct Open {
+  uint64_t persistent_id = 0;
+  uint64_t volatile_id = 0;
+  uint64_t session_id = 0;
+  uint32_t tree_id = 0;
+  UniqueFd fd;           // O_RDONLY/O_RDWR for files, O_RDONLY|O_DIRECTORY for directories
+  std::string path;      // relative Unix path under the share root ("" = root)
+  bool is_directory = false;
+  uint32_t granted_access = 0;
+  uint32_t share_access = 0;
+  uint32_t create_options = 0;
+  uint8_t oplock_level = 0;
+  uint64_t position = 0;  // FilePositionInformation
+  std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
+  DirCursor dir;
+};
+
+struct Session {
+  uint64_t session_id = 0;
+  enum class State { InProgress, Valid, Expired } state = State::InProgress;
+  // NTLMSSP exchange in progress
+  Bytes ntlm_negotiate;
+  Bytes ntlm_challenge;
+  std::array<uint8_t, 8> server_challenge{};
+  bool spnego = true;      // false when the client sent raw NTLMSSP
+  Bytes mech_types_der;    // the client's MechTypeList, for the SPNEGO mechListMIC
+  // 3.1.1 preauth integrity hash of this session's SESSION_SETUP exchange
+  std::array<uint8_t, 64> preauth_hash{};
+  // identity
+  std::string user;
+  bool is_guest = false;
+  bool is_anonymous = false;
+  ipc::UnixUser unix_user;
+  // security
+  crypto::SessionKeys keys;
+  bool signing_required = false;
+  bool encrypt_data = false;
+  std::unordered_map<uint32_t, std::unique_ptr<Tree>> trees;
+  uint32_t next_tree_id = 1;
+};
+
+}  // namespace ringsmb::state
