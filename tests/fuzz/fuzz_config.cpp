@@ -1,0 +1,23 @@
+// libFuzzer target for the config parser: any input must either parse or
+// fail with a "FILE:LINE: ..." message, never crash or hang.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "config/config.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto r = ringsmb::config::parse_config_text(text, "fuzz.conf");
+  if (r) {
+    // Invariants the rest of the server relies on.
+    const auto& g = r->config.global;
+    if (g.min_protocol > g.max_protocol || g.tcp_ports.empty()) std::abort();
+    for (const auto& s : r->config.shares)
+      if (s.path.empty() || s.path.front() != '/' || s.name.empty() || s.name.size() > 80) std::abort();
+  } else if (!r.error().starts_with("fuzz.conf:")) {
+    std::abort();
+  }
+  return 0;
+}
