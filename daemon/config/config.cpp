@@ -3,6 +3,8 @@
 // wherever the share appears) and builds the shares from it.
 #include "config/config.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -164,13 +166,11 @@ std::expected<void, std::string> Builder::add_share(const Section& sec) {
   ShareConfig share = share_defaults;
   share.name = sec.name;
   share.line = sec.line;
-  GlobalState probe;
   for (const auto& e : sec.entries) {
     auto known = apply_share_key(share, e.key, e.value);
     if (!known) return std::unexpected(located(file, e.line, known.error()));
     if (*known) continue;
-    GlobalConfig scratch;  // only to ask whether the key is a global one
-    if (apply_global_key(scratch, probe, e.key, e.value).value_or(true))
+    if (is_global_key(e.key))
       warn(e.line, cat("'", e.raw_key, "' is a global key; ignored in [", sec.name, "]"));
     else
       warn(e.line, cat("unknown key '", e.raw_key, "' in [", sec.name, "]"));

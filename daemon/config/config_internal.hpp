@@ -67,6 +67,7 @@ struct GlobalState {
 // Both return true when the key was recognised, false when it is unknown.
 std::expected<bool, Err> apply_global_key(GlobalConfig& g, GlobalState& st, const std::string& key,
                                           std::string_view value);
+bool is_global_key(const std::string& key);
 std::expected<bool, Err> apply_share_key(ShareConfig& s, const std::string& key, std::string_view value);
 
 }  // namespace ringsmb::config::detail

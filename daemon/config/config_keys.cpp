@@ -203,6 +203,12 @@ std::expected<bool, Err> apply_global_key(GlobalConfig& g, GlobalState& st, cons
   return false;
 }
 
+bool is_global_key(const std::string& key) {
+  for (const auto& k : kGlobalKeys)
+    if (k.name == key) return true;
+  return false;
+}
+
 std::expected<bool, Err> apply_share_key(ShareConfig& s, const std::string& key, std::string_view value) {
   for (const auto& k : kShareKeys) {
     if (k.name != key) continue;
