@@ -1,2 +1,121 @@
-// ringsmbd: the data-plane daemon. (Being written: the server loop lands next.)
-int main() { return 0; }
+// ringsmbd: the data-plane daemon.
+//
+//   ringsmbd --config FILE [--foreground]   serve the shares of FILE
+//   ringsmbd --demo [DIR]                    serve a demo share on 127.0.0.1:4450
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "auth/ntlmssp.hpp"
+#include "auth/user_db.hpp"
+#include "common/log.hpp"
+#include "config/config.hpp"
+#include "transport/server.hpp"
+
+namespace {
+
+using namespace ringsmb;
+
+constexpr uint16_t kDemoPort = 4450;
+constexpr const char* kDemoUser = "demo";
+constexpr const char* kDemoPassword = "demo";
+
+// The embedded default: one writable share and one user, loopback only.
+std::string demo_config_text(const std::string& dir) {
+  return "[global]\n"
+         "  tcp port = " + std::to_string(kDemoPort) + "\n"
+         "  interfaces = 127.0.0.1\n"
+         "  bind interfaces only = yes\n"
+         "  users db = " + dir + "/users.db\n"
+         "  state directory = " + dir + "\n"
+         "  netbios name = RINGSMB\n"
+         "\n[demo]\n"
+         "  path = " + dir + "/share\n"
+         "  comment = ringsmb demo share\n"
+         "  writeable = yes\n";
+}
+
+std::string current_unix_user() {
+  struct passwd* pw = getpwuid(geteuid());
+  return pw ? pw->pw_name : "root";
+}
+
+bool prepare_demo(const std::string& dir, config::Config& cfg) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/share", ec);
+  if (ec) {
+    fprintf(stderr, "ringsmbd: cannot create %s/share: %s\n", dir.c_str(), ec.message().c_str());
+    return false;
+  }
+  auto parsed = config::parse_config_text(demo_config_text(dir), "<demo>");
+  if (!parsed) {
+    fprintf(stderr, "ringsmbd: %s\n", parsed.error().c_str());
+    return false;
+  }
+  cfg = parsed->config;
+  auth::UserDb db;
+  db.upsert({kDemoUser, current_unix_user(), auth::nt_hash_from_password(kDemoPassword)});
+  auto saved = db.save(cfg.global.users_db);
+  if (!saved) {
+    fprintf(stderr, "ringsmbd: %s\n", saved.error().c_str());
+    return false;
+  }
+  return true;
+}
+
+void print_demo_banner(const std::string& dir) {
+  printf("\nringsmbd demo is running: share [demo] = %s/share, user %s, password %s\n", dir.c_str(), kDemoUser,
+         kDemoPassword);
+  printf("Connect with:\n  smbclient //127.0.0.1/demo -p %u -U %s%%%s\n", kDemoPort, kDemoUser, kDemoPassword);
+  printf("Stop with Ctrl-C.\n\n");
+  fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ringsmbd: SMB2/SMB3 file server (data plane)"};
+  std::string config_path = "/etc/ringsmb/ringsmb.conf";
+  bool foreground = false, force_epoll = false;
+  std::string demo_dir;
+  int log_level = -1;
+  app.add_option("-c,--config", config_path, "configuration file");
+  app.add_flag("-F,--foreground", foreground, "stay in the foreground, log to stderr");
+  app.add_flag("--epoll", force_epoll, "use the epoll backend instead of io_uring");
+  auto* demo = app.add_option("--demo", demo_dir, "run the embedded demo configuration in DIR")
+                   ->expected(0, 1)
+                   ->default_str("/tmp/ringsmb-demo");
+  app.add_option("-d,--log-level", log_level, "0 errors .. 3 debug");
+  CLI11_PARSE(app, argc, argv);
+
+  config::Config cfg;
+  if (demo->count()) {
+    if (demo_dir.empty()) demo_dir = "/tmp/ringsmb-demo";
+    demo_dir = std::filesystem::absolute(demo_dir).string();
+    if (!prepare_demo(demo_dir, cfg)) return 1;
+    foreground = true;
+  } else {
+    auto parsed = config::parse_config_file(config_path);
+    if (!parsed) {
+      fprintf(stderr, "ringsmbd: %s\n", parsed.error().c_str());
+      return 1;
+    }
+    for (const auto& w : parsed->warnings) fprintf(stderr, "ringsmbd: warning: %s\n", w.c_str());
+    cfg = parsed->config;
+  }
+  int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
+  set_log_level(LogLevel(std::clamp(level, 0, 3)));
+  if (!foreground && daemon(0, 0) != 0) {
+    perror("ringsmbd: daemon");
+    return 1;
+  }
+  transport::ServerOptions opts;
+  opts.force_epoll = force_epoll;
+  if (demo->count()) opts.on_ready = [&] { print_demo_banner(demo_dir); };
+  return transport::run_server(cfg, opts);
+}

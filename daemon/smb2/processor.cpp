@@ -1,5 +1,6 @@
 #include "smb2/processor.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/log.hpp"

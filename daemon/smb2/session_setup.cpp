@@ -1,6 +1,7 @@
 // SMB2 SESSION_SETUP and LOGOFF (MS-SMB2 2.2.5-2.2.8, 3.3.5.5, 3.3.5.6):
 // SPNEGO-wrapped (or raw) NTLMSSP, NTLMv2 checked by the control plane,
 // keys derived here, 3.1.1 preauth integrity, re-authentication.
+#include <chrono>
 #include <cstring>
 
 #include "auth/ntlm_gss.hpp"

@@ -1,0 +1,95 @@
+#include "transport/server.hpp"
+
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "auth/spnego.hpp"
+#include "common/log.hpp"
+#include "crypto/primitives.hpp"
+#include "ipc/control_plane.hpp"
+#include "smb2/server_context.hpp"
+#include "transport/worker.hpp"
+#include "vfs/file_info.hpp"
+
+namespace ringsmb::transport {
+namespace {
+
+std::vector<ListenAddress> listen_addresses(const config::GlobalConfig& g) {
+  std::vector<std::string> hosts;
+  if (g.bind_interfaces_only && !g.interfaces.empty()) {
+    for (const auto& i : g.interfaces) hosts.push_back(i.substr(0, i.find('/')));  // "addr/prefix" allowed
+  } else {
+    hosts = {"0.0.0.0", "::"};
+  }
+  std::vector<ListenAddress> out;
+  for (const auto& h : hosts)
+    for (uint16_t p : g.tcp_ports) out.push_back({h, p});
+  return out;
+}
+
+void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
+  ctx.config = cfg;
+  crypto::random_bytes(ctx.server_guid);
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  ctx.start_time = vfs::unix_to_filetime(std::chrono::duration_cast<std::chrono::seconds>(now).count(), 0);
+  ctx.negotiate_hint = auth::build_negotiate_hint();
+  ctx.max_read = cfg.global.smb2_max_read;
+  ctx.max_write = cfg.global.smb2_max_write;
+  ctx.max_trans = cfg.global.smb2_max_trans;
+}
+
+}  // namespace
+
+int run_server(const config::Config& cfg, const ServerOptions& opts) {
+  // Signals are taken by sigwait on this thread; workers never see them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto ctx = std::make_unique<smb2::ServerContext>();
+  init_context(*ctx, cfg);
+  auto control = ipc::make_local_control_plane(cfg);
+  ctx->control = control.get();
+
+  unsigned n = cfg.global.workers ? cfg.global.workers : std::max(1u, std::thread::hardware_concurrency());
+  auto addrs = listen_addresses(cfg.global);
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (unsigned i = 0; i < n; ++i) {
+    auto w = std::make_unique<Worker>(int(i), *ctx);
+    std::string error;
+    if (!w->init(addrs, opts.force_epoll, error)) {
+      LOG_ERROR("%s", error.c_str());
+      return 1;
+    }
+    workers.push_back(std::move(w));
+  }
+  std::atomic<bool> stop{false};
+  for (auto& w : workers) w->start(stop);
+  LOG_INFO("ringsmbd: %u workers (%s) listening", n, workers[0]->backend_name());
+  if (opts.on_ready) opts.on_ready();
+
+  for (;;) {
+    int sig = 0;
+    sigwait(&set, &sig);
+    if (sig == SIGHUP) {
+      LOG_INFO("SIGHUP: the user database is re-read on the next login; share changes need a restart for now");
+      continue;
+    }
+    LOG_INFO("signal %d: shutting down", sig);
+    break;
+  }
+  stop = true;
+  for (auto& w : workers) w->join();
+  workers.clear();
+  return 0;
+}
+
+}  // namespace ringsmb::transport

@@ -1,0 +1,227 @@
+#include "transport/worker.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "common/log.hpp"
+#include "smb2/processor.hpp"
+
+namespace ringsmb::transport {
+namespace {
+
+int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int make_listener(const ListenAddress& a, std::string& error) {
+  sockaddr_storage ss{};
+  socklen_t len;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
+  if (inet_pton(AF_INET, a.host.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(a.port);
+    len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, a.host.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(a.port);
+    len = sizeof *v6;
+  } else {
+    error = "not a numeric address: " + a.host;
+    return -1;
+  }
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  if (ss.ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || listen(fd, 1024) != 0) {
+    error = "listen on " + a.host + ":" + std::to_string(a.port) + ": " + strerror(errno);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::string peer_name(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+    if (ss.ss_family == AF_INET)
+      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&ss)->sin_addr, host, sizeof host);
+    else if (ss.ss_family == AF_INET6)
+      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr, host, sizeof host);
+  }
+  return host;
+}
+
+}  // namespace
+
+Worker::~Worker() {
+  for (int fd : listen_fds_) close(fd);
+  for (auto& [id, c] : conns_) {
+    smb2::teardown_connection(c->state, ctx_);
+    close(c->fd);
+  }
+}
+
+bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std::string& error) {
+  io::ReactorOptions opts;
+  std::string why;
+  if (!force_epoll) reactor_ = io::make_uring_reactor(*this, opts, why);
+  if (!reactor_) {
+    if (!force_epoll) LOG_WARN("worker %d: io_uring unavailable (%s); using epoll", index_, why.c_str());
+    reactor_ = io::make_epoll_reactor(*this, opts);
+  }
+  if (!reactor_) {
+    error = "cannot create an epoll reactor";
+    return false;
+  }
+  for (const auto& a : addrs) {
+    int fd = make_listener(a, error);
+    if (fd < 0) return false;
+    listen_fds_.push_back(fd);
+    reactor_->add_listener(fd);
+  }
+  return true;
+}
+
+void Worker::start(std::atomic<bool>& stop) {
+  thread_ = std::thread([this, &stop] { reactor_->run(stop); });
+}
+
+void Worker::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Worker::on_accept(int fd) {
+  uint32_t max_conn = ctx_.config.global.max_connections;
+  if (max_conn && conns_.size() >= max_conn) {
+    close(fd);
+    return;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto c = std::make_unique<Conn>();
+  c->id = next_conn_id_++;
+  c->fd = fd;
+  c->state.client_address = peer_name(fd);
+  c->last_activity_s = now_s();
+  uint64_t id = c->id;
+  conns_.emplace(id, std::move(c));
+  conn_count_.store(conns_.size(), std::memory_order_relaxed);
+  reactor_->start_recv(id, fd);
+}
+
+void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return;
+  Conn& c = *it->second;
+  if (c.closing) return;
+  c.last_activity_s = now_s();
+  c.inbuf.insert(c.inbuf.end(), data.begin(), data.end());
+  consume_frames(c);
+  if (!c.closing) flush(c);
+}
+
+void Worker::consume_frames(Conn& c) {
+  size_t off = 0;
+  while (c.inbuf.size() - off >= 4) {
+    const uint8_t* p = c.inbuf.data() + off;
+    if (p[0] != 0) return drop(c, "not a session message");
+    size_t len = (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3];
+    if (len > kMaxFrameSize) return drop(c, "frame too large");
+    if (c.inbuf.size() - off - 4 < len) break;
+    ByteSpan frame(p + 4, len);
+    smb2::FrameResult r;
+    try {
+      r = smb2::process_frame(c.state, ctx_, frame, c.pending);
+    } catch (const std::exception& e) {
+      LOG_ERROR("%s: internal error: %s", c.state.client_address.c_str(), e.what());
+      r = smb2::FrameResult::Drop;
+    }
+    if (r == smb2::FrameResult::Drop) return drop(c, "protocol error");
+    off += 4 + len;
+  }
+  c.inbuf.erase(c.inbuf.begin(), c.inbuf.begin() + off);
+}
+
+void Worker::flush(Conn& c) {
+  if (c.sending || c.pending.empty()) return;
+  c.inflight.swap(c.pending);
+  c.pending.clear();
+  c.inflight_sent = 0;
+  c.iov = {c.inflight.data(), c.inflight.size()};
+  c.msg = {};
+  c.msg.msg_iov = &c.iov;
+  c.msg.msg_iovlen = 1;
+  c.sending = true;
+  reactor_->start_send(c.id, c.fd, &c.msg);
+}
+
+void Worker::on_send(uint64_t conn_id, int result) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return;
+  Conn& c = *it->second;
+  c.sending = false;
+  if (result < 0) {
+    if (!c.closing) drop(c, "send failed");
+    return maybe_destroy(c);
+  }
+  c.inflight_sent += size_t(result);
+  if (c.inflight_sent < c.inflight.size() && !c.closing) {
+    c.iov = {c.inflight.data() + c.inflight_sent, c.inflight.size() - c.inflight_sent};
+    c.sending = true;
+    reactor_->start_send(c.id, c.fd, &c.msg);
+    return;
+  }
+  c.inflight.clear();
+  if (c.closing) return maybe_destroy(c);
+  flush(c);
+}
+
+void Worker::on_recv_end(uint64_t conn_id, int) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return;
+  Conn& c = *it->second;
+  c.recv_ended = true;
+  c.closing = true;
+  maybe_destroy(c);
+}
+
+void Worker::drop(Conn& c, const char* why) {
+  if (c.closing) return;
+  LOG_INFO("%s: closing connection (%s)", c.state.client_address.c_str(), why);
+  c.closing = true;
+  shutdown(c.fd, SHUT_RDWR);  // ends the pending recv; the connection is freed after it
+}
+
+void Worker::maybe_destroy(Conn& c) {
+  if (!c.recv_ended || c.sending) return;
+  smb2::teardown_connection(c.state, ctx_);
+  close(c.fd);
+  conns_.erase(c.id);
+  conn_count_.store(conns_.size(), std::memory_order_relaxed);
+}
+
+void Worker::on_tick() {
+  uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;
+  if (!deadtime_min) return;
+  int64_t now = now_s();
+  for (auto& [id, c] : conns_) {
+    // Samba's deadtime: only connections with no open files are timed out.
+    if (!c->closing && c->state.opens.empty() && now - c->last_activity_s > int64_t(deadtime_min) * 60)
+      drop(*c, "idle");
+  }
+}
+
+}  // namespace ringsmb::transport

@@ -1,0 +1,78 @@
+// A data-plane worker: one thread, one reactor (io_uring or epoll), its own
+// SO_REUSEPORT listeners, and the connections it accepted for their whole
+// life. Frames arriving in one receive are answered with one send.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "io/reactor.hpp"
+#include "smb2/conn_state.hpp"
+#include "smb2/server_context.hpp"
+
+namespace ringsmb::transport {
+
+struct ListenAddress {
+  std::string host;  // numeric IPv4 or IPv6 address
+  uint16_t port = 445;
+};
+
+// Direct TCP transport (MS-SMB2 2.1): 4-byte header, zero byte + 24-bit length.
+inline constexpr size_t kMaxFrameSize = 16 * 1024 * 1024;
+
+class Worker final : public io::ReactorHandler {
+ public:
+  Worker(int index, smb2::ServerContext& ctx) : index_(index), ctx_(ctx) {}
+  ~Worker() override;
+  // Creates the reactor and listeners. `force_epoll` skips io_uring.
+  bool init(const std::vector<ListenAddress>& addrs, bool force_epoll, std::string& error);
+  void start(std::atomic<bool>& stop);
+  void join();
+  const char* backend_name() const { return reactor_ ? reactor_->name() : "none"; }
+  size_t connection_count() const { return conn_count_.load(std::memory_order_relaxed); }
+
+  void on_accept(int fd) override;
+  void on_recv(uint64_t conn_id, ByteSpan data) override;
+  void on_recv_end(uint64_t conn_id, int err) override;
+  void on_send(uint64_t conn_id, int result) override;
+  void on_wake() override {}
+  void on_tick() override;
+
+ private:
+  struct Conn {
+    uint64_t id = 0;
+    int fd = -1;
+    smb2::ConnState state;
+    Bytes inbuf;
+    Bytes pending;   // responses not yet handed to the kernel
+    Bytes inflight;  // the buffer of the send in progress
+    size_t inflight_sent = 0;
+    iovec iov{};
+    msghdr msg{};
+    bool sending = false;
+    bool closing = false;
+    bool recv_ended = false;
+    int64_t last_activity_s = 0;
+  };
+  void consume_frames(Conn& c);
+  void flush(Conn& c);
+  void drop(Conn& c, const char* why);
+  void maybe_destroy(Conn& c);
+
+  int index_;
+  smb2::ServerContext& ctx_;
+  std::unique_ptr<io::Reactor> reactor_;
+  std::vector<int> listen_fds_;
+  std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
+  uint64_t next_conn_id_ = 1;
+  std::atomic<size_t> conn_count_{0};
+  std::thread thread_;
+};
+
+}  // namespace ringsmb::transport
