@@ -92,7 +92,8 @@ namespace ringsmb {
   X(TooManyLinks, 0xC0000265)                            \
   X(NotAReparsePoint, 0xC0000275)                        \
   X(NetworkSessionExpired, 0xC000035C)                   \
-  X(FileSystemLimitation, 0xC0000427)
+  X(FileSystemLimitation, 0xC0000427)                    \
+  X(InvalidLockRange, 0xC00001A1)
 
 enum class NtStatus : uint32_t {
 #define RINGSMB_NTSTATUS_ENUM(name, value) name = value,

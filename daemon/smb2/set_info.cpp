@@ -1,0 +1,440 @@
+// SMB2 SET_INFO (MS-SMB2 2.2.39, 2.2.40, 3.3.5.21; MS-FSA 2.1.5.14).
+//
+// File classes: Basic (times, READONLY), EndOfFile, Allocation,
+// Disposition(Ex), Rename(Ex), Position, Mode; Link is not supported and
+// FullEa fails with STATUS_EAS_NOT_SUPPORTED (no EAs are advertised).
+//
+// Deliberate differences from Windows:
+//  - CreationTime and ChangeTime cannot be set on Linux and are ignored, as
+//    are the "stop/resume updating" values (-1, -2) of every time.
+//  - HIDDEN, SYSTEM and ARCHIVE are not stored (no xattr yet); READONLY on a
+//    file clears all write bits, clearing it restores the owner's.
+//  - An AllocationSize below EndOfFile leaves the file alone (Windows would
+//    truncate it): an allocation hint never destroys data.
+//  - Security descriptors: the server has no ACL store, the mode bits are
+//    the ACL. A SET that re-applies exactly what QUERY_INFO reports (as
+//    copy tools do) succeeds; anything that would need a real change fails
+//    with STATUS_NOT_SUPPORTED rather than pretending to have applied it.
+//
+// Opens that hold an O_PATH fd (attribute-only opens) cannot futimens/fchmod;
+// those go through /proc/self/fd/N.
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <string>
+
+#include "smb2/access.hpp"
+#include "smb2/dispatch.hpp"
+#include "vfs/file_info.hpp"
+#include "vfs/name_index.hpp"
+#include "vfs/paths.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+enum : uint8_t {
+  SMB2_0_INFO_FILE = 1,
+  SMB2_0_INFO_FILESYSTEM = 2,
+  SMB2_0_INFO_SECURITY = 3,
+  SMB2_0_INFO_QUOTA = 4,
+};
+
+using vfs::FileInfoClass;
+
+constexpr uint32_t FILE_ATTRIBUTE_TEMPORARY = 0x100;
+// FILE_DISPOSITION_INFORMATION_EX flags (MS-FSCC 2.4.12).
+constexpr uint32_t FILE_DISPOSITION_DELETE = 0x1;
+constexpr uint32_t FILE_DISPOSITION_ON_CLOSE = 0x8;
+constexpr uint32_t FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE = 0x10;
+constexpr uint32_t kValidDispositionExFlags = 0x1F;
+// FileRenameInformationEx flags (MS-FSCC 2.4.42.2).
+constexpr uint32_t FILE_RENAME_REPLACE_IF_EXISTS = 0x1;
+// FileModeInformation (MS-FSCC 2.4.31): what may be set, and what sticks.
+constexpr uint32_t FILE_WRITE_THROUGH = 0x2, FILE_SEQUENTIAL_ONLY = 0x4;
+constexpr uint32_t kSettableModeBits = 0x3E;
+// MS-DTYP 2.4.7 SECURITY_INFORMATION.
+constexpr uint32_t OWNER_SECURITY_INFORMATION = 0x1, GROUP_SECURITY_INFORMATION = 0x2,
+                   DACL_SECURITY_INFORMATION = 0x4, SACL_SECURITY_INFORMATION = 0x8;
+
+// FILETIME sentinels of FILE_BASIC_INFORMATION (MS-FSCC 2.4.7).
+constexpr uint64_t kTimeUnchanged = 0;
+constexpr int64_t kTimeStopUpdating = -1, kTimeResumeUpdating = -2;
+
+std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+int set_times(int fd, const struct timespec ts[2]) {
+  if (futimens(fd, ts) == 0) return 0;
+  if (errno != EBADF) return errno;
+  if (utimensat(AT_FDCWD, proc_fd_path(fd).c_str(), ts, 0) == 0) return 0;
+  return errno;
+}
+
+int set_mode(int fd, mode_t mode) {
+  if (fchmod(fd, mode) == 0) return 0;
+  if (errno != EBADF) return errno;
+  if (fchmodat(AT_FDCWD, proc_fd_path(fd).c_str(), mode, 0) == 0) return 0;
+  return errno;
+}
+
+bool valid_time(uint64_t t) { return int64_t(t) >= kTimeResumeUpdating; }
+bool time_given(uint64_t t) { return int64_t(t) > 0; }
+
+NtStatus set_basic(const state::Open& open, ByteSpan buf) {
+  if (buf.size() < 40) return NtStatus::InfoLengthMismatch;
+  if (!(open.granted_access & FILE_WRITE_ATTRIBUTES)) return NtStatus::AccessDenied;
+  ByteReader r(buf);
+  uint64_t creation = r.u64(), access = r.u64(), write = r.u64(), change = r.u64();
+  uint32_t attrs = r.u32();
+  for (uint64_t t : {creation, access, write, change})
+    if (!valid_time(t)) return NtStatus::InvalidParameter;
+  if (attrs & vfs::FILE_ATTRIBUTE_DIRECTORY && !open.is_directory) return NtStatus::InvalidParameter;
+  if (attrs & FILE_ATTRIBUTE_TEMPORARY && open.is_directory) return NtStatus::InvalidParameter;
+  (void)creation;  // no settable birth time on Linux
+  (void)change;    // ctime follows every change by itself
+  (void)kTimeStopUpdating;
+
+  int fd = open.fd.get();
+  if (time_given(access) || time_given(write)) {
+    struct timespec ts[2];
+    ts[0] = time_given(access) ? vfs::filetime_to_timespec(access) : timespec{0, UTIME_OMIT};
+    ts[1] = time_given(write) ? vfs::filetime_to_timespec(write) : timespec{0, UTIME_OMIT};
+    if (int err = set_times(fd, ts)) return nt_status_from_errno(err);
+  }
+  if (attrs != 0 && !open.is_directory) {
+    auto st = vfs::stat_fd(fd);
+    if (!st) return st.error();
+    if (S_ISREG(st->mode)) {
+      mode_t mode = st->mode & 07777;
+      mode_t want = (attrs & vfs::FILE_ATTRIBUTE_READONLY) ? (mode & ~mode_t(0222))
+                    : (mode & S_IWUSR)                     ? mode
+                                                           : (mode | S_IWUSR);
+      if (want != mode)
+        if (int err = set_mode(fd, want)) return nt_status_from_errno(err);
+    }
+  }
+  return NtStatus::Success;
+}
+
+NtStatus read_u64(ByteSpan buf, uint64_t& v) {
+  if (buf.size() < 8) return NtStatus::InfoLengthMismatch;
+  v = load_le64(buf.data());
+  return NtStatus::Success;
+}
+
+NtStatus set_end_of_file(const state::Open& open, ByteSpan buf) {
+  uint64_t eof;
+  if (NtStatus s = read_u64(buf, eof); s != NtStatus::Success) return s;
+  if (!(open.granted_access & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
+  if (open.is_directory || eof > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
+  if (ftruncate(open.fd.get(), off_t(eof)) != 0) return nt_status_from_errno(errno);
+  return NtStatus::Success;
+}
+
+NtStatus set_allocation(const state::Open& open, ByteSpan buf) {
+  uint64_t size;
+  if (NtStatus s = read_u64(buf, size); s != NtStatus::Success) return s;
+  if (!(open.granted_access & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
+  if (open.is_directory || size > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
+  struct stat st;
+  if (fstat(open.fd.get(), &st) != 0) return nt_status_from_errno(errno);
+  if (size <= uint64_t(st.st_size)) return NtStatus::Success;  // never truncates
+  if (fallocate(open.fd.get(), FALLOC_FL_KEEP_SIZE, 0, off_t(size)) != 0) {
+    if (errno == EOPNOTSUPP || errno == ENOSYS) return NtStatus::Success;  // a hint only
+    return nt_status_from_errno(errno);
+  }
+  return NtStatus::Success;
+}
+
+// Is the directory behind `fd` empty ("." and ".." aside)?
+Result<bool> directory_empty(int fd) {
+  int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return Unexpected(nt_status_from_errno(errno));
+  DIR* d = fdopendir(dfd);
+  if (!d) {
+    close(dfd);
+    return Unexpected(nt_status_from_errno(errno));
+  }
+  bool empty = true;
+  while (struct dirent* de = readdir(d)) {
+    std::string_view n(de->d_name);
+    if (n != "." && n != "..") {
+      empty = false;
+      break;
+    }
+  }
+  closedir(d);
+  return empty;
+}
+
+NtStatus set_delete_pending(Request& req, state::Open& open, bool pending, bool ignore_readonly) {
+  if (!(open.granted_access & DELETE)) return NtStatus::AccessDenied;
+  if (pending) {
+    if (open.path.empty()) return NtStatus::CannotDelete;  // the share root
+    auto st = vfs::stat_fd(open.fd.get());
+    if (!st) return st.error();
+    if (!ignore_readonly && (vfs::dos_attributes(*st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY))
+      return NtStatus::CannotDelete;
+    if (st->is_directory) {
+      auto empty = directory_empty(open.fd.get());
+      if (!empty) return empty.error();
+      if (!*empty) return NtStatus::DirectoryNotEmpty;
+    }
+  }
+  if (open.node) req.server.files.set_delete_pending(open.node, pending);
+  return NtStatus::Success;
+}
+
+NtStatus set_disposition(Request& req, state::Open& open, ByteSpan buf) {
+  if (buf.size() < 1) return NtStatus::InfoLengthMismatch;
+  return set_delete_pending(req, open, buf[0] != 0, false);
+}
+
+NtStatus set_disposition_ex(Request& req, state::Open& open, ByteSpan buf) {
+  if (buf.size() < 4) return NtStatus::InfoLengthMismatch;
+  uint32_t flags = load_le32(buf.data());
+  if (flags & ~kValidDispositionExFlags) return NtStatus::InvalidParameter;
+  // ON_CLOSE and POSIX_SEMANTICS both end in the delete at the last close here.
+  (void)FILE_DISPOSITION_ON_CLOSE;
+  return set_delete_pending(req, open, flags & FILE_DISPOSITION_DELETE,
+                            flags & FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE);
+}
+
+// ---- rename ----------------------------------------------------------------
+
+state::UniqueFd open_dir(int root, std::string_view path) {
+  int fd = vfs::open_beneath(root, path.empty() ? "." : std::string(path).c_str(), O_PATH | O_DIRECTORY, 0);
+  return state::UniqueFd(fd < 0 ? -1 : fd);
+}
+
+// Is some open of (dev, ino) held anywhere in the server, or delete pending?
+bool file_in_use(ServerContext& server, uint64_t dev, uint64_t ino) {
+  static const char probe = 0;
+  auto node = server.files.open(dev, ino, &probe, 0, 7);  // no access, shares all: never conflicts
+  if (!node) return true;  // delete pending
+  bool used = server.files.open_count(*node) > 1;
+  server.files.close(*node, &probe);
+  return used;
+}
+
+// Points this connection's opens below `from` at `to`.
+void update_open_paths(Request& req, const state::Open& renamed, const std::string& from, const std::string& to) {
+  for (auto& [id, o] : req.conn.opens) {
+    if (o->tree_id != renamed.tree_id || o->session_id != renamed.session_id) continue;
+    if (o->path == from) {
+      o->path = to;
+    } else if (renamed.is_directory && o->path.size() > from.size() && o->path.starts_with(from) &&
+               o->path[from.size()] == '/') {
+      o->path = to + o->path.substr(from.size());
+    }
+  }
+}
+
+NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
+  constexpr size_t kFixed = 20;  // ReplaceIfExists/Flags, Reserved, RootDirectory, FileNameLength
+  if (buf.size() < kFixed) return NtStatus::InfoLengthMismatch;
+  ByteReader r(buf);
+  bool replace = ex ? (r.u32() & FILE_RENAME_REPLACE_IF_EXISTS) : r.u8() != 0;
+  r.skip(ex ? 4 : 7);
+  uint64_t root_dir = r.u64();
+  uint32_t name_len = r.u32();
+  ByteSpan name = r.bytes(name_len);
+  if (!r.ok() || name_len == 0 || name_len % 2 || root_dir != 0) return NtStatus::InvalidParameter;
+  if (!(open.granted_access & DELETE)) return NtStatus::AccessDenied;
+  if (!req.tree->writable) return NtStatus::AccessDenied;
+  if (name[0] == ':' && name[1] == 0) return NtStatus::NotSupported;  // stream rename: no named streams
+  auto target = vfs::parse_smb_path(name);
+  if (!target) return target.error();
+  if (!target->stream.empty()) return NtStatus::NotSupported;
+  if (target->path.empty()) return NtStatus::ObjectNameInvalid;
+  if (open.path.empty()) return NtStatus::AccessDenied;  // the share root
+  if (open.node && !req.server.files.others_share_delete(open.node, &open)) return NtStatus::SharingViolation;
+
+  int root = req.tree->root.get();
+  bool cs = req.tree->share.case_sensitive;
+  std::string to = cs ? target->path : vfs::resolve_case_insensitive(req.server.names, root, target->path);
+  const std::string from = open.path;
+  if (to == from) return NtStatus::Success;
+
+  std::string_view from_parent, from_leaf, to_parent, to_leaf;
+  vfs::split_parent(from, from_parent, from_leaf);
+  vfs::split_parent(to, to_parent, to_leaf);
+  state::UniqueFd src_dir = open_dir(root, from_parent);
+  if (!src_dir) return NtStatus::ObjectPathNotFound;
+  state::UniqueFd dst_dir = open_dir(root, to_parent);
+  if (!dst_dir) return NtStatus::ObjectPathNotFound;
+  std::string src_leaf(from_leaf);
+  std::string dst_leaf(to_leaf);
+
+  auto src_st = vfs::stat_fd(open.fd.get());
+  if (!src_st) return src_st.error();
+  auto existing = vfs::stat_at(dst_dir.get(), dst_leaf.c_str());
+  if (existing && existing->device == src_st->device && existing->file_id == src_st->file_id) {
+    // The target is this very file under another case ("foo" -> "FOO"): use
+    // the client's spelling of the leaf and overwrite nothing.
+    std::string_view asked_parent, asked_leaf;
+    vfs::split_parent(target->path, asked_parent, asked_leaf);
+    dst_leaf = std::string(asked_leaf);
+    if (dst_leaf == src_leaf && from_parent == to_parent) return NtStatus::Success;
+    existing = vfs::stat_at(dst_dir.get(), dst_leaf.c_str());
+    if (existing && existing->file_id == src_st->file_id) existing = Unexpected(NtStatus::ObjectNameNotFound);
+  }
+  unsigned flags = RENAME_NOREPLACE;
+  if (existing) {
+    if (!replace) return NtStatus::ObjectNameCollision;
+    if (existing->is_directory) return NtStatus::AccessDenied;
+    if (file_in_use(req.server, existing->device, existing->file_id)) return NtStatus::AccessDenied;
+    flags = 0;
+  } else if (existing.error() != NtStatus::ObjectNameNotFound) {
+    return existing.error();
+  }
+  if (renameat2(src_dir.get(), src_leaf.c_str(), dst_dir.get(), dst_leaf.c_str(), flags) != 0) {
+    int err = errno;
+    if (err == EEXIST) return NtStatus::ObjectNameCollision;
+    if (err == EINVAL && flags == RENAME_NOREPLACE) {
+      // A filesystem without RENAME_NOREPLACE: the existence check above stands.
+      if (renameat(src_dir.get(), src_leaf.c_str(), dst_dir.get(), dst_leaf.c_str()) != 0)
+        return nt_status_from_errno(errno);
+    } else {
+      return nt_status_from_errno(err);
+    }
+  }
+  req.server.names.note_removed(src_dir.get(), src_leaf);
+  req.server.names.note_created(dst_dir.get(), dst_leaf);
+  std::string new_path = to_parent.empty() ? dst_leaf : std::string(to_parent) + "/" + dst_leaf;
+  update_open_paths(req, open, from, new_path);
+  open.path = new_path;
+  return NtStatus::Success;
+}
+
+// ---- other file classes ----------------------------------------------------
+
+NtStatus set_position(state::Open& open, ByteSpan buf) {
+  uint64_t pos;
+  if (NtStatus s = read_u64(buf, pos); s != NtStatus::Success) return s;
+  if (pos > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
+  open.position = pos;
+  return NtStatus::Success;
+}
+
+NtStatus set_mode_info(state::Open& open, ByteSpan buf) {
+  if (buf.size() < 4) return NtStatus::InfoLengthMismatch;
+  uint32_t mode = load_le32(buf.data());
+  if (mode & ~kSettableModeBits) return NtStatus::InvalidParameter;
+  constexpr uint32_t kSticky = FILE_WRITE_THROUGH | FILE_SEQUENTIAL_ONLY;
+  open.create_options = (open.create_options & ~kSticky) | (mode & kSticky);
+  return NtStatus::Success;
+}
+
+NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteSpan buf) {
+  bool modifies = cls != FileInfoClass::Position && cls != FileInfoClass::Mode;
+  if (modifies && !req.tree->writable) return NtStatus::AccessDenied;
+  switch (cls) {
+    case FileInfoClass::Basic: return set_basic(open, buf);
+    case FileInfoClass::EndOfFile: return set_end_of_file(open, buf);
+    case FileInfoClass::Allocation: return set_allocation(open, buf);
+    case FileInfoClass::Disposition: return set_disposition(req, open, buf);
+    case FileInfoClass::DispositionEx: return set_disposition_ex(req, open, buf);
+    case FileInfoClass::Rename: return set_rename(req, open, buf, false);
+    case FileInfoClass::RenameEx: return set_rename(req, open, buf, true);
+    case FileInfoClass::Position: return set_position(open, buf);
+    case FileInfoClass::Mode: return set_mode_info(open, buf);
+    case FileInfoClass::Link: return NtStatus::NotSupported;
+    case FileInfoClass::FullEa: return NtStatus::EasNotSupported;
+    default: return NtStatus::InvalidInfoClass;
+  }
+}
+
+// ---- security ----------------------------------------------------------------
+
+// One component of a self-relative security descriptor (MS-DTYP 2.4.6):
+// a SID (8 + 4 * SubAuthorityCount bytes) or an ACL (AclSize bytes).
+bool sd_component(ByteSpan sd, size_t offset_field, bool is_acl, ByteSpan& out) {
+  out = {};
+  uint32_t off = load_le32(sd.data() + offset_field);
+  if (off == 0) return true;
+  if (off >= sd.size()) return false;
+  ByteSpan rest = sd.subspan(off);
+  size_t len;
+  if (is_acl) {
+    if (rest.size() < 8) return false;
+    len = load_le16(rest.data() + 2);
+  } else {
+    if (rest.size() < 8) return false;
+    len = 8 + 4 * size_t(rest[1]);
+  }
+  if (len > rest.size()) return false;
+  out = rest.first(len);
+  return true;
+}
+
+struct SdParts {
+  ByteSpan owner, group, dacl;
+};
+
+bool parse_sd(ByteSpan sd, SdParts& p) {
+  constexpr size_t kHeader = 20;
+  if (sd.size() < kHeader || sd[0] != 1) return false;
+  return sd_component(sd, 4, false, p.owner) && sd_component(sd, 8, false, p.group) &&
+         sd_component(sd, 16, true, p.dacl);
+}
+
+bool same(ByteSpan a, ByteSpan b) { return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin()); }
+
+NtStatus set_security(const state::Open& open, uint32_t info, ByteSpan buf) {
+  if (info & SACL_SECURITY_INFORMATION) return NtStatus::AccessDenied;  // ACCESS_SYSTEM_SECURITY is never granted
+  if ((info & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION)) && !(open.granted_access & WRITE_OWNER))
+    return NtStatus::AccessDenied;
+  if ((info & DACL_SECURITY_INFORMATION) && !(open.granted_access & WRITE_DAC)) return NtStatus::AccessDenied;
+  SdParts want;
+  if (!parse_sd(buf, want)) return NtStatus::InvalidParameter;
+  auto st = vfs::stat_fd(open.fd.get());
+  if (!st) return st.error();
+  Bytes ours_bytes = vfs::build_security_descriptor(*st, info);
+  SdParts ours;
+  if (!parse_sd(ours_bytes, ours)) return NtStatus::InternalError;
+  if ((info & OWNER_SECURITY_INFORMATION) && !same(want.owner, ours.owner)) return NtStatus::NotSupported;
+  if ((info & GROUP_SECURITY_INFORMATION) && !same(want.group, ours.group)) return NtStatus::NotSupported;
+  if ((info & DACL_SECURITY_INFORMATION) && !same(want.dacl, ours.dacl)) return NtStatus::NotSupported;
+  return NtStatus::Success;
+}
+
+}  // namespace
+
+NtStatus handle_set_info(Request& req, ByteWriter& w) {
+  ByteReader r(req.body);
+  r.skip(2);
+  uint8_t info_type = r.u8();
+  uint8_t info_class = r.u8();
+  uint32_t buf_len = r.u32();
+  uint16_t buf_off = r.u16();
+  r.skip(2);
+  uint32_t additional = r.u32();
+  FileId id{r.u64(), r.u64()};
+  ByteSpan buf;
+  if (!r.ok() || !buffer_at(req, buf_off, buf_len, buf)) return NtStatus::InvalidParameter;
+  if (buf_len > req.server.max_trans) return NtStatus::InvalidParameter;
+  state::Open* open = req.find_open(id);
+  if (!open) return NtStatus::FileClosed;
+
+  NtStatus st;
+  switch (info_type) {
+    case SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
+    case SMB2_0_INFO_SECURITY:
+      if (!req.tree->writable) return NtStatus::AccessDenied;
+      st = set_security(*open, additional, buf);
+      break;
+    case SMB2_0_INFO_FILESYSTEM:
+    case SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
+    default: return NtStatus::InvalidParameter;
+  }
+  if (st != NtStatus::Success) return st;
+  w.u16(2);
+  return NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2

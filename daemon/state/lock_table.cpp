@@ -1,0 +1,80 @@
+#include "state/lock_table.hpp"
+
+#include <algorithm>
+
+namespace ringsmb::state {
+namespace {
+
+// Inclusive last byte; only called for length > 0 ranges that do not wrap.
+uint64_t last_byte(uint64_t offset, uint64_t length) { return offset + (length - 1); }
+
+bool overlaps(uint64_t a_off, uint64_t a_len, uint64_t b_off, uint64_t b_len) {
+  if (a_len == 0 || b_len == 0) return false;
+  return a_off <= last_byte(b_off, b_len) && b_off <= last_byte(a_off, a_len);
+}
+
+}  // namespace
+
+bool LockTable::conflicts(const Lock& held, const void* owner, const ByteRange& want) {
+  if (!overlaps(held.offset, held.length, want.offset, want.length)) return false;
+  if (want.exclusive) return true;
+  return held.exclusive && held.owner != owner;
+}
+
+NtStatus LockTable::lock(uint64_t dev, uint64_t ino, const void* owner, std::span<const ByteRange> ranges) {
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard guard(s.mu);
+  auto& locks = s.files[{dev, ino}];
+  size_t before = locks.size();
+  for (const ByteRange& r : ranges) {
+    bool clash = std::any_of(locks.begin(), locks.end(), [&](const Lock& l) { return conflicts(l, owner, r); });
+    if (clash) {
+      locks.resize(before);  // all or nothing
+      if (locks.empty()) s.files.erase({dev, ino});
+      return NtStatus::LockNotGranted;
+    }
+    locks.push_back({owner, r.offset, r.length, r.exclusive});
+  }
+  if (locks.empty()) s.files.erase({dev, ino});
+  return NtStatus::Success;
+}
+
+NtStatus LockTable::unlock(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length) {
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard guard(s.mu);
+  auto it = s.files.find({dev, ino});
+  if (it == s.files.end()) return NtStatus::RangeNotLocked;
+  auto& locks = it->second;
+  auto l = std::find_if(locks.begin(), locks.end(), [&](const Lock& x) {
+    return x.owner == owner && x.offset == offset && x.length == length;
+  });
+  if (l == locks.end()) return NtStatus::RangeNotLocked;
+  locks.erase(l);
+  if (locks.empty()) s.files.erase(it);
+  return NtStatus::Success;
+}
+
+void LockTable::release(const void* owner, uint64_t dev, uint64_t ino) {
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard guard(s.mu);
+  auto it = s.files.find({dev, ino});
+  if (it == s.files.end()) return;
+  std::erase_if(it->second, [&](const Lock& l) { return l.owner == owner; });
+  if (it->second.empty()) s.files.erase(it);
+}
+
+size_t LockTable::count(uint64_t dev, uint64_t ino) {
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard guard(s.mu);
+  auto it = s.files.find({dev, ino});
+  return it == s.files.end() ? 0 : it->second.size();
+}
+
+LockTable& lock_table() {
+  static LockTable table;
+  return table;
+}
+
+void release_locks(const void* owner, uint64_t dev, uint64_t ino) { lock_table().release(owner, dev, ino); }
+
+}  // namespace ringsmb::state
