@@ -77,8 +77,9 @@ class Matcher {
   // Consume name[ni] and stay on the same pattern position.
   bool consumes_self(size_t pi, size_t ni) const {
     if (p_[pi] == kStar) return true;
-    // DOS_STAR eats everything up to (not including) the name's final '.'.
-    if (p_[pi] == kDosStar) return last_dot_ == std::u32string::npos || ni < last_dot_;
+    // DOS_STAR eats everything except the name's final '.'; past that dot
+    // (or in a name without dots) nothing stops it, so it acts like '*'.
+    if (p_[pi] == kDosStar) return ni != last_dot_;
     return false;
   }
 
