@@ -1,0 +1,163 @@
+// Test fixture for SMB2 handler unit tests: a server, a connection, a valid
+// session and a tree whose share is a scratch directory; requests are built
+// by hand and passed straight to the handlers (no processor, no signing).
+#pragma once
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "common/bytes.hpp"
+#include "smb2/access.hpp"
+#include "smb2/conn_state.hpp"
+#include "smb2/dispatch.hpp"
+#include "smb2/server_context.hpp"
+#include "vfs/paths.hpp"
+#include "wire/smb2_header.hpp"
+
+namespace ringsmb::smb2::test {
+
+// CREATE dispositions and options the tests use.
+enum : uint32_t { kOpen = 1, kCreate = 2, kOpenIf = 3, kOverwriteIf = 5 };
+enum : uint32_t { kDirectoryFile = 0x1, kNonDirectoryFile = 0x40, kDeleteOnClose = 0x1000 };
+constexpr uint32_t kShareAll = 7;
+
+inline Bytes u16le(std::string_view utf8) { return vfs::utf8_to_utf16le(utf8); }
+
+// Body builder with the 64-byte header offset in mind.
+struct Body {
+  Bytes b;
+  ByteWriter w{b};
+  // Offset of the next byte counted from the start of the SMB2 header.
+  uint16_t here() const { return uint16_t(wire::kHeaderSize + b.size()); }
+};
+
+struct Response {
+  NtStatus status = NtStatus::Success;
+  Bytes body;  // what the handler wrote after the header
+  uint16_t u16(size_t off) const { return load_le16(body.data() + off); }
+  uint32_t u32(size_t off) const { return load_le32(body.data() + off); }
+  uint64_t u64(size_t off) const { return load_le64(body.data() + off); }
+};
+
+class Smb2Fixture {
+ public:
+  Smb2Fixture() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ringsmb-smb2-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    server.max_trans = server.max_read = server.max_write = 1 << 20;
+    server.start_time = 0x01D0000000000000ull;
+    for (size_t i = 0; i < 16; ++i) server.server_guid[i] = uint8_t(0xA0 + i);
+    conn.negotiated = true;
+    conn.dialect = 0x0311;
+    auto s = std::make_unique<state::Session>();
+    s->session_id = 1;
+    s->state = state::Session::State::Valid;
+    s->unix_user.uid = getuid();
+    s->unix_user.gid = getgid();
+    auto t = std::make_unique<state::Tree>();
+    t->tree_id = 1;
+    t->share.name = "share";
+    t->share.path = dir_.string();
+    t->share.read_only = false;
+    t->writable = true;
+    t->root.reset(::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    t->maximal_access = FILE_ALL_ACCESS;
+    tree = t.get();
+    s->trees.emplace(1, std::move(t));
+    session = s.get();
+    conn.sessions.emplace(1, std::move(s));
+  }
+  ~Smb2Fixture() {
+    conn.opens.clear();
+    conn.sessions.clear();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  const std::filesystem::path& dir() const { return dir_; }
+  void write_file(const std::string& rel, const std::string& content = "") const {
+    std::ofstream(dir_ / rel) << content;
+  }
+  void mkdir(const std::string& rel) const { std::filesystem::create_directories(dir_ / rel); }
+  bool exists(const std::string& rel) const { return std::filesystem::exists(dir_ / rel); }
+
+  // Runs `h` on `body` (the part after the header).
+  Response call(Handler h, wire::Command cmd, const Bytes& body) {
+    Bytes pdu(wire::kHeaderSize, 0);
+    pdu.insert(pdu.end(), body.begin(), body.end());
+    wire::Header hdr{};
+    hdr.command = cmd;
+    hdr.session_id = 1;
+    hdr.tree_id = 1;
+    CompoundState compound;
+    ByteSpan pdu_span(pdu);
+    Request req{conn, server, hdr, pdu_span, pdu_span.subspan(wire::kHeaderSize), false, compound};
+    req.session = session;
+    req.tree = tree;
+    Bytes out(wire::kHeaderSize, 0);
+    ByteWriter w(out);
+    Response r;
+    r.status = h(req, w);
+    r.body.assign(out.begin() + wire::kHeaderSize, out.end());
+    return r;
+  }
+
+  // CREATE; on success `id` receives the FileId.
+  NtStatus create(std::string_view name, uint32_t access, uint32_t disposition, uint32_t options, FileId& id,
+                  uint32_t share = kShareAll) {
+    Body body;
+    Bytes n = u16le(name);
+    body.w.u16(57);
+    body.w.u8(0);   // SecurityFlags
+    body.w.u8(0);   // RequestedOplockLevel
+    body.w.u32(2);  // Impersonation
+    body.w.zeros(16);
+    body.w.u32(access);
+    body.w.u32(0);  // FileAttributes
+    body.w.u32(share);
+    body.w.u32(disposition);
+    body.w.u32(options);
+    body.w.u16(uint16_t(wire::kHeaderSize + 56));
+    body.w.u16(uint16_t(n.size()));
+    body.w.u32(0);
+    body.w.u32(0);
+    body.w.bytes(n);
+    if (n.empty()) body.w.u8(0);
+    Response r = call(handle_create, wire::Command::Create, body.b);
+    if (r.status == NtStatus::Success) id = {r.u64(64), r.u64(72)};
+    return r.status;
+  }
+  FileId open_file(std::string_view name, uint32_t access = FILE_ALL_ACCESS, uint32_t disposition = kOpenIf,
+                   uint32_t options = kNonDirectoryFile) {
+    FileId id;
+    NtStatus s = create(name, access, disposition, options, id);
+    if (s != NtStatus::Success) throw std::runtime_error("create failed: " + std::string(nt_status_name(s)));
+    return id;
+  }
+  FileId open_dir(std::string_view name, uint32_t access = FILE_ALL_ACCESS, uint32_t disposition = kOpenIf) {
+    return open_file(name, access, disposition, kDirectoryFile);
+  }
+  void close(FileId id) { close_open(conn, server, id.volatile_id); }
+  state::Open* find(FileId id) {
+    auto it = conn.opens.find(id.volatile_id);
+    return it == conn.opens.end() ? nullptr : it->second.get();
+  }
+
+  ServerContext server;
+  ConnState conn;
+  state::Session* session = nullptr;
+  state::Tree* tree = nullptr;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace ringsmb::smb2::test
