@@ -6,6 +6,7 @@
 #include <liburing.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,6 +52,7 @@ class UringReactor final : public Reactor {
   ReactorOptions opts_;
   io_uring ring_{};
   bool ring_ok_ = false;
+  bool disabled_ = true;  // created with IORING_SETUP_R_DISABLED
   io_uring_buf_ring* buf_ring_ = nullptr;
   size_t buf_ring_bytes_ = 0;
   uint8_t* buffers_ = nullptr;
@@ -70,10 +72,15 @@ UringReactor::~UringReactor() {
 
 bool UringReactor::init(std::string& why) {
   io_uring_params p{};
-  p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN;
+  // The ring is set up on the main thread but used by the worker thread:
+  // create it disabled and enable it from the worker (run), which makes
+  // that thread the single issuer.
+  p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN |
+            IORING_SETUP_R_DISABLED;
   int rc = io_uring_queue_init_params(opts_.ring_entries, &ring_, &p);
   if (rc == -EINVAL) {  // older kernel: no SINGLE_ISSUER / DEFER_TASKRUN
     p = {};
+    disabled_ = false;
     rc = io_uring_queue_init_params(opts_.ring_entries, &ring_, &p);
   }
   if (rc < 0) {
@@ -211,12 +218,21 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
 }
 
 void UringReactor::run(const std::atomic<bool>& stop) {
+  if (disabled_) {
+    // liburing 2.3 declares io_uring_enable_rings but does not export it.
+    long rc = syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0);
+    if (rc < 0) LOG_ERROR("io_uring enable rings: %s", strerror(errno));
+    disabled_ = false;
+  }
   auto last_tick = std::chrono::steady_clock::now();
   while (!stop.load(std::memory_order_relaxed)) {
     __kernel_timespec ts{0, opts_.tick_ms * 1000000LL};
     io_uring_cqe* cqe = nullptr;
     int rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
-    if (rc < 0 && rc != -ETIME && rc != -EINTR) LOG_WARN("io_uring_submit_and_wait: %s", strerror(-rc));
+    if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EBUSY) {
+      LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));
+      return;
+    }
     unsigned head, seen = 0;
     io_uring_for_each_cqe(&ring_, head, cqe) {
       handle(cqe);

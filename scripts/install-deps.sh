@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of ringsmb from Debian 12's
+# packages. Idempotent: quick when everything is already there.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential g++ cmake ninja-build pkg-config git
+  liburing-dev libnl-3-dev libnl-genl-3-dev libssl-dev libcli11-dev catch2
+  # fuzzing and sanitizers (libFuzzer ships with clang)
+  clang libclang-rt-14-dev
+  # real clients and the reference server for tests and benchmarks
+  smbclient samba-testsuite samba
+  # test and benchmark tooling
+  python3 procps psmisc iproute2 strace time
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run as root (or with sudo)" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,120 @@
+# Shared helpers for integration tests: start a real ringsmbd on a free
+# loopback port with its own config, users and share, drive real clients.
+# Source it; every test gets its own temporary directory, removed on exit.
+set -euo pipefail
+
+: "${RINGSMB_BUILD_DIR:?run through ctest (RINGSMB_BUILD_DIR unset)}"
+: "${RINGSMB_SOURCE_DIR:?run through ctest (RINGSMB_SOURCE_DIR unset)}"
+RINGSMBD="$RINGSMB_BUILD_DIR/daemon/ringsmbd"
+RINGSMBCTL="$RINGSMB_BUILD_DIR/tools/ringsmbctl"
+
+T=$(mktemp -d /tmp/ringsmb-test.XXXXXX)
+chmod 755 "$T"
+SERVER_PID=""
+PORT=""
+FAILURES=0
+PASSES=0
+
+cleanup() {
+  stop_server
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# write_config [extra global lines...]: a config with share [share] at $T/share.
+write_config() {
+  PORT=$(free_port)
+  mkdir -p "$T/share"
+  chmod 777 "$T/share"
+  {
+    echo "[global]"
+    echo "  tcp port = $PORT"
+    echo "  interfaces = 127.0.0.1"
+    echo "  bind interfaces only = yes"
+    echo "  users db = $T/users.db"
+    echo "  state directory = $T"
+    for line in "$@"; do echo "  $line"; done
+    echo
+    echo "[share]"
+    echo "  path = $T/share"
+    echo "  writeable = yes"
+  } > "$T/ringsmb.conf"
+}
+
+add_share() {  # add_share NAME PATH [extra lines...]
+  local name=$1 path=$2
+  shift 2
+  { echo; echo "[$name]"; echo "  path = $path"; for line in "$@"; do echo "  $line"; done; } >> "$T/ringsmb.conf"
+}
+
+add_user() {  # add_user NAME PASSWORD [UNIX_USER]
+  local args=(--config "$T/ringsmb.conf" user add "$1" --password-stdin)
+  [ $# -ge 3 ] && args+=(--unix-user "$3")
+  echo "$2" | "$RINGSMBCTL" "${args[@]}" >/dev/null
+}
+
+start_server() {  # start_server [extra ringsmbd args...]
+  "$RINGSMBD" --config "$T/ringsmb.conf" --foreground "$@" > "$T/server.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    if python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(s.connect_ex(('127.0.0.1',$PORT)))" 2>/dev/null; then
+      return 0
+    fi
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      echo "ringsmbd exited at start:"; cat "$T/server.log"; SERVER_PID=""; return 1
+    fi
+    sleep 0.1
+  done
+  echo "ringsmbd did not start listening"; cat "$T/server.log"; return 1
+}
+
+stop_server() {
+  if [ -n "$SERVER_PID" ]; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+  fi
+}
+
+server_alive() { [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; }
+
+# smb USER%PASS SHARE COMMANDS [smbclient options...]
+smb() {
+  local cred=$1 share=$2 cmds=$3
+  shift 3
+  timeout 120 smbclient "//127.0.0.1/$share" -p "$PORT" -U "$cred" "$@" -c "$cmds"
+}
+
+pass() { echo "PASS: $*"; PASSES=$((PASSES + 1)); }
+fail() { echo "FAIL: $*"; FAILURES=$((FAILURES + 1)); }
+
+# check "description" command...: runs the command, records pass/fail.
+check() {
+  local what=$1
+  shift
+  if "$@" > "$T/check.out" 2>&1; then pass "$what"; else fail "$what"; sed 's/^/    /' "$T/check.out" | tail -20; fi
+}
+
+# expect_status "description" NT_STATUS_X command...: the command's output must name the status.
+expect_status() {
+  local what=$1 status=$2
+  shift 2
+  "$@" > "$T/check.out" 2>&1 || true
+  if grep -q "$status" "$T/check.out"; then pass "$what"; else fail "$what (wanted $status)"; sed 's/^/    /' "$T/check.out" | tail -20; fi
+}
+
+finish() {
+  if [ -n "$SERVER_PID" ] && ! server_alive; then
+    fail "ringsmbd died during the test"
+    tail -30 "$T/server.log"
+  fi
+  echo "$PASSES passed, $FAILURES failed"
+  if [ "$FAILURES" -ne 0 ]; then
+    echo "--- server log (tail)"; tail -40 "$T/server.log" || true
+    exit 1
+  fi
+}
