@@ -258,7 +258,6 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   bool cs = req.tree->share.case_sensitive;
   std::string to = cs ? target->path : vfs::resolve_case_insensitive(req.server.names, root, target->path);
   const std::string from = open.path;
-  if (to == from) return NtStatus::Success;
 
   std::string_view from_parent, from_leaf, to_parent, to_leaf;
   vfs::split_parent(from, from_parent, from_leaf);

@@ -1,0 +1,148 @@
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "fixture.hpp"
+#include "state/lock_table.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::smb2;
+using namespace ringsmb::smb2::test;
+
+namespace {
+
+constexpr uint32_t kShared = 0x1, kExclusive = 0x2, kUnlock = 0x4, kFailImmediately = 0x10;
+
+struct El {
+  uint64_t offset, length;
+  uint32_t flags;
+};
+
+Bytes lock_body(FileId id, const std::vector<El>& els, int count_override = -1) {
+  Body body;
+  body.w.u16(48);
+  body.w.u16(uint16_t(count_override >= 0 ? count_override : int(els.size())));
+  body.w.u32(0);
+  body.w.u64(id.persistent);
+  body.w.u64(id.volatile_id);
+  for (const El& e : els) {
+    body.w.u64(e.offset);
+    body.w.u64(e.length);
+    body.w.u32(e.flags);
+    body.w.u32(0);
+  }
+  return body.b;
+}
+
+NtStatus lock(Smb2Fixture& f, FileId id, const std::vector<El>& els) {
+  Response r = f.call(handle_lock, wire::Command::Lock, lock_body(id, els));
+  if (r.status == NtStatus::Success) {
+    REQUIRE(r.body.size() == 4);
+    REQUIRE(r.u16(0) == 4);
+  }
+  return r.status;
+}
+
+}  // namespace
+
+TEST_CASE("lock: exclusive and shared conflicts between opens", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("f", "data");
+  FileId a = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
+  FileId b = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
+  const auto* node = f.find(a)->node.get();
+
+  REQUIRE(lock(f, a, {{0, 10, kExclusive | kFailImmediately}}) == NtStatus::Success);
+  CHECK(lock(f, b, {{5, 10, kShared | kFailImmediately}}) == NtStatus::LockNotGranted);
+  CHECK(lock(f, b, {{5, 10, kExclusive}}) == NtStatus::LockNotGranted);  // blocking: fails at once for now
+  CHECK(lock(f, b, {{10, 10, kExclusive | kFailImmediately}}) == NtStatus::Success);  // adjacent
+  CHECK(lock(f, a, {{2, 2, kExclusive | kFailImmediately}}) == NtStatus::LockNotGranted);  // own exclusive
+  CHECK(lock(f, a, {{2, 2, kShared | kFailImmediately}}) == NtStatus::Success);  // stacks on own exclusive
+  CHECK(lock(f, b, {{5, 0, kExclusive | kFailImmediately}}) == NtStatus::Success);  // zero length
+  CHECK(state::lock_table().count(node->device, node->inode) == 4);
+
+  REQUIRE(lock(f, a, {{0, 10, kUnlock}}) == NtStatus::Success);
+  CHECK(lock(f, a, {{0, 10, kUnlock}}) == NtStatus::RangeNotLocked);
+  CHECK(lock(f, b, {{2, 2, kUnlock}}) == NtStatus::RangeNotLocked);  // a's lock, not b's
+  CHECK(lock(f, b, {{0, 2, kShared | kFailImmediately}}) == NtStatus::Success);
+
+  // Closing releases what the open holds.
+  state::release_locks(f.find(a), node->device, node->inode);
+  state::release_locks(f.find(b), node->device, node->inode);
+  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+}
+
+TEST_CASE("lock: shared locks coexist; several locks are all or nothing", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("f", "data");
+  FileId a = f.open_file("f", FILE_READ_DATA);
+  FileId b = f.open_file("f", FILE_READ_DATA);
+  const auto* node = f.find(a)->node.get();
+  REQUIRE(lock(f, a, {{0, 100, kShared | kFailImmediately}}) == NtStatus::Success);
+  REQUIRE(lock(f, b, {{50, 100, kShared | kFailImmediately}}) == NtStatus::Success);
+  CHECK(lock(f, b, {{200, 10, kExclusive | kFailImmediately}, {90, 1, kExclusive | kFailImmediately}}) ==
+        NtStatus::LockNotGranted);
+  CHECK(state::lock_table().count(node->device, node->inode) == 2);  // the first element was rolled back
+  CHECK(lock(f, b, {{200, 10, kExclusive | kFailImmediately}, {300, 1, kShared | kFailImmediately}}) ==
+        NtStatus::Success);
+  CHECK(lock(f, b, {{200, 10, kUnlock}, {300, 1, kUnlock}}) == NtStatus::Success);
+  // Unlocks are processed in order and stop at the first failure.
+  CHECK(lock(f, b, {{50, 100, kUnlock}, {1, 1, kUnlock}}) == NtStatus::RangeNotLocked);
+  CHECK(state::lock_table().count(node->device, node->inode) == 1);
+  state::release_locks(f.find(a), node->device, node->inode);
+}
+
+TEST_CASE("lock: ranges up to the end of the 64-bit space", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("f");
+  FileId a = f.open_file("f", FILE_WRITE_DATA);
+  const auto* node = f.find(a)->node.get();
+  CHECK(lock(f, a, {{~0ull, 1, kExclusive | kFailImmediately}}) == NtStatus::Success);
+  CHECK(lock(f, a, {{~0ull, 2, kExclusive | kFailImmediately}}) == NtStatus::InvalidLockRange);
+  CHECK(lock(f, a, {{1ull << 63, 1ull << 63, kShared | kFailImmediately}}) == NtStatus::Success);
+  CHECK(lock(f, a, {{(1ull << 63) + 1, 1ull << 63, kShared | kFailImmediately}}) == NtStatus::InvalidLockRange);
+  CHECK(lock(f, a, {{~0ull, 2, kUnlock}}) == NtStatus::InvalidLockRange);
+  state::release_locks(f.find(a), node->device, node->inode);
+}
+
+TEST_CASE("lock: validation", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("f");
+  f.mkdir("d");
+  FileId a = f.open_file("f", FILE_READ_DATA);
+  const auto* node = f.find(a)->node.get();
+
+  SECTION("LockCount 0") {
+    CHECK(f.call(handle_lock, wire::Command::Lock, lock_body(a, {{0, 1, kShared}}, 0)).status ==
+          NtStatus::InvalidParameter);
+  }
+  SECTION("LockCount larger than the elements present") {
+    CHECK(f.call(handle_lock, wire::Command::Lock, lock_body(a, {{0, 1, kShared | kFailImmediately}}, 3)).status ==
+          NtStatus::InvalidParameter);
+  }
+  SECTION("mixed lock and unlock") {
+    CHECK(lock(f, a, {{0, 1, kShared | kFailImmediately}, {5, 1, kUnlock}}) == NtStatus::InvalidParameter);
+    CHECK(lock(f, a, {{0, 1, kUnlock}, {5, 1, kShared | kFailImmediately}}) == NtStatus::InvalidParameter);
+    CHECK(lock(f, a, {{0, 1, kUnlock | kFailImmediately}}) == NtStatus::InvalidParameter);
+  }
+  SECTION("bad flag combinations") {
+    CHECK(lock(f, a, {{0, 1, kShared | kExclusive}}) == NtStatus::InvalidParameter);
+    CHECK(lock(f, a, {{0, 1, 0}}) == NtStatus::InvalidParameter);
+    CHECK(lock(f, a, {{0, 1, kFailImmediately}}) == NtStatus::InvalidParameter);
+    // A blocking lock must be the only element.
+    CHECK(lock(f, a, {{0, 1, kShared}, {5, 1, kShared | kFailImmediately}}) == NtStatus::InvalidParameter);
+    CHECK(state::lock_table().count(node->device, node->inode) == 0);
+  }
+  SECTION("closed file, directory, no data access") {
+    CHECK(lock(f, FileId{77, 77}, {{0, 1, kShared | kFailImmediately}}) == NtStatus::FileClosed);
+    FileId d = f.open_dir("d");
+    CHECK(lock(f, d, {{0, 1, kShared | kFailImmediately}}) == NtStatus::InvalidParameter);
+    FileId attr = f.open_file("f", FILE_READ_ATTRIBUTES);
+    CHECK(lock(f, attr, {{0, 1, kShared | kFailImmediately}}) == NtStatus::AccessDenied);
+  }
+  SECTION("truncated body") {
+    Bytes b = lock_body(a, {{0, 1, kShared}});
+    b.resize(30);
+    CHECK(f.call(handle_lock, wire::Command::Lock, b).status == NtStatus::InvalidParameter);
+  }
+}

@@ -1,0 +1,340 @@
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <string>
+
+#include "fixture.hpp"
+#include "vfs/file_info.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::smb2;
+using namespace ringsmb::smb2::test;
+
+namespace {
+
+constexpr uint8_t kFile = 1, kFs = 2, kSecurity = 3, kQuota = 4;
+constexpr uint8_t kBasic = 4, kRename = 10, kLink = 11, kDisposition = 13, kPosition = 14, kFullEa = 15,
+                  kMode = 16, kAllocation = 19, kEndOfFile = 20, kDispositionEx = 64;
+
+Bytes si_body(FileId id, uint8_t type, uint8_t cls, const Bytes& buf, uint32_t additional = 0) {
+  Body body;
+  body.w.u16(33);
+  body.w.u8(type);
+  body.w.u8(cls);
+  body.w.u32(uint32_t(buf.size()));
+  body.w.u16(uint16_t(wire::kHeaderSize + 32));
+  body.w.u16(0);
+  body.w.u32(additional);
+  body.w.u64(id.persistent);
+  body.w.u64(id.volatile_id);
+  body.w.bytes(buf);
+  if (buf.empty()) body.w.u8(0);
+  return body.b;
+}
+
+Bytes rename_buf(std::string_view name, bool replace, uint32_t len_override = UINT32_MAX) {
+  Bytes b;
+  ByteWriter w(b);
+  Bytes n = u16le(name);
+  w.u8(replace ? 1 : 0);
+  w.zeros(7);
+  w.u64(0);
+  w.u32(len_override == UINT32_MAX ? uint32_t(n.size()) : len_override);
+  w.bytes(n);
+  return b;
+}
+
+Bytes basic_buf(uint64_t ctime, uint64_t atime, uint64_t mtime, uint64_t chtime, uint32_t attrs) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u64(ctime);
+  w.u64(atime);
+  w.u64(mtime);
+  w.u64(chtime);
+  w.u32(attrs);
+  w.u32(0);
+  return b;
+}
+
+Bytes u64_buf(uint64_t v) {
+  Bytes b(8);
+  store_le64(b.data(), v);
+  return b;
+}
+
+NtStatus set(Smb2Fixture& f, FileId id, uint8_t type, uint8_t cls, const Bytes& buf, uint32_t additional = 0) {
+  Response r = f.call(handle_set_info, wire::Command::SetInfo, si_body(id, type, cls, buf, additional));
+  if (r.status == NtStatus::Success) {
+    REQUIRE(r.body.size() == 2);
+    REQUIRE(r.u16(0) == 2);
+  }
+  return r.status;
+}
+
+struct stat stat_of(const Smb2Fixture& f, const std::string& rel) {
+  struct stat st {};
+  REQUIRE(::lstat((f.dir() / rel).c_str(), &st) == 0);
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("set_info rename", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a.txt", "A");
+  f.write_file("b.txt", "B");
+  f.mkdir("sub");
+
+  SECTION("to a new name, into a subdirectory") {
+    FileId id = f.open_file("a.txt", DELETE | FILE_READ_ATTRIBUTES);
+    REQUIRE(set(f, id, kFile, kRename, rename_buf("sub\\c.txt", false)) == NtStatus::Success);
+    CHECK(!f.exists("a.txt"));
+    CHECK(f.exists("sub/c.txt"));
+    CHECK(f.find(id)->path == "sub/c.txt");
+  }
+  SECTION("leading backslash is tolerated") {
+    FileId id = f.open_file("a.txt", DELETE);
+    REQUIRE(set(f, id, kFile, kRename, rename_buf("\\z.txt", false)) == NtStatus::Success);
+    CHECK(f.exists("z.txt"));
+  }
+  SECTION("existing target without replace: collision; with replace: replaced") {
+    FileId id = f.open_file("a.txt", DELETE);
+    CHECK(set(f, id, kFile, kRename, rename_buf("b.txt", false)) == NtStatus::ObjectNameCollision);
+    CHECK(set(f, id, kFile, kRename, rename_buf("B.TXT", false)) == NtStatus::ObjectNameCollision);
+    REQUIRE(set(f, id, kFile, kRename, rename_buf("b.txt", true)) == NtStatus::Success);
+    CHECK(!f.exists("a.txt"));
+    CHECK(stat_of(f, "b.txt").st_size == 1);
+  }
+  SECTION("replace over an open target is refused") {
+    FileId id = f.open_file("a.txt", DELETE);
+    FileId other = f.open_file("b.txt", FILE_READ_DATA);
+    CHECK(set(f, id, kFile, kRename, rename_buf("b.txt", true)) == NtStatus::AccessDenied);
+    f.close(other);
+    CHECK(set(f, id, kFile, kRename, rename_buf("b.txt", true)) == NtStatus::Success);
+  }
+  SECTION("replacing a directory is refused") {
+    FileId id = f.open_file("a.txt", DELETE);
+    CHECK(set(f, id, kFile, kRename, rename_buf("sub", true)) == NtStatus::AccessDenied);
+  }
+  SECTION("case-only rename") {
+    FileId id = f.open_file("a.txt", DELETE);
+    REQUIRE(set(f, id, kFile, kRename, rename_buf("A.TXT", false)) == NtStatus::Success);
+    CHECK(f.exists("A.TXT"));
+    CHECK(!f.exists("a.txt"));
+  }
+  SECTION("missing target directory") {
+    FileId id = f.open_file("a.txt", DELETE);
+    CHECK(set(f, id, kFile, kRename, rename_buf("nodir\\x", false)) == NtStatus::ObjectPathNotFound);
+  }
+  SECTION("needs DELETE access") {
+    FileId id = f.open_file("a.txt", FILE_READ_DATA | FILE_WRITE_ATTRIBUTES);
+    CHECK(set(f, id, kFile, kRename, rename_buf("q", false)) == NtStatus::AccessDenied);
+  }
+  SECTION("another open without FILE_SHARE_DELETE: sharing violation") {
+    // CREATE refuses that combination, so forge the other open's share mode.
+    FileId id = f.open_file("a.txt", DELETE);
+    FileId other = f.open_file("a.txt", FILE_READ_DATA);
+    f.find(other)->node->opens.back().share_access = 3;
+    CHECK(set(f, id, kFile, kRename, rename_buf("q", false)) == NtStatus::SharingViolation);
+  }
+  SECTION("renaming a directory updates the paths of opens below it") {
+    f.write_file("sub/inner.txt");
+    FileId inner = f.open_file("sub\\inner.txt", FILE_READ_DATA);
+    FileId d = f.open_dir("sub", DELETE | FILE_READ_ATTRIBUTES);
+    REQUIRE(set(f, d, kFile, kRename, rename_buf("sub2", false)) == NtStatus::Success);
+    CHECK(f.find(d)->path == "sub2");
+    CHECK(f.find(inner)->path == "sub2/inner.txt");
+  }
+  SECTION("malformed: name length beyond the buffer, odd, zero, bad names, RootDirectory") {
+    FileId id = f.open_file("a.txt", DELETE);
+    CHECK(set(f, id, kFile, kRename, rename_buf("x", false, 100)) == NtStatus::InvalidParameter);
+    CHECK(set(f, id, kFile, kRename, rename_buf("xy", false, 3)) == NtStatus::InvalidParameter);
+    CHECK(set(f, id, kFile, kRename, rename_buf("", false)) == NtStatus::InvalidParameter);
+    CHECK(set(f, id, kFile, kRename, rename_buf("..\\escape", false)) == NtStatus::ObjectNameInvalid);
+    CHECK(set(f, id, kFile, kRename, rename_buf("a*b", false)) == NtStatus::ObjectNameInvalid);
+    CHECK(set(f, id, kFile, kRename, Bytes(10, 0)) == NtStatus::InfoLengthMismatch);
+    Bytes rooted = rename_buf("x", false);
+    store_le64(rooted.data() + 8, 1);
+    CHECK(set(f, id, kFile, kRename, rooted) == NtStatus::InvalidParameter);
+    CHECK(f.exists("a.txt"));
+  }
+  SECTION("read-only share") {
+    FileId id = f.open_file("a.txt", DELETE);
+    f.tree->writable = false;
+    CHECK(set(f, id, kFile, kRename, rename_buf("q", false)) == NtStatus::AccessDenied);
+  }
+}
+
+TEST_CASE("set_info disposition", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a.txt", "A");
+  f.mkdir("full/x");
+  f.mkdir("empty");
+
+  SECTION("delete pending removes the file at the last close") {
+    FileId id = f.open_file("a.txt", DELETE);
+    REQUIRE(set(f, id, kFile, kDisposition, Bytes{1}) == NtStatus::Success);
+    CHECK(f.server.files.is_delete_pending(f.find(id)->node));
+    CHECK(f.exists("a.txt"));
+    f.close(id);
+    CHECK(!f.exists("a.txt"));
+  }
+  SECTION("clearing it keeps the file") {
+    FileId id = f.open_file("a.txt", DELETE);
+    REQUIRE(set(f, id, kFile, kDisposition, Bytes{1}) == NtStatus::Success);
+    REQUIRE(set(f, id, kFile, kDisposition, Bytes{0}) == NtStatus::Success);
+    f.close(id);
+    CHECK(f.exists("a.txt"));
+  }
+  SECTION("non-empty directory") {
+    FileId d = f.open_dir("full", DELETE);
+    CHECK(set(f, d, kFile, kDisposition, Bytes{1}) == NtStatus::DirectoryNotEmpty);
+    FileId e = f.open_dir("empty", DELETE);
+    CHECK(set(f, e, kFile, kDisposition, Bytes{1}) == NtStatus::Success);
+    f.close(e);
+    CHECK(!f.exists("empty"));
+  }
+  SECTION("read-only file; DispositionEx can ignore it") {
+    ::chmod((f.dir() / "a.txt").c_str(), 0444);
+    FileId id = f.open_file("a.txt", DELETE | FILE_READ_DATA);
+    CHECK(set(f, id, kFile, kDisposition, Bytes{1}) == NtStatus::CannotDelete);
+    Bytes ex(4);
+    store_le32(ex.data(), 0x1 | 0x10);
+    CHECK(set(f, id, kFile, kDispositionEx, ex) == NtStatus::Success);
+    store_le32(ex.data(), 0x100);
+    CHECK(set(f, id, kFile, kDispositionEx, ex) == NtStatus::InvalidParameter);
+  }
+  SECTION("needs DELETE; the root cannot be deleted; short buffer") {
+    FileId id = f.open_file("a.txt", FILE_READ_DATA);
+    CHECK(set(f, id, kFile, kDisposition, Bytes{1}) == NtStatus::AccessDenied);
+    FileId root = f.open_dir("", FILE_ALL_ACCESS);
+    CHECK(set(f, root, kFile, kDisposition, Bytes{1}) == NtStatus::CannotDelete);
+    CHECK(set(f, root, kFile, kDisposition, Bytes{}) == NtStatus::InfoLengthMismatch);
+  }
+}
+
+TEST_CASE("set_info basic", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a.txt", "A");
+  FileId id = f.open_file("a.txt", FILE_WRITE_ATTRIBUTES | FILE_READ_ATTRIBUTES);
+  const uint64_t t2001 = vfs::unix_to_filetime(978307200, 500000000);  // 2001-01-01 00:00:00.5
+
+  SECTION("times: set mtime, leave atime alone (0) and ignore -1") {
+    struct stat before = stat_of(f, "a.txt");
+    REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, t2001, ~0ull, 0)) == NtStatus::Success);
+    struct stat after = stat_of(f, "a.txt");
+    CHECK(after.st_mtim.tv_sec == 978307200);
+    CHECK(after.st_mtim.tv_nsec == 500000000);
+    CHECK(after.st_atim.tv_sec == before.st_atim.tv_sec);
+  }
+  SECTION("invalid negative time") {
+    CHECK(set(f, id, kFile, kBasic, basic_buf(0, uint64_t(-3), 0, 0, 0)) == NtStatus::InvalidParameter);
+  }
+  SECTION("READONLY toggles write bits") {
+    REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, 0, 0, vfs::FILE_ATTRIBUTE_READONLY)) == NtStatus::Success);
+    CHECK((stat_of(f, "a.txt").st_mode & 0222) == 0);
+    REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, 0, 0, vfs::FILE_ATTRIBUTE_ARCHIVE)) == NtStatus::Success);
+    CHECK((stat_of(f, "a.txt").st_mode & S_IWUSR) != 0);
+  }
+  SECTION("DIRECTORY on a file is invalid") {
+    CHECK(set(f, id, kFile, kBasic, basic_buf(0, 0, 0, 0, vfs::FILE_ATTRIBUTE_DIRECTORY)) ==
+          NtStatus::InvalidParameter);
+  }
+  SECTION("works on an attribute-only (O_PATH) open") {
+    state::Open* o = f.find(id);
+    int path_fd = ::open((f.dir() / "a.txt").c_str(), O_PATH | O_CLOEXEC);
+    REQUIRE(path_fd >= 0);
+    o->fd.reset(path_fd);
+    REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, t2001, t2001, 0, vfs::FILE_ATTRIBUTE_READONLY)) ==
+            NtStatus::Success);
+    CHECK(stat_of(f, "a.txt").st_mtim.tv_sec == 978307200);
+    CHECK((stat_of(f, "a.txt").st_mode & 0222) == 0);
+  }
+  SECTION("needs FILE_WRITE_ATTRIBUTES; short buffer") {
+    FileId ro = f.open_file("a.txt", FILE_READ_DATA);
+    CHECK(set(f, ro, kFile, kBasic, basic_buf(0, 0, t2001, 0, 0)) == NtStatus::AccessDenied);
+    CHECK(set(f, id, kFile, kBasic, Bytes(39, 0)) == NtStatus::InfoLengthMismatch);
+  }
+}
+
+TEST_CASE("set_info end of file, allocation, position, mode and the rest", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a.txt", "0123456789");
+  FileId id = f.open_file("a.txt", FILE_READ_DATA | FILE_WRITE_DATA);
+
+  CHECK(set(f, id, kFile, kEndOfFile, u64_buf(4)) == NtStatus::Success);
+  CHECK(stat_of(f, "a.txt").st_size == 4);
+  CHECK(set(f, id, kFile, kEndOfFile, u64_buf(100000)) == NtStatus::Success);
+  CHECK(stat_of(f, "a.txt").st_size == 100000);
+  CHECK(set(f, id, kFile, kEndOfFile, u64_buf(~0ull)) == NtStatus::InvalidParameter);
+  CHECK(set(f, id, kFile, kEndOfFile, Bytes(7, 0)) == NtStatus::InfoLengthMismatch);
+
+  CHECK(set(f, id, kFile, kAllocation, u64_buf(10)) == NtStatus::Success);  // smaller: data kept
+  CHECK(stat_of(f, "a.txt").st_size == 100000);
+  CHECK(set(f, id, kFile, kAllocation, u64_buf(1 << 20)) == NtStatus::Success);
+  CHECK(stat_of(f, "a.txt").st_size == 100000);
+
+  CHECK(set(f, id, kFile, kPosition, u64_buf(77)) == NtStatus::Success);
+  CHECK(f.find(id)->position == 77);
+  Bytes mode(4);
+  store_le32(mode.data(), 0x2);
+  CHECK(set(f, id, kFile, kMode, mode) == NtStatus::Success);
+  CHECK((f.find(id)->create_options & 0x2) != 0);
+  store_le32(mode.data(), 0x1000);
+  CHECK(set(f, id, kFile, kMode, mode) == NtStatus::InvalidParameter);
+
+  CHECK(set(f, id, kFile, kLink, Bytes(24, 0)) == NtStatus::NotSupported);
+  CHECK(set(f, id, kFile, kFullEa, Bytes(24, 0)) == NtStatus::EasNotSupported);
+  CHECK(set(f, id, kFile, 200, Bytes(8, 0)) == NtStatus::InvalidInfoClass);
+  CHECK(set(f, id, kFs, 1, Bytes(8, 0)) == NtStatus::NotSupported);
+  CHECK(set(f, id, kQuota, 0, Bytes(8, 0)) == NtStatus::NotSupported);
+  CHECK(set(f, id, 9, 0, Bytes(8, 0)) == NtStatus::InvalidParameter);
+
+  FileId reader = f.open_file("a.txt", FILE_READ_DATA);
+  CHECK(set(f, reader, kFile, kEndOfFile, u64_buf(1)) == NtStatus::AccessDenied);
+  CHECK(set(f, reader, kFile, kAllocation, u64_buf(1)) == NtStatus::AccessDenied);
+}
+
+TEST_CASE("set_info security: re-applying the reported descriptor is accepted", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a.txt");
+  FileId id = f.open_file("a.txt", FILE_ALL_ACCESS);
+  auto st = vfs::stat_fd(f.find(id)->fd.get());
+  REQUIRE(st);
+  Bytes sd = vfs::build_security_descriptor(*st, 0x7);
+  CHECK(set(f, id, kSecurity, 0, sd, 0x7) == NtStatus::Success);
+  Bytes other = sd;
+  other.back() ^= 0xFF;  // a different DACL / SID
+  CHECK(set(f, id, kSecurity, 0, other, 0x7) == NtStatus::NotSupported);
+  CHECK(set(f, id, kSecurity, 0, Bytes(10, 0), 0x7) == NtStatus::InvalidParameter);
+  Bytes bad = sd;
+  store_le32(bad.data() + 16, 0xFFFF);  // DACL offset beyond the buffer
+  CHECK(set(f, id, kSecurity, 0, bad, 0x4) == NtStatus::InvalidParameter);
+  CHECK(set(f, id, kSecurity, 0, sd, 0x8) == NtStatus::AccessDenied);
+  FileId weak = f.open_file("a.txt", FILE_READ_DATA);
+  CHECK(set(f, weak, kSecurity, 0, sd, 0x4) == NtStatus::AccessDenied);
+}
+
+TEST_CASE("set_info malformed requests", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a.txt");
+  FileId id = f.open_file("a.txt");
+  Bytes b = si_body(id, kFile, kPosition, u64_buf(1));
+  SECTION("buffer beyond the message") {
+    store_le32(b.data() + 4, 64);
+    CHECK(f.call(handle_set_info, wire::Command::SetInfo, b).status == NtStatus::InvalidParameter);
+  }
+  SECTION("offset inside the header") {
+    store_le16(b.data() + 8, 8);
+    CHECK(f.call(handle_set_info, wire::Command::SetInfo, b).status == NtStatus::InvalidParameter);
+  }
+  SECTION("truncated body") {
+    b.resize(16);
+    CHECK(f.call(handle_set_info, wire::Command::SetInfo, b).status == NtStatus::InvalidParameter);
+  }
+  SECTION("closed file") {
+    CHECK(f.call(handle_set_info, wire::Command::SetInfo, si_body(FileId{9, 9}, kFile, kPosition, u64_buf(1)))
+              .status == NtStatus::FileClosed);
+  }
+}
