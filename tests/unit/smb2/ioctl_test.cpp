@@ -1,0 +1,178 @@
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "fixture.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::smb2;
+using namespace ringsmb::smb2::test;
+
+namespace {
+
+constexpr uint32_t kValidateNegotiate = 0x00140204, kResumeKey = 0x00140078, kSetSparse = 0x000900C4,
+                   kGetReparse = 0x000900A8, kDfsReferrals = 0x00060194, kNetworkInterfaces = 0x001401FC,
+                   kPipeTransceive = 0x0011C017;
+constexpr FileId kNoFile{~0ull, ~0ull};
+
+Bytes ioctl_body(uint32_t code, FileId id, const Bytes& input, uint32_t max_out, uint32_t flags = 1) {
+  Body body;
+  body.w.u16(57);
+  body.w.u16(0);
+  body.w.u32(code);
+  body.w.u64(id.persistent);
+  body.w.u64(id.volatile_id);
+  body.w.u32(input.empty() ? 0 : uint32_t(wire::kHeaderSize + 56));
+  body.w.u32(uint32_t(input.size()));
+  body.w.u32(0);  // MaxInputResponse
+  body.w.u32(0);  // OutputOffset
+  body.w.u32(0);  // OutputCount
+  body.w.u32(max_out);
+  body.w.u32(flags);
+  body.w.u32(0);
+  body.w.bytes(input);
+  if (input.empty()) body.w.u8(0);
+  return body.b;
+}
+
+Bytes validate_input(const ConnState& c, std::vector<uint16_t> dialects) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u32(c.client_capabilities);
+  w.bytes(c.client_guid.data(), 16);
+  w.u16(c.client_security_mode);
+  w.u16(uint16_t(dialects.size()));
+  for (uint16_t d : dialects) w.u16(d);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("ioctl FSCTL_VALIDATE_NEGOTIATE_INFO", "[smb2]") {
+  Smb2Fixture f;
+  f.conn.dialect = 0x0302;
+  f.conn.client_capabilities = 0x7F;
+  f.conn.client_security_mode = 1;
+  for (size_t i = 0; i < 16; ++i) f.conn.client_guid[i] = uint8_t(i);
+  f.conn.client_dialects = {0x0202, 0x0210, 0x0300, 0x0302};
+  f.conn.server_capabilities = 0x44;
+  f.conn.server_security_mode = 1;
+  f.server.config.global.max_protocol = 0x0302;
+
+  Response r = f.call(handle_ioctl, wire::Command::Ioctl,
+                      ioctl_body(kValidateNegotiate, kNoFile, validate_input(f.conn, f.conn.client_dialects), 24));
+  REQUIRE(r.status == NtStatus::Success);
+  REQUIRE(r.u16(0) == 49);
+  CHECK(r.u32(4) == kValidateNegotiate);
+  CHECK(r.u32(32) == 112);  // OutputOffset
+  CHECK(r.u32(36) == 24);   // OutputCount
+  REQUIRE(r.body.size() == 48 + 24);
+  CHECK(r.u32(48) == 0x44);
+  CHECK(r.body[52] == 0xA0);
+  CHECK(r.u16(68) == 1);
+  CHECK(r.u16(70) == 0x0302);
+
+  SECTION("mismatches fail with ACCESS_DENIED (the client then drops the connection)") {
+    ConnState tampered;
+    tampered.client_capabilities = 0x7E;
+    tampered.client_guid = f.conn.client_guid;
+    tampered.client_security_mode = 1;
+    CHECK(f.call(handle_ioctl, wire::Command::Ioctl,
+                 ioctl_body(kValidateNegotiate, kNoFile, validate_input(tampered, f.conn.client_dialects), 24))
+              .status == NtStatus::AccessDenied);
+    CHECK(f.call(handle_ioctl, wire::Command::Ioctl,
+                 ioctl_body(kValidateNegotiate, kNoFile, validate_input(f.conn, {0x0202, 0x0210}), 24))
+              .status == NtStatus::AccessDenied);
+    Bytes shortin = validate_input(f.conn, f.conn.client_dialects);
+    shortin.resize(26);  // DialectCount says 4, none present
+    CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kValidateNegotiate, kNoFile, shortin, 24)).status ==
+          NtStatus::AccessDenied);
+    CHECK(f.call(handle_ioctl, wire::Command::Ioctl,
+                 ioctl_body(kValidateNegotiate, kNoFile, validate_input(f.conn, f.conn.client_dialects), 23))
+              .status == NtStatus::AccessDenied);
+  }
+  SECTION("not for 3.1.1") {
+    f.conn.dialect = 0x0311;
+    CHECK(f.call(handle_ioctl, wire::Command::Ioctl,
+                 ioctl_body(kValidateNegotiate, kNoFile, validate_input(f.conn, f.conn.client_dialects), 24))
+              .status == NtStatus::AccessDenied);
+  }
+}
+
+TEST_CASE("ioctl file FSCTLs and errors", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a");
+  FileId id = f.open_file("a");
+
+  Response key = f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kResumeKey, id, {}, 1024));
+  REQUIRE(key.status == NtStatus::Success);
+  CHECK(key.u32(36) == 28);
+  CHECK(key.u64(8) == id.persistent);
+  CHECK(key.u64(48) == id.persistent);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kResumeKey, id, {}, 27)).status ==
+        NtStatus::BufferTooSmall);
+
+  Response sparse = f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kSetSparse, id, Bytes{1}, 0));
+  CHECK(sparse.status == NtStatus::Success);
+  CHECK(sparse.u32(36) == 0);
+
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kGetReparse, id, {}, 1024)).status ==
+        NtStatus::NotAReparsePoint);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kDfsReferrals, kNoFile, Bytes(4, 0), 1024)).status ==
+        NtStatus::FsDriverRequired);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kNetworkInterfaces, kNoFile, {}, 1024)).status ==
+        NtStatus::NotSupported);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kPipeTransceive, id, {}, 1024)).status ==
+        NtStatus::NotSupported);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(0x00098208, id, {}, 1024)).status ==
+        NtStatus::InvalidDeviceRequest);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kResumeKey, FileId{3, 3}, {}, 1024)).status ==
+        NtStatus::FileClosed);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kResumeKey, id, {}, 1024, 0)).status ==
+        NtStatus::NotSupported);
+
+  Bytes bad = ioctl_body(kSetSparse, id, Bytes{1}, 0);
+  store_le32(bad.data() + 28, 500);  // InputCount beyond the message
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, bad).status == NtStatus::InvalidParameter);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kResumeKey, id, {}, (1 << 20) + 1)).status ==
+        NtStatus::InvalidParameter);
+  Bytes truncated = ioctl_body(kResumeKey, id, {}, 1024);
+  truncated.resize(40);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, truncated).status == NtStatus::InvalidParameter);
+}
+
+TEST_CASE("change_notify and oplock_break answers", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a");
+  FileId dir = f.open_dir("");
+  FileId file = f.open_file("a");
+  auto notify = [&](FileId id, uint32_t filter) {
+    Body b;
+    b.w.u16(32);
+    b.w.u16(0);
+    b.w.u32(4096);
+    b.w.u64(id.persistent);
+    b.w.u64(id.volatile_id);
+    b.w.u32(filter);
+    b.w.u32(0);
+    return f.call(handle_change_notify, wire::Command::ChangeNotify, b.b).status;
+  };
+  CHECK(notify(dir, 0x17) == NtStatus::NotSupported);
+  CHECK(notify(file, 0x17) == NtStatus::InvalidParameter);
+  CHECK(notify(dir, 0) == NtStatus::InvalidParameter);
+  CHECK(notify(FileId{8, 8}, 0x17) == NtStatus::FileClosed);
+
+  Body ack;
+  ack.w.u16(24);
+  ack.w.u8(0);
+  ack.w.zeros(5);
+  ack.w.u64(file.persistent);
+  ack.w.u64(file.volatile_id);
+  CHECK(f.call(handle_oplock_break, wire::Command::OplockBreak, ack.b).status == NtStatus::InvalidOplockProtocol);
+  Body lease;
+  lease.w.u16(36);
+  lease.w.zeros(34);
+  CHECK(f.call(handle_oplock_break, wire::Command::OplockBreak, lease.b).status == NtStatus::ObjectNameNotFound);
+  lease.b.resize(20);
+  CHECK(f.call(handle_oplock_break, wire::Command::OplockBreak, lease.b).status == NtStatus::InvalidParameter);
+}
