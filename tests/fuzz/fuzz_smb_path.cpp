@@ -1,0 +1,58 @@
+// libFuzzer target: SMB CREATE names and QUERY_DIRECTORY patterns come
+// straight off the wire, so parse_smb_path and wildcard_match must cope
+// with any bytes. Checks the invariants the VFS relies on.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "vfs/dir_entries.hpp"
+#include "vfs/paths.hpp"
+
+namespace {
+
+using namespace ringsmb;
+using namespace ringsmb::vfs;
+
+void check(bool ok) {
+  if (!ok) abort();
+}
+
+// A path that parsed must be safe to hand to openat2 beneath the root.
+void check_parsed(const SmbPath& p) {
+  check(!p.path.starts_with('/') && !p.path.ends_with('/'));
+  check(p.path.find("//") == std::string::npos);
+  check(p.path.find('\0') == std::string::npos);
+  check(p.path.find('\\') == std::string::npos);
+  check(p.path.find(':') == std::string::npos);
+  size_t start = 0;
+  while (start <= p.path.size() && !p.path.empty()) {
+    const size_t slash = p.path.find('/', start);
+    const std::string_view comp = std::string_view(p.path).substr(start, slash - start);
+    check(comp != "." && comp != "..");
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  // Round trip: the path's UTF-8 is valid, so it converts back losslessly.
+  std::string back;
+  check(utf16le_to_utf8(utf8_to_utf16le(p.path), back) && back == p.path);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const ByteSpan input(data, size);
+  if (auto parsed = parse_smb_path(input)) check_parsed(*parsed);
+
+  // Split the input in two as pattern and name for the matcher.
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const size_t cut = size ? data[0] % (size + 1) : 0;
+  const std::string_view pattern = text.substr(0, cut);
+  const std::string_view name = text.substr(cut);
+  const bool ci = wildcard_match(pattern, name, false);
+  const bool cs = wildcard_match(pattern, name, true);
+  check(!cs || ci);  // a case-sensitive match is also a case-insensitive one
+  check(wildcard_match("*", name, size % 2));
+  return 0;
+}
