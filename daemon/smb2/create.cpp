@@ -127,8 +127,9 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   if (overwrite) flags = (flags & ~O_ACCMODE) | ((flags & O_ACCMODE) == O_RDONLY ? O_WRONLY : flags & O_ACCMODE) | O_TRUNC;
   std::string leaf(t.leaf.empty() ? "." : t.leaf);
   int fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), flags, 0);
-  if (fd == -EACCES && (flags & O_ACCMODE) == O_RDONLY && !overwrite)
-    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);  // attributes only
+  bool data_access = access & (FILE_READ_DATA | FILE_EXECUTE | FILE_WRITE_DATA | FILE_APPEND_DATA);
+  if (fd == -EACCES && !data_access && !overwrite)  // attributes only: no read permission needed
+    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0) return status_from_open_errno(-fd);
   o.fd.reset(fd);
   o.action = c.disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : overwrite ? FILE_OVERWRITTEN : FILE_OPENED;

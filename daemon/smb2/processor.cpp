@@ -178,6 +178,9 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
     write_error_body(w);
   }
   if (req.session) last_session_ = req.session;
+  if (!nt_success(status) && status != NtStatus::MoreProcessingRequired)
+    LOG_DEBUG("%s: %s mid %llu -> %s", conn_.client_address.c_str(), spec ? spec->name : "?",
+              (unsigned long long)h.message_id, nt_status_name(status));
   rh.credit_charge = h.credit_charge;
   rh.status = uint32_t(status);
   rh.command = h.command;

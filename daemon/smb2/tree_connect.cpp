@@ -10,7 +10,7 @@ namespace ringsmb::smb2 {
 namespace {
 
 enum : uint8_t { SMB2_SHARE_TYPE_DISK = 1, SMB2_SHARE_TYPE_PIPE = 2 };
-constexpr uint32_t SMB2_SHAREFLAG_NO_CACHING = 0x30, SMB2_SHAREFLAG_ENCRYPT_DATA = 0x8;
+constexpr uint32_t SMB2_SHAREFLAG_NO_CACHING = 0x30, SMB2_SHAREFLAG_ENCRYPT_DATA = 0x8000;
 constexpr uint32_t kFileAllAccess = 0x001F01FF;
 constexpr uint32_t kReadOnlyAccess = 0x001200A9;  // FILE_GENERIC_READ | FILE_GENERIC_EXECUTE
 

@@ -51,9 +51,8 @@ add_share() {  # add_share NAME PATH [extra lines...]
   { echo; echo "[$name]"; echo "  path = $path"; for line in "$@"; do echo "  $line"; done; } >> "$T/ringsmb.conf"
 }
 
-add_user() {  # add_user NAME PASSWORD [UNIX_USER]
-  local args=(--config "$T/ringsmb.conf" user add "$1" --password-stdin)
-  [ $# -ge 3 ] && args+=(--unix-user "$3")
+add_user() {  # add_user NAME PASSWORD [UNIX_USER (default: the user running the test)]
+  local args=(--config "$T/ringsmb.conf" user add "$1" --password-stdin --unix-user "${3:-$(id -un)}")
   echo "$2" | "$RINGSMBCTL" "${args[@]}" >/dev/null
 }
 
