@@ -99,14 +99,37 @@ struct Target {
   state::UniqueFd parent_fd;
 };
 
+int open_parent(int root, std::string_view parent) {
+  return vfs::open_beneath(root, parent.empty() ? "." : std::string(parent).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC,
+                           0);
+}
+
+// Finds the parent directory and the leaf's on-disk name. The common case
+// costs one open and one stat: the parent exists under the exact name and
+// the leaf either exists exactly or is looked up in the folded-name index.
+// Only a miss on the parent walks the path component by component.
 NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
   int root = req.tree->root.get();
-  t.path = req.tree->share.case_sensitive ? p.path : vfs::resolve_case_insensitive(req.server.names, root, p.path);
+  bool fold = !req.tree->share.case_sensitive;
+  t.path = p.path;
   vfs::split_parent(t.path, t.parent, t.leaf);
-  int fd = vfs::open_beneath(root, t.parent.empty() ? "." : std::string(t.parent).c_str(),
-                             O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+  int fd = open_parent(root, t.parent);
+  if (fd < 0 && fold && (-fd == ENOENT || -fd == ENOTDIR)) {
+    t.path = vfs::resolve_case_insensitive(req.server.names, root, p.path);
+    vfs::split_parent(t.path, t.parent, t.leaf);
+    fd = open_parent(root, t.parent);
+  }
   if (fd < 0) return (-fd == ENOENT || -fd == ENOTDIR) ? NtStatus::ObjectPathNotFound : status_from_open_errno(-fd);
   t.parent_fd.reset(fd);
+  if (fold && !t.leaf.empty()) {
+    struct stat st;
+    if (fstatat(fd, std::string(t.leaf).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) {
+      if (auto real = req.server.names.find(fd, t.leaf)) {
+        t.path = std::string(t.parent) + (t.parent.empty() ? "" : "/") + *real;
+        vfs::split_parent(t.path, t.parent, t.leaf);
+      }
+    }
+  }
   return NtStatus::Success;
 }
 
