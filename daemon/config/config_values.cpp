@@ -44,22 +44,24 @@ std::expected<std::vector<std::string>, Err> split_list(std::string_view v, bool
   std::vector<std::string> out;
   size_t i = 0;
   while (i < v.size()) {
-    char c = v[i];
-    if (is_space(c) || c == ',') {
+    if (is_space(v[i]) || v[i] == ',') {
       ++i;
       continue;
     }
-    if (quotes && c == '"') {
-      size_t end = v.find('"', i + 1);
-      if (end == std::string_view::npos) return std::unexpected("unterminated quote in list");
-      std::string_view tok = v.substr(i + 1, end - i - 1);
-      if (!trim(tok).empty()) out.emplace_back(tok);
-      i = end + 1;
-      continue;
+    // A token runs to the next separator outside quotes, so @"Domain Users"
+    // is one token "@Domain Users".
+    std::string tok;
+    while (i < v.size() && !is_space(v[i]) && v[i] != ',') {
+      if (quotes && v[i] == '"') {
+        size_t end = v.find('"', i + 1);
+        if (end == std::string_view::npos) return std::unexpected("unterminated quote in list");
+        tok.append(v.substr(i + 1, end - i - 1));
+        i = end + 1;
+      } else {
+        tok.push_back(v[i++]);
+      }
     }
-    size_t start = i;
-    while (i < v.size() && !is_space(v[i]) && v[i] != ',' && !(quotes && v[i] == '"')) ++i;
-    out.emplace_back(v.substr(start, i - start));
+    if (!trim(tok).empty()) out.push_back(std::move(tok));
   }
   return out;
 }

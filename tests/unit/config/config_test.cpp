@@ -238,6 +238,8 @@ TEST_CASE("share value errors", "[config]") {
   CHECK(err("[s]\npath = /srv\nsmb3 encryption = maybe\n") ==
         "t.conf:3: bad encryption policy 'maybe' (use off, desired or required)");
   CHECK(share("path = /srv/x/").path == "/srv/x");
+  CHECK(share("valid users = @\"Domain Users\",\"\" , \"x,y\"").valid_users ==
+        std::vector<std::string>{"@Domain Users", "x,y"});
   CHECK(ok("[root]\npath = /\n").config.shares[0].path == "/");
 }
 
