@@ -27,7 +27,7 @@ uint16_t CreditWindow::grant(uint16_t requested, uint32_t max_credits) {
   uint64_t room = max_credits > available ? max_credits - available : 0;
   uint64_t n = std::min<uint64_t>(std::max<uint16_t>(requested, 1), room);
   if (n == 0 && available == 0) n = 1;
-  high_ += n;
+  pending_ += n;
   return uint16_t(n);
 }
 

@@ -257,6 +257,7 @@ FrameResult handle_smb1_negotiate(ConnState& conn, ServerContext& server, ByteSp
   wire::Header h{};
   h.command = wire::Command::Negotiate;
   h.credits = conn.credits.grant(1, server.config.global.smb2_max_credits);
+  conn.credits.commit();
   h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR;
   wire::write_header(w, h);
   write_negotiate_body(conn, server, dialect, {}, 0, w);

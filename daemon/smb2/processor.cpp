@@ -301,7 +301,9 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
       LOG_WARN("%s: not an SMB frame; dropping", conn.client_address.c_str());
       return FrameResult::Drop;
   }
+  conn.credits.commit();
   if (result == FrameResult::Drop) return result;
+  std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
   size_t len = out.size() - len_pos - 4;
   if (len == 0) {
     out.resize(len_pos);  // nothing to send (CANCEL)

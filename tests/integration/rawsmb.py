@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""A deliberately minimal raw SMB2 client for hostile-input tests.
+
+It speaks just enough SMB2 (NEGOTIATE 2.1, anonymous raw-NTLMSSP
+SESSION_SETUP, TREE_CONNECT, CREATE, ECHO) to put malformed requests in
+front of ringsmbd and check that each gets an error or a dropped
+connection, and that the server keeps serving.
+
+usage: rawsmb.py PORT SHARE
+Prints 'N passed, N failed' last; exits non-zero on any failure.
+"""
+import os
+import socket
+import struct
+import sys
+
+PORT = int(sys.argv[1])
+SHARE = sys.argv[2]
+results = {"pass": 0, "fail": 0}
+
+STATUS = {
+    0: "SUCCESS", 0xC0000016: "MORE_PROCESSING_REQUIRED", 0xC000000D: "INVALID_PARAMETER",
+    0xC0000033: "OBJECT_NAME_INVALID", 0xC0000022: "ACCESS_DENIED", 0xC0000034: "OBJECT_NAME_NOT_FOUND",
+    0xC000003A: "OBJECT_PATH_NOT_FOUND", 0xC00000BB: "NOT_SUPPORTED",
+}
+
+
+def check(name, ok, detail=""):
+    results["pass" if ok else "fail"] += 1
+    print(("PASS: " if ok else "FAIL: ") + name + (f" ({detail})" if detail and not ok else ""))
+
+
+class Conn:
+    def __init__(self):
+        self.s = socket.create_connection(("127.0.0.1", PORT), timeout=5)
+        self.mid = 0
+        self.session = 0
+        self.tree = 0
+
+    def send_frame(self, payload):
+        self.s.sendall(struct.pack(">I", len(payload)) + payload)
+
+    def recv_frame(self):
+        hdr = self._exact(4)
+        if hdr is None:
+            return None
+        n = struct.unpack(">I", hdr)[0] & 0xFFFFFF
+        return self._exact(n)
+
+    def _exact(self, n):
+        buf = b""
+        while len(buf) < n:
+            try:
+                chunk = self.s.recv(n - len(buf))
+            except (ConnectionResetError, socket.timeout):
+                return None
+            if not chunk:
+                return None
+            buf += chunk
+        return buf
+
+    def header(self, cmd, credits=64, next_cmd=0, flags=0, charge=1):
+        h = struct.pack("<4sHHIHHIIQIIQ16s", b"\xfeSMB", 64, charge, 0, cmd, credits, flags, next_cmd,
+                        self.mid, 0, self.tree, self.session, b"\0" * 16)
+        self.mid += max(charge, 1)
+        return h
+
+    def request(self, cmd, body, **kw):
+        self.send_frame(self.header(cmd, **kw) + body)
+        r = self.recv_frame()
+        if r is None:
+            return None, None
+        status = struct.unpack_from("<I", r, 8)[0]
+        return status, r
+
+    def negotiate(self):
+        body = struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, 0, os.urandom(16), 0, 0, 0) + struct.pack("<H", 0x0210)
+        return self.request(0, body)[0]
+
+    def anonymous_session(self):
+        neg = b"NTLMSSP\0" + struct.pack("<II", 1, 0x00000205 | 0x00080000) + b"\0" * 16
+        st, r = self.request(1, self._setup_body(neg))
+        if st != 0xC0000016:
+            return st
+        self.session = struct.unpack_from("<Q", r, 40)[0]
+        # AUTHENTICATE with empty fields (anonymous): offsets all point at the end.
+        fields = struct.pack("<HHI", 0, 0, 72) * 6
+        auth = b"NTLMSSP\0" + struct.pack("<I", 3) + fields + struct.pack("<I", 0x00000A05) + b"\0" * 8
+        return self.request(1, self._setup_body(auth))[0]
+
+    def _setup_body(self, blob):
+        return struct.pack("<HBBIIHHQ", 25, 0, 1, 0, 0, 64 + 24, len(blob), 0) + blob
+
+    def tree_connect(self, share):
+        path = f"\\\\127.0.0.1\\{share}".encode("utf-16-le")
+        st, r = self.request(3, struct.pack("<HHHH", 9, 0, 64 + 8, len(path)) + path)
+        if st == 0:
+            self.tree = struct.unpack_from("<I", r, 36)[0]
+        return st
+
+    def create_body(self, name_utf16, name_off=None, name_len=None, disposition=1, access=0x80):
+        off = 64 + 56 if name_off is None else name_off
+        ln = len(name_utf16) if name_len is None else name_len
+        return struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0, access, 0, 7, disposition, 0, off, ln, 0, 0) + (
+            name_utf16 or b"\0")
+
+
+def alive():
+    c = Conn()
+    ok = c.negotiate() == 0
+    c.s.close()
+    return ok
+
+
+def dropped(c):
+    try:
+        c.s.settimeout(3)
+        return c.recv_frame() is None
+    except OSError:
+        return True
+
+
+def test_frames():
+    for name, payload in [
+        ("garbage frame", os.urandom(200)),
+        ("truncated SMB2 header", b"\xfeSMB" + b"\0" * 20),
+        ("SMB1 non-negotiate", b"\xffSMB" + b"\x25" + b"\0" * 40),
+        ("transform header before negotiate", b"\xfdSMB" + b"\0" * 60),
+    ]:
+        c = Conn()
+        c.send_frame(payload)
+        check(f"{name}: connection dropped", dropped(c))
+    c = Conn()
+    c.s.sendall(struct.pack(">I", 0x00FFFFFF) + b"\xfeSMB")
+    check("oversized frame length: dropped", dropped(c))
+    c = Conn()
+    c.s.sendall(b"\x85\0\0\0")  # NetBIOS keepalive-like type byte: not a session message
+    check("non-session message: dropped", dropped(c))
+    check("server still serves after bad frames", alive())
+
+
+def test_negotiate():
+    c = Conn()
+    body = struct.pack("<HHHHI16sIHH", 36, 0xFFFF, 1, 0, 0, os.urandom(16), 0, 0, 0)
+    st, _ = c.request(0, body)
+    check("NEGOTIATE with DialectCount past the frame: error or drop", st is None or st == 0xC000000D,
+          STATUS.get(st, hex(st or 0)))
+    c = Conn()
+    st, _ = c.request(0, struct.pack("<HH", 36, 1))
+    check("NEGOTIATE body shorter than its StructureSize", st is None or st == 0xC000000D)
+    c = Conn()
+    st, _ = c.request(0, struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, 0, os.urandom(16), 0, 0, 0) + b"\x99\x09")
+    check("NEGOTIATE with only an unknown dialect: NOT_SUPPORTED", st == 0xC00000BB, hex(st or 0))
+
+
+def session_and_tree():
+    c = Conn()
+    if c.negotiate() != 0:
+        return None
+    st = c.anonymous_session()
+    if st != 0:
+        check("anonymous session", False, hex(st or 0))
+        return None
+    st = c.tree_connect(SHARE)
+    if st != 0:
+        check("tree connect", False, hex(st or 0))
+        return None
+    return c
+
+
+def test_create():
+    c = session_and_tree()
+    if not c:
+        return
+    st, _ = c.request(5, c.create_body("..\\etc\\passwd".encode("utf-16-le")))
+    check("CREATE '..\\etc\\passwd': OBJECT_NAME_INVALID", st == 0xC0000033, STATUS.get(st, hex(st or 0)))
+    st, _ = c.request(5, c.create_body("a\\..\\..\\x".encode("utf-16-le")))
+    check("CREATE 'a\\..\\..\\x': OBJECT_NAME_INVALID", st == 0xC0000033, STATUS.get(st, hex(st or 0)))
+    st, _ = c.request(5, c.create_body("x".encode("utf-16-le"), name_off=60000, name_len=400))
+    check("CREATE name offset outside the frame: INVALID_PARAMETER", st == 0xC000000D, STATUS.get(st, hex(st or 0)))
+    st, _ = c.request(5, c.create_body("x".encode("utf-16-le"), name_len=3))
+    check("CREATE odd name length: INVALID_PARAMETER", st == 0xC000000D, STATUS.get(st, hex(st or 0)))
+    st, _ = c.request(5, c.create_body("/etc/passwd".encode("utf-16-le")))
+    check("CREATE '/etc/passwd' refused", st is not None and st != 0, STATUS.get(st, hex(st or 0)))
+
+
+def test_long_compound():
+    c = Conn()
+    if c.negotiate() != 0:
+        return
+    echo = struct.pack("<HH", 4, 0)
+    n = 5000
+    chain = b""
+    for i in range(n):
+        h = c.header(13, credits=1, next_cmd=0 if i == n - 1 else 72, flags=0)
+        chain += h + echo + b"\0" * 4
+    c.send_frame(chain)
+    check("compound chain of 5000 ECHOs beyond the credits: dropped", dropped(c))
+    check("server still serves after the long chain", alive())
+
+
+def main():
+    test_frames()
+    test_negotiate()
+    test_create()
+    test_long_compound()
+    print(f"{results['pass']} passed, {results['fail']} failed")
+    sys.exit(1 if results["fail"] else 0)
+
+
+if __name__ == "__main__":
+    main()
