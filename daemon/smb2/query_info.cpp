@@ -2,7 +2,12 @@
 // 2.1.5.12): file, filesystem and security information of an open.
 //
 // Output size rules (MS-FSA): a buffer smaller than a class's fixed part
-// fails with STATUS_INFO_LENGTH_MISMATCH; a class with a variable tail
+// fails with STATUS_INFO_LENGTH_MISMATCH, where "fixed part" of a class with
+// a trailing name is what Windows uses: the C sizeof of the structure with
+// its one-character name array and alignment padding (FILE_ALL_INFORMATION
+// 104, FILE_NAME_INFORMATION 8, FILE_STREAM_INFORMATION 32,
+// FILE_FS_VOLUME_INFORMATION 24, FILE_FS_ATTRIBUTE_INFORMATION 16), not the
+// field offset of the name MS-FSA mentions; a class with a variable tail
 // (names, stream list, volume label, filesystem name) is truncated and
 // returned with STATUS_BUFFER_OVERFLOW; a security descriptor that does not
 // fit fails with STATUS_BUFFER_TOO_SMALL. (Windows adds a 4-byte ErrorData
@@ -39,6 +44,20 @@ constexpr uint32_t kModeInformationMask = 0x0000103E;
 using vfs::FileInfoClass;
 using vfs::FsInfoClass;
 
+// sizeof() of a structure whose fixed part is `fixed` bytes followed by a
+// one-WCHAR name array, padded to the structure's `alignment`.
+constexpr size_t windows_sizeof(size_t fixed, size_t alignment) {
+  return (fixed + 2 + alignment - 1) / alignment * alignment;
+}
+static_assert(windows_sizeof(vfs::fscc::kAllInfoFixedSize, 8) == 104);
+static_assert(windows_sizeof(vfs::fscc::kFsVolumeInfoFixedSize, 8) == 24);
+
+// MS-FSCC 2.5.2 FILE_FS_CONTROL_INFORMATION and 2.5.6
+// FILE_FS_OBJECTID_INFORMATION: answered here (the vfs encoders do not).
+constexpr size_t kFsControlInfoSize = 48;
+constexpr size_t kFsObjectIdInfoSize = 64;
+constexpr uint64_t kNoQuotaLimit = ~0ull;
+
 struct SizeRule {
   size_t minimum = 0;     // smaller buffers: INFO_LENGTH_MISMATCH
   bool variable = false;  // larger data is truncated with BUFFER_OVERFLOW
@@ -58,11 +77,11 @@ SizeRule file_size_rule(FileInfoClass cls) {
     case FileInfoClass::NetworkOpen: return {f::kNetworkOpenInfoSize};
     case FileInfoClass::AttributeTag: return {f::kAttributeTagInfoSize};
     case FileInfoClass::Compression: return {f::kCompressionInfoSize};
-    case FileInfoClass::All: return {f::kAllInfoFixedSize, true};
+    case FileInfoClass::All: return {windows_sizeof(f::kAllInfoFixedSize, 8), true};
     case FileInfoClass::Name:
     case FileInfoClass::NormalizedName:
-    case FileInfoClass::AlternateName: return {f::kNameInfoFixedSize, true};
-    case FileInfoClass::Stream: return {f::kStreamInfoFixedSize, true};
+    case FileInfoClass::AlternateName: return {windows_sizeof(f::kNameInfoFixedSize, 4), true};
+    case FileInfoClass::Stream: return {windows_sizeof(f::kStreamInfoFixedSize, 8), true};
     default: return {0, true};
   }
 }
@@ -70,8 +89,10 @@ SizeRule file_size_rule(FileInfoClass cls) {
 SizeRule fs_size_rule(FsInfoClass cls) {
   namespace f = vfs::fscc;
   switch (cls) {
-    case FsInfoClass::Volume: return {f::kFsVolumeInfoFixedSize, true};
-    case FsInfoClass::Attribute: return {f::kFsAttributeInfoFixedSize, true};
+    case FsInfoClass::Volume: return {windows_sizeof(f::kFsVolumeInfoFixedSize, 8), true};
+    case FsInfoClass::Attribute: return {windows_sizeof(f::kFsAttributeInfoFixedSize, 4), true};
+    case FsInfoClass::Control: return {kFsControlInfoSize};
+    case FsInfoClass::ObjectId: return {kFsObjectIdInfoSize};
     case FsInfoClass::Size: return {f::kFsSizeInfoSize};
     case FsInfoClass::FullSize: return {f::kFsFullSizeInfoSize};
     case FsInfoClass::Device: return {f::kFsDeviceInfoSize};
@@ -171,17 +192,32 @@ uint32_t volume_serial(uint64_t dev) {
 NtStatus query_filesystem(Request& req, const QueryInfoRequest& q, state::Open& open, Bytes& data) {
   auto cls = FsInfoClass(q.info_class);
   SizeRule rule = fs_size_rule(cls);
-  if (rule.minimum == 0) {
-    // ObjectId: the encoder answers what MS-FSA wants; the rest are unknown.
-    if (cls != FsInfoClass::ObjectId) return NtStatus::InvalidInfoClass;
-  } else if (q.output_length < rule.minimum) {
-    return NtStatus::InfoLengthMismatch;
+  if (rule.minimum == 0) return NtStatus::InvalidInfoClass;
+  if (q.output_length < rule.minimum) return NtStatus::InfoLengthMismatch;
+  auto root = vfs::stat_fd(req.tree->root.get());
+  uint64_t dev = root ? root->device : 0;
+  ByteWriter w(data);
+  if (cls == FsInfoClass::Control) {
+    // Quotas are not tracked: no free-space filtering, no default limits.
+    w.zeros(24);  // FreeSpaceStartFiltering, FreeSpaceThreshold, FreeSpaceStopFiltering
+    w.u64(kNoQuotaLimit);  // DefaultQuotaThreshold
+    w.u64(kNoQuotaLimit);  // DefaultQuotaLimit
+    w.u32(0);              // FileSystemControlFlags: quotas off
+    w.u32(0);              // Padding
+    return NtStatus::Success;
+  }
+  if (cls == FsInfoClass::ObjectId) {
+    // A volume object id that stays the same for the share's filesystem.
+    w.u64(dev * 0x9E3779B97F4A7C15ull);
+    w.u64(dev ^ 0x72696E67736D6221ull);
+    w.zeros(48);  // ExtendedInfo
+    return NtStatus::Success;
   }
   vfs::VolumeInfo vol;
   vol.label = req.tree->share.name;
   vol.case_sensitive = req.tree->share.case_sensitive;
   vol.creation_time = req.server.start_time;
-  if (auto root = vfs::stat_fd(req.tree->root.get())) vol.serial_number = volume_serial(root->device);
+  vol.serial_number = volume_serial(dev);
   NtStatus s = vfs::encode_fs_info(cls, open.fd.get(), vol, data);
   if (s != NtStatus::Success) return s;
   return fit(data, q.output_length, rule);

@@ -82,14 +82,18 @@ TEST_CASE("query_info file classes", "[smb2]") {
     CHECK(d.size() == 8);
     CHECK(load_le32(d.data()) == 26);
   }
-  SECTION("all") {
+  SECTION("all: below sizeof(FILE_ALL_INFORMATION) = 104 mismatch, then overflow until it fits") {
     auto r = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(id, kFile, kAll, 4096));
     REQUIRE(r.status == NtStatus::Success);
-    CHECK(data_of(r).size() == 100 + 26);
-    auto small = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(id, kFile, kAll, 110));
-    CHECK(small.status == NtStatus::BufferOverflow);
-    auto tiny = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(id, kFile, kAll, 99));
-    CHECK(tiny.status == NtStatus::InfoLengthMismatch);
+    const uint32_t full = 100 + 26;
+    CHECK(data_of(r).size() == full);
+    for (uint32_t len = 0; len <= full; ++len) {
+      auto x = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(id, kFile, kAll, len));
+      NtStatus want = len < 104 ? NtStatus::InfoLengthMismatch
+                      : len < full ? NtStatus::BufferOverflow
+                                   : NtStatus::Success;
+      CHECK(x.status == want);
+    }
   }
   SECTION("fixed class with a short buffer: INFO_LENGTH_MISMATCH") {
     auto r = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(id, kFile, kNetworkOpen, 55));
@@ -143,9 +147,11 @@ TEST_CASE("query_info filesystem classes", "[smb2]") {
     CHECK(load_le32(d.data() + 12) == 10);  // "share" in UTF-16
     auto r2 = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, kFsVolume, 1024));
     CHECK(load_le32(data_of(r2).data() + 8) == load_le32(d.data() + 8));
-    auto cut = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, kFsVolume, 20));
+    // Windows' minimum is sizeof(FILE_FS_VOLUME_INFORMATION) = 24, not 18.
+    auto cut = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, kFsVolume, 24));
     CHECK(cut.status == NtStatus::BufferOverflow);
-    auto tiny = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, kFsVolume, 17));
+    CHECK(data_of(cut).size() == 24);
+    auto tiny = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, kFsVolume, 23));
     CHECK(tiny.status == NtStatus::InfoLengthMismatch);
   }
   SECTION("sizes and attribute") {
@@ -158,6 +164,17 @@ TEST_CASE("query_info filesystem classes", "[smb2]") {
     auto a = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, kFsAttribute, 1024));
     REQUIRE(a.status == NtStatus::Success);
     CHECK((load_le32(data_of(a).data()) & 1) == 0);  // not case sensitive
+  }
+  SECTION("control (quota) and object id") {
+    auto c = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, 6, 48));
+    REQUIRE(c.status == NtStatus::Success);
+    CHECK(data_of(c).size() == 48);
+    CHECK(load_le64(data_of(c).data() + 32) == ~0ull);
+    CHECK(f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, 6, 47)).status ==
+          NtStatus::InfoLengthMismatch);
+    auto o = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, 8, 64));
+    REQUIRE(o.status == NtStatus::Success);
+    CHECK(data_of(o).size() == 64);
   }
   SECTION("unknown fs class, quota, bad info type") {
     CHECK(f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, 99, 1024)).status ==
