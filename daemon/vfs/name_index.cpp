@@ -73,7 +73,11 @@ std::optional<NameIndexCache::DirIndex> NameIndexCache::scan(int dirfd, int64_t 
   }
   DirIndex index;
   index.mtime_ns = mtime_ns;
-  index.racy = now_coarse_ns() - mtime_ns < racy_window_ns();
+  const int64_t age = now_coarse_ns() - mtime_ns;
+  // A whole-second mtime hints at a filesystem without sub-second stamps,
+  // where anything in the same second shares it.
+  const bool whole_second = mtime_ns % kNsPerSec == 0;
+  index.racy = age < racy_window_ns() || (whole_second && age < 2 * kNsPerSec);
   while (const struct dirent* de = readdir(dir)) {
     const std::string_view name = de->d_name;
     if (name == "." || name == "..") continue;

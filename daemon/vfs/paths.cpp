@@ -127,6 +127,12 @@ int open_beneath(int dirfd, const char* path, int flags, mode_t mode) {
   }
 }
 
+NtStatus open_beneath_status(int neg_errno) {
+  const int err = -neg_errno;
+  if (err == EXDEV || err == ELOOP) return NtStatus::ObjectPathNotFound;
+  return nt_status_from_errno(err);
+}
+
 void split_parent(std::string_view path, std::string_view& parent, std::string_view& leaf) {
   const size_t slash = path.rfind('/');
   if (slash == std::string_view::npos) {
