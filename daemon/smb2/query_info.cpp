@@ -176,10 +176,10 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   info.delete_pending = open.node && req.server.files.is_delete_pending(open.node);
   info.name = name;
   NtStatus s = vfs::encode_file_info(cls, *st, info, data);
-  // No 8.3 names are generated. The object store's "no such name" answer
-  // makes smbclient's allinfo give up, while NOT_SUPPORTED is what clients
-  // (smbclient, Windows' GetShortPathName callers) treat as "no short names".
-  if (cls == FileInfoClass::AlternateName && s == NtStatus::ObjectNameNotFound) return NtStatus::NotSupported;
+  // No 8.3 names are generated yet. The object store's "no such name"
+  // answer makes smbclient's allinfo give up; NOT_IMPLEMENTED is what
+  // smbclient and smbtorture treat as "this server has no short names".
+  if (cls == FileInfoClass::AlternateName && s == NtStatus::ObjectNameNotFound) return NtStatus::NotImplemented;
   if (s != NtStatus::Success) return s;
   return fit(data, q.output_length, rule);
 }

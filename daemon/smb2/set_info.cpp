@@ -11,6 +11,8 @@
 //    file clears all write bits, clearing it restores the owner's.
 //  - An AllocationSize below EndOfFile leaves the file alone (Windows would
 //    truncate it): an allocation hint never destroys data.
+//  - Renaming a directory with open files below it fails with ACCESS_DENIED
+//    as on Windows, but only this connection's opens are known by path.
 //  - Security descriptors: the server has no ACL store, the mode bits are
 //    the ACL. A SET that re-applies exactly what QUERY_INFO reports (as
 //    copy tools do) succeeds; anything that would need a real change fails
@@ -221,6 +223,31 @@ bool file_in_use(ServerContext& server, uint64_t dev, uint64_t ino) {
   return used;
 }
 
+// Windows renames through an internal open of the parent directory that
+// asks for FILE_ADD_FILE and shares read and write but not delete; an
+// existing open of that directory with DELETE access, or one that does not
+// share write, makes the rename fail with SHARING_VIOLATION. The same check
+// here is a probe against the share-mode table.
+NtStatus check_parent_sharing(ServerContext& server, int dir_fd) {
+  auto st = vfs::stat_fd(dir_fd);
+  if (!st) return st.error();
+  static const char probe = 0;
+  constexpr uint32_t FILE_SHARE_READ = 1, FILE_SHARE_WRITE = 2;
+  auto node = server.files.open(st->device, st->file_id, &probe, FILE_WRITE_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE);
+  if (!node) return node.error();
+  server.files.close(*node, &probe);
+  return NtStatus::Success;
+}
+
+// Does this connection hold an open below directory `dir`?
+bool has_open_below(const Request& req, const state::Open& dir_open, const std::string& dir) {
+  for (const auto& [id, o] : req.conn.opens) {
+    if (o.get() == &dir_open || o->tree_id != dir_open.tree_id) continue;
+    if (o->path.size() > dir.size() && o->path.starts_with(dir) && o->path[dir.size()] == '/') return true;
+  }
+  return false;
+}
+
 // Points this connection's opens below `from` at `to`.
 void update_open_paths(Request& req, const state::Open& renamed, const std::string& from, const std::string& to) {
   for (auto& [id, o] : req.conn.opens) {
@@ -268,6 +295,13 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   if (!dst_dir) return NtStatus::ObjectPathNotFound;
   std::string src_leaf(from_leaf);
   std::string dst_leaf(to_leaf);
+
+  // Windows refuses to rename a directory while files below it are open.
+  // Only this connection's opens are visible here.
+  if (open.is_directory && has_open_below(req, open, from)) return NtStatus::AccessDenied;
+  if (NtStatus s = check_parent_sharing(req.server, src_dir.get()); s != NtStatus::Success) return s;
+  if (to_parent != from_parent)
+    if (NtStatus s = check_parent_sharing(req.server, dst_dir.get()); s != NtStatus::Success) return s;
 
   auto src_st = vfs::stat_fd(open.fd.get());
   if (!src_st) return src_st.error();

@@ -138,13 +138,28 @@ TEST_CASE("set_info rename", "[smb2]") {
     f.find(other)->node->opens.back().share_access = 3;
     CHECK(set(f, id, kFile, kRename, rename_buf("q", false)) == NtStatus::SharingViolation);
   }
-  SECTION("renaming a directory updates the paths of opens below it") {
+  SECTION("a directory with open files below it cannot be renamed") {
     f.write_file("sub/inner.txt");
     FileId inner = f.open_file("sub\\inner.txt", FILE_READ_DATA);
     FileId d = f.open_dir("sub", DELETE | FILE_READ_ATTRIBUTES);
+    CHECK(set(f, d, kFile, kRename, rename_buf("sub2", false)) == NtStatus::AccessDenied);
+    f.close(inner);
     REQUIRE(set(f, d, kFile, kRename, rename_buf("sub2", false)) == NtStatus::Success);
     CHECK(f.find(d)->path == "sub2");
-    CHECK(f.find(inner)->path == "sub2/inner.txt");
+    CHECK(f.exists("sub2/inner.txt"));
+  }
+  SECTION("parent directory open with DELETE, or not sharing write: sharing violation") {
+    f.write_file("sub/x");
+    FileId x = f.open_file("sub\\x", DELETE);
+    FileId parent;
+    REQUIRE(f.create("sub", FILE_READ_DATA | DELETE, kOpen, kDirectoryFile, parent, 7) == NtStatus::Success);
+    CHECK(set(f, x, kFile, kRename, rename_buf("sub\\y", false)) == NtStatus::SharingViolation);
+    f.close(parent);
+    REQUIRE(f.create("sub", FILE_READ_DATA, kOpen, kDirectoryFile, parent, 5) == NtStatus::Success);
+    CHECK(set(f, x, kFile, kRename, rename_buf("sub\\y", false)) == NtStatus::SharingViolation);
+    f.close(parent);
+    REQUIRE(f.create("sub", FILE_READ_DATA, kOpen, kDirectoryFile, parent, 7) == NtStatus::Success);
+    CHECK(set(f, x, kFile, kRename, rename_buf("sub\\y", false)) == NtStatus::Success);
   }
   SECTION("malformed: name length beyond the buffer, odd, zero, bad names, RootDirectory") {
     FileId id = f.open_file("a.txt", DELETE);
