@@ -47,9 +47,8 @@ struct AuthFields {
 // Builds an AUTHENTICATE_MESSAGE (MS-NLMP 2.2.1.3) the way a client does.
 Bytes build_authenticate(const AuthFields& f) {
   size_t header = f.with_mic ? 88 : 64;
-  Bytes m;
+  Bytes m = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0};
   ByteWriter w(m);
-  w.bytes("NTLMSSP", 8);
   w.u32(3);
   size_t offset = header;
   for (const Bytes* b : {&f.lm, &f.nt, &f.domain, &f.user, &f.workstation, &f.session_key}) {
