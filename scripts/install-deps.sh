@@ -7,8 +7,9 @@ packages=(
   # build
   build-essential g++ cmake ninja-build pkg-config git
   liburing-dev libnl-3-dev libnl-genl-3-dev libssl-dev libcli11-dev catch2
-  # fuzzing and sanitizers (libFuzzer ships with clang)
-  clang libclang-rt-14-dev
+  # fuzzing: libFuzzer ships with clang; clang 16 is the first that compiles
+  # libstdc++ 12's std::expected, which every layer uses
+  clang-16 libclang-rt-16-dev
   # real clients and the reference server for tests and benchmarks
   smbclient samba-testsuite samba
   # test and benchmark tooling
