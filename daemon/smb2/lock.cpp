@@ -75,11 +75,11 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   state::LockTable& table = state::lock_table();
 
   if (elems[0].flags & SMB2_LOCKFLAG_UNLOCK) {
-    // 3.3.5.14.1: every element must be a plain unlock; processed in order,
-    // stopping at the first failure.
-    for (const auto& e : elems)
-      if (e.flags != SMB2_LOCKFLAG_UNLOCK) return NtStatus::InvalidParameter;
+    // 3.3.5.14.1: elements are processed in order and processing stops at
+    // the first failure; an element that is not a plain unlock fails then
+    // (unlocks before it stay done, as on Windows).
     for (const auto& e : elems) {
+      if (e.flags != SMB2_LOCKFLAG_UNLOCK) return NtStatus::InvalidParameter;
       if (wraps(e)) return NtStatus::InvalidLockRange;
       NtStatus st = table.unlock(dev, ino, open, e.offset, e.length);
       if (st != NtStatus::Success) return st;

@@ -8,8 +8,16 @@ namespace {
 // Inclusive last byte; only called for length > 0 ranges that do not wrap.
 uint64_t last_byte(uint64_t offset, uint64_t length) { return offset + (length - 1); }
 
+// A zero-length lock at X sits between bytes X-1 and X: it overlaps a range
+// only when the range holds both (start < X <= last), and never another
+// zero-length lock. That is what Windows does (a 0-byte lock at 10 blocks
+// {9,2} but neither {10,2} nor {9,1}).
+bool inside(uint64_t x, uint64_t off, uint64_t len) { return off < x && x <= last_byte(off, len); }
+
 bool overlaps(uint64_t a_off, uint64_t a_len, uint64_t b_off, uint64_t b_len) {
-  if (a_len == 0 || b_len == 0) return false;
+  if (a_len == 0 && b_len == 0) return false;
+  if (a_len == 0) return inside(a_off, b_off, b_len);
+  if (b_len == 0) return inside(b_off, a_off, a_len);
   return a_off <= last_byte(b_off, b_len) && b_off <= last_byte(a_off, a_len);
 }
 
@@ -45,9 +53,10 @@ NtStatus LockTable::unlock(uint64_t dev, uint64_t ino, const void* owner, uint64
   auto it = s.files.find({dev, ino});
   if (it == s.files.end()) return NtStatus::RangeNotLocked;
   auto& locks = it->second;
-  auto l = std::find_if(locks.begin(), locks.end(), [&](const Lock& x) {
-    return x.owner == owner && x.offset == offset && x.length == length;
-  });
+  // Of stacked locks on the same range, the exclusive one goes first.
+  auto matches = [&](const Lock& x) { return x.owner == owner && x.offset == offset && x.length == length; };
+  auto l = std::find_if(locks.begin(), locks.end(), [&](const Lock& x) { return matches(x) && x.exclusive; });
+  if (l == locks.end()) l = std::find_if(locks.begin(), locks.end(), matches);
   if (l == locks.end()) return NtStatus::RangeNotLocked;
   locks.erase(l);
   if (locks.empty()) s.files.erase(it);

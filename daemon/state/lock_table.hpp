@@ -7,7 +7,8 @@
 //    requester's own included;
 //  - a shared lock conflicts with overlapping exclusive locks of other opens
 //    (an open may stack a shared lock on its own exclusive range);
-//  - a zero-length range overlaps nothing.
+//  - a zero-length lock at X overlaps a range that contains both X-1 and X,
+//    and never another zero-length lock.
 #pragma once
 
 #include <array>
@@ -33,8 +34,8 @@ class LockTable {
   // Takes all `ranges` for `owner` or none: LockNotGranted on a conflict.
   // Ranges must not wrap past 2^64 (the caller validates).
   NtStatus lock(uint64_t dev, uint64_t ino, const void* owner, std::span<const ByteRange> ranges);
-  // Removes one lock of `owner` with exactly this offset and length;
-  // RangeNotLocked when there is none.
+  // Removes one lock of `owner` with exactly this offset and length (an
+  // exclusive one before a shared one); RangeNotLocked when there is none.
   NtStatus unlock(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length);
   // Drops every lock `owner` holds on the file (when the open closes).
   void release(const void* owner, uint64_t dev, uint64_t ino);

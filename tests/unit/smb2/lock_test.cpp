@@ -58,7 +58,7 @@ TEST_CASE("lock: exclusive and shared conflicts between opens", "[smb2]") {
   CHECK(lock(f, b, {{10, 10, kExclusive | kFailImmediately}}) == NtStatus::Success);  // adjacent
   CHECK(lock(f, a, {{2, 2, kExclusive | kFailImmediately}}) == NtStatus::LockNotGranted);  // own exclusive
   CHECK(lock(f, a, {{2, 2, kShared | kFailImmediately}}) == NtStatus::Success);  // stacks on own exclusive
-  CHECK(lock(f, b, {{5, 0, kExclusive | kFailImmediately}}) == NtStatus::Success);  // zero length
+  CHECK(lock(f, b, {{0, 0, kExclusive | kFailImmediately}}) == NtStatus::Success);  // zero length at a's start
   CHECK(state::lock_table().count(node->device, node->inode) == 4);
 
   REQUIRE(lock(f, a, {{0, 10, kUnlock}}) == NtStatus::Success);
@@ -92,6 +92,55 @@ TEST_CASE("lock: shared locks coexist; several locks are all or nothing", "[smb2
   state::release_locks(f.find(a), node->device, node->inode);
 }
 
+TEST_CASE("lock: zero-length locks sit between two bytes", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("f");
+  FileId a = f.open_file("f", FILE_WRITE_DATA);
+  FileId b = f.open_file("f", FILE_WRITE_DATA);
+  const auto* node = f.find(a)->node.get();
+  constexpr uint32_t X = kExclusive | kFailImmediately;
+  struct Case {
+    El first, second;
+    NtStatus want;
+  };
+  const Case cases[] = {
+      {{10, 0, X}, {10, 0, X}, NtStatus::Success},       {{10, 0, X}, {9, 1, X}, NtStatus::Success},
+      {{10, 0, X}, {10, 1, X}, NtStatus::Success},       {{10, 0, X}, {9, 2, X}, NtStatus::LockNotGranted},
+      {{10, 0, X}, {10, 2, X}, NtStatus::Success},       {{9, 3, X}, {10, 0, X}, NtStatus::LockNotGranted},
+      {{10, 1, X}, {10, 0, X}, NtStatus::Success},
+  };
+  for (FileId second_owner : {a, b}) {
+    for (const Case& c : cases) {
+      REQUIRE(lock(f, a, {c.first}) == NtStatus::Success);
+      CHECK(lock(f, second_owner, {c.second}) == c.want);
+      if (c.want == NtStatus::Success)
+        REQUIRE(lock(f, second_owner, {{c.second.offset, c.second.length, kUnlock}}) == NtStatus::Success);
+      REQUIRE(lock(f, a, {{c.first.offset, c.first.length, kUnlock}}) == NtStatus::Success);
+    }
+  }
+  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+}
+
+TEST_CASE("lock: stacked exclusive and shared unlock exclusive first; unlocks stop at the first failure",
+          "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("f");
+  FileId a = f.open_file("f", FILE_WRITE_DATA);
+  FileId b = f.open_file("f", FILE_WRITE_DATA);
+  const auto* node = f.find(a)->node.get();
+  REQUIRE(lock(f, a, {{10, 10, kExclusive | kFailImmediately}}) == NtStatus::Success);
+  REQUIRE(lock(f, a, {{10, 10, kShared | kFailImmediately}}) == NtStatus::Success);
+  CHECK(lock(f, b, {{5, 10, kShared | kFailImmediately}}) == NtStatus::LockNotGranted);
+  REQUIRE(lock(f, a, {{10, 10, kUnlock}}) == NtStatus::Success);
+  CHECK(lock(f, b, {{5, 10, kShared | kFailImmediately}}) == NtStatus::Success);  // only the shared is left
+  REQUIRE(lock(f, b, {{5, 10, kUnlock}}) == NtStatus::Success);
+  // Unlock of an unheld range first, then a lock element: RANGE_NOT_LOCKED wins.
+  CHECK(lock(f, a, {{9999, 1, kUnlock}, {9999, 1, 0}}) == NtStatus::RangeNotLocked);
+  // A held range, then a bad element: the first unlock stays done.
+  CHECK(lock(f, a, {{10, 10, kUnlock}, {9999, 1, 0}}) == NtStatus::InvalidParameter);
+  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+}
+
 TEST_CASE("lock: ranges up to the end of the 64-bit space", "[smb2]") {
   Smb2Fixture f;
   f.write_file("f");
@@ -122,6 +171,7 @@ TEST_CASE("lock: validation", "[smb2]") {
   }
   SECTION("mixed lock and unlock") {
     CHECK(lock(f, a, {{0, 1, kShared | kFailImmediately}, {5, 1, kUnlock}}) == NtStatus::InvalidParameter);
+    REQUIRE(lock(f, a, {{0, 1, kShared | kFailImmediately}}) == NtStatus::Success);
     CHECK(lock(f, a, {{0, 1, kUnlock}, {5, 1, kShared | kFailImmediately}}) == NtStatus::InvalidParameter);
     CHECK(lock(f, a, {{0, 1, kUnlock | kFailImmediately}}) == NtStatus::InvalidParameter);
   }
