@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -75,6 +76,10 @@ Worker::~Worker() {
 }
 
 bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std::string& error) {
+  // The largest request a client may send: the biggest negotiated payload
+  // plus room for headers and a compound's small requests.
+  size_t largest = std::max({ctx_.max_read, ctx_.max_write, ctx_.max_trans});
+  max_frame_ = std::min(kMaxFrameSize, largest + 64 * 1024);
   io::ReactorOptions opts;
   std::string why;
   if (!force_epoll) reactor_ = io::make_uring_reactor(*this, opts, why);
@@ -139,7 +144,7 @@ void Worker::consume_frames(Conn& c) {
     const uint8_t* p = c.inbuf.data() + off;
     if (p[0] != 0) return drop(c, "not a session message");
     size_t len = (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3];
-    if (len > kMaxFrameSize) return drop(c, "frame too large");
+    if (len > max_frame_) return drop(c, "frame too large");
     if (c.inbuf.size() - off - 4 < len) break;
     ByteSpan frame(p + 4, len);
     smb2::FrameResult r;

@@ -73,6 +73,7 @@ class Worker final : public io::ReactorHandler {
   uint64_t next_conn_id_ = 1;
   std::atomic<size_t> conn_count_{0};
   std::thread thread_;
+  size_t max_frame_ = kMaxFrameSize;
 };
 
 }  // namespace ringsmb::transport
