@@ -6,6 +6,7 @@
 #include "common/log.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/identity.hpp"
+#include "state/lock_table.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
@@ -48,6 +49,7 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
     if (t != s->trees.end()) root_fd = t->second->root.get();
   }
   open->fd.reset();
+  state::release_locks(open.get(), open->node->device, open->node->inode);
   bool last = server.files.close(open->node, open.get());
   if (last && pending && root_fd >= 0 && s) {
     become_user(s->unix_user);

@@ -27,7 +27,7 @@ constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
     {handle_change_notify,      32, true,  true,  true,  "CHANGE_NOTIFY"},
     {handle_query_info,         41, true,  true,  true,  "QUERY_INFO"},
     {handle_set_info,           33, true,  true,  true,  "SET_INFO"},
-    {handle_oplock_break,       24, true,  true,  true,  "OPLOCK_BREAK"},
+    {handle_oplock_break,       24, true,  true,  true,  "OPLOCK_BREAK", 36},
 }};
 
 }  // namespace

@@ -58,6 +58,7 @@ struct CommandSpec {
   bool needs_tree;
   bool has_file_id;  // body carries a FileId whose related value is the chain's
   const char* name;
+  uint16_t alt_structure_size = 0;  // OPLOCK_BREAK: 24 for oplocks, 36 for leases
 };
 
 const CommandSpec* command_spec(wire::Command cmd);

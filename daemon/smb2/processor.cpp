@@ -118,8 +118,10 @@ NtStatus ChainProcessor::resolve_tree(Request& req) {
 }
 
 NtStatus ChainProcessor::check_and_dispatch(Request& req, const CommandSpec& spec, ByteWriter& body) {
-  if (req.body.size() < (spec.structure_size & ~1u) || load_le16(req.body.data()) != spec.structure_size)
+  uint16_t size = req.body.size() >= 2 ? load_le16(req.body.data()) : 0;
+  if (size != spec.structure_size && (!spec.alt_structure_size || size != spec.alt_structure_size))
     return NtStatus::InvalidParameter;
+  if (req.body.size() < (size & ~1u)) return NtStatus::InvalidParameter;
   if (!conn_.negotiated && req.hdr.command != Command::Negotiate) return NtStatus::InvalidParameter;
   NtStatus st = resolve_session(req, spec);
   if (st != NtStatus::Success) return st;
