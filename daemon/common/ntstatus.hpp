@@ -93,7 +93,9 @@ namespace ringsmb {
   X(NotAReparsePoint, 0xC0000275)                        \
   X(NetworkSessionExpired, 0xC000035C)                   \
   X(FileSystemLimitation, 0xC0000427)                    \
-  X(InvalidLockRange, 0xC00001A1)
+  X(InvalidLockRange, 0xC00001A1)                        \
+  X(SomeNotMapped, 0x00000107)                           \
+  X(NoSuchDomain, 0xC00000DF)
 
 enum class NtStatus : uint32_t {
 #define RINGSMB_NTSTATUS_ENUM(name, value) name = value,

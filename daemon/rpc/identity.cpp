@@ -1,0 +1,255 @@
+// Identity mapping for LSA and SAMR: the machine domain, Samba's Unix
+// user/group domains, a few well-known SIDs, and the per-pipe handle table.
+#include <grp.h>
+#include <pwd.h>
+
+#include <cctype>
+#include <charconv>
+
+#include "auth/user_db.hpp"
+#include "auth/utf16.hpp"
+#include "crypto/primitives.hpp"
+#include "rpc/interface.hpp"
+
+namespace ringsmb::rpc {
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(uint8_t(a[i])) != std::tolower(uint8_t(b[i]))) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// getpw*_r with a buffer big enough for any sane passwd entry.
+std::optional<std::pair<std::string, uint32_t>> passwd_entry(const char* name, const uid_t* uid) {
+  struct passwd pw {};
+  struct passwd* res = nullptr;
+  char buf[4096];
+  int rc = name ? getpwnam_r(name, &pw, buf, sizeof buf, &res) : getpwuid_r(*uid, &pw, buf, sizeof buf, &res);
+  if (rc != 0 || res == nullptr) return std::nullopt;
+  return std::make_pair(std::string(pw.pw_name), uint32_t(pw.pw_uid));
+}
+
+std::optional<std::pair<std::string, uint32_t>> group_entry(const char* name, const gid_t* gid) {
+  struct group gr {};
+  struct group* res = nullptr;
+  char buf[16384];
+  int rc = name ? getgrnam_r(name, &gr, buf, sizeof buf, &res) : getgrgid_r(*gid, &gr, buf, sizeof buf, &res);
+  if (rc != 0 || res == nullptr) return std::nullopt;
+  return std::make_pair(std::string(gr.gr_name), uint32_t(gr.gr_gid));
+}
+
+class SystemAccounts final : public AccountSource {
+ public:
+  explicit SystemAccounts(const config::Config& cfg) {
+    // A broken database only costs name lookups; the pipes keep working.
+    if (auto db = auth::UserDb::load(cfg.global.users_db)) db_ = std::move(*db);
+  }
+  std::optional<Account> user_by_name(std::string_view name) const override {
+    if (const auto* rec = db_.find(name)) {
+      if (auto pw = passwd_entry(rec->unix_user.c_str(), nullptr)) return Account{rec->name, pw->second, true};
+      return std::nullopt;
+    }
+    if (auto pw = passwd_entry(std::string(name).c_str(), nullptr)) return Account{pw->first, pw->second, false};
+    return std::nullopt;
+  }
+  std::optional<Account> user_by_uid(uint32_t uid) const override {
+    auto pw = passwd_entry(nullptr, &uid);
+    if (!pw) return std::nullopt;
+    for (const auto& rec : db_.users()) {
+      if (rec.unix_user == pw->first) return Account{rec.name, uid, true};
+    }
+    return Account{pw->first, uid, false};
+  }
+  std::optional<uint32_t> group_by_name(std::string_view name) const override {
+    if (auto gr = group_entry(std::string(name).c_str(), nullptr)) return gr->second;
+    return std::nullopt;
+  }
+  std::optional<std::string> group_by_gid(uint32_t gid) const override {
+    if (auto gr = group_entry(nullptr, &gid)) return gr->first;
+    return std::nullopt;
+  }
+
+ private:
+  auth::UserDb db_;
+};
+
+struct WellKnown {
+  const char* sid;
+  const char* domain;
+  const char* name;
+  SidType type;
+};
+
+// The SIDs clients commonly show in security dialogs. Domain entries
+// (empty name) let "BUILTIN" or "NT AUTHORITY" themselves resolve.
+constexpr WellKnown kWellKnown[] = {
+    {"S-1-1-0", "", "Everyone", SidType::WellKnownGroup},
+    {"S-1-3-0", "", "CREATOR OWNER", SidType::WellKnownGroup},
+    {"S-1-3-1", "", "CREATOR GROUP", SidType::WellKnownGroup},
+    {"S-1-5", "NT AUTHORITY", "", SidType::Domain},
+    {"S-1-5-7", "NT AUTHORITY", "ANONYMOUS LOGON", SidType::WellKnownGroup},
+    {"S-1-5-11", "NT AUTHORITY", "Authenticated Users", SidType::WellKnownGroup},
+    {"S-1-5-18", "NT AUTHORITY", "SYSTEM", SidType::WellKnownGroup},
+    {"S-1-5-32", "BUILTIN", "", SidType::Domain},
+    {"S-1-5-32-544", "BUILTIN", "Administrators", SidType::Alias},
+    {"S-1-5-32-545", "BUILTIN", "Users", SidType::Alias},
+    {"S-1-5-32-546", "BUILTIN", "Guests", SidType::Alias},
+    {"S-1-22-1", "Unix User", "", SidType::Domain},
+    {"S-1-22-2", "Unix Group", "", SidType::Domain},
+};
+
+Translation from_well_known(const WellKnown& wk) {
+  Translation t;
+  t.type = wk.type;
+  t.name = wk.name;
+  t.domain = wk.domain;
+  t.sid = *Sid::parse(wk.sid);
+  // A domain is its own domain; a name without a domain (Everyone) is
+  // listed under its own SID as Windows does; others under the parent.
+  t.domain_sid = t.sid;
+  if (wk.type != SidType::Domain && *wk.domain) t.domain_sid.sub.pop_back();
+  return t;
+}
+
+Translation account(SidType type, std::string name, std::string domain, const Sid& domain_sid, uint32_t rid) {
+  return Translation{type, std::move(name), std::move(domain), domain_sid, domain_sid.with_rid(rid)};
+}
+
+bool is_child_of(const Sid& sid, const Sid& domain) {
+  if (sid.sub.size() != domain.sub.size() + 1 || sid.authority != domain.authority) return false;
+  return std::equal(domain.sub.begin(), domain.sub.end(), sid.sub.begin());
+}
+
+std::optional<Translation> lookup_machine_rid(const Identity& id, uint32_t rid) {
+  if (rid == kRidNoneGroup) return account(SidType::Group, "None", id.netbios, id.machine_sid, rid);
+  if (rid < kRidBase || !id.accounts) return std::nullopt;
+  auto acct = id.accounts->user_by_uid(rid - kRidBase);
+  if (!acct) return std::nullopt;
+  return account(SidType::User, acct->name, id.netbios, id.machine_sid, rid);
+}
+
+}  // namespace
+
+std::shared_ptr<const AccountSource> make_system_accounts(const config::Config& config) {
+  return std::make_shared<SystemAccounts>(config);
+}
+
+Sid derive_machine_sid(std::string_view netbios) {
+  std::string upper = auth::detail::to_upper_utf8(netbios);
+  auto mac = crypto::hmac_sha256(as_bytes("ringsmb machine sid"), as_bytes(upper));
+  Sid sid{1, 5, {21, load_le32(&mac[0]), load_le32(&mac[4]), load_le32(&mac[8])}};
+  return sid;
+}
+
+Sid unix_users_sid() { return Sid{1, 22, {1}}; }
+Sid unix_groups_sid() { return Sid{1, 22, {2}}; }
+Sid builtin_sid() { return Sid{1, 5, {32}}; }
+
+std::optional<uint32_t> user_rid(uint32_t uid) {
+  if (uid > 0xFFFFFFFFu - kRidBase) return std::nullopt;
+  return kRidBase + uid;
+}
+
+Identity make_identity(const config::Config& config, const AccountSource* accounts) {
+  Identity id;
+  id.netbios = auth::detail::to_upper_utf8(config.global.netbios_name);
+  id.workgroup = auth::detail::to_upper_utf8(config.global.workgroup);
+  id.machine_sid = derive_machine_sid(id.netbios);
+  id.accounts = accounts;
+  return id;
+}
+
+std::optional<Translation> lookup_sid(const Identity& id, const Sid& sid) {
+  if (sid == id.machine_sid) return Translation{SidType::Domain, "", id.netbios, sid, sid};
+  if (is_child_of(sid, id.machine_sid)) return lookup_machine_rid(id, sid.sub.back());
+  if (is_child_of(sid, unix_users_sid()) && id.accounts) {
+    auto acct = id.accounts->user_by_uid(sid.sub.back());
+    if (acct) return account(SidType::User, acct->name, "Unix User", unix_users_sid(), sid.sub.back());
+    return std::nullopt;
+  }
+  if (is_child_of(sid, unix_groups_sid()) && id.accounts) {
+    auto name = id.accounts->group_by_gid(sid.sub.back());
+    if (name) return account(SidType::Group, *name, "Unix Group", unix_groups_sid(), sid.sub.back());
+    return std::nullopt;
+  }
+  for (const auto& wk : kWellKnown) {
+    if (Sid::parse(wk.sid) == sid) return from_well_known(wk);
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<Translation> lookup_in_domain(const Identity& id, std::string_view domain, std::string_view name) {
+  bool machine = domain.empty() || iequals(domain, id.netbios);
+  if (machine && iequals(name, "None")) return account(SidType::Group, "None", id.netbios, id.machine_sid, kRidNoneGroup);
+  if (!id.accounts) return std::nullopt;
+  if (machine) {
+    auto acct = id.accounts->user_by_name(name);
+    auto rid = acct ? user_rid(acct->uid) : std::nullopt;
+    if (rid) return account(SidType::User, acct->name, id.netbios, id.machine_sid, *rid);
+  } else if (iequals(domain, "Unix User")) {
+    auto acct = id.accounts->user_by_name(name);
+    if (acct) return account(SidType::User, acct->name, "Unix User", unix_users_sid(), acct->uid);
+  } else if (iequals(domain, "Unix Group")) {
+    auto gid = id.accounts->group_by_name(name);
+    if (gid) return account(SidType::Group, std::string(name), "Unix Group", unix_groups_sid(), *gid);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Translation> lookup_name(const Identity& id, std::string_view full) {
+  if (full.empty()) return std::nullopt;
+  size_t slash = full.find('\\');
+  std::string_view domain = slash == std::string_view::npos ? std::string_view() : full.substr(0, slash);
+  std::string_view name = slash == std::string_view::npos ? full : full.substr(slash + 1);
+  if (slash == std::string_view::npos && iequals(name, id.netbios)) {
+    return Translation{SidType::Domain, "", id.netbios, id.machine_sid, id.machine_sid};
+  }
+  for (const auto& wk : kWellKnown) {
+    bool domain_ok = domain.empty() || iequals(domain, wk.domain);
+    bool is_domain_name = wk.type == SidType::Domain && domain.empty() && iequals(name, wk.domain);
+    if ((domain_ok && *wk.name && iequals(name, wk.name)) || is_domain_name) return from_well_known(wk);
+  }
+  return lookup_in_domain(id, domain, name);
+}
+
+// ---- handles ----
+
+std::optional<PolicyHandle> HandleTable::open(HandleEntry entry) {
+  if (table_.size() >= kMaxHandles) return std::nullopt;
+  PolicyHandle h;
+  // Attributes stay 0; the GUID part is random so handles are not guessable
+  // across pipes, with a counter so they are unique within one.
+  crypto::random_bytes(std::span<uint8_t>(h.bytes.data() + 4, 8));
+  store_le64(h.bytes.data() + 12, ++counter_);
+  table_.emplace(h.bytes, std::move(entry));
+  return h;
+}
+
+const HandleEntry* HandleTable::find(const PolicyHandle& h, HandleKind kind) const {
+  auto it = table_.find(h.bytes);
+  if (it == table_.end() || it->second.kind != kind) return nullptr;
+  return &it->second;
+}
+
+bool HandleTable::close(const PolicyHandle& h) { return table_.erase(h.bytes) > 0; }
+
+CallResult fault_result(uint32_t status) { return CallResult{status, {}}; }
+
+CallResult close_reply(CallContext& ctx, const PolicyHandle& h) {
+  bool closed = ctx.handles.close(h);
+  CallResult res;
+  NdrWriter w(res.stub);
+  w.handle(PolicyHandle{});
+  w.u32(uint32_t(closed ? NtStatus::Success : NtStatus::InvalidHandle));
+  return res;
+}
+
+}  // namespace ringsmb::rpc
