@@ -1,0 +1,238 @@
+"""Helpers of bench/run: process-tree CPU and memory, timed commands, smbench
+invocations, results and the markdown table."""
+import os
+import resource
+import statistics
+import subprocess
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def raise_nofile():
+    """preexec_fn: 1,000 idle connections need more than the default 1,024 fds."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = max(hard, 65536)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def _stat(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        s = f.read()
+    # comm may contain spaces; fields after the closing parenthesis are fixed.
+    return s[s.rindex(")") + 2:].split()
+
+
+def descendants(root):
+    """root and every live process below it."""
+    children = {}
+    for e in os.listdir("/proc"):
+        if e.isdigit():
+            try:
+                children.setdefault(int(_stat(e)[1]), []).append(int(e))
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def tree_cpu_seconds(root):
+    """user+sys of the tree, including children already reaped (cutime/cstime):
+    smbd forks a process per connection, which exits with the connection."""
+    total = 0
+    for pid in descendants(root):
+        try:
+            f = _stat(pid)
+        except OSError:
+            continue
+        # utime, stime, cutime, cstime are fields 14-17 (1-based), 11-14 here.
+        total += sum(int(x) for x in f[11:15])
+    return total / TICK
+
+
+def tree_memory_kib(root):
+    """Sum of RSS and of PSS over the tree. PSS charges shared pages once,
+    which is the honest number for smbd's forked children."""
+    rss = pss = 0
+    for pid in descendants(root):
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for line in f:
+                    k, v = line.split(":", 1)
+                    if k == "Rss":
+                        rss += int(v.split()[0])
+                    elif k == "Pss":
+                        pss += int(v.split()[0])
+        except OSError:
+            continue
+    return {"rss": rss, "pss": pss}
+
+
+def wait_for_signal():
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+
+
+def sync():
+    """Flush dirty pages between runs so one run's writeback does not bill the next."""
+    os.sync()
+    time.sleep(0.2)
+
+
+def alternate(servers, rep):
+    return servers if rep % 2 == 0 else list(reversed(servers))
+
+
+def run_timed(cmd, timeout=3600, stdin=subprocess.DEVNULL):
+    """Runs cmd; returns (wall seconds, client user+sys seconds, stdout)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise
+    wall = time.monotonic() - t0
+    # communicate() reaped the child; its rusage is in RUSAGE_CHILDREN, so
+    # measure the difference around the call instead.
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}:\n{out[-2000:]}")
+    return wall, out
+
+
+def measure(cmd, srv=None, timeout=3600):
+    """Wall time, client CPU and (with srv) server CPU of one command."""
+    before_srv = srv.cpu() if srv else 0.0
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, out = run_timed(cmd, timeout)
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    m = {"wall": wall, "client_cpu": (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)}
+    if srv:
+        time.sleep(0.3)  # let smbd's per-connection child exit and be reaped
+        m["server_cpu"] = srv.cpu() - before_srv
+    m["out"] = out[-400:]
+    return m
+
+
+def make_big_file(path, size):
+    chunk = os.urandom(1 << 20)
+    with open(path, "wb") as f:
+        left = size
+        while left > 0:
+            f.write(chunk[:min(left, len(chunk))])
+            left -= len(chunk)
+
+
+def parse_result(out):
+    for line in reversed(out.splitlines()):
+        if line.startswith("RESULT "):
+            return {k: float(v) for k, v in (kv.split("=", 1) for kv in line.split()[1:])}
+    raise RuntimeError("smbench printed no RESULT line:\n" + out[-2000:])
+
+
+def smbench_cmd(build, srv, user, password, args):
+    return [f"{build}/tools/smbench", "--host", "127.0.0.1", "--port", str(srv.port), "--user", user,
+            "--password", password, "--share", "bench", *args]
+
+
+def smbench(build, srv, user, password, args):
+    m = measure(smbench_cmd(build, srv, user, password, args), srv)
+    r = parse_result(m["out"])
+    r.update(server_cpu=m["server_cpu"], client_cpu=m["client_cpu"], wall=m["wall"])
+    if r.get("files"):
+        r["per_file_us"] = m["server_cpu"] / r["files"] * 1e6
+    return r
+
+
+def smbench_local(build, directory, args):
+    m = measure([f"{build}/tools/smbench", "--local", directory, *args])
+    r = parse_result(m["out"])
+    r["client_cpu"] = m["client_cpu"]
+    return r
+
+
+def hold_idle(build, srv, user, password, n):
+    """Opens n authenticated idle connections with smbench; returns the
+    server's memory while they are held."""
+    p = subprocess.Popen(smbench_cmd(build, srv, user, password, ["--idle-connections", str(n)]),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=raise_nofile)
+    try:
+        for line in p.stdout:
+            if line.startswith("READY"):
+                break
+        else:
+            raise RuntimeError("smbench --idle-connections ended before READY")
+        time.sleep(2)
+        return srv.memory()
+    finally:
+        p.stdin.close()
+        p.wait(60)
+        time.sleep(1)
+
+
+class Results:
+    def __init__(self):
+        self.samples = {}  # test -> server -> list of dicts
+        self.order = []
+
+    def add(self, test, server, m):
+        if test not in self.samples:
+            self.samples[test] = {}
+            self.order.append(test)
+        self.samples[test].setdefault(server, []).append({k: v for k, v in m.items() if k != "out"})
+
+    def median(self, test, server, key):
+        vals = [s[key] for s in self.samples[test].get(server, []) if key in s]
+        return statistics.median(vals) if vals else None
+
+
+# (metric key, label, lower is better)
+METRICS = {
+    "extract": [("wall", "wall s", True), ("server_cpu", "server CPU s", True), ("client_cpu", "client CPU s", True),
+                ("per_file_us", "server CPU µs/file", True)],
+    "smbench": [("files_s", "files/s", False), ("mb_s", "MB/s", False), ("per_file_us", "server CPU µs/file", True),
+                ("p50_create_us", "CREATE p50 µs", True), ("p99_create_us", "CREATE p99 µs", True),
+                ("p50_write_us", "WRITE p50 µs", True), ("p99_write_us", "WRITE p99 µs", True),
+                ("p50_setinfo_us", "SET_INFO p50 µs", True), ("p99_setinfo_us", "SET_INFO p99 µs", True),
+                ("p50_close_us", "CLOSE p50 µs", True), ("p99_close_us", "CLOSE p99 µs", True),
+                ("p50_compound_us", "chain p50 µs", True), ("p99_compound_us", "chain p99 µs", True)],
+    "large": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
+    "memory": [("idle_rss_mib", "idle RSS MiB", True), ("idle_pss_mib", "idle PSS MiB", True),
+               ("conns_pss_mib", "PSS MiB with idle conns", True), ("per_conn_kib", "PSS KiB per idle conn", True),
+               ("per_conn_rss_kib", "RSS KiB per idle conn", True)],
+}
+
+
+def fmt(v):
+    if v is None:
+        return "–"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3g}"
+
+
+def table(res):
+    lines = ["| test | metric | ringsmbd | Samba | ringsmbd/Samba | local (this machine's limit) |",
+             "|---|---|---:|---:|---:|---:|"]
+    for test in res.order:
+        for key, label, _ in METRICS[test.split()[0]]:
+            r, s, loc = (res.median(test, srv, key) for srv in ("ringsmbd", "samba", "local"))
+            if r is None and s is None and loc is None:
+                continue
+            ratio = fmt(r / s) if r is not None and s else "–"
+            lines.append(f"| {test} | {label} | {fmt(r)} | {fmt(s)} | {ratio} | {fmt(loc)} |")
+    return "\n".join(lines)
