@@ -1,0 +1,312 @@
+#include "client.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "auth/spnego.hpp"
+#include "auth/utf16.hpp"
+#include "crypto/primitives.hpp"
+#include "ntlm_client.hpp"
+
+namespace ringsmb::smbench {
+namespace {
+
+using wire::Command;
+
+constexpr uint32_t kStatusMoreProcessing = 0xC0000016;
+constexpr uint16_t kSigningEnabled = 0x1, kSigningRequired = 0x2;
+constexpr uint16_t kSessionFlagGuest = 0x1;
+constexpr uint32_t kShareFlagEncrypt = 0x8;
+// Asked for on every request: enough to keep 64 requests of 16 credits in
+// flight once the window has grown, as Windows' credit requests do.
+constexpr uint16_t kCreditRequest = 256;
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+
+void check(const Response& r, uint32_t want, const char* what) {
+  if (r.status() != want) fail(std::string(what) + " failed: " + status_text(r.status()));
+}
+
+Bytes utf16(std::string_view s) { return auth::detail::utf8_to_utf16le(s).value_or(Bytes{}); }
+
+ByteSpan security_buffer(const Response& r, size_t offset_at) {
+  ByteReader rd(r.body);
+  rd.seek(offset_at);
+  uint16_t off = rd.u16(), len = rd.u16();
+  if (!rd.ok() || off > r.body.size() || len > r.body.size() - off) fail("bad security buffer");
+  return ByteSpan(r.body).subspan(off, len);
+}
+
+void preauth_update(Bytes& hash, ByteSpan message) {
+  auto h = crypto::sha512(hash, message);
+  hash.assign(h.begin(), h.end());
+}
+
+Request negotiate_request(const std::vector<uint16_t>& dialects) {
+  Request req{Command::Negotiate, {}, 0};
+  ByteWriter w(req.body);
+  bool smb311 = std::find(dialects.begin(), dialects.end(), 0x0311) != dialects.end();
+  w.u16(36);
+  w.u16(uint16_t(dialects.size()));
+  w.u16(kSigningEnabled);
+  w.u16(0);
+  w.u32(0x2 | 0x4);  // LEASING | LARGE_MTU
+  std::array<uint8_t, 16> guid;
+  crypto::random_bytes(guid);
+  w.bytes(guid);
+  size_t ctx_offset_at = w.size();
+  w.u64(0);  // NegotiateContextOffset/Count (3.1.1) or ClientStartTime
+  for (uint16_t d : dialects) w.u16(d);
+  if (smb311) {
+    w.align(8, size_t(0) - wire::kHeaderSize);  // aligned from the header's start
+    w.patch_u32(ctx_offset_at, uint32_t(wire::kHeaderSize + w.size()));
+    w.patch_u16(ctx_offset_at + 4, 1);
+    // SMB2_PREAUTH_INTEGRITY_CAPABILITIES: SHA-512 with a 32-byte salt.
+    w.u16(1);
+    w.u16(38);
+    w.u32(0);
+    w.u16(1);
+    w.u16(32);
+    w.u16(1);
+    std::array<uint8_t, 32> salt;
+    crypto::random_bytes(salt);
+    w.bytes(salt);
+  }
+  return req;
+}
+
+}  // namespace
+
+Connection::~Connection() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Connection::open(const ClientOptions& opt) {
+  connect_tcp(opt);
+  negotiate(opt);
+  session_setup(opt);
+  tree_connect(opt);
+}
+
+void Connection::connect_tcp(const ClientOptions& opt) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) fail(std::string("socket: ") + strerror(errno));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(opt.port);
+  if (inet_pton(AF_INET, opt.host.c_str(), &sa.sin_addr) != 1) fail("bad --host (an IPv4 address)");
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+    fail(std::string("connect: ") + strerror(errno));
+  int one = 1;
+  setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+void Connection::negotiate(const ClientOptions& opt) {
+  preauth_.assign(64, 0);
+  Bytes sent;
+  Response r = setup_call(negotiate_request(opt.dialects), &sent);
+  check(r, 0, "NEGOTIATE");
+  ByteReader rd(r.body);
+  rd.seek(wire::kHeaderSize + 2);
+  server_security_mode_ = rd.u16();
+  dialect_ = rd.u16();
+  rd.seek(wire::kHeaderSize + 32);
+  max_read_ = rd.u32();
+  max_write_ = rd.u32();
+  if (!rd.ok()) fail("short NEGOTIATE response");
+  if (dialect_ == 0x0311) {
+    preauth_update(preauth_, sent);
+    preauth_update(preauth_, r.body);
+  }
+  sign_alg_ = dialect_ >= 0x0300 ? crypto::SigningAlgorithm::AesCmac : crypto::SigningAlgorithm::HmacSha256;
+}
+
+void Connection::session_setup(const ClientOptions& opt) {
+  auto setup_request = [](ByteSpan token) {
+    Request req{Command::SessionSetup, {}, 1};
+    ByteWriter w(req.body);
+    w.u16(25);
+    w.u8(0);
+    w.u8(kSigningEnabled);
+    w.u32(0);  // Capabilities
+    w.u32(0);  // Channel
+    w.u16(uint16_t(wire::kHeaderSize + 24));
+    w.u16(uint16_t(token.size()));
+    w.u64(0);  // PreviousSessionId
+    w.bytes(token);
+    return req;
+  };
+  Bytes sent;
+  Response r1 = setup_call(setup_request(spnego_init_token(ntlm_negotiate_message())), &sent);
+  check(r1, kStatusMoreProcessing, "SESSION_SETUP (negotiate)");
+  session_id_ = r1.hdr.session_id;
+  ByteSpan blob = security_buffer(r1, wire::kHeaderSize + 4);
+  Bytes challenge_msg;
+  if (auth::is_raw_ntlmssp(blob)) {
+    challenge_msg.assign(blob.begin(), blob.end());
+  } else if (auto resp = auth::parse_neg_token_resp(blob)) {
+    challenge_msg = resp->response_token;
+  }
+  auto ch = parse_ntlm_challenge(challenge_msg);
+  if (!ch) fail("server sent no NTLMSSP CHALLENGE");
+  if (dialect_ == 0x0311) {
+    preauth_update(preauth_, sent);
+    preauth_update(preauth_, r1.body);
+  }
+
+  NtlmCredentials cred{opt.user, opt.password, opt.domain.empty() ? ch->target_name : opt.domain};
+  std::array<uint8_t, 8> client_challenge;
+  std::array<uint8_t, 16> random_key;
+  crypto::random_bytes(client_challenge);
+  crypto::random_bytes(random_key);
+  auto auth = ntlm_authenticate_message(*ch, cred, client_challenge, random_key, filetime_now());
+  Request req2 = setup_request(spnego_resp_token(auth.message));
+  Response r2 = setup_call(std::move(req2), &sent);
+  check(r2, 0, "SESSION_SETUP (authenticate)");
+  if (dialect_ == 0x0311) preauth_update(preauth_, sent);  // the final response is not hashed
+  ByteReader rd(r2.body);
+  rd.seek(wire::kHeaderSize + 2);
+  if (rd.u16() & kSessionFlagGuest) fail("the server logged smbench in as guest");
+  auto keys = crypto::derive_session_keys(dialect_, auth.session_key, preauth_, std::nullopt);
+  signing_key_ = keys.signing_key;
+  signing_ = opt.force_signing || (server_security_mode_ & kSigningRequired);
+}
+
+void Connection::tree_connect(const ClientOptions& opt) {
+  Bytes path = utf16("\\\\" + opt.host + "\\" + opt.share);
+  Request req{Command::TreeConnect, {}, 1};
+  ByteWriter w(req.body);
+  w.u16(9);
+  w.u16(0);
+  w.u16(uint16_t(wire::kHeaderSize + 8));
+  w.u16(uint16_t(path.size()));
+  w.bytes(path);
+  // MS-SMB2 3.2.4.1.1: a 3.1.1 client signs TREE_CONNECT even when signing
+  // is not otherwise required.
+  sign_next_ = dialect_ == 0x0311;
+  Response r = call(std::move(req));
+  check(r, 0, ("TREE_CONNECT \\\\" + opt.host + "\\" + opt.share).c_str());
+  tree_id_ = r.hdr.tree_id;
+  ByteReader rd(r.body);
+  rd.seek(wire::kHeaderSize + 4);
+  if (rd.u32() & kShareFlagEncrypt) fail("the share requires encryption, which smbench does not do");
+}
+
+Response Connection::setup_call(Request req, Bytes* sent_message) {
+  std::array<Request, 1> one{std::move(req)};
+  send(one);
+  // send() leaves the last frame's message bytes in frame_ for this purpose.
+  *sent_message = frame_;
+  auto rs = receive();
+  if (rs.size() != 1) fail("unexpected compound response during setup");
+  return std::move(rs[0]);
+}
+
+Response Connection::call(Request req) {
+  uint64_t id = send(std::move(req));
+  for (;;) {
+    for (auto& r : receive()) {
+      if (r.hdr.message_id == id && r.status() != uint32_t(NtStatus::Pending)) return std::move(r);
+    }
+  }
+}
+
+uint64_t Connection::send(Request req) {
+  std::array<Request, 1> one{std::move(req)};
+  return send(one)[0];
+}
+
+std::vector<uint64_t> Connection::send(std::span<Request> reqs) {
+  Bytes frame(4, 0);
+  ByteWriter w(frame);
+  std::vector<uint64_t> ids;
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    Request& rq = reqs[i];
+    size_t start = frame.size();
+    wire::Header h;
+    h.command = rq.command;
+    h.credit_charge = dialect_ >= 0x0210 ? rq.credit_charge : 0;
+    h.credits = std::max<uint16_t>(kCreditRequest, rq.credit_charge);
+    h.flags = i > 0 ? uint32_t(wire::SMB2_FLAGS_RELATED_OPERATIONS) : 0u;
+    h.message_id = next_message_id_;
+    h.tree_id = tree_id_;
+    h.session_id = session_id_;
+    wire::write_header(w, h);
+    w.bytes(rq.body);
+    if (i + 1 < reqs.size()) {
+      w.align(8, start);
+      w.patch_u32(start + wire::hdr::NextCommand, uint32_t(frame.size() - start));
+    }
+    spans.emplace_back(start, frame.size() - start);
+    ids.push_back(next_message_id_);
+    next_message_id_ += std::max<uint16_t>(1, rq.credit_charge);
+    credits_ -= std::min<uint32_t>(credits_, std::max<uint16_t>(1, rq.credit_charge));
+  }
+  if (signing_ || sign_next_) {
+    for (auto [start, len] : spans)
+      crypto::sign_message(sign_alg_, signing_key_, std::span<uint8_t>(frame).subspan(start, len));
+    sign_next_ = false;
+  }
+  uint32_t len = uint32_t(frame.size() - 4);
+  frame[1] = uint8_t(len >> 16);
+  frame[2] = uint8_t(len >> 8);
+  frame[3] = uint8_t(len);
+  write_all(frame);
+  frame_.assign(frame.begin() + 4, frame.end());
+  return ids;
+}
+
+std::vector<Response> Connection::receive() {
+  uint8_t nb[4];
+  read_exact(nb, 4);
+  size_t len = (size_t(nb[1]) << 16) | (size_t(nb[2]) << 8) | nb[3];
+  frame_.resize(len);
+  read_exact(frame_.data(), len);
+  std::vector<Response> out;
+  size_t off = 0;
+  while (off < len) {
+    Response r;
+    ByteSpan rest = ByteSpan(frame_).subspan(off);
+    if (!wire::parse_header(rest, r.hdr)) fail("bad SMB2 response header");
+    size_t elem = r.hdr.next_command ? r.hdr.next_command : rest.size();
+    if (elem < wire::kHeaderSize || elem > rest.size()) fail("bad NextCommand in response");
+    r.body.assign(rest.begin(), rest.begin() + elem);
+    credits_ += r.hdr.credits;
+    out.push_back(std::move(r));
+    off += elem;
+    if (!out.back().hdr.next_command) break;
+  }
+  return out;
+}
+
+void Connection::write_all(const Bytes& frame) {
+  size_t done = 0;
+  while (done < frame.size()) {
+    ssize_t n = ::send(fd_, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(std::string("send: ") + strerror(errno));
+    done += size_t(n);
+  }
+}
+
+void Connection::read_exact(uint8_t* p, size_t n) {
+  while (n) {
+    ssize_t got = ::recv(fd_, p, n, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got == 0) fail("the server closed the connection");
+    if (got < 0) fail(std::string("recv: ") + strerror(errno));
+    p += got;
+    n -= size_t(got);
+  }
+}
+
+}  // namespace ringsmb::smbench

@@ -1,0 +1,195 @@
+// The small-file workload over SMB: per connection, `depth` files in
+// flight, each CREATE (lease RWH) -> WRITE -> SET_INFO -> CLOSE, either as
+// four round trips or as one related compound.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <latch>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "common/ntstatus.hpp"
+#include "ntlm_client.hpp"
+#include "report.hpp"
+#include "workload.hpp"
+
+namespace ringsmb::smbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint32_t kOverwriteIf = 5;
+constexpr uint32_t kDesiredAccess = 0x0012019F;  // what Explorer asks for when it copies a file
+constexpr uint32_t kAttrArchive = 0x20;
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "smbench: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+struct Slot {
+  uint64_t file = 0;
+  FileId id{};
+  Op op = kCreate;
+  Clock::time_point t0;
+};
+
+// One connection's share of the run.
+class FileWriter {
+ public:
+  FileWriter(Connection& conn, const Options& opt, std::atomic<uint64_t>& next, const Bytes& data)
+      : conn_(conn), opt_(opt), next_(next), data_(data), slots_(size_t(opt.depth)) {}
+
+  Stats run() {
+    for (size_t s = 0; s < slots_.size(); ++s) start_file(s);
+    while (!pending_.empty() || !deferred_.empty()) {
+      for (auto& r : conn_.receive()) on_response(r);
+      flush_deferred();
+    }
+    return std::move(stats_);
+  }
+
+ private:
+  std::string name(uint64_t n) const {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s_%08llu.dat", opt_.prefix.c_str(), (unsigned long long)n);
+    return buf;
+  }
+
+  void start_file(size_t s) {
+    uint64_t n = next_.fetch_add(1);
+    if (n >= opt_.files) return;
+    Slot& slot = slots_[s];
+    slot.file = n;
+    if (opt_.compound) {
+      std::vector<Request> chain;
+      chain.push_back(create_request(name(n), opt_.lease, kOverwriteIf, kDesiredAccess));
+      chain.push_back(write_request(kRelatedFileId, 0, data_));
+      chain.push_back(set_basic_info_request(kRelatedFileId, filetime_now(), kAttrArchive));
+      chain.push_back(close_request(kRelatedFileId));
+      slot.op = kChain;
+      issue(s, std::move(chain));
+    } else {
+      slot.op = kCreate;
+      issue(s, {create_request(name(n), opt_.lease, kOverwriteIf, kDesiredAccess)});
+    }
+  }
+
+  void issue(size_t s, std::vector<Request> reqs) {
+    uint32_t need = 0;
+    for (auto& r : reqs) need += r.credit_charge;
+    // Without credits a request would be refused; wait for the grants that
+    // the responses in flight carry.
+    if (conn_.credits() < need && !pending_.empty()) {
+      deferred_.emplace_back(s, std::move(reqs));
+      return;
+    }
+    slots_[s].t0 = Clock::now();
+    auto ids = conn_.send(reqs);
+    // Only the last response of a chain (CLOSE) moves the slot on.
+    for (size_t i = 0; i + 1 < ids.size(); ++i) pending_[ids[i]] = kNoSlot;
+    pending_[ids.back()] = s;
+  }
+
+  void flush_deferred() {
+    while (!deferred_.empty()) {
+      uint32_t need = 0;
+      for (auto& r : deferred_.front().second) need += r.credit_charge;
+      if (conn_.credits() < need && !pending_.empty()) return;
+      auto [s, reqs] = std::move(deferred_.front());
+      deferred_.pop_front();
+      issue(s, std::move(reqs));
+    }
+  }
+
+  void on_response(const Response& r) {
+    if (r.status() == uint32_t(NtStatus::Pending)) return;  // interim; the final one follows
+    auto it = pending_.find(r.hdr.message_id);
+    if (it == pending_.end()) return;  // a lease break or other notification
+    size_t s = it->second;
+    pending_.erase(it);
+    if (r.status() != 0) die("file operation " + std::to_string(unsigned(r.hdr.command)) +
+                             " failed: " + status_text(r.status()));
+    if (s == kNoSlot) return;
+    Slot& slot = slots_[s];
+    stats_.lat[slot.op].push_back(uint32_t(std::min<int64_t>(
+        UINT32_MAX, std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - slot.t0).count())));
+    advance(s, r);
+  }
+
+  void advance(size_t s, const Response& r) {
+    Slot& slot = slots_[s];
+    switch (slot.op) {
+      case kCreate:
+        if (!parse_create_response(r, slot.id)) die("short CREATE response");
+        slot.op = kWrite;
+        issue(s, {write_request(slot.id, 0, data_)});
+        return;
+      case kWrite:
+        slot.op = kSetInfo;
+        issue(s, {set_basic_info_request(slot.id, filetime_now(), kAttrArchive)});
+        return;
+      case kSetInfo:
+        slot.op = kClose;
+        issue(s, {close_request(slot.id)});
+        return;
+      case kClose:
+      case kChain:
+        ++stats_.files;
+        start_file(s);
+        return;
+      default:
+        return;
+    }
+  }
+
+  static constexpr size_t kNoSlot = SIZE_MAX;
+  Connection& conn_;
+  const Options& opt_;
+  std::atomic<uint64_t>& next_;
+  const Bytes& data_;
+  std::vector<Slot> slots_;
+  std::unordered_map<uint64_t, size_t> pending_;
+  std::deque<std::pair<size_t, std::vector<Request>>> deferred_;
+  Stats stats_;
+};
+
+}  // namespace
+
+int run_small_files(const Options& opt) {
+  Bytes data(opt.size);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + 7);
+  std::atomic<uint64_t> next{0};
+  std::latch ready(opt.connections + 1);
+  std::mutex mu;
+  Stats total;
+  std::vector<std::thread> threads;
+  for (int c = 0; c < opt.connections; ++c) {
+    threads.emplace_back([&] {
+      Connection conn;
+      try {
+        conn.open(opt.client);
+      } catch (const std::exception& e) {
+        die(e.what());
+      }
+      ready.arrive_and_wait();
+      try {
+        Stats st = FileWriter(conn, opt, next, data).run();
+        std::lock_guard lock(mu);
+        total.merge(std::move(st));
+      } catch (const std::exception& e) {
+        die(e.what());
+      }
+    });
+  }
+  ready.arrive_and_wait();
+  auto t0 = Clock::now();
+  for (auto& t : threads) t.join();
+  double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  report_files(opt, total, secs);
+  return total.files == opt.files ? 0 : 1;
+}
+
+}  // namespace ringsmb::smbench

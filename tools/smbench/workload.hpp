@@ -1,0 +1,47 @@
+// smbench's workloads: small-file writes over SMB (pipelined or compound),
+// the same operations on a local directory, a large sequential file, and
+// idle sessions for memory measurements.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "client.hpp"
+
+namespace ringsmb::smbench {
+
+struct Options {
+  ClientOptions client;
+  int connections = 1;
+  int depth = 1;
+  uint64_t files = 1000;
+  size_t size = 4096;
+  bool compound = false;
+  bool lease = true;
+  std::string local_dir;
+  uint64_t large = 0;
+  std::string large_op = "both";  // write, read or both
+  int idle = 0;
+  std::string prefix = "smbench";
+};
+
+enum Op { kCreate, kWrite, kSetInfo, kClose, kChain, kOpCount };
+inline constexpr const char* kOpNames[kOpCount] = {"create", "write", "setinfo", "close", "compound"};
+
+// Latencies in nanoseconds, per operation.
+struct Stats {
+  std::array<std::vector<uint32_t>, kOpCount> lat;
+  uint64_t files = 0;
+  void merge(Stats&& o);
+};
+
+// Each returns the process exit code and prints a human summary and one
+// machine-readable "RESULT key=value ..." line.
+int run_small_files(const Options& opt);
+int run_local(const Options& opt);
+int run_large(const Options& opt);
+int run_idle(const Options& opt);
+
+}  // namespace ringsmb::smbench
