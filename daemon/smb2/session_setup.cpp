@@ -210,8 +210,11 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   }
   if (!nt_success(st) && st != NtStatus::MoreProcessingRequired) {
     // A failed exchange removes a session that never became valid (3.3.5.5.3).
-    if (s->state != state::Session::State::Valid) req.conn.sessions.erase(s->session_id);
+    // The session object is freed after the chain (the processor still
+    // holds a pointer to it for this response).
+    if (s->state != state::Session::State::Valid) s->state = state::Session::State::Expired;
     else s->ntlm_challenge.clear();
+    req.session = nullptr;
   }
   return st;
 }
