@@ -111,6 +111,12 @@ finish() {
     fail "ringsmbd died during the test"
     tail -30 "$T/server.log"
   fi
+  stop_server
+  # Sanitizer builds report leaks and undefined behaviour at exit.
+  if grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T/server.log" 2>/dev/null; then
+    fail "sanitizer report in the server log"
+    grep -E -A20 "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T/server.log" | head -60
+  fi
   echo "$PASSES passed, $FAILURES failed"
   if [ "$FAILURES" -ne 0 ]; then
     echo "--- server log (tail)"; tail -40 "$T/server.log" || true
