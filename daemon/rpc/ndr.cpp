@@ -222,6 +222,12 @@ void NdrWriter::flush() {
   }
 }
 
+void NdrWriter::handle(const PolicyHandle& h) {
+  align(4);
+  // Byte by byte: GCC 12 warns falsely about a range insert into an empty vector.
+  for (uint8_t b : h.bytes) w_.u8(b);
+}
+
 void NdrWriter::wstring(std::string_view utf8) {
   Bytes units = to_utf16le(utf8);
   uint32_t n = uint32_t(units.size() / 2 + 1);

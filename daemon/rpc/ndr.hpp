@@ -133,7 +133,7 @@ class NdrWriter {
   // string still gets a non-NULL buffer, as Windows sends it.
   void unicode_string(std::string_view utf8);
   void sid(const Sid& sid);
-  void handle(const PolicyHandle& h) { align(4); w_.bytes(h.bytes.data(), h.bytes.size()); }
+  void handle(const PolicyHandle& h);
   size_t size() const { return w_.size() - base_; }
 
  private:

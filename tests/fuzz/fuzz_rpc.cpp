@@ -5,6 +5,8 @@
 // Build with -DRINGSMB_FUZZ=ON and clang.
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "rpc/dcerpc.hpp"
@@ -64,6 +66,47 @@ Bytes bind_pdu(const SyntaxId& iface) {
   return out;
 }
 
+// Runs one call and returns the context handle at `offset` in its reply
+// stub, so the fuzzed stubs can start with a handle that is really open.
+PolicyHandle open_handle(RpcPipe& p, uint16_t opnum, const Bytes& stub, size_t offset = 0) {
+  PolicyHandle h;
+  (void)p.write(build_request(1, 0, opnum, stub));
+  bool more = false;
+  Bytes reply = p.read(65536, more);
+  if (reply.size() >= kResponseHeaderSize + offset + 20 && reply[2] == uint8_t(PduType::Response)) {
+    std::copy_n(reply.begin() + kResponseHeaderSize + offset, 20, h.bytes.begin());
+  }
+  return h;
+}
+
+// Handles a fuzzed stub may use: an LSA policy, or a SAMR server, domain
+// and user handle.
+std::vector<PolicyHandle> open_handles(RpcPipe& p, const std::string& name, const Identity& id) {
+  Bytes stub;
+  NdrWriter w(stub);
+  w.pointer(false);  // SystemName / ServerName
+  if (name == "lsarpc") {
+    w.u32(24), w.u32(0), w.u32(0), w.u32(0), w.u32(0), w.u32(0);  // ObjectAttributes, all NULL
+    w.u32(0x02000000);
+    return {open_handle(p, 44, stub)};
+  }
+  w.u32(0x02000000);
+  if (name != "samr") return {};
+  PolicyHandle server = open_handle(p, 57, stub);
+  Bytes dom;
+  NdrWriter dw(dom);
+  dw.handle(server);
+  dw.u32(0x02000000);
+  dw.sid(id.machine_sid);
+  PolicyHandle domain = open_handle(p, 7, dom);
+  Bytes usr;
+  NdrWriter uw(usr);
+  uw.handle(domain);
+  uw.u32(0x02000000);
+  uw.u32(2001);
+  return {server, domain, open_handle(p, 34, usr)};
+}
+
 void drain(RpcPipe& p) {
   bool more = false;
   while (p.pending_bytes() > 0) {
@@ -90,8 +133,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto p = RpcPipe::open(pipes[i], ctx);
     (void)p->write(bind_pdu(ifaces[i]->syntax));
     drain(*p);
+    auto handles = open_handles(*p, pipes[i], make_identity(fuzz_config(), accounts.get()));
     uint16_t opnum = data[0];
-    (void)p->write(build_request(2, 0, opnum, in.subspan(1)));
+    Bytes stub;
+    // With a handle-taking interface, the second byte picks whether (and
+    // which) open handle replaces the stub's first 20 bytes.
+    ByteSpan rest = in.subspan(1);
+    if (!handles.empty() && !rest.empty() && rest[0] < handles.size()) {
+      const auto& h = handles[rest[0]].bytes;
+      stub.assign(h.begin(), h.end());
+      rest = rest.subspan(1);
+    }
+    stub.insert(stub.end(), rest.begin(), rest.end());
+    (void)p->write(build_request(2, 0, opnum, stub));
     drain(*p);
   }
   return 0;
