@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# smbench (tools/smbench) against a real ringsmbd and, when run as root with
+# Samba installed, once against Samba's smbd through bench/run --serve: both
+# must complete and report files/s. Kept small: a smoke test, not a benchmark.
+source "$(dirname "$0")/lib.sh"
+
+SMBENCH="$RINGSMB_BUILD_DIR/tools/smbench"
+write_config
+add_user alice 'secret-A1'
+start_server
+
+bench() {  # bench PORT USER PASS SHARE [smbench args...]: output in $T/bench.out
+  local port=$1 user=$2 pass=$3 share=$4
+  shift 4
+  timeout 30 "$SMBENCH" --host 127.0.0.1 --port "$port" --user "$user" --password "$pass" --share "$share" "$@" \
+    > "$T/bench.out" 2>&1
+}
+reports_rate() { grep -Eq '^RESULT .*files_s=[0-9.]+' "$T/bench.out"; }
+
+check "smbench: 2 connections, 50 files" bench "$PORT" alice secret-A1 share --connections 2 --depth 2 --files 50
+check "smbench reports files/s" reports_rate
+check "50 files written" test "$(ls "$T/share" | grep -c '^smbench_')" -eq 50
+check "smbench compound, signed, SMB 2.1" bench "$PORT" alice secret-A1 share --compound --sign --dialect 2.1 \
+  --files 20 --prefix c21
+check "smbench --large 4 MiB" bench "$PORT" alice secret-A1 share --large $((4 << 20))
+check "large file size" test "$(stat -c %s "$T/share/smbench_large.bin")" -eq $((4 << 20))
+mkdir -p "$T/local"
+check "smbench --local" timeout 30 "$SMBENCH" --local "$T/local" --connections 2 --files 50
+
+if [ "$(id -u)" -eq 0 ] && command -v smbd >/dev/null; then
+  RINGSMB_BUILD_DIR="$RINGSMB_BUILD_DIR" python3 "$RINGSMB_SOURCE_DIR/bench/run" --serve > "$T/serve.out" 2>&1 &
+  SERVE_PID=$!
+  for _ in $(seq 1 100); do grep -q '^samba:' "$T/serve.out" && break; sleep 0.2; done
+  read -r _ _ sport _ suser _ spass _ sshare _ < <(grep '^samba:' "$T/serve.out") || true
+  check "smbench against Samba" bench "${sport:-0}" "${suser:-x}" "${spass:-x}" "${sshare:-x}" \
+    --connections 2 --depth 2 --files 50
+  check "smbench against Samba reports files/s" reports_rate
+  kill "$SERVE_PID" 2>/dev/null || true
+  wait "$SERVE_PID" 2>/dev/null || true
+else
+  echo "SKIP: Samba part (needs root and smbd)"
+fi
+finish
