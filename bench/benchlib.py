@@ -4,6 +4,7 @@ import os
 import resource
 import statistics
 import subprocess
+import sys
 import time
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -182,6 +183,16 @@ def hold_idle(build, srv, user, password, n):
         time.sleep(1)
 
 
+def guarded(res, test, server, fn):
+    """Records fn()'s measurement; a failure is reported and the run goes on,
+    so one broken case does not cost the rest of a long run."""
+    try:
+        res.add(test, server, fn())
+    except Exception as e:  # noqa: BLE001
+        print(f"bench/run: {test} on {server} failed: {e}", file=sys.stderr, flush=True)
+        res.add(test, server, {"failed": 1})
+
+
 class Results:
     def __init__(self):
         self.samples = {}  # test -> server -> list of dicts
@@ -235,4 +246,7 @@ def table(res):
                 continue
             ratio = fmt(r / s) if r is not None and s else "–"
             lines.append(f"| {test} | {label} | {fmt(r)} | {fmt(s)} | {ratio} | {fmt(loc)} |")
+        fails = [sum(x.get("failed", 0) for x in res.samples[test].get(srv, [])) for srv in ("ringsmbd", "samba")]
+        if any(fails):
+            lines.append(f"| {test} | **failed runs** | {fails[0]} | {fails[1]} | – | – |")
     return "\n".join(lines)
