@@ -56,7 +56,8 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
 
   auto ctx = std::make_unique<smb2::ServerContext>();
   init_context(*ctx, cfg);
-  auto control = ipc::make_local_control_plane(cfg);
+  auto control = opts.use_ctld ? ipc::make_netlink_control_plane(cfg, opts.ctld) : ipc::make_local_control_plane(cfg);
+  if (!control) return 1;
   ctx->control = control.get();
 
   unsigned n = cfg.global.workers ? cfg.global.workers : std::max(1u, std::thread::hardware_concurrency());
@@ -80,7 +81,8 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
     int sig = 0;
     sigwait(&set, &sig);
     if (sig == SIGHUP) {
-      LOG_INFO("SIGHUP: the user database is re-read on the next login; share changes need a restart for now");
+      LOG_INFO("SIGHUP: reloading the control plane (the user database is also re-read on every login)");
+      control->reload();
       continue;
     }
     LOG_INFO("signal %d: shutting down", sig);

@@ -5,11 +5,17 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "ipc/control_plane.hpp"
 
 namespace ringsmb::transport {
 
 struct ServerOptions {
   bool force_epoll = false;
+  // Control plane: in-process (LocalControlPlane) unless use_ctld; then
+  // ringsmb-ctld over netlink, spawned and supervised from ctld.ctld_path
+  // (or found through its pid file when that is empty).
+  bool use_ctld = false;
+  ipc::NetlinkOptions ctld;
   // Called once every worker listens (systemd readiness, the demo banner).
   std::function<void()> on_ready;
 };

@@ -116,7 +116,7 @@ void Worker::on_accept(int fd) {
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  auto c = std::make_unique<Conn>();
+  auto c = std::make_unique<Conn>(max_frame_);
   c->id = next_conn_id_++;
   c->fd = fd;
   c->state.client_address = peer_name(fd);
@@ -133,31 +133,27 @@ void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
   Conn& c = *it->second;
   if (c.closing) return;
   c.last_activity_s = now_s();
-  c.inbuf.insert(c.inbuf.end(), data.begin(), data.end());
-  consume_frames(c);
+  consume_frames(c, data);
   if (!c.closing) flush(c);
 }
 
-void Worker::consume_frames(Conn& c) {
-  size_t off = 0;
-  while (c.inbuf.size() - off >= 4) {
-    const uint8_t* p = c.inbuf.data() + off;
-    if (p[0] != 0) return drop(c, "not a session message");
-    size_t len = (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3];
-    if (len > max_frame_) return drop(c, "frame too large");
-    if (c.inbuf.size() - off - 4 < len) break;
-    ByteSpan frame(p + 4, len);
-    smb2::FrameResult r;
+void Worker::consume_frames(Conn& c, ByteSpan data) {
+  auto r = c.framer.feed(data, [&](ByteSpan frame) {
+    smb2::FrameResult fr;
     try {
-      r = smb2::process_frame(c.state, ctx_, frame, c.pending);
+      fr = smb2::process_frame(c.state, ctx_, frame, c.pending);
     } catch (const std::exception& e) {
       LOG_ERROR("%s: internal error: %s", c.state.client_address.c_str(), e.what());
-      r = smb2::FrameResult::Drop;
+      fr = smb2::FrameResult::Drop;
     }
-    if (r == smb2::FrameResult::Drop) return drop(c, "protocol error");
-    off += 4 + len;
+    return fr == smb2::FrameResult::Ok;
+  });
+  switch (r) {
+    case FrameAssembler::Result::Ok: break;
+    case FrameAssembler::Result::BadMessageType: drop(c, "not a session message"); break;
+    case FrameAssembler::Result::TooLarge: drop(c, "frame too large"); break;
+    case FrameAssembler::Result::Stop: drop(c, "protocol error"); break;
   }
-  c.inbuf.erase(c.inbuf.begin(), c.inbuf.begin() + off);
 }
 
 void Worker::flush(Conn& c) {

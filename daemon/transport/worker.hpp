@@ -15,6 +15,7 @@
 #include "io/reactor.hpp"
 #include "smb2/conn_state.hpp"
 #include "smb2/server_context.hpp"
+#include "transport/frame_assembler.hpp"
 
 namespace ringsmb::transport {
 
@@ -46,10 +47,11 @@ class Worker final : public io::ReactorHandler {
 
  private:
   struct Conn {
+    explicit Conn(size_t max_frame) : framer(max_frame) {}
     uint64_t id = 0;
     int fd = -1;
     smb2::ConnState state;
-    Bytes inbuf;
+    FrameAssembler framer;
     Bytes pending;   // responses not yet handed to the kernel
     Bytes inflight;  // the buffer of the send in progress
     size_t inflight_sent = 0;
@@ -60,7 +62,7 @@ class Worker final : public io::ReactorHandler {
     bool recv_ended = false;
     int64_t last_activity_s = 0;
   };
-  void consume_frames(Conn& c);
+  void consume_frames(Conn& c, ByteSpan data);
   void flush(Conn& c);
   void drop(Conn& c, const char* why);
   void maybe_destroy(Conn& c);

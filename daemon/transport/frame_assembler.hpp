@@ -1,0 +1,56 @@
+// Direct TCP transport framing (MS-SMB2 2.1): each SMB message is preceded
+// by a zero byte and a 24-bit big-endian length. Bytes arrive in arbitrary
+// pieces; the assembler hands out whole frames and keeps the remainder.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include "common/bytes.hpp"
+
+namespace ringsmb::transport {
+
+class FrameAssembler {
+ public:
+  enum class Result { Ok, BadMessageType, TooLarge, Stop };
+
+  explicit FrameAssembler(size_t max_frame) : max_frame_(max_frame) {}
+
+  // Appends `data` and calls `on_frame(frame)` for every complete frame, in
+  // order. on_frame returns false to stop (the connection is being dropped).
+  // A frame is only valid during its call.
+  template <typename OnFrame>
+  Result feed(ByteSpan data, OnFrame&& on_frame) {
+    buf_.insert(buf_.end(), data.begin(), data.end());
+    size_t off = 0;
+    Result r = Result::Ok;
+    while (buf_.size() - off >= 4) {
+      const uint8_t* p = buf_.data() + off;
+      if (p[0] != 0) {
+        r = Result::BadMessageType;
+        break;
+      }
+      size_t len = (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3];
+      if (len > max_frame_) {
+        r = Result::TooLarge;
+        break;
+      }
+      if (buf_.size() - off - 4 < len) break;
+      off += 4 + len;
+      if (!on_frame(ByteSpan(p + 4, len))) {
+        r = Result::Stop;
+        break;
+      }
+    }
+    buf_.erase(buf_.begin(), buf_.begin() + off);
+    return r;
+  }
+  size_t buffered() const { return buf_.size(); }
+  void set_max_frame(size_t n) { max_frame_ = n; }
+
+ private:
+  size_t max_frame_;
+  Bytes buf_;
+};
+
+}  // namespace ringsmb::transport
