@@ -8,7 +8,9 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/bytes.hpp"
@@ -71,13 +73,32 @@ class ControlPlane {
   virtual TreeConnectReply tree_connect(const TreeConnectRequest& req) = 0;
   virtual void tree_disconnect(const std::string& share, const std::string& user) = 0;
   virtual void logout(const std::string& user) = 0;
+  // SIGHUP: re-read configuration and users where the implementation caches
+  // them (the in-process one re-reads the user database by itself).
+  virtual void reload() {}
   // NetBIOS names for the NTLM CHALLENGE.
   virtual std::string workgroup() const = 0;
   virtual std::string netbios_name() const = 0;
 };
 
+// The share as configured (IPC$ always exists), without any access decision:
+// what SHARE_CONFIG answers and what TREE_CONNECT returns once access is granted.
+std::optional<ShareInfo> share_info(const config::Config& cfg, std::string_view name);
+
 // The control plane inside ringsmbd's own process, reading the config and
 // the user database directly. Reload re-reads both.
 std::unique_ptr<ControlPlane> make_local_control_plane(const config::Config& cfg);
+
+// The control plane in ringsmb-ctld, reached over netlink (ctl_abi.hpp).
+struct NetlinkOptions {
+  // The ringsmb-ctld binary to spawn and supervise (restarted when it dies).
+  // Empty: ringsmb-ctld runs on its own (systemd); it is found through
+  // <state directory>/ringsmb-ctld.pid.
+  std::string ctld_path;
+  std::string config_path;  // passed to the spawned ringsmb-ctld
+  int log_level = -1;       // passed on when >= 0
+  int ready_timeout_ms = 5000;  // how long the factory waits for the first handshake
+};
+std::unique_ptr<ControlPlane> make_netlink_control_plane(const config::Config& cfg, const NetlinkOptions& opts);
 
 }  // namespace ringsmb::ipc

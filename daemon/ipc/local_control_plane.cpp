@@ -149,36 +149,46 @@ bool LocalControlPlane::user_allowed(const config::ShareConfig& share, const std
 
 TreeConnectReply LocalControlPlane::tree_connect(const TreeConnectRequest& req) {
   TreeConnectReply reply;
-  if (iequals(req.share, "IPC$")) {
-    reply.status = NtStatus::Success;
-    reply.share.name = "IPC$";
-    reply.share.is_ipc = true;
-    reply.share.comment = "IPC Service";
-    return reply;
-  }
-  const config::ShareConfig* share = cfg_.find_share(req.share);
-  if (!share) {
+  auto info = share_info(cfg_, req.share);
+  if (!info) {
     reply.status = NtStatus::BadNetworkName;
     return reply;
   }
-  std::lock_guard lock(mu_);
-  if ((req.is_guest || req.user.empty()) ? !share->guest_ok : !user_allowed(*share, req.user)) {
-    reply.status = NtStatus::AccessDenied;
-    return reply;
+  if (!info->is_ipc) {
+    const config::ShareConfig* share = cfg_.find_share(req.share);
+    std::lock_guard lock(mu_);
+    if ((req.is_guest || req.user.empty()) ? !share->guest_ok : !user_allowed(*share, req.user)) {
+      reply.status = NtStatus::AccessDenied;
+      return reply;
+    }
   }
   reply.status = NtStatus::Success;
-  reply.share.name = share->name;
-  reply.share.path = share->path;
-  reply.share.comment = share->comment;
-  reply.share.read_only = share->read_only;
-  reply.share.browseable = share->browseable;
-  reply.share.case_sensitive = share->case_sensitive;
-  reply.share.encryption = share->smb3_encryption.value_or(cfg_.global.smb3_encryption);
-  reply.writable = !share->read_only;
+  reply.share = *info;
+  reply.writable = !info->is_ipc && !info->read_only;
   return reply;
 }
 
 }  // namespace
+
+std::optional<ShareInfo> share_info(const config::Config& cfg, std::string_view name) {
+  ShareInfo info;
+  if (iequals(name, "IPC$")) {
+    info.name = "IPC$";
+    info.is_ipc = true;
+    info.comment = "IPC Service";
+    return info;
+  }
+  const config::ShareConfig* share = cfg.find_share(name);
+  if (!share) return std::nullopt;
+  info.name = share->name;
+  info.path = share->path;
+  info.comment = share->comment;
+  info.read_only = share->read_only;
+  info.browseable = share->browseable;
+  info.case_sensitive = share->case_sensitive;
+  info.encryption = share->smb3_encryption.value_or(cfg.global.smb3_encryption);
+  return info;
+}
 
 std::unique_ptr<ControlPlane> make_local_control_plane(const config::Config& cfg) {
   return std::make_unique<LocalControlPlane>(cfg);

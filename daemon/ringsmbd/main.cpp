@@ -1,13 +1,19 @@
 // ringsmbd: the data-plane daemon.
 //
-//   ringsmbd --config FILE [--foreground]   serve the shares of FILE
-//   ringsmbd --demo [DIR]                    serve a demo share on 127.0.0.1:4450
+//   ringsmbd --config FILE [--foreground]   serve the shares of FILE; spawns and
+//                                            supervises ringsmb-ctld (the control plane)
+//   ringsmbd --config FILE --no-ctld         the same with the control plane in-process
+//   ringsmbd --config FILE --ctld-external   use a ringsmb-ctld started separately (systemd)
+//   ringsmbd --demo [DIR]                    serve a demo share on 127.0.0.1:4450 (in-process
+//                                            control plane: one binary, nothing to find)
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -68,6 +74,32 @@ bool prepare_demo(const std::string& dir, config::Config& cfg) {
   return true;
 }
 
+// ringsmb-ctld is installed next to ringsmbd (sbin/, or daemon/ in a build tree).
+std::string default_ctld_path() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "ringsmb-ctld";
+  return (self.parent_path() / "ringsmb-ctld").string();
+}
+
+// Fills the control-plane part of OPTS; false (with a message) when the
+// ringsmb-ctld binary to spawn does not exist.
+bool choose_control_plane(transport::ServerOptions& opts, bool no_ctld, bool external, const std::string& ctld_path,
+                          const std::string& config_path, int log_level) {
+  if (no_ctld) return true;
+  opts.use_ctld = true;
+  opts.ctld.config_path = std::filesystem::absolute(config_path).string();
+  opts.ctld.log_level = log_level;
+  if (external) return true;
+  opts.ctld.ctld_path = ctld_path.empty() ? default_ctld_path() : ctld_path;
+  if (access(opts.ctld.ctld_path.c_str(), X_OK) != 0) {
+    fprintf(stderr, "ringsmbd: %s: %s (use --ctld PATH, or --no-ctld for the in-process control plane)\n",
+            opts.ctld.ctld_path.c_str(), strerror(errno));
+    return false;
+  }
+  return true;
+}
+
 void print_demo_banner(const std::string& dir) {
   printf("\nringsmbd demo is running: share [demo] = %s/share, user %s, password %s\n", dir.c_str(), kDemoUser,
          kDemoPassword);
@@ -91,6 +123,11 @@ int main(int argc, char** argv) {
                    ->expected(0, 1)
                    ->default_str("/tmp/ringsmb-demo");
   app.add_option("-d,--log-level", log_level, "0 errors .. 3 debug");
+  bool no_ctld = false, ctld_external = false;
+  std::string ctld_path;
+  app.add_flag("--no-ctld", no_ctld, "keep the control plane (users, shares, NTLM) inside ringsmbd");
+  app.add_flag("--ctld-external", ctld_external, "use a separately started ringsmb-ctld (found by its pid file)");
+  app.add_option("--ctld", ctld_path, "the ringsmb-ctld binary to spawn (default: next to ringsmbd)");
   CLI11_PARSE(app, argc, argv);
 
   config::Config cfg;
@@ -110,12 +147,15 @@ int main(int argc, char** argv) {
   }
   int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
   set_log_level(LogLevel(std::clamp(level, 0, 3)));
+  transport::ServerOptions opts;
+  opts.force_epoll = force_epoll;
+  if (demo->count()) opts.on_ready = [&] { print_demo_banner(demo_dir); };
+  // Before daemon(), which changes to /: the config path is made absolute here.
+  if (!demo->count() && !choose_control_plane(opts, no_ctld, ctld_external, ctld_path, config_path, log_level))
+    return 1;
   if (!foreground && daemon(0, 0) != 0) {
     perror("ringsmbd: daemon");
     return 1;
   }
-  transport::ServerOptions opts;
-  opts.force_epoll = force_epoll;
-  if (demo->count()) opts.on_ready = [&] { print_demo_banner(demo_dir); };
   return transport::run_server(cfg, opts);
 }

@@ -1,0 +1,174 @@
+// The ABI between ringsmbd (data plane), ringsmb-ctld (control plane) and
+// ringsmbctl (admin CLI). Every message and attribute is defined here and
+// nowhere else; docs/ctl-abi.md explains each one at more length.
+//
+// TRANSPORT
+//   socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK). Every process binds its own
+//   port id. ringsmb-ctld binds port id == its pid and writes that pid to
+//   "<state directory>/ringsmb-ctld.pid" (kPidFileName); a peer that did not
+//   spawn it reads the file. A pid is unique among live processes, so two
+//   servers on one host (tests, containers) never fight over a port, and a
+//   stale pid file only yields ECONNREFUSED, never a wrong peer. Only unicast
+//   is used: unicast NETLINK_USERSOCK needs no privilege, so the receiver
+//   itself enforces who may talk (below).
+//
+// CREDENTIALS
+//   Every receiver sets SO_PASSCRED and reads SCM_CREDENTIALS (stamped by the
+//   kernel) on every datagram. Only uid 0 and the receiver's own effective
+//   uid are accepted; anything else, or a datagram without credentials, is
+//   dropped and logged. The sender's port is taken from the kernel-filled
+//   sockaddr, never from nlmsghdr.nlmsg_pid.
+//
+// FRAMING
+//   One message per datagram: nlmsghdr + genlmsghdr + attributes, built with
+//   libnl (genlmsg_put, nla_put_*) and parsed with genlmsg_parse against
+//   kPolicy. nlmsg_type is kFamilyId (there is no genl controller on
+//   USERSOCK, so the family id is fixed). genlmsghdr.cmd is a Cmd,
+//   genlmsghdr.version must equal kGenlVersion or the message is rejected.
+//   nlmsg_seq is the HANDLE: a reply carries the handle of its request.
+//   Requests carry NLM_F_REQUEST; replies carry no NLM_F_REQUEST flag. A reply
+//   always has ATTR_STATUS (an NTSTATUS). Messages above kMaxMessage bytes
+//   are dropped. Unknown attribute types are ignored (room to grow);
+//   a known attribute of the wrong size, a string without its NUL, a missing
+//   required attribute (kRequired) reject the whole message.
+//
+// MESSAGES (dir: D = ringsmbd, C = ringsmb-ctld, A = ringsmbctl)
+//   HEARTBEAT        D->C req {}                       reply {STATUS}
+//   STARTING_UP      D->C req {ABI_VERSION, PID, ROLE} reply {STATUS, ABI_VERSION, PID}
+//                    The handshake: C remembers D's port for events. A
+//                    different ABI_VERSION gets STATUS=NotSupported and D
+//                    refuses to use that C.
+//   SHUTTING_DOWN    either way, one-way {PID}: the sender is going away.
+//   LOGIN            D->C req {SERVER_CHALLENGE, NTLM_NEGOTIATE?, NTLM_CHALLENGE,
+//                    NTLM_AUTHENTICATE, CLIENT_ADDRESS?}
+//                    reply {STATUS, ACCOUNT?, LOGIN_FLAGS, SESSION_KEY?, UID, GID}
+//                    C verifies NTLMv2 itself; D never sees an NT hash.
+//   LOGIN_EXT        same request; the reply adds GROUPS (supplementary gids).
+//                    ringsmbd uses LOGIN_EXT; LOGIN exists for a ksmbd shim.
+//   SHARE_CONFIG     D->C req {SHARE_NAME} reply {STATUS, SHARE_*, ENCRYPTION}
+//   TREE_CONNECT     D->C req {SHARE_NAME, ACCOUNT, LOGIN_FLAGS, CLIENT_ADDRESS?}
+//                    reply {STATUS, SHARE_NAME, SHARE_PATH, SHARE_COMMENT,
+//                    SHARE_FLAGS, ENCRYPTION}
+//   TREE_DISCONNECT  D->C one-way {SHARE_NAME, ACCOUNT}
+//   LOGOUT           D->C one-way {ACCOUNT}
+//   RPC_OPEN         D->C req {RPC_HANDLE, RPC_PIPE, ACCOUNT} reply {STATUS}
+//   RPC_WRITE        D->C req {RPC_HANDLE, RPC_DATA}         reply {STATUS}
+//   RPC_READ         D->C req {RPC_HANDLE, RPC_MAX}          reply {STATUS, RPC_DATA, RPC_MORE}
+//   RPC_IOCTL        D->C req {RPC_HANDLE, RPC_DATA, RPC_MAX} reply {STATUS, RPC_DATA, RPC_MORE}
+//                    (a transact: write then read)
+//   RPC_CLOSE        D->C req {RPC_HANDLE}                   reply {STATUS}
+//   SPNEGO_AUTHEN    reserved (Kerberos); C replies NotSupported.
+//   LIST_CONNECTIONS / LIST_SESSIONS / LIST_OPEN_FILES
+//                    A->C req {} reply {STATUS, ENTRY*}; each ENTRY is nested
+//                    {ACCOUNT?, CLIENT_ADDRESS?, SESSION_ID?, SHARE_NAME?, PATH?}
+//   RELOAD           A->C req {} reply {STATUS, TEXT?}: re-read config + users.
+//   SHUTDOWN         A->C req {} reply {STATUS}; C forwards SHUTDOWN one-way to
+//                    the registered ringsmbd, then exits.
+//   CLOSE_SESSION    A->C req {SESSION_ID} reply {STATUS}
+#pragma once
+
+#include <linux/netlink.h>
+#include <netlink/attr.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace ringsmb::ipc::abi {
+
+inline constexpr int kNetlinkProtocol = NETLINK_USERSOCK;
+inline constexpr uint16_t kFamilyId = 0x7273;  // nlmsg_type of every message; > NLMSG_MIN_TYPE
+inline constexpr uint8_t kGenlVersion = 1;     // genlmsghdr.version
+inline constexpr uint32_t kAbiVersion = 1;     // STARTING_UP's ATTR_ABI_VERSION
+inline constexpr size_t kMaxMessage = 64 * 1024;
+inline constexpr size_t kMaxRpcData = 60 * 1024;  // leaves room for headers in kMaxMessage
+inline constexpr const char* kPidFileName = "ringsmb-ctld.pid";
+// How long ringsmbd waits for a reply before failing the request cleanly.
+inline constexpr int kRequestTimeoutMs = 3000;
+
+enum Cmd : uint8_t {
+  CMD_UNSPEC = 0,
+  CMD_HEARTBEAT,
+  CMD_STARTING_UP,
+  CMD_SHUTTING_DOWN,
+  CMD_LOGIN,
+  CMD_LOGIN_EXT,
+  CMD_SHARE_CONFIG,
+  CMD_TREE_CONNECT,
+  CMD_TREE_DISCONNECT,
+  CMD_LOGOUT,
+  CMD_RPC_OPEN,
+  CMD_RPC_READ,
+  CMD_RPC_WRITE,
+  CMD_RPC_CLOSE,
+  CMD_RPC_IOCTL,
+  CMD_SPNEGO_AUTHEN,
+  CMD_LIST_CONNECTIONS,
+  CMD_LIST_SESSIONS,
+  CMD_LIST_OPEN_FILES,
+  CMD_RELOAD,
+  CMD_SHUTDOWN,
+  CMD_CLOSE_SESSION,
+  CMD_COUNT,  // one past the last command
+};
+
+enum Attr : uint16_t {
+  ATTR_UNSPEC = 0,
+  ATTR_STATUS,             // u32 NTSTATUS
+  ATTR_ABI_VERSION,        // u32
+  ATTR_PID,                // u32
+  ATTR_ROLE,               // u32 Role
+  ATTR_CLIENT_ADDRESS,     // string
+  ATTR_SERVER_CHALLENGE,   // 8 bytes
+  ATTR_NTLM_NEGOTIATE,     // bytes
+  ATTR_NTLM_CHALLENGE,     // bytes
+  ATTR_NTLM_AUTHENTICATE,  // bytes
+  ATTR_ACCOUNT,            // string
+  ATTR_LOGIN_FLAGS,        // u32 LoginFlag bits
+  ATTR_SESSION_KEY,        // 16 bytes
+  ATTR_UID,                // u32
+  ATTR_GID,                // u32
+  ATTR_GROUPS,             // bytes: host-order u32 gids, a multiple of 4
+  ATTR_SHARE_NAME,         // string
+  ATTR_SHARE_PATH,         // string
+  ATTR_SHARE_COMMENT,      // string
+  ATTR_SHARE_FLAGS,        // u32 ShareFlag bits
+  ATTR_ENCRYPTION,         // u32 config::EncryptionPolicy
+  ATTR_SESSION_ID,         // u64
+  ATTR_RPC_HANDLE,         // u32, chosen by ringsmbd per open pipe
+  ATTR_RPC_PIPE,           // string, e.g. "srvsvc"
+  ATTR_RPC_DATA,           // bytes
+  ATTR_RPC_MAX,            // u32, the most bytes the reader takes
+  ATTR_RPC_MORE,           // u32 0/1: more data is waiting
+  ATTR_SPNEGO_BLOB,        // bytes (reserved)
+  ATTR_ENTRY,              // nested, in LIST_* replies
+  ATTR_TEXT,               // string, human-readable detail for the admin
+  ATTR_PATH,               // string, an open file's path in LIST_OPEN_FILES
+  ATTR_COUNT,              // one past the last attribute
+};
+inline constexpr int kAttrMax = ATTR_COUNT - 1;
+
+// Values of ATTR_ROLE, and bits of ATTR_LOGIN_FLAGS and ATTR_SHARE_FLAGS
+// (plain constants: they are OR-ed together on the wire).
+inline constexpr uint32_t ROLE_DATA_PLANE = 1;
+inline constexpr uint32_t ROLE_ADMIN = 2;
+inline constexpr uint32_t LOGIN_GUEST = 1u << 0;
+inline constexpr uint32_t LOGIN_ANONYMOUS = 1u << 1;
+inline constexpr uint32_t SHARE_IPC = 1u << 0;
+inline constexpr uint32_t SHARE_READ_ONLY = 1u << 1;
+inline constexpr uint32_t SHARE_BROWSEABLE = 1u << 2;
+inline constexpr uint32_t SHARE_CASE_SENSITIVE = 1u << 3;
+inline constexpr uint32_t SHARE_WRITABLE = 1u << 4;  // this user may write (TREE_CONNECT only)
+inline constexpr uint32_t SHARE_GUEST_OK = 1u << 5;
+
+// genlmsg_parse policy for every attribute; defined in ctl_codec.cpp.
+extern const std::array<struct nla_policy, ATTR_COUNT> kPolicy;
+
+// Attributes a message must carry, by command and direction.
+std::span<const Attr> required_attrs(Cmd cmd, bool is_request);
+// True for commands whose request gets no reply.
+bool is_one_way(Cmd cmd);
+const char* cmd_name(uint8_t cmd);
+
+}  // namespace ringsmb::ipc::abi

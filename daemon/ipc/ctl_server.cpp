@@ -1,0 +1,175 @@
+#include "ipc/ctl_server.hpp"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/log.hpp"
+
+namespace ringsmb::ipc {
+
+using namespace abi;
+
+namespace {
+
+Bytes to_bytes(const MsgBuilder& b) {
+  ByteSpan w = b.wire();
+  return Bytes(w.begin(), w.end());
+}
+
+}  // namespace
+
+CtlServer::CtlServer(std::string config_path, config::Config cfg)
+    : config_path_(std::move(config_path)), cfg_(std::move(cfg)), policy_(make_local_control_plane(cfg_)) {}
+
+CtlServer::~CtlServer() = default;
+
+std::expected<void, std::string> CtlServer::reload() {
+  auto parsed = config::parse_config_file(config_path_);
+  if (!parsed) {
+    LOG_ERROR("reload: %s (keeping the previous configuration)", parsed.error().c_str());
+    return std::unexpected(parsed.error());
+  }
+  for (const auto& w : parsed->warnings) LOG_WARN("reload: %s", w.c_str());
+  cfg_ = std::move(parsed->config);
+  // A fresh policy engine re-reads the user database on its first login.
+  policy_ = make_local_control_plane(cfg_);
+  LOG_INFO("reloaded %s: %zu shares", config_path_.c_str(), cfg_.shares.size());
+  return {};
+}
+
+std::vector<Outgoing> CtlServer::handle(const uint8_t* data, size_t len, uint32_t from_port) {
+  auto parsed = parse_message(data, len);
+  if (!parsed) {
+    LOG_WARN("ctl: rejected message from port %u: %s", from_port, to_string(parsed.error()));
+    return {};
+  }
+  if (!parsed->is_request) {
+    LOG_DEBUG("ctl: ignoring a %s reply from port %u", cmd_name(parsed->cmd), from_port);
+    return {};
+  }
+  LOG_DEBUG("ctl: %s from port %u (handle %u)", cmd_name(parsed->cmd), from_port, parsed->seq);
+  return dispatch(*parsed, from_port);
+}
+
+std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) {
+  auto reply = [&](Bytes b) { return std::vector<Outgoing>{{from_port, std::move(b)}}; };
+  switch (Cmd(m.cmd)) {
+    case CMD_HEARTBEAT: return reply(status_reply(m, NtStatus::Success));
+    case CMD_STARTING_UP: return reply(on_starting_up(m, from_port));
+    case CMD_SHUTTING_DOWN:
+      if (from_port == data_plane_port_) {
+        LOG_INFO("ctl: the data plane (pid %u) is shutting down", m.u32(ATTR_PID));
+        data_plane_port_ = 0;
+      }
+      return {};
+    case CMD_LOGIN:
+    case CMD_LOGIN_EXT: return reply(on_login(m));
+    case CMD_SHARE_CONFIG: return reply(on_share_config(m));
+    case CMD_TREE_CONNECT: return reply(on_tree_connect(m));
+    case CMD_TREE_DISCONNECT: policy_->tree_disconnect(m.str(ATTR_SHARE_NAME), m.str(ATTR_ACCOUNT)); return {};
+    case CMD_LOGOUT: policy_->logout(m.str(ATTR_ACCOUNT)); return {};
+    case CMD_RPC_OPEN:
+    case CMD_RPC_READ:
+    case CMD_RPC_WRITE:
+    case CMD_RPC_IOCTL:
+    case CMD_RPC_CLOSE:
+      // daemon/rpc (RpcPipe) has not landed yet; pipes stay unavailable.
+      return reply(status_reply(m, NtStatus::PipeNotAvailable));
+    case CMD_RELOAD: return reply(on_reload(m));
+    case CMD_SHUTDOWN: return on_shutdown(m, from_port);
+    case CMD_SPNEGO_AUTHEN:
+    case CMD_LIST_CONNECTIONS:
+    case CMD_LIST_SESSIONS:
+    case CMD_LIST_OPEN_FILES:
+    case CMD_CLOSE_SESSION:
+    default: return reply(status_reply(m, NtStatus::NotSupported, "not implemented yet"));
+  }
+}
+
+Bytes CtlServer::status_reply(const Message& m, NtStatus status, const std::string& text) {
+  MsgBuilder b(Cmd(m.cmd), m.seq, false);
+  b.u32(ATTR_STATUS, uint32_t(status));
+  if (!text.empty()) b.str(ATTR_TEXT, text);
+  return to_bytes(b);
+}
+
+Bytes CtlServer::on_starting_up(const Message& m, uint32_t from_port) {
+  uint32_t version = m.u32(ATTR_ABI_VERSION);
+  MsgBuilder b(CMD_STARTING_UP, m.seq, false);
+  bool ok = version == kAbiVersion;
+  b.u32(ATTR_STATUS, uint32_t(ok ? NtStatus::Success : NtStatus::NotSupported))
+      .u32(ATTR_ABI_VERSION, kAbiVersion)
+      .u32(ATTR_PID, uint32_t(getpid()));
+  if (!ok) {
+    LOG_ERROR("ctl: pid %u speaks ABI version %u, we speak %u: refused", m.u32(ATTR_PID), version, kAbiVersion);
+  } else if (m.u32(ATTR_ROLE) == ROLE_DATA_PLANE) {
+    data_plane_port_ = from_port;
+    LOG_INFO("ctl: data plane pid %u registered (port %u)", m.u32(ATTR_PID), from_port);
+  }
+  return to_bytes(b);
+}
+
+Bytes CtlServer::on_login(const Message& m) {
+  LoginReply r = policy_->login(decode_login_request(m));
+  MsgBuilder b(Cmd(m.cmd), m.seq, false);
+  encode_login_reply(b, r, m.cmd == CMD_LOGIN_EXT);
+  if (!b.ok()) return status_reply(m, NtStatus::InsufficientResources);
+  return to_bytes(b);
+}
+
+Bytes CtlServer::on_tree_connect(const Message& m) {
+  TreeConnectReply r = policy_->tree_connect(decode_tree_connect_request(m));
+  MsgBuilder b(CMD_TREE_CONNECT, m.seq, false);
+  encode_tree_connect_reply(b, r);
+  if (!b.ok()) return status_reply(m, NtStatus::InsufficientResources);
+  return to_bytes(b);
+}
+
+Bytes CtlServer::on_share_config(const Message& m) {
+  auto info = share_info(cfg_, m.str(ATTR_SHARE_NAME));
+  if (!info) return status_reply(m, NtStatus::BadNetworkName);
+  const config::ShareConfig* sc = cfg_.find_share(info->name);
+  MsgBuilder b(CMD_SHARE_CONFIG, m.seq, false);
+  b.u32(ATTR_STATUS, uint32_t(NtStatus::Success));
+  encode_share(b, *info, sc && sc->guest_ok ? SHARE_GUEST_OK : 0);
+  return to_bytes(b);
+}
+
+Bytes CtlServer::on_reload(const Message& m) {
+  auto r = reload();
+  return r ? status_reply(m, NtStatus::Success) : status_reply(m, NtStatus::Unsuccessful, r.error());
+}
+
+std::vector<Outgoing> CtlServer::on_shutdown(const Message& m, uint32_t from_port) {
+  std::vector<Outgoing> out;
+  if (data_plane_port_ != 0) {
+    // The data plane stops itself on this notice; it does not answer.
+    MsgBuilder notice(CMD_SHUTDOWN, events_seq_++, true);
+    out.push_back({data_plane_port_, to_bytes(notice)});
+  }
+  out.push_back({from_port, status_reply(m, NtStatus::Success)});
+  LOG_INFO("ctl: SHUTDOWN requested (port %u)", from_port);
+  shutdown_ = true;
+  return out;
+}
+
+void CtlServer::serve(NlSocket& sock, int extra_fd, const std::function<void()>& on_extra) {
+  while (!shutdown_) {
+    pollfd p[2] = {{sock.fd(), POLLIN, 0}, {extra_fd, POLLIN, 0}};
+    int n = poll(p, extra_fd >= 0 ? 2 : 1, -1);
+    if (n < 0) continue;  // EINTR
+    if (extra_fd >= 0 && (p[1].revents & POLLIN)) on_extra();
+    if (!(p[0].revents & POLLIN)) continue;
+    Datagram d;
+    while (!shutdown_ && sock.receive(d, 0)) {
+      for (auto& o : handle(sock.buffer(), d.size, d.port)) {
+        int err = sock.send(o.port, o.bytes);
+        if (err) LOG_WARN("ctl: reply to port %u: %s", o.port, strerror(err));
+      }
+    }
+  }
+}
+
+}  // namespace ringsmb::ipc

@@ -1,0 +1,63 @@
+// The request side of ringsmb-ctld: answers ctl_abi.hpp messages with the
+// in-process policy engine (make_local_control_plane), so the data plane's
+// two control planes (in-process and netlink) make identical decisions.
+// Single-threaded: one datagram at a time.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/bytes.hpp"
+#include "config/config.hpp"
+#include "ipc/control_plane.hpp"
+#include "ipc/ctl_codec.hpp"
+#include "ipc/nl_socket.hpp"
+
+namespace ringsmb::ipc {
+
+struct Outgoing {
+  uint32_t port = 0;
+  Bytes bytes;
+};
+
+class CtlServer {
+ public:
+  CtlServer(std::string config_path, config::Config cfg);
+  ~CtlServer();
+
+  // Handles one datagram from FROM_PORT; returns what to send (the reply,
+  // and for SHUTDOWN the notice to the data plane). Drives the tests too.
+  std::vector<Outgoing> handle(const uint8_t* data, size_t len, uint32_t from_port);
+  // Re-reads the configuration file and the user database. On a bad file
+  // the previous configuration stays; the error text is returned.
+  std::expected<void, std::string> reload();
+  bool shutdown_requested() const { return shutdown_; }
+  void request_shutdown() { shutdown_ = true; }
+  uint32_t data_plane_port() const { return data_plane_port_; }
+
+  // Serves SOCK until shutdown is requested. EXTRA_FD (a signalfd) is
+  // polled too; ON_EXTRA runs when it is readable.
+  void serve(NlSocket& sock, int extra_fd, const std::function<void()>& on_extra);
+
+ private:
+  std::vector<Outgoing> dispatch(const Message& m, uint32_t from_port);
+  Bytes on_starting_up(const Message& m, uint32_t from_port);
+  Bytes on_login(const Message& m);
+  Bytes on_tree_connect(const Message& m);
+  Bytes on_share_config(const Message& m);
+  Bytes on_reload(const Message& m);
+  std::vector<Outgoing> on_shutdown(const Message& m, uint32_t from_port);
+  Bytes status_reply(const Message& m, NtStatus status, const std::string& text = {});
+
+  std::string config_path_;
+  config::Config cfg_;
+  std::unique_ptr<ControlPlane> policy_;
+  uint32_t data_plane_port_ = 0;
+  uint32_t events_seq_ = 1;
+  bool shutdown_ = false;
+};
+
+}  // namespace ringsmb::ipc

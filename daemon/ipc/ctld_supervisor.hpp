@@ -1,0 +1,62 @@
+// ringsmbd's side of the link to ringsmb-ctld: spawns and restarts it (or
+// finds an independently started one through its pid file), performs the
+// STARTING_UP handshake, sends heartbeats and acts on ctld's events. The
+// port of a ctld that completed the handshake is published in CtldLink;
+// 0 means "no control plane now", and requests then fail at once.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "ipc/control_plane.hpp"
+#include "ipc/nl_socket.hpp"
+
+namespace ringsmb::ipc {
+
+struct CtldLink {
+  std::atomic<uint32_t> port{0};
+  // Called by a requester whose send was refused: that ctld is gone.
+  void lost(uint32_t old_port) { port.compare_exchange_strong(old_port, 0); }
+};
+
+class CtldSupervisor {
+ public:
+  CtldSupervisor(CtldLink& link, NetlinkOptions opts, std::string state_dir);
+  ~CtldSupervisor();  // stops the thread, tells ctld, stops a spawned ctld
+
+  bool start(std::string& error);
+  // Blocks until the first handshake succeeded or TIMEOUT_MS passed.
+  bool wait_ready(int timeout_ms) const;
+  void reload();  // SIGHUP to a spawned ctld, else a RELOAD request
+
+ private:
+  void run();
+  void spawn();
+  void reap();
+  void try_handshake();
+  void heartbeat();
+  uint32_t target_port() const;
+  // Receives on the event socket for up to TIMEOUT_MS; handles events and
+  // returns true when the reply to WANT_SEQ arrived (status in *STATUS).
+  bool pump(int timeout_ms, uint32_t want_seq, uint32_t* status);
+  void handle_event(uint8_t cmd, uint32_t from);
+  void stop_child();
+
+  CtldLink& link_;
+  NetlinkOptions opts_;
+  std::string state_dir_;
+  NlSocket sock_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<pid_t> child_{0};  // read by reload() on the signal thread
+  int64_t last_spawn_ms_ = 0;
+  int fast_failures_ = 0;
+  int64_t last_heartbeat_ms_ = 0;
+  std::atomic<uint32_t> seq_{1};
+};
+
+}  // namespace ringsmb::ipc

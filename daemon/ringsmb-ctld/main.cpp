@@ -1,0 +1,123 @@
+// ringsmb-ctld: the control-plane daemon. Holds the user database and the
+// share policy, verifies NTLMv2 and answers ringsmbd and ringsmbctl over
+// netlink (daemon/ipc/ctl_abi.hpp).
+//
+//   ringsmb-ctld --config FILE [--foreground] [--parent PID] [--log-level N]
+//
+// --parent is how ringsmbd starts it: ctld then dies with its parent, so a
+// killed ringsmbd never leaves a control daemon behind.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+#include "common/log.hpp"
+#include "config/config.hpp"
+#include "ipc/ctl_abi.hpp"
+#include "ipc/ctl_server.hpp"
+#include "ipc/nl_socket.hpp"
+
+namespace {
+
+using namespace ringsmb;
+
+std::string pid_file_path(const config::Config& cfg) {
+  return cfg.global.state_directory + "/" + ipc::abi::kPidFileName;
+}
+
+// Written to a temporary name and renamed, so a reader never sees half a pid.
+bool write_pid_file(const std::string& path) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << getpid() << "\n";
+    if (!out.flush()) return false;
+  }
+  return rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+void remove_pid_file_if_ours(const std::string& path) {
+  std::ifstream in(path);
+  long pid = 0;
+  if (in >> pid && pid == getpid()) unlink(path.c_str());
+}
+
+int make_signalfd() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGHUP, SIGINT, SIGTERM}) sigaddset(&set, sig);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+  return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+void on_signal(int sfd, ipc::CtlServer& server) {
+  signalfd_siginfo si{};
+  while (read(sfd, &si, sizeof si) == ssize_t(sizeof si)) {
+    if (si.ssi_signo == SIGHUP) {
+      (void)server.reload();
+    } else {
+      LOG_INFO("signal %u: ringsmb-ctld stopping", si.ssi_signo);
+      server.request_shutdown();
+    }
+  }
+}
+
+// Tells the registered data plane we are going, so it fails requests at
+// once instead of waiting for timeouts.
+void announce_shutdown(ipc::NlSocket& sock, const ipc::CtlServer& server) {
+  if (!server.data_plane_port()) return;
+  ipc::MsgBuilder b(ipc::abi::CMD_SHUTTING_DOWN, 0, true);
+  b.u32(ipc::abi::ATTR_PID, uint32_t(getpid()));
+  sock.send(server.data_plane_port(), b.wire());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ringsmb-ctld: ringsmb control-plane daemon (users, shares, authentication)"};
+  std::string config_path = "/etc/ringsmb/ringsmb.conf";
+  bool foreground = false;
+  int parent = 0, log_level = -1;
+  app.add_option("-c,--config", config_path, "configuration file");
+  app.add_flag("-F,--foreground", foreground, "stay in the foreground, log to stderr");
+  app.add_option("--parent", parent, "exit when this process (the supervising ringsmbd) exits");
+  app.add_option("-d,--log-level", log_level, "0 errors .. 3 debug");
+  CLI11_PARSE(app, argc, argv);
+
+  if (parent > 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) return 0;  // the parent died before prctl took effect
+  }
+  auto parsed = config::parse_config_file(config_path);
+  if (!parsed) {
+    fprintf(stderr, "ringsmb-ctld: %s\n", parsed.error().c_str());
+    return 1;
+  }
+  config::Config cfg = parsed->config;
+  int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
+  set_log_level(LogLevel(std::clamp(level, 0, 3)));
+  if (!foreground && daemon(0, 0) != 0) {
+    perror("ringsmb-ctld: daemon");
+    return 1;
+  }
+  int sfd = make_signalfd();
+  // Port id == pid: unique on the host, and what the pid file announces.
+  auto sock = ipc::NlSocket::open(uint32_t(getpid()));
+  if (!sock) {
+    LOG_ERROR("ringsmb-ctld: %s", sock.error().c_str());
+    return 1;
+  }
+  std::string pid_file = pid_file_path(cfg);
+  if (!write_pid_file(pid_file)) LOG_WARN("cannot write %s: %m", pid_file.c_str());
+  ipc::CtlServer server(config_path, std::move(cfg));
+  LOG_INFO("ringsmb-ctld (pid %d) ready, ABI version %u", int(getpid()), ipc::abi::kAbiVersion);
+  server.serve(*sock, sfd, [&] { on_signal(sfd, server); });
+  announce_shutdown(*sock, server);
+  remove_pid_file_if_ours(pid_file);
+  return 0;
+}
