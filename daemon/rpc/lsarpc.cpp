@@ -93,7 +93,7 @@ CallResult query_info_policy(ByteSpan stub, CallContext& ctx) {
   w.u16(level);  // union discriminant (POLICY_INFORMATION_CLASS, an enum: 16 bits)
   bool account = level == kPolicyAccountDomainInformation;
   // A standalone server: primary domain is the workgroup with no SID.
-  w.unicode_string(account ? ctx.id.netbios : ctx.id.workgroup);
+  w.unicode_string_large(account ? ctx.id.netbios : ctx.id.workgroup);
   if (w.pointer(account)) w.defer([&w, &ctx] { w.sid(ctx.id.machine_sid); });
   w.flush();
   w.u32(status(NtStatus::Success));
@@ -121,7 +121,7 @@ void write_domains(NdrWriter& w, const DomainList& d) {
     w.defer([&w, &d] {
       w.u32(uint32_t(d.entries.size()));
       for (const auto& [name, sid] : d.entries) {
-        w.unicode_string(name);
+        w.unicode_string_large(name);
         w.pointer(true);
         w.defer([&w, &sid] { w.sid(sid); });
       }

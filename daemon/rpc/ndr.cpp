@@ -158,6 +158,7 @@ std::optional<std::string> NdrReader::unique_wstring() {
 
 UnicodeStringHeader NdrReader::unicode_string_header() {
   UnicodeStringHeader h;
+  align(4);  // the struct aligns to its pointer, not its first u16
   h.length = u16();
   h.max_length = u16();
   h.referent = pointer();
@@ -243,15 +244,16 @@ void NdrWriter::unique_wstring(std::string_view utf8) {
   defer([this, s = std::string(utf8)] { wstring(s); });
 }
 
-void NdrWriter::unicode_string(std::string_view utf8) {
+void NdrWriter::counted_string(std::string_view utf8, uint16_t extra) {
   Bytes units = to_utf16le(utf8);
-  uint16_t len = uint16_t(std::min<size_t>(units.size(), 0xFFFE));
+  uint16_t len = uint16_t(std::min<size_t>(units.size(), 0xFFFC));
   units.resize(len);
+  align(4);  // the struct aligns to its pointer, not its first u16
   u16(len);
-  u16(len);
+  u16(uint16_t(len + extra));
   pointer(true);
-  defer([this, units = std::move(units)] {
-    u32(uint32_t(units.size() / 2));
+  defer([this, units = std::move(units), extra] {
+    u32(uint32_t((units.size() + extra) / 2));  // max_count: MaximumLength / 2
     u32(0);
     u32(uint32_t(units.size() / 2));
     w_.bytes(units);

@@ -131,12 +131,16 @@ class NdrWriter {
   void unique_wstring(std::string_view utf8);
   // RPC_UNICODE_STRING: header now, buffer (no NUL) deferred. An empty
   // string still gets a non-NULL buffer, as Windows sends it.
-  void unicode_string(std::string_view utf8);
+  void unicode_string(std::string_view utf8) { counted_string(utf8, 0); }
+  // The same with MaximumLength = Length + 2 (room for a NUL that is not
+  // sent), which is how Windows sends the domain names of LSA replies.
+  void unicode_string_large(std::string_view utf8) { counted_string(utf8, 2); }
   void sid(const Sid& sid);
   void handle(const PolicyHandle& h);
   size_t size() const { return w_.size() - base_; }
 
  private:
+  void counted_string(std::string_view utf8, uint16_t extra);
   ByteWriter w_;
   size_t base_;
   uint32_t next_referent_ = 0x00020000;  // Windows starts its ids here

@@ -214,6 +214,7 @@ void old_large_integer(NdrWriter& w, uint64_t v) {
 
 // An RPC_UNICODE_STRING or RPC_SHORT_BLOB with a NULL buffer.
 void null_counted_buffer(NdrWriter& w) {
+  w.align(4);
   w.u16(0);
   w.u16(0);
   w.pointer(false);
