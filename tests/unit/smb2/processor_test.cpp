@@ -1,0 +1,234 @@
+// The frame processor: NEGOTIATE, the message-id window, compound chains
+// (related and unrelated), signing checks and StructureSize validation,
+// driven through process_frame exactly as the transport does.
+#include "smb2/processor.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstring>
+
+#include "crypto/smb2_keys.hpp"
+#include "fixture.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::smb2;
+using namespace ringsmb::smb2::test;
+using wire::Command;
+
+namespace {
+
+struct Element {
+  Command cmd;
+  Bytes body;
+  uint32_t flags = 0;
+  uint64_t session = 1;
+  uint32_t tree = 1;
+};
+
+// A frame (no transport length) holding `elems` as one chain, message ids from `mid`.
+Bytes chain(const std::vector<Element>& elems, uint64_t mid, uint16_t credits = 10) {
+  Bytes out;
+  for (size_t i = 0; i < elems.size(); ++i) {
+    size_t start = out.size();
+    ByteWriter w(out);
+    wire::Header h{};
+    h.command = elems[i].cmd;
+    h.credit_charge = 1;
+    h.credits = credits;
+    h.flags = elems[i].flags;
+    h.message_id = mid + i;
+    h.session_id = elems[i].session;
+    h.tree_id = elems[i].tree;
+    wire::write_header(w, h);
+    w.bytes(elems[i].body);
+    if (i + 1 < elems.size()) {
+      w.align(8, start);
+      store_le32(out.data() + start + wire::hdr::NextCommand, uint32_t(out.size() - start));
+    }
+  }
+  return out;
+}
+
+Bytes echo_body() { return {4, 0, 0, 0}; }
+
+struct Reply {
+  uint32_t status;
+  Command cmd;
+  ByteSpan body;
+};
+
+// Splits a response frame (with its 4-byte length) into elements.
+std::vector<Reply> replies(const Bytes& frame) {
+  std::vector<Reply> out;
+  REQUIRE(frame.size() >= 4);
+  size_t len = (size_t(frame[1]) << 16) | (size_t(frame[2]) << 8) | frame[3];
+  REQUIRE(frame.size() == len + 4);
+  size_t off = 4;
+  for (;;) {
+    const uint8_t* p = frame.data() + off;
+    uint32_t next = load_le32(p + wire::hdr::NextCommand);
+    size_t n = next ? next : frame.size() - off;
+    if (next) CHECK(next % 8 == 0);
+    out.push_back({load_le32(p + wire::hdr::Status), Command(load_le16(p + wire::hdr::Command)),
+                   ByteSpan(p + 64, n - 64)});
+    if (!next) break;
+    off += next;
+  }
+  return out;
+}
+
+Bytes negotiate_body(std::vector<uint16_t> dialects) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u16(36);
+  w.u16(uint16_t(dialects.size()));
+  w.u16(1);  // signing enabled
+  w.u16(0);
+  w.u32(0);
+  w.zeros(16);
+  w.u64(0);
+  for (auto d : dialects) w.u16(d);
+  return b;
+}
+
+Bytes close_body(FileId id) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u16(24);
+  w.u16(0);
+  w.u32(0);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  return b;
+}
+
+Bytes create_body(std::string_view name, uint32_t disposition) {
+  Bytes n = u16le(name), b;
+  ByteWriter w(b);
+  w.u16(57);
+  w.u16(0);
+  w.u32(2);
+  w.zeros(16);
+  w.u32(FILE_ALL_ACCESS);
+  w.u32(0);
+  w.u32(kShareAll);
+  w.u32(disposition);
+  w.u32(kNonDirectoryFile);
+  w.u16(64 + 56);
+  w.u16(uint16_t(n.size()));
+  w.u64(0);
+  w.bytes(n);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("NEGOTIATE picks the highest common dialect", "[smb2][processor]") {
+  ServerContext server;
+  server.config.global.min_protocol = 0x0202;
+  server.config.global.max_protocol = 0x0311;
+  ConnState conn;
+  Bytes out;
+  REQUIRE(process_frame(conn, server, chain({{Command::Negotiate, negotiate_body({0x0202, 0x0210}), 0, 0, 0}}, 0),
+                        out) == FrameResult::Ok);
+  auto r = replies(out);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].status == 0);
+  CHECK(load_le16(r[0].body.data() + 4) == 0x0210);
+  CHECK(conn.dialect == 0x0210);
+
+  SECTION("a second NEGOTIATE is refused") {
+    out.clear();
+    REQUIRE(process_frame(conn, server, chain({{Command::Negotiate, negotiate_body({0x0202}), 0, 0, 0}}, 1), out) ==
+            FrameResult::Ok);
+    CHECK(replies(out)[0].status == uint32_t(NtStatus::InvalidParameter));
+  }
+}
+
+TEST_CASE("message ids are used once and only inside the window", "[smb2][processor]") {
+  Smb2Fixture fx;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0), out) == FrameResult::Ok);
+  out.clear();
+  CHECK(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0), out) == FrameResult::Drop);
+  Smb2Fixture fx2;
+  CHECK(process_frame(fx2.conn, fx2.server, chain({{Command::Echo, echo_body()}}, 5), out) == FrameResult::Drop);
+}
+
+TEST_CASE("an unrelated chain gets one padded response per element", "[smb2][processor]") {
+  Smb2Fixture fx;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 8), out) == FrameResult::Ok);
+  out.clear();
+  auto frame = chain({{Command::Echo, echo_body()}, {Command::Echo, echo_body()}, {Command::Echo, echo_body()}}, 1);
+  REQUIRE(process_frame(fx.conn, fx.server, frame, out) == FrameResult::Ok);
+  auto r = replies(out);
+  REQUIRE(r.size() == 3);
+  for (auto& e : r) CHECK(e.status == 0);
+}
+
+TEST_CASE("a related chain carries the FileId, and a failure, forward", "[smb2][processor]") {
+  Smb2Fixture fx;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 16), out) == FrameResult::Ok);
+  FileId related{kRelatedFileId, kRelatedFileId};
+  uint32_t rel = wire::SMB2_FLAGS_RELATED_OPERATIONS;
+
+  out.clear();
+  auto ok = chain({{Command::Create, create_body("new.txt", kOpenIf)}, {Command::Close, close_body(related), rel}}, 1);
+  REQUIRE(process_frame(fx.conn, fx.server, ok, out) == FrameResult::Ok);
+  auto r = replies(out);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].status == 0);
+  CHECK(r[1].status == 0);
+  CHECK(fx.conn.opens.empty());
+  CHECK(fx.exists("new.txt"));
+
+  out.clear();
+  auto bad = chain({{Command::Create, create_body("missing.txt", kOpen)}, {Command::Close, close_body(related), rel}}, 3);
+  REQUIRE(process_frame(fx.conn, fx.server, bad, out) == FrameResult::Ok);
+  r = replies(out);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].status == uint32_t(NtStatus::ObjectNameNotFound));
+  CHECK(r[1].status == uint32_t(NtStatus::ObjectNameNotFound));
+}
+
+TEST_CASE("signing is enforced where the session requires it", "[smb2][processor]") {
+  Smb2Fixture fx;
+  fx.session->keys.signing_key = Bytes(16, 0x42);
+  fx.session->signing_required = true;
+  fx.conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
+  Bytes out;
+  // Unsigned: refused.
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 8), out) == FrameResult::Ok);
+  // ECHO may arrive unsigned (Windows sends it so); a CLOSE may not.
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Close, close_body({1, 1})}}, 1), out) == FrameResult::Ok);
+  CHECK(replies(out)[0].status == uint32_t(NtStatus::AccessDenied));
+
+  // Signed with the right key: accepted (FILE_CLOSED: the id is unknown), and the response is signed.
+  Bytes good = chain({{Command::Close, close_body({1, 1})}}, 2);
+  crypto::sign_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key, good);
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, good, out) == FrameResult::Ok);
+  CHECK(replies(out)[0].status == uint32_t(NtStatus::FileClosed));
+  CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key,
+                               ByteSpan(out.data() + 4, out.size() - 4)));
+
+  // A flipped bit: refused.
+  Bytes tampered = chain({{Command::Close, close_body({1, 1})}}, 3);
+  crypto::sign_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key, tampered);
+  tampered.back() ^= 1;
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, tampered, out) == FrameResult::Ok);
+  CHECK(replies(out)[0].status == uint32_t(NtStatus::AccessDenied));
+}
+
+TEST_CASE("a body shorter than its StructureSize is refused", "[smb2][processor]") {
+  Smb2Fixture fx;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Close, Bytes{24, 0}}}, 0), out) == FrameResult::Ok);
+  CHECK(replies(out)[0].status == uint32_t(NtStatus::InvalidParameter));
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Close, Bytes{25, 0, 0, 0}}}, 1), out) == FrameResult::Ok);
+  CHECK(replies(out)[0].status == uint32_t(NtStatus::InvalidParameter));
+}
