@@ -21,11 +21,32 @@ class FrameAssembler {
   // A frame is only valid during its call.
   template <typename OnFrame>
   Result feed(ByteSpan data, OnFrame&& on_frame) {
+    if (buf_.empty()) {
+      // Common case: whole frames in one receive are handled in place, and
+      // only a trailing partial frame is copied.
+      size_t used = 0;
+      Result r = scan(data, used, on_frame);
+      if (r == Result::Ok) buf_.assign(data.begin() + used, data.end());
+      return r;
+    }
     buf_.insert(buf_.end(), data.begin(), data.end());
+    size_t used = 0;
+    Result r = scan(buf_, used, on_frame);
+    buf_.erase(buf_.begin(), buf_.begin() + used);
+    return r;
+  }
+  size_t buffered() const { return buf_.size(); }
+  void set_max_frame(size_t n) { max_frame_ = n; }
+
+ private:
+  // Hands out the complete frames at the start of `data`; `used` is how
+  // many bytes they took.
+  template <typename OnFrame>
+  Result scan(ByteSpan data, size_t& used, OnFrame& on_frame) {
     size_t off = 0;
     Result r = Result::Ok;
-    while (buf_.size() - off >= 4) {
-      const uint8_t* p = buf_.data() + off;
+    while (data.size() - off >= 4) {
+      const uint8_t* p = data.data() + off;
       if (p[0] != 0) {
         r = Result::BadMessageType;
         break;
@@ -35,20 +56,17 @@ class FrameAssembler {
         r = Result::TooLarge;
         break;
       }
-      if (buf_.size() - off - 4 < len) break;
+      if (data.size() - off - 4 < len) break;
       off += 4 + len;
       if (!on_frame(ByteSpan(p + 4, len))) {
         r = Result::Stop;
         break;
       }
     }
-    buf_.erase(buf_.begin(), buf_.begin() + off);
+    used = off;
     return r;
   }
-  size_t buffered() const { return buf_.size(); }
-  void set_max_frame(size_t n) { max_frame_ = n; }
 
- private:
   size_t max_frame_;
   Bytes buf_;
 };
