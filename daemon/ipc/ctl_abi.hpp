@@ -51,7 +51,7 @@
 //                    SHARE_FLAGS, ENCRYPTION}
 //   TREE_DISCONNECT  D->C one-way {SHARE_NAME, ACCOUNT}
 //   LOGOUT           D->C one-way {ACCOUNT}
-//   RPC_OPEN         D->C req {RPC_HANDLE, RPC_PIPE, ACCOUNT} reply {STATUS}
+//   RPC_OPEN         D->C req {RPC_HANDLE, RPC_PIPE, ACCOUNT, LOGIN_FLAGS?} reply {STATUS}
 //   RPC_WRITE        D->C req {RPC_HANDLE, RPC_DATA}         reply {STATUS}
 //   RPC_READ         D->C req {RPC_HANDLE, RPC_MAX}          reply {STATUS, RPC_DATA, RPC_MORE}
 //   RPC_IOCTL        D->C req {RPC_HANDLE, RPC_DATA, RPC_MAX} reply {STATUS, RPC_DATA, RPC_MORE}

@@ -74,9 +74,7 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
     case CMD_RPC_READ:
     case CMD_RPC_WRITE:
     case CMD_RPC_IOCTL:
-    case CMD_RPC_CLOSE:
-      // daemon/rpc (RpcPipe) has not landed yet; pipes stay unavailable.
-      return reply(status_reply(m, NtStatus::PipeNotAvailable));
+    case CMD_RPC_CLOSE: return reply(on_rpc(m));
     case CMD_RELOAD: return reply(on_reload(m));
     case CMD_SHUTDOWN: return on_shutdown(m, from_port);
     case CMD_SPNEGO_AUTHEN:

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "ipc/control_plane.hpp"
 #include "ipc/ctl_codec.hpp"
 #include "ipc/nl_socket.hpp"
+#include "rpc/pipe.hpp"
 
 namespace ringsmb::ipc {
 
@@ -51,6 +53,8 @@ class CtlServer {
   Bytes on_reload(const Message& m);
   std::vector<Outgoing> on_shutdown(const Message& m, uint32_t from_port);
   Bytes status_reply(const Message& m, NtStatus status, const std::string& text = {});
+  Bytes on_rpc(const Message& m);  // ctl_rpc.cpp
+  Bytes on_rpc_open(const Message& m);
 
   std::string config_path_;
   config::Config cfg_;
@@ -58,6 +62,8 @@ class CtlServer {
   uint32_t data_plane_port_ = 0;
   uint32_t events_seq_ = 1;
   bool shutdown_ = false;
+  // Open IPC$ pipes by the handle ringsmbd chose (RPC_OPEN).
+  std::map<uint32_t, std::unique_ptr<rpc::RpcPipe>> pipes_;
 };
 
 }  // namespace ringsmb::ipc

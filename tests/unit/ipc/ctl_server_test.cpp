@@ -175,3 +175,35 @@ TEST_CASE("the netlink control plane talks to a ctld found by its pid file", "[i
   t.join();
   close(efd);
 }
+
+TEST_CASE("ctld serves IPC$ pipes through RPC_*", "[ipc]") {
+  Fixture f;
+  CtlServer s(f.conf, f.cfg);
+  MsgBuilder open(CMD_RPC_OPEN, 1, true);
+  open.u32(ATTR_RPC_HANDLE, 5).str(ATTR_RPC_PIPE, "srvsvc").str(ATTR_ACCOUNT, "alice");
+  Exchange x(s, open);
+  REQUIRE(x.reply);
+  CHECK(NtStatus(x.reply->u32(ATTR_STATUS)) == NtStatus::Success);
+
+  MsgBuilder bad(CMD_RPC_OPEN, 2, true);
+  bad.u32(ATTR_RPC_HANDLE, 6).str(ATTR_RPC_PIPE, "nosuchpipe").str(ATTR_ACCOUNT, "alice");
+  Exchange x2(s, bad);
+  REQUIRE(x2.reply);
+  CHECK(NtStatus(x2.reply->u32(ATTR_STATUS)) == NtStatus::ObjectNameNotFound);
+
+  MsgBuilder read(CMD_RPC_READ, 3, true);
+  read.u32(ATTR_RPC_HANDLE, 5).u32(ATTR_RPC_MAX, 1024);
+  Exchange x3(s, read);
+  REQUIRE(x3.reply);
+  CHECK(NtStatus(x3.reply->u32(ATTR_STATUS)) == NtStatus::Success);
+  CHECK(x3.reply->bytes(ATTR_RPC_DATA).empty());  // nothing written yet
+
+  MsgBuilder close(CMD_RPC_CLOSE, 4, true);
+  close.u32(ATTR_RPC_HANDLE, 5);
+  Exchange x4(s, close);
+  MsgBuilder again(CMD_RPC_READ, 5, true);
+  again.u32(ATTR_RPC_HANDLE, 5).u32(ATTR_RPC_MAX, 1024);
+  Exchange x5(s, again);
+  REQUIRE(x5.reply);
+  CHECK(NtStatus(x5.reply->u32(ATTR_STATUS)) == NtStatus::InvalidHandle);
+}
