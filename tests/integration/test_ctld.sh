@@ -79,5 +79,13 @@ add_share extra "$T/extra" "writeable = yes"
 kill -HUP "$SERVER_PID"
 sleep 0.5
 check "a share added before SIGHUP is served" smb "$C" extra "ls"
+check "ringsmbctl reload" "$RINGSMBCTL" --config "$T/ringsmb.conf" reload
+
+# ringsmbctl shutdown stops ctld and ringsmbd.
+check "ringsmbctl shutdown" "$RINGSMBCTL" --config "$T/ringsmb.conf" shutdown
+stopped() { for _ in $(seq 1 50); do server_alive || return 0; sleep 0.1; done; return 1; }
+check "ringsmbd stopped after shutdown" stopped
+wait "$SERVER_PID" 2>/dev/null || true
+SERVER_PID=""
 
 finish

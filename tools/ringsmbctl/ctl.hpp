@@ -31,6 +31,7 @@ std::expected<config::Config, std::string> load_config(const std::string& path);
 
 void add_user_commands(CLI::App& app, Context& ctx);
 void add_config_commands(CLI::App& app, Context& ctx);
+void add_daemon_commands(CLI::App& app, Context& ctx);  // reload, shutdown (via ringsmb-ctld)
 
 // Password entry: one line of stdin, or two no-echo prompts on the terminal.
 std::expected<std::string, std::string> read_password(bool from_stdin);

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", ctx.config_path, "Configuration file")->capture_default_str();
   add_user_commands(app, ctx);
   add_config_commands(app, ctx);
+  add_daemon_commands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
