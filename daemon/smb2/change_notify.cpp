@@ -31,6 +31,10 @@ NtStatus handle_change_notify(Request& req, ByteWriter&) {
   if (output_length > req.server.max_trans) return NtStatus::InvalidParameter;
   if (filter == 0 || (filter & ~kValidCompletionFilter)) return NtStatus::InvalidParameter;
   if (!(open->granted_access & FILE_READ_DATA)) return NtStatus::AccessDenied;  // FILE_LIST_DIRECTORY
+  // A notification waits, and a request that would wait in the middle of a
+  // compound chain fails with STATUS_INTERNAL_ERROR, as on Windows
+  // (MS-SMB2 3.3.5.2.7 <262>); the elements after it still run.
+  if (req.hdr.next_command != 0) return NtStatus::InternalError;
   return NtStatus::NotSupported;
 }
 

@@ -39,16 +39,21 @@ const CommandSpec* command_spec(Command cmd) {
 
 state::Open* Request::find_open(FileId id) {
   if (id.persistent == kRelatedFileId && id.volatile_id == kRelatedFileId) {
-    if (!hdr.is_related()) return nullptr;
+    if (!hdr.is_related()) {
+      compound.file_id = id;  // an unrelated element naming no open: so do the related ones after it
+      return nullptr;
+    }
     id = compound.file_id;
   }
+  // The next related element uses the FileId this one used, found or not
+  // (MS-SMB2 3.3.5.2.7.2): a related CLOSE after a failed unrelated one fails too.
+  compound.file_id = id;
   auto it = conn.opens.find(id.volatile_id);
   if (it == conn.opens.end()) return nullptr;
   state::Open* open = it->second.get();
   if (open->persistent_id != id.persistent) return nullptr;
   if (session && open->session_id != session->session_id) return nullptr;
   if (tree && open->tree_id != tree->tree_id) return nullptr;
-  compound.file_id = id;
   return open;
 }
 

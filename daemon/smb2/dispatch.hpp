@@ -27,6 +27,10 @@ struct CompoundState {
   FileId file_id{kRelatedFileId, kRelatedFileId};
   NtStatus last_status = NtStatus::Success;
   bool in_chain = false;  // at least one element done
+  // The previous element had no valid session / tree: a related element
+  // that would inherit it fails with STATUS_INVALID_PARAMETER.
+  bool session_failed = false;
+  bool tree_failed = false;
 };
 
 struct Request {

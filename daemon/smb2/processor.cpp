@@ -62,6 +62,7 @@ class ChainProcessor {
   FrameResult one(ByteSpan pdu, const Header& h, Bytes& out);
   NtStatus check_and_dispatch(Request& req, const CommandSpec& spec, ByteWriter& body);
   NtStatus resolve_session(Request& req, const CommandSpec& spec);
+  NtStatus lookup_session(Request& req, const CommandSpec& spec, uint64_t sid);
   NtStatus resolve_tree(Request& req);
   void finish_element(Bytes& out, size_t start, const Request& req, NtStatus status);
   void seal_previous(Bytes& out, bool more_follow);
@@ -75,12 +76,23 @@ class ChainProcessor {
   size_t prev_start_ = SIZE_MAX;
   bool prev_sign_ = false;
   state::Session* prev_signer_ = nullptr;
+  NtStatus create_error_ = NtStatus::Success;  // of the chain's last CREATE, until a FileId works again
 };
 
 NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) {
   uint64_t sid = req.hdr.session_id;
-  if (req.hdr.is_related() && compound_.in_chain && sid == wire::kRelatedId) sid = compound_.session_id;
+  bool inherits = req.hdr.is_related() && compound_.in_chain;
+  // MS-SMB2 3.3.5.2.7.2: a related element after one that had no valid
+  // session fails, and so does every related element after it.
+  if (inherits && compound_.session_failed && spec.needs_session) return NtStatus::InvalidParameter;
+  if (inherits && sid == wire::kRelatedId) sid = compound_.session_id;
   compound_.session_id = sid;
+  NtStatus st = lookup_session(req, spec, sid);
+  if (spec.needs_session) compound_.session_failed = st != NtStatus::Success;
+  return st;
+}
+
+NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, uint64_t sid) {
   state::Session* s = sid ? conn_.find_session(sid) : nullptr;
   if (encrypted_ && sid != transform_session_ && s) return NtStatus::AccessDenied;
   if (s && s->state == state::Session::State::Valid) {
@@ -108,9 +120,12 @@ NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) 
 
 NtStatus ChainProcessor::resolve_tree(Request& req) {
   uint32_t tid = req.hdr.tree_id;
-  if (req.hdr.is_related() && compound_.in_chain && tid == 0xFFFFFFFF) tid = compound_.tree_id;
+  bool inherits = req.hdr.is_related() && compound_.in_chain;
+  if (inherits && compound_.tree_failed) return NtStatus::InvalidParameter;  // 3.3.5.2.7.2, as for sessions
+  if (inherits && tid == 0xFFFFFFFF) tid = compound_.tree_id;
   compound_.tree_id = tid;
   auto it = req.session->trees.find(tid);
+  compound_.tree_failed = it == req.session->trees.end();
   if (it == req.session->trees.end()) return NtStatus::NetworkNameDeleted;
   req.tree = it->second.get();
   if (req.tree->encrypt && !encrypted_ && conn_.is_smb3()) return NtStatus::AccessDenied;
@@ -123,15 +138,24 @@ NtStatus ChainProcessor::check_and_dispatch(Request& req, const CommandSpec& spe
     return NtStatus::InvalidParameter;
   if (req.body.size() < (size & ~1u)) return NtStatus::InvalidParameter;
   if (!conn_.negotiated && req.hdr.command != Command::Negotiate) return NtStatus::InvalidParameter;
+  // 3.3.5.2.7.2: the first element of a chain cannot be related to anything;
+  // related elements after it inherit the failure.
+  if (req.hdr.is_related() && !compound_.in_chain) {
+    compound_.session_failed = compound_.tree_failed = true;
+    return NtStatus::InvalidParameter;
+  }
   NtStatus st = resolve_session(req, spec);
   if (st != NtStatus::Success) return st;
   if (spec.needs_tree) {
     st = resolve_tree(req);
     if (st != NtStatus::Success) return st;
   }
-  // A related element after a failed one fails the same way (MS-SMB2 3.3.5.2.7.2).
-  if (req.hdr.is_related() && compound_.in_chain && !nt_success(compound_.last_status) && spec.has_file_id)
-    return compound_.last_status;
+  // 3.3.5.2.7.2 <260>: when a CREATE failed, the related elements after it
+  // that would use its FileId fail with its status. Other failures do not
+  // cascade: the next element uses the same FileId and succeeds or fails on
+  // its own (what Windows and Samba do; smb2.compound.interim2).
+  if (req.hdr.is_related() && compound_.in_chain && spec.has_file_id && create_error_ != NtStatus::Success)
+    return create_error_;
   if (req.tree) become_user(req.session->unix_user);
   return spec.handler(req, body);
 }
@@ -215,6 +239,10 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   prev_signer_ = signer;
   compound_.last_status = status;
   compound_.in_chain = true;
+  if (h.command == Command::Create)
+    create_error_ = status;
+  else if (spec && spec->has_file_id && nt_success(status))
+    create_error_ = NtStatus::Success;
   return FrameResult::Ok;
 }
 
