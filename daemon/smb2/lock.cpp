@@ -8,7 +8,7 @@
 //
 // Lock sequence numbers (3.3.5.14) only matter for resilient, durable and
 // persistent opens, which the server does not grant yet; they are ignored.
-// READ/WRITE are not checked against locks yet.
+// READ and WRITE check the locks through LockTable::check_io.
 #include <vector>
 
 #include "smb2/access.hpp"

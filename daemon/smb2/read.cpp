@@ -3,6 +3,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
 
@@ -22,6 +23,10 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   if (!(open->granted_access & (FILE_READ_DATA | FILE_EXECUTE))) return NtStatus::AccessDenied;
   if (offset > uint64_t(INT64_MAX) - length) return NtStatus::InvalidParameter;
+  if (open->node) {
+    NtStatus st = state::lock_table().check_io(open->node->device, open->node->inode, open, offset, length, false);
+    if (st != NtStatus::Success) return st;
+  }
 
   constexpr size_t kDataOffset = wire::kHeaderSize + 16;
   size_t start = w.size();

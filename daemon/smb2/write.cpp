@@ -4,6 +4,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -34,6 +35,10 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
     offset = uint64_t(st.st_size);
   }
   if (offset > uint64_t(INT64_MAX) - length) return NtStatus::InvalidParameter;
+  if (open->node) {
+    NtStatus st = state::lock_table().check_io(open->node->device, open->node->inode, open, offset, length, true);
+    if (st != NtStatus::Success) return st;
+  }
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = pwrite(open->fd.get(), data.data() + done, data.size() - done, off_t(offset + done));

@@ -63,6 +63,21 @@ NtStatus LockTable::unlock(uint64_t dev, uint64_t ino, const void* owner, uint64
   return NtStatus::Success;
 }
 
+NtStatus LockTable::check_io(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length,
+                            bool write) {
+  if (length == 0) return NtStatus::Success;
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard guard(s.mu);
+  auto it = s.files.find({dev, ino});
+  if (it == s.files.end()) return NtStatus::Success;
+  uint64_t last = offset + std::min(length - 1, UINT64_MAX - offset);
+  for (const Lock& l : it->second) {
+    if (l.length == 0 || l.offset > last || last_byte(l.offset, l.length) < offset) continue;
+    if (l.exclusive ? l.owner != owner : write) return NtStatus::FileLockConflict;
+  }
+  return NtStatus::Success;
+}
+
 void LockTable::release(const void* owner, uint64_t dev, uint64_t ino) {
   Shard& s = shard_for(dev, ino);
   std::lock_guard guard(s.mu);

@@ -37,6 +37,11 @@ class LockTable {
   // Removes one lock of `owner` with exactly this offset and length (an
   // exclusive one before a shared one); RangeNotLocked when there is none.
   NtStatus unlock(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length);
+  // MS-FSA 2.1.5.2 / 2.1.5.3: may `owner` read (or write) `length` bytes at
+  // `offset`? A read conflicts with another open's exclusive lock; a write
+  // also with any shared lock, the writer's own included. Zero-length I/O
+  // and zero-length locks never conflict. FileLockConflict when it would.
+  NtStatus check_io(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length, bool write);
   // Drops every lock `owner` holds on the file (when the open closes).
   void release(const void* owner, uint64_t dev, uint64_t ino);
   // Number of locks held on the file (tests, statistics).

@@ -196,3 +196,40 @@ TEST_CASE("lock: validation", "[smb2]") {
     CHECK(f.call(handle_lock, wire::Command::Lock, b).status == NtStatus::InvalidParameter);
   }
 }
+
+TEST_CASE("lock: READ and WRITE honour byte-range locks (MS-FSA 2.1.5.2, 2.1.5.3)", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("f", std::string(100, 'x'));
+  FileId a = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
+  FileId b = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
+  const auto* node = f.find(a)->node.get();
+  state::LockTable& t = state::lock_table();
+  const void* oa = f.find(a);
+  const void* ob = f.find(b);
+
+  SECTION("exclusive: the owner reads and writes, others do neither") {
+    REQUIRE(lock(f, a, {{10, 10, kExclusive | kFailImmediately}}) == NtStatus::Success);
+    CHECK(t.check_io(node->device, node->inode, oa, 0, 100, true) == NtStatus::Success);
+    CHECK(t.check_io(node->device, node->inode, oa, 15, 1, false) == NtStatus::Success);
+    CHECK(t.check_io(node->device, node->inode, ob, 19, 1, false) == NtStatus::FileLockConflict);
+    CHECK(t.check_io(node->device, node->inode, ob, 0, 11, true) == NtStatus::FileLockConflict);
+    CHECK(t.check_io(node->device, node->inode, ob, 0, 10, true) == NtStatus::Success);   // adjacent
+    CHECK(t.check_io(node->device, node->inode, ob, 20, 10, false) == NtStatus::Success);  // adjacent
+    CHECK(t.check_io(node->device, node->inode, ob, 12, 0, false) == NtStatus::Success);   // zero length
+  }
+  SECTION("shared: everyone reads, nobody writes") {
+    REQUIRE(lock(f, a, {{10, 10, kShared | kFailImmediately}}) == NtStatus::Success);
+    CHECK(t.check_io(node->device, node->inode, oa, 10, 10, false) == NtStatus::Success);
+    CHECK(t.check_io(node->device, node->inode, ob, 10, 10, false) == NtStatus::Success);
+    CHECK(t.check_io(node->device, node->inode, oa, 10, 1, true) == NtStatus::FileLockConflict);
+    CHECK(t.check_io(node->device, node->inode, ob, 19, 5, true) == NtStatus::FileLockConflict);
+  }
+  SECTION("zero-length locks and huge ranges") {
+    REQUIRE(lock(f, a, {{10, 0, kExclusive | kFailImmediately}}) == NtStatus::Success);
+    CHECK(t.check_io(node->device, node->inode, ob, 0, 100, true) == NtStatus::Success);
+    REQUIRE(lock(f, a, {{~0ull - 5, 5, kExclusive | kFailImmediately}}) == NtStatus::Success);
+    CHECK(t.check_io(node->device, node->inode, ob, ~0ull - 2, 100, false) == NtStatus::FileLockConflict);
+  }
+  state::release_locks(oa, node->device, node->inode);
+  state::release_locks(ob, node->device, node->inode);
+}
