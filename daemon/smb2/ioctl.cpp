@@ -11,7 +11,10 @@
 //  - FSCTL_GET_REPARSE_POINT: no file is a reparse point.
 //  - FSCTL_DFS_GET_REFERRALS(_EX): no DFS: STATUS_FS_DRIVER_REQUIRED, as a
 //    Windows server without the DFS driver answers.
-//  - FSCTL_QUERY_NETWORK_INTERFACE_INFO, named pipes, object ids: not yet.
+//  - FSCTL_CREATE_OR_GET_OBJECT_ID (MS-FSA 2.1.5.10.1): the object id is
+//    derived from (device, inode), so it exists for every file, stays the
+//    same for the file's life and is unique on the volume; nothing is stored.
+//  - FSCTL_QUERY_NETWORK_INTERFACE_INFO, named pipes: not yet.
 //  - anything else: STATUS_INVALID_DEVICE_REQUEST.
 #include <algorithm>
 #include <cstring>
@@ -20,6 +23,7 @@
 #include "config/config.hpp"
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/object_id.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -42,6 +46,7 @@ constexpr size_t kResponseFixedSize = 48;
 constexpr uint32_t kBufferOffset = wire::kHeaderSize + kResponseFixedSize;  // 112
 constexpr size_t kValidateNegotiateResponseSize = 24;
 constexpr size_t kResumeKeyResponseSize = 28;  // ResumeKey[24], ContextLength
+constexpr size_t kObjectIdBufferSize = 64;     // FILE_OBJECTID_BUFFER (MS-FSCC 2.1.3)
 
 struct IoctlRequest {
   uint32_t ctl_code = 0;
@@ -121,6 +126,20 @@ NtStatus resume_key(const IoctlRequest& q, const state::Open& open, Bytes& out) 
   return NtStatus::Success;
 }
 
+// FILE_OBJECTID_BUFFER type 1: ObjectId, BirthVolumeId, BirthObjectId,
+// DomainId. The volume id matches FileFsObjectIdInformation's.
+NtStatus object_id(const IoctlRequest& q, const state::Open& open, Bytes& out) {
+  if (q.max_output_response < kObjectIdBufferSize) return NtStatus::InvalidParameter;
+  if (!open.node) return NtStatus::InvalidHandle;
+  const uint64_t dev = open.node->device, ino = open.node->inode;
+  ByteWriter w(out);
+  put_file_object_id(w, dev, ino);
+  put_volume_object_id(w, dev);     // BirthVolumeId
+  put_file_object_id(w, dev, ino);  // BirthObjectId: the file never moved volumes
+  w.zeros(16);                      // DomainId: empty (MS-FSA 2.1.5.10.1)
+  return NtStatus::Success;
+}
+
 NtStatus set_sparse(const IoctlRequest& q, const state::Open& open) {
   if (open.is_directory) return NtStatus::InvalidParameter;
   if (!(open.granted_access & (FILE_WRITE_DATA | FILE_WRITE_ATTRIBUTES | FILE_APPEND_DATA)))
@@ -154,7 +173,7 @@ NtStatus handle_ioctl(Request& req, ByteWriter& w) {
         case FSCTL_SRV_REQUEST_RESUME_KEY: st = resume_key(q, *open, out); break;
         case FSCTL_SET_SPARSE: st = set_sparse(q, *open); break;
         case FSCTL_GET_REPARSE_POINT: return NtStatus::NotAReparsePoint;
-        case FSCTL_CREATE_OR_GET_OBJECT_ID: return NtStatus::NotSupported;
+        case FSCTL_CREATE_OR_GET_OBJECT_ID: st = object_id(q, *open, out); break;
         case FSCTL_PIPE_TRANSCEIVE:
         case FSCTL_PIPE_PEEK: return NtStatus::NotSupported;  // named pipes come with the RPC layer
         default: return NtStatus::InvalidDeviceRequest;

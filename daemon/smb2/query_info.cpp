@@ -21,6 +21,7 @@
 #include "config/config.hpp"
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/object_id.hpp"
 #include "smb2/output_buffer.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/fscc_sizes.hpp"
@@ -208,8 +209,7 @@ NtStatus query_filesystem(Request& req, const QueryInfoRequest& q, state::Open& 
   }
   if (cls == FsInfoClass::ObjectId) {
     // A volume object id that stays the same for the share's filesystem.
-    w.u64(dev * 0x9E3779B97F4A7C15ull);
-    w.u64(dev ^ 0x72696E67736D6221ull);
+    put_volume_object_id(w, dev);
     w.zeros(48);  // ExtendedInfo
     return NtStatus::Success;
   }

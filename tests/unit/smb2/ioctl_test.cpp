@@ -12,7 +12,7 @@ namespace {
 
 constexpr uint32_t kValidateNegotiate = 0x00140204, kResumeKey = 0x00140078, kSetSparse = 0x000900C4,
                    kGetReparse = 0x000900A8, kDfsReferrals = 0x00060194, kNetworkInterfaces = 0x001401FC,
-                   kPipeTransceive = 0x0011C017;
+                   kPipeTransceive = 0x0011C017, kCreateOrGetObjectId = 0x000900C0;
 constexpr FileId kNoFile{~0ull, ~0ull};
 
 Bytes ioctl_body(uint32_t code, FileId id, const Bytes& input, uint32_t max_out, uint32_t flags = 1) {
@@ -175,4 +175,32 @@ TEST_CASE("change_notify and oplock_break answers", "[smb2]") {
   CHECK(f.call(handle_oplock_break, wire::Command::OplockBreak, lease.b).status == NtStatus::ObjectNameNotFound);
   lease.b.resize(20);
   CHECK(f.call(handle_oplock_break, wire::Command::OplockBreak, lease.b).status == NtStatus::InvalidParameter);
+}
+
+TEST_CASE("ioctl FSCTL_CREATE_OR_GET_OBJECT_ID", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("a.txt", "A");
+  f.write_file("b.txt", "B");
+  FileId a = f.open_file("a.txt", FILE_READ_ATTRIBUTES);
+  FileId b = f.open_file("b.txt", FILE_READ_ATTRIBUTES);
+  Response ra = f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kCreateOrGetObjectId, a, {}, 64));
+  REQUIRE(ra.status == NtStatus::Success);
+  REQUIRE(ra.u32(36) == 64);  // OutputCount: FILE_OBJECTID_BUFFER
+  REQUIRE(ra.body.size() == 48 + 64);
+  Bytes id_a(ra.body.begin() + 48, ra.body.begin() + 64);
+  Bytes birth_a(ra.body.begin() + 80, ra.body.begin() + 96);
+  CHECK(id_a == birth_a);  // BirthObjectId is the ObjectId
+  for (size_t i = 96; i < 112; ++i) CHECK(ra.body[i] == 0);  // DomainId empty
+
+  SECTION("stable for the file, different for another file") {
+    Response again = f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kCreateOrGetObjectId, a, {}, 64));
+    CHECK(Bytes(again.body.begin() + 48, again.body.begin() + 64) == id_a);
+    Response rb = f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kCreateOrGetObjectId, b, {}, 64));
+    REQUIRE(rb.status == NtStatus::Success);
+    CHECK(Bytes(rb.body.begin() + 48, rb.body.begin() + 64) != id_a);
+  }
+  SECTION("an output buffer smaller than the structure is INVALID_PARAMETER") {
+    CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kCreateOrGetObjectId, a, {}, 63)).status ==
+          NtStatus::InvalidParameter);
+  }
 }
