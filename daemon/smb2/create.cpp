@@ -42,6 +42,7 @@ struct CreateRequest {
   uint32_t options = 0;
   ByteSpan name;
   ByteSpan contexts;
+  bool data_stream = false;  // the name asked for the data stream explicitly ("dir::$DATA")
 };
 
 NtStatus parse(const Request& req, CreateRequest& c) {
@@ -66,6 +67,9 @@ NtStatus parse(const Request& req, CreateRequest& c) {
       (c.file_attributes & ~0x7FFFu))
     return NtStatus::InvalidParameter;
   if (c.name.size() % 2) return NtStatus::InvalidParameter;
+  // MS-SMB2 2.2.13: the name is relative to the share and MUST NOT begin
+  // with a separator; Windows fails such a request (smb2.create.leading-slash).
+  if (c.name.size() >= 2 && c.name[0] == '\\' && c.name[1] == 0) return NtStatus::InvalidParameter;
   if (c.desired_access & ACCESS_SYSTEM_SECURITY) return NtStatus::PrivilegeNotHeld;
   if ((c.options & FILE_DELETE_ON_CLOSE) && !(map_generic(c.desired_access) & (DELETE | MAXIMUM_ALLOWED)))
     return NtStatus::InvalidParameter;
@@ -141,7 +145,8 @@ struct Opened {
 };
 
 NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const vfs::FileStat& st, Opened& o) {
-  if (st.is_directory && (c.options & FILE_NON_DIRECTORY_FILE)) return NtStatus::FileIsADirectory;
+  // MS-FSA 2.1.5.1.2: a directory has no data stream to open.
+  if (st.is_directory && (c.options & FILE_NON_DIRECTORY_FILE || c.data_stream)) return NtStatus::FileIsADirectory;
   if (!st.is_directory && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
   bool overwrite = c.disposition == FILE_OVERWRITE || c.disposition == FILE_OVERWRITE_IF ||
                    c.disposition == FILE_SUPERSEDE;
@@ -236,6 +241,10 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
 
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
+  // MS-FSA 2.1.5.1: a stream, named or the explicit $DATA one, is never a
+  // directory; that check precedes any lookup.
+  c.data_stream = path->data_stream_type || !path->stream.empty();
+  if (c.data_stream && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
   if (!path->stream.empty()) return NtStatus::ObjectNameInvalid;  // named streams are not stored yet
   uint32_t access = granted_access(c, *req.tree);
   if (!req.tree->writable && (access & kWriteLikeAccess) && !(c.desired_access & MAXIMUM_ALLOWED))

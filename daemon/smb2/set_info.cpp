@@ -15,8 +15,9 @@
 //    as on Windows, but only this connection's opens are known by path.
 //  - Security descriptors: the server has no ACL store, the mode bits are
 //    the ACL. A SET that re-applies exactly what QUERY_INFO reports (as
-//    copy tools do) succeeds; anything that would need a real change fails
-//    with STATUS_NOT_SUPPORTED rather than pretending to have applied it.
+//    copy tools do) succeeds; a DACL that rwx bits express exactly (owner,
+//    group, Everyone, plain allow ACEs) becomes a chmod; anything else
+//    fails with STATUS_NOT_SUPPORTED rather than pretending to be applied.
 //
 // Opens that hold an O_PATH fd (attribute-only opens) cannot futimens/fchmod;
 // those go through /proc/self/fd/N.
@@ -35,6 +36,7 @@
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/security_descriptor.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -418,6 +420,18 @@ bool parse_sd(ByteSpan sd, SdParts& p) {
 
 bool same(ByteSpan a, ByteSpan b) { return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin()); }
 
+// A DACL that the rwx bits can express exactly is applied as a chmod; any
+// other needs an ACL store and fails rather than pretending to be applied.
+// A NULL DACL (no SE_DACL_PRESENT) would grant everyone everything: refused.
+NtStatus apply_dacl(const state::Open& open, const vfs::FileStat& st, ByteSpan dacl) {
+  if (dacl.empty()) return NtStatus::NotSupported;
+  auto mode = vfs::mode_from_dacl(st, dacl);
+  if (!mode) return NtStatus::NotSupported;
+  if (*mode == (st.mode & 07777)) return NtStatus::Success;
+  if (int err = set_mode(open.fd.get(), *mode)) return nt_status_from_errno(err);
+  return NtStatus::Success;
+}
+
 NtStatus set_security(const state::Open& open, uint32_t info, ByteSpan buf) {
   if (info & SACL_SECURITY_INFORMATION) return NtStatus::AccessDenied;  // ACCESS_SYSTEM_SECURITY is never granted
   if ((info & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION)) && !(open.granted_access & WRITE_OWNER))
@@ -432,7 +446,7 @@ NtStatus set_security(const state::Open& open, uint32_t info, ByteSpan buf) {
   if (!parse_sd(ours_bytes, ours)) return NtStatus::InternalError;
   if ((info & OWNER_SECURITY_INFORMATION) && !same(want.owner, ours.owner)) return NtStatus::NotSupported;
   if ((info & GROUP_SECURITY_INFORMATION) && !same(want.group, ours.group)) return NtStatus::NotSupported;
-  if ((info & DACL_SECURITY_INFORMATION) && !same(want.dacl, ours.dacl)) return NtStatus::NotSupported;
+  if ((info & DACL_SECURITY_INFORMATION) && !same(want.dacl, ours.dacl)) return apply_dacl(open, *st, want.dacl);
   return NtStatus::Success;
 }
 

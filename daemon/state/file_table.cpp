@@ -14,8 +14,16 @@ bool reads(uint32_t a) { return a & (FILE_READ_DATA | FILE_EXECUTE); }
 bool writes(uint32_t a) { return a & (FILE_WRITE_DATA | FILE_APPEND_DATA); }
 bool deletes(uint32_t a) { return a & DELETE; }
 
+// Only opens that read, write or delete take part in sharing: an open for
+// attributes or the security descriptor alone neither checks nor records a
+// share mode (MS-FSA 2.1.5.1.2.1; what Windows' IoCheckShareAccess does).
+// Word opens the parent directory that way, with no sharing, and still
+// renames files inside it (smb2.rename.msword).
+bool participates(uint32_t a) { return reads(a) || writes(a) || deletes(a); }
+
 // MS-FSA 2.1.5.1.2.1: does an existing open conflict with a new one?
 bool conflicts(uint32_t held_access, uint32_t held_share, uint32_t new_access, uint32_t new_share) {
+  if (!participates(held_access) || !participates(new_access)) return false;
   if (reads(held_access) && !(new_share & FILE_SHARE_READ)) return true;
   if (writes(held_access) && !(new_share & FILE_SHARE_WRITE)) return true;
   if (deletes(held_access) && !(new_share & FILE_SHARE_DELETE)) return true;

@@ -98,6 +98,7 @@ Result<SmbPath> parse_smb_path(ByteSpan utf16le_name) {
         auto stream = parse_stream_spec(comp.substr(colon + 1));
         if (!stream || out.trailing_separator) return Unexpected(NtStatus::ObjectNameInvalid);
         out.stream = std::move(*stream);
+        out.data_stream_type = comp.find(':', colon + 1) != std::string_view::npos;
         comp = comp.substr(0, colon);
       }
     }

@@ -32,6 +32,7 @@ Bytes utf8_to_utf16le(std::string_view in);
 struct SmbPath {
   std::string path;    // relative Unix path, "" for the root
   std::string stream;  // named stream in the last component, "" if none
+  bool data_stream_type = false;  // ":$DATA" was spelled out ("name::$DATA", "name:s:$DATA")
   bool trailing_separator = false;
 };
 Result<SmbPath> parse_smb_path(ByteSpan utf16le_name);

@@ -2,7 +2,9 @@
 // Windows clients what the Unix owner/group/other bits allow.
 #include <initializer_list>
 
-#include "vfs/file_info.hpp"
+#include "vfs/security_descriptor.hpp"
+
+#include <algorithm>
 
 namespace ringsmb::vfs {
 namespace {
@@ -106,7 +108,58 @@ void put_dacl(ByteWriter& w, std::initializer_list<Ace> aces) {
   }
 }
 
+Bytes sid_bytes(const Sid& sid) {
+  Bytes b;
+  ByteWriter w(b);
+  put_sid(w, sid);
+  return b;
+}
+
+// The rwx bits whose rights (plus `always`) are exactly `mask`, or -1.
+int bits_for_mask(uint32_t mask, uint32_t always, bool is_directory) {
+  if (!is_directory) mask &= ~FILE_DELETE_CHILD;  // part of "full control", meaningless on a file
+  unsigned bits = (mask & FILE_READ_DATA ? 4 : 0) | (mask & FILE_WRITE_DATA ? 2 : 0) | (mask & FILE_EXECUTE ? 1 : 0);
+  uint32_t expected = always | rights_from_bits(bits, is_directory);
+  return (mask | always) == expected ? int(bits) : -1;
+}
+
 }  // namespace
+
+std::optional<mode_t> mode_from_dacl(const FileStat& st, ByteSpan dacl) {
+  const Sid sids[3] = {{kUnixAuthority, {kUnixUserRid, st.uid}, 2},
+                       {kUnixAuthority, {kUnixGroupRid, st.gid}, 2},
+                       {kWorldAuthority, {kWorldRid, 0}, 1}};
+  const uint32_t always[3] = {kOwnerAlwaysGranted, kAlwaysGranted, kAlwaysGranted};
+  uint32_t masks[3] = {0, 0, 0};
+  bool seen[3] = {false, false, false};
+  ByteReader r(dacl);
+  r.skip(4);  // AclRevision, Sbz1, AclSize (the caller bounded the span)
+  uint16_t count = r.u16();
+  r.skip(2);
+  for (uint16_t i = 0; i < count; ++i) {
+    uint8_t type = r.u8(), flags = r.u8();
+    uint16_t size = r.u16();
+    uint32_t mask = r.u32();
+    if (!r.ok() || size < kAceHeaderAndMaskSize) return std::nullopt;
+    ByteSpan sid = r.bytes(size - kAceHeaderAndMaskSize);
+    if (!r.ok() || type != ACCESS_ALLOWED_ACE_TYPE || flags != 0) return std::nullopt;
+    auto who = std::find_if(std::begin(sids), std::end(sids), [&](const Sid& s) {
+      Bytes b = sid_bytes(s);
+      return std::equal(b.begin(), b.end(), sid.begin(), sid.end());
+    });
+    size_t k = size_t(who - std::begin(sids));
+    if (k == 3 || seen[k]) return std::nullopt;
+    seen[k] = true;
+    masks[k] = mask;
+  }
+  mode_t mode = st.mode & 07000;  // setuid, setgid, sticky stay
+  for (size_t k = 0; k < 3; ++k) {
+    int bits = bits_for_mask(masks[k], always[k], st.is_directory);
+    if (bits < 0) return std::nullopt;
+    mode |= mode_t(bits) << (6 - 3 * k);
+  }
+  return mode;
+}
 
 // Note the DACL is a union of allow ACEs, so an owner whose bits are weaker
 // than the group's or others' (mode 0077) appears to have more rights than

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <vector>
 
 #include "fixture.hpp"
 #include "vfs/file_info.hpp"
@@ -159,6 +160,14 @@ TEST_CASE("set_info rename", "[smb2]") {
     CHECK(set(f, x, kFile, kRename, rename_buf("sub\\y", false)) == NtStatus::SharingViolation);
     f.close(parent);
     REQUIRE(f.create("sub", FILE_READ_DATA, kOpen, kDirectoryFile, parent, 7) == NtStatus::Success);
+    CHECK(set(f, x, kFile, kRename, rename_buf("sub\\y", false)) == NtStatus::Success);
+  }
+  SECTION("a parent open for attributes only, sharing nothing, does not block (how Word saves)") {
+    f.write_file("sub/x");
+    FileId x = f.open_file("sub\\x", DELETE);
+    FileId parent;
+    REQUIRE(f.create("sub", SYNCHRONIZE | FILE_READ_ATTRIBUTES, kOpen, kDirectoryFile, parent, 0) ==
+            NtStatus::Success);
     CHECK(set(f, x, kFile, kRename, rename_buf("sub\\y", false)) == NtStatus::Success);
   }
   SECTION("malformed: name length beyond the buffer, odd, zero, bad names, RootDirectory") {
@@ -329,6 +338,73 @@ TEST_CASE("set_info security: re-applying the reported descriptor is accepted", 
   CHECK(set(f, id, kSecurity, 0, sd, 0x8) == NtStatus::AccessDenied);
   FileId weak = f.open_file("a.txt", FILE_READ_DATA);
   CHECK(set(f, weak, kSecurity, 0, sd, 0x4) == NtStatus::AccessDenied);
+}
+
+namespace {
+struct TestAce {
+  uint8_t flags;
+  uint32_t mask;
+  uint64_t authority;
+  std::vector<uint32_t> subs;
+};
+// A self-relative descriptor holding only a DACL.
+Bytes dacl_sd(const std::vector<TestAce>& aces) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u8(1);
+  w.u8(0);
+  w.u16(0x8004);  // SE_SELF_RELATIVE | SE_DACL_PRESENT
+  w.u32(0);
+  w.u32(0);
+  w.u32(0);
+  w.u32(20);
+  size_t acl = b.size();
+  w.u8(2);
+  w.u8(0);
+  w.u16(0);  // AclSize, patched
+  w.u16(uint16_t(aces.size()));
+  w.u16(0);
+  for (const auto& a : aces) {
+    w.u8(0);
+    w.u8(a.flags);
+    w.u16(uint16_t(16 + 4 * a.subs.size()));
+    w.u32(a.mask);
+    w.u8(1);
+    w.u8(uint8_t(a.subs.size()));
+    for (int shift = 40; shift >= 0; shift -= 8) w.u8(uint8_t(a.authority >> shift));
+    for (uint32_t sub : a.subs) w.u32(sub);
+  }
+  store_le16(b.data() + acl + 2, uint16_t(b.size() - acl));
+  return b;
+}
+}  // namespace
+
+TEST_CASE("set_info security: a DACL the mode bits express is applied as a chmod", "[smb2]") {
+  Smb2Fixture f;
+  f.mkdir("d");
+  f.write_file("a.txt");
+  uint32_t uid = getuid(), gid = getgid();
+  auto mode_of = [&](const char* rel) { return stat_of(f, rel).st_mode & 07777; };
+  SECTION("owner full control only, on a directory: 0700") {
+    chmod((f.dir() / "d").c_str(), 0755);
+    FileId d = f.open_dir("d", FILE_ALL_ACCESS);
+    CHECK(set(f, d, kSecurity, 0, dacl_sd({{0, 0x1F01FF, 22, {1, uid}}}), 0x4) == NtStatus::Success);
+    CHECK(mode_of("d") == 0700);
+    // Inheritance flags need an ACL store.
+    CHECK(set(f, d, kSecurity, 0, dacl_sd({{0x1, 0x1F01FF, 22, {1, uid}}}), 0x4) == NtStatus::NotSupported);
+  }
+  SECTION("a file: full control for the owner, read for the group") {
+    FileId id = f.open_file("a.txt", FILE_ALL_ACCESS);
+    CHECK(set(f, id, kSecurity, 0, dacl_sd({{0, 0x1F01FF, 22, {1, uid}}, {0, 0x120089, 22, {2, gid}}}), 0x4) ==
+          NtStatus::Success);
+    CHECK(mode_of("a.txt") == 0740);
+    // Write without read for Everyone has no rwx equivalent that grants no more.
+    CHECK(set(f, id, kSecurity, 0, dacl_sd({{0, 0x1F01FF, 22, {1, uid}}, {0, 0x2, 1, {0}}}), 0x4) ==
+          NtStatus::NotSupported);
+    // Somebody else's SID.
+    CHECK(set(f, id, kSecurity, 0, dacl_sd({{0, 0x1F01FF, 22, {1, uid + 1}}}), 0x4) == NtStatus::NotSupported);
+    CHECK(mode_of("a.txt") == 0740);
+  }
 }
 
 TEST_CASE("set_info malformed requests", "[smb2]") {

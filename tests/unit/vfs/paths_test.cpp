@@ -139,15 +139,19 @@ TEST_CASE("parse_smb_path streams", "[vfs]") {
   r = parse("file.txt:stream");
   REQUIRE(r);
   CHECK(r->stream == "stream");
+  CHECK(!r->data_stream_type);
 
   r = parse("file.txt:s:$data");
   REQUIRE(r);
   CHECK(r->stream == "s");
+  CHECK(r->data_stream_type);
 
   r = parse("file.txt::$DATA");  // the unnamed stream is the file itself
   REQUIRE(r);
   CHECK(r->path == "file.txt");
   CHECK(r->stream.empty());
+  CHECK(r->data_stream_type);
+  CHECK(!parse("file.txt")->data_stream_type);
 
   CHECK(parse_error("file.txt:") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("file.txt:s:$INDEX_ALLOCATION") == NtStatus::ObjectNameInvalid);
