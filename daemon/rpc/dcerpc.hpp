@@ -56,6 +56,7 @@ inline constexpr uint16_t kResultNegotiateAck = 3;
 inline constexpr uint16_t kReasonNotSpecified = 0;
 inline constexpr uint16_t kReasonAbstractSyntaxNotSupported = 1;
 inline constexpr uint16_t kReasonTransferSyntaxesNotSupported = 2;
+inline constexpr uint16_t kReasonLocalLimitExceeded = 3;
 
 // bind_nak reasons (MS-RPCE 2.2.2.5).
 inline constexpr uint16_t kNakReasonNotSpecified = 0;

@@ -124,10 +124,13 @@ ContextResult PipeState::negotiate(const ContextElement& c) {
   }
   if (!iface) return res;
   for (const auto& t : c.transfers) {
-    if (t == ndr20_syntax() && (contexts.size() < kMaxContexts || contexts.count(c.id))) {
-      contexts[c.id] = iface;
-      return ContextResult{kResultAcceptance, 0, ndr20_syntax()};
+    if (t != ndr20_syntax()) continue;
+    if (contexts.size() >= kMaxContexts && !contexts.count(c.id)) {
+      res.reason = kReasonLocalLimitExceeded;
+      return res;
     }
+    contexts[c.id] = iface;
+    return ContextResult{kResultAcceptance, 0, ndr20_syntax()};
   }
   // NDR64 (or anything else) alone: we only speak NDR 2.0.
   res.reason = kReasonTransferSyntaxesNotSupported;
@@ -199,7 +202,9 @@ void PipeState::dispatch(PendingCall& call) {
   CallContext ctx{rpc, id, handles};
   CallResult res = it->second->call(call.opnum, call.stub, ctx);
   if (res.fault) {
-    send_fault(call.call_id, call.context_id, res.fault, res.fault == kFaultOpRangeError);
+    // Neither an unknown opnum nor an undecodable stub ran anything.
+    bool not_executed = res.fault == kFaultOpRangeError || res.fault == kFaultNdr;
+    send_fault(call.call_id, call.context_id, res.fault, not_executed);
     return;
   }
   Bytes frags;

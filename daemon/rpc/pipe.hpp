@@ -42,7 +42,7 @@ class AccountSource {
 std::shared_ptr<const AccountSource> make_system_accounts(const config::Config& config);
 
 struct RpcContext {
-  const config::Config* config = nullptr;  // must outlive the pipe
+  const config::Config* config = nullptr;  // required (open fails without it); must outlive the pipe
   std::string user;                        // the session's account name
   bool is_guest = false;
   std::shared_ptr<const AccountSource> accounts;  // null: make_system_accounts(*config)
@@ -50,6 +50,8 @@ struct RpcContext {
 
 struct PipeState;  // bound contexts, handle table, call reassembly
 
+// One per open of a pipe. Not thread-safe: the owner serializes calls (the
+// SMB2 layer already does per open).
 class RpcPipe {
  public:
   // nullptr for a pipe we do not serve. `pipe_name` is matched

@@ -56,7 +56,7 @@ Bytes bind_pdu(const SyntaxId& iface) {
   w.u32(0);
   w.u8(1), w.u8(0), w.u16(0);
   w.u16(0), w.u8(1), w.u8(0);
-  auto ndr = ndr20_syntax();
+  const SyntaxId ndr = ndr20_syntax();
   for (const SyntaxId* s : {&iface, &ndr}) {
     w.bytes(s->uuid.bytes.data(), 16);
     w.u16(s->major);

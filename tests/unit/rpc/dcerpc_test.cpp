@@ -217,6 +217,10 @@ TEST_CASE("malformed PDUs: broken pipe or fault, never a crash", "[rpc]") {
     b[0] = 4;
     CHECK_FALSE(c.pipe->write(b));
   }
+  SECTION("server-to-client PDU types break the pipe") {
+    Client c("srvsvc");
+    CHECK_FALSE(c.pipe->write(header_bytes(2, 3, 16, 1)));
+  }
   SECTION("big-endian data representation breaks the pipe") {
     Client c("srvsvc");
     Bytes b = header_bytes(0, 3, 16, 1);
@@ -239,6 +243,9 @@ TEST_CASE("malformed PDUs: broken pipe or fault, never a crash", "[rpc]") {
     REQUIRE(c.write(bind));
     CHECK(c.collect().type == PduType::BindNak);
   }
+}
+
+TEST_CASE("malformed requests fault, never a crash", "[rpc]") {
   SECTION("request before bind faults") {
     Client c("srvsvc");
     CHECK(c.call(15, share_enum_stub()).type == PduType::Fault);
@@ -261,10 +268,6 @@ TEST_CASE("malformed PDUs: broken pipe or fault, never a crash", "[rpc]") {
     }
     CHECK(faulted);
     CHECK(c.collect().fault == kFaultProtoError);
-  }
-  SECTION("server-to-client PDU types break the pipe") {
-    Client c("srvsvc");
-    CHECK_FALSE(c.pipe->write(header_bytes(2, 3, 16, 1)));
   }
   SECTION("a request with an auth trailer faults") {
     Client c("srvsvc");

@@ -114,6 +114,11 @@ TEST_CASE("lsarpc: open, query account and primary domain, close", "[rpc]") {
     PolicyHandle h = open_policy(c);
     for (uint16_t op : {uint16_t(7), uint16_t(46)}) {
       Reply r = c.call(op, handle_level_stub(h, 5));
+      // The union arm (a struct with pointers) starts 4-aligned after the
+      // 16-bit discriminant; MaximumLength leaves room for a NUL.
+      REQUIRE(r.stub.size() > 12);
+      CHECK(load_le16(&r.stub[8]) == 14);
+      CHECK(load_le16(&r.stub[10]) == 16);
       NdrReader rd(r.stub);
       REQUIRE(rd.pointer() != 0);
       CHECK(rd.u16() == 5);
@@ -312,4 +317,37 @@ TEST_CASE("lsarpc: the handle table is bounded", "[rpc]") {
   for (size_t i = 0; i < HandleTable::kMaxHandles; ++i) open_policy(c);
   Reply r = c.call(44, open_policy2_stub());
   CHECK(load_le32(&r.stub[20]) == uint32_t(NtStatus::InsufficientResources));
+}
+
+TEST_CASE("lsarpc: hostile counts and nested pointers fault", "[rpc]") {
+  for (size_t chunk : kChunkSizes) {
+    Client c("lsarpc", chunk);
+    c.bind();
+    PolicyHandle h = open_policy(c);
+    SECTION("a SID count far beyond the data") {
+      Bytes stub = lookup_sids2_stub(h, {*Sid::parse("S-1-1-0")});
+      store_le32(&stub[20], 0x7FFFFFFF);
+      CHECK(c.call(57, stub).fault == kFaultNdr);
+    }
+    SECTION("conformance that disagrees with Entries") {
+      Bytes stub = lookup_sids2_stub(h, {*Sid::parse("S-1-1-0")});
+      store_le32(&stub[28], 2);
+      CHECK(c.call(57, stub).fault == kFaultNdr);
+    }
+    SECTION("more than 1000 names") {
+      std::vector<std::string> names(1001, "x");
+      CHECK(c.call(68, lookup_names3_stub(h, names)).fault == kFaultNdr);
+    }
+    SECTION("translated names sent in by the client") {
+      Bytes stub = lookup_sids2_stub(h, {*Sid::parse("S-1-1-0")});
+      // TranslatedNames.Names follows the SID: make it a non-NULL pointer.
+      store_le32(&stub[stub.size() - 20], 0x00020000);
+      CHECK(c.call(57, stub).fault == kFaultNdr);
+    }
+    SECTION("a string whose Length is odd") {
+      Bytes stub = lookup_names3_stub(h, {"alice"});
+      stub[28] = 9;
+      CHECK(c.call(68, stub).fault == kFaultNdr);
+    }
+  }
 }
