@@ -24,6 +24,7 @@ constexpr const char* kUsage = R"(usage: smbench [options]
   --dialect 2.1|3.1.1 offer only this dialect (default: both)
   --sign              sign every request even if the server does not require it
   --prefix NAME       file name prefix                          [smbench]
+  --server-pid PID    also report the CPU of PID's process tree (a local server) per file
   --local DIR         the same operations on DIR through the kernel, no SMB
   --large BYTES       write then read one file sequentially (1 MiB requests)
   --large-op write|read|both                                    [both]
@@ -65,6 +66,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--no-lease") o.lease = false;
     else if (a == "--sign") o.client.force_signing = true;
     else if (a == "--prefix") o.prefix = val();
+    else if (a == "--server-pid") o.server_pid = int(number(val()));
     else if (a == "--local") o.local_dir = val();
     else if (a == "--large") o.large = number(val());
     else if (a == "--large-op") o.large_op = val();

@@ -36,6 +36,12 @@ void report_files(const Options& opt, Stats& stats, double seconds) {
               opt.depth, opt.compound ? ", compound" : "", seconds, fps, mbs);
   std::vector<std::pair<std::string, double>> kv = {
       {"files", double(stats.files)}, {"wall_s", seconds}, {"files_s", fps}, {"mb_s", mbs}};
+  if (stats.server_cpu_s >= 0 && stats.files) {
+    double per_file = stats.server_cpu_s / double(stats.files) * 1e6;
+    std::printf("  server CPU %.2f s, %.0f us per file\n", stats.server_cpu_s, per_file);
+    kv.emplace_back("server_cpu_s", stats.server_cpu_s);
+    kv.emplace_back("server_cpu_us_per_file", per_file);
+  }
   for (int op = 0; op < kOpCount; ++op) {
     auto& v = stats.lat[op];
     if (v.empty()) continue;

@@ -13,6 +13,7 @@
 #include "common/ntstatus.hpp"
 #include "ntlm_client.hpp"
 #include "report.hpp"
+#include "server_cpu.hpp"
 #include "workload.hpp"
 
 namespace ringsmb::smbench {
@@ -185,9 +186,11 @@ int run_small_files(const Options& opt) {
     });
   }
   ready.arrive_and_wait();
+  double cpu0 = tree_cpu_seconds(opt.server_pid);
   auto t0 = Clock::now();
   for (auto& t : threads) t.join();
   double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (opt.server_pid) total.server_cpu_s = tree_cpu_seconds(opt.server_pid) - cpu0;
   report_files(opt, total, secs);
   return total.files == opt.files ? 0 : 1;
 }

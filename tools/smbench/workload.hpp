@@ -25,6 +25,7 @@ struct Options {
   std::string large_op = "both";  // write, read or both
   int idle = 0;
   std::string prefix = "smbench";
+  int server_pid = 0;  // --server-pid: report server CPU per file
 };
 
 enum Op { kCreate, kWrite, kSetInfo, kClose, kChain, kOpCount };
@@ -34,6 +35,7 @@ inline constexpr const char* kOpNames[kOpCount] = {"create", "write", "setinfo",
 struct Stats {
   std::array<std::vector<uint32_t>, kOpCount> lat;
   uint64_t files = 0;
+  double server_cpu_s = -1;  // measured with --server-pid, else negative
   void merge(Stats&& o);
 };
 
