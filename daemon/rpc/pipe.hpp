@@ -66,10 +66,12 @@ class RpcPipe {
   // fails the write, e.g. with STATUS_INVALID_PARAMETER, or closes the
   // pipe); errors the client can handle come back as fault or bind_nak PDUs.
   bool write(ByteSpan data);
-  // Up to `max` pending response bytes. `more` is set when bytes remain of
-  // the current PDU or later ones: the caller answers
-  // STATUS_BUFFER_OVERFLOW and the client reads the rest. Empty when
-  // nothing is pending (STATUS_PIPE_EMPTY-style; Windows blocks instead).
+  // Message mode, as Windows' RPC pipes: up to `max` bytes of the next
+  // queued response PDU, never spanning two PDUs. `more` is set when the
+  // PDU has bytes left: the caller answers STATUS_BUFFER_OVERFLOW and the
+  // client reads the rest. Further PDUs (a fragmented response) stay queued
+  // for the next read; pending_bytes() counts them. Empty when nothing is
+  // pending (Windows would block; the caller picks the status).
   Bytes read(size_t max, bool& more);
   // FSCTL_PIPE_TRANSCEIVE: write(in), then read(max_out, more).
   bool transceive(ByteSpan in, size_t max_out, Bytes& out, bool& more);
