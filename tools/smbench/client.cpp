@@ -51,7 +51,7 @@ void preauth_update(Bytes& hash, ByteSpan message) {
 }
 
 Request negotiate_request(const std::vector<uint16_t>& dialects) {
-  Request req{Command::Negotiate, {}, 0};
+  Request req = new_request(Command::Negotiate, 0);
   ByteWriter w(req.body);
   bool smb311 = std::find(dialects.begin(), dialects.end(), 0x0311) != dialects.end();
   w.u16(36);
@@ -131,7 +131,7 @@ void Connection::negotiate(const ClientOptions& opt) {
 
 void Connection::session_setup(const ClientOptions& opt) {
   auto setup_request = [](ByteSpan token) {
-    Request req{Command::SessionSetup, {}, 1};
+    Request req = new_request(Command::SessionSetup, 1);
     ByteWriter w(req.body);
     w.u16(25);
     w.u8(0);
@@ -182,7 +182,7 @@ void Connection::session_setup(const ClientOptions& opt) {
 
 void Connection::tree_connect(const ClientOptions& opt) {
   Bytes path = utf16("\\\\" + opt.host + "\\" + opt.share);
-  Request req{Command::TreeConnect, {}, 1};
+  Request req = new_request(Command::TreeConnect, 1);
   ByteWriter w(req.body);
   w.u16(9);
   w.u16(0);

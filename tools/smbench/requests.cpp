@@ -41,7 +41,7 @@ void lease_context(ByteWriter& w) {
 }  // namespace
 
 Request create_request(std::string_view name, bool request_lease, uint32_t disposition, uint32_t desired_access) {
-  Request req{Command::Create, {}, 1};
+  Request req = new_request(Command::Create, 1);
   Bytes name16 = auth::detail::utf8_to_utf16le(name).value_or(Bytes{});
   ByteWriter w(req.body);
   w.u16(57);
@@ -72,7 +72,7 @@ Request create_request(std::string_view name, bool request_lease, uint32_t dispo
 }
 
 Request write_request(const FileId& id, uint64_t offset, ByteSpan data) {
-  Request req{Command::Write, {}, charge_for(data.size())};
+  Request req = new_request(Command::Write, charge_for(data.size()), 48 + data.size());
   ByteWriter w(req.body);
   w.u16(49);
   w.u16(uint16_t(kHeaderSize + 48));
@@ -88,7 +88,7 @@ Request write_request(const FileId& id, uint64_t offset, ByteSpan data) {
 }
 
 Request read_request(const FileId& id, uint64_t offset, uint32_t length) {
-  Request req{Command::Read, {}, charge_for(length)};
+  Request req = new_request(Command::Read, charge_for(length));
   ByteWriter w(req.body);
   w.u16(49);
   w.u8(0x50);  // Padding: data right after the response's fixed part
@@ -105,7 +105,7 @@ Request read_request(const FileId& id, uint64_t offset, uint32_t length) {
 }
 
 Request set_basic_info_request(const FileId& id, uint64_t last_write_filetime, uint32_t attributes) {
-  Request req{Command::SetInfo, {}, 1};
+  Request req = new_request(Command::SetInfo, 1);
   ByteWriter w(req.body);
   w.u16(33);
   w.u8(1);  // SMB2_0_INFO_FILE
@@ -125,7 +125,7 @@ Request set_basic_info_request(const FileId& id, uint64_t last_write_filetime, u
 }
 
 Request close_request(const FileId& id) {
-  Request req{Command::Close, {}, 1};
+  Request req = new_request(Command::Close, 1);
   ByteWriter w(req.body);
   w.u16(24);
   w.u16(0);  // Flags: no post-query, as Windows closes after a copy
