@@ -7,6 +7,7 @@
 //   ringsmbd --demo [DIR]                    serve a demo share on 127.0.0.1:4450 (in-process
 //                                            control plane: one binary, nothing to find)
 #include <pwd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,6 +109,16 @@ void print_demo_banner(const std::string& dir) {
   fflush(stdout);
 }
 
+// Every connection and every open file is an fd: take the hard limit, not
+// the 1024 soft default, so a busy server does not fail accept() or CREATE.
+void raise_fd_limit() {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,6 +158,7 @@ int main(int argc, char** argv) {
   }
   int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
   set_log_level(LogLevel(std::clamp(level, 0, 3)));
+  raise_fd_limit();
   transport::ServerOptions opts;
   opts.force_epoll = force_epoll;
   if (demo->count()) opts.on_ready = [&] { print_demo_banner(demo_dir); };
