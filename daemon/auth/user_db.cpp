@@ -1,4 +1,5 @@
 // The user database file: NAME:UNIX_USER:NTHASH_HEX, one record a line.
+#include "common/str_cat.hpp"
 #include "auth/user_db.hpp"
 
 #include <fcntl.h>
@@ -18,21 +19,6 @@ namespace ringsmb::auth {
 
 namespace {
 
-// String building without <format> (g++ 12's libstdc++ lacks it): cat("a",
-// 1, 'b') == "a1b".
-inline void append_part(std::string& o, std::string_view s) { o.append(s); }
-inline void append_part(std::string& o, char c) { o.push_back(c); }
-template <std::integral T>
-  requires(!std::same_as<T, char> && !std::same_as<T, bool>)
-void append_part(std::string& o, T v) {
-  o += std::to_string(v);
-}
-template <typename... Ts>
-std::string cat(const Ts&... parts) {
-  std::string out;
-  (append_part(out, parts), ...);
-  return out;
-}
 
 // ASCII-only folding: Windows folds with its own upcase table, but the names
 // an admin creates here are overwhelmingly ASCII, and a locale-dependent

@@ -3,6 +3,7 @@
 // "FILE:LINE: " prefix, so each parser stays independent of where it is used.
 #pragma once
 
+#include "common/str_cat.hpp"
 #include <concepts>
 #include <cstdint>
 #include <expected>
@@ -16,21 +17,6 @@ namespace ringsmb::config::detail {
 
 using Err = std::string;
 
-// String building without <format> (g++ 12's libstdc++ lacks it): cat("a",
-// 1, 'b') == "a1b".
-inline void append_part(std::string& o, std::string_view s) { o.append(s); }
-inline void append_part(std::string& o, char c) { o.push_back(c); }
-template <std::integral T>
-  requires(!std::same_as<T, char> && !std::same_as<T, bool>)
-void append_part(std::string& o, T v) {
-  o += std::to_string(v);
-}
-template <typename... Ts>
-std::string cat(const Ts&... parts) {
-  std::string out;
-  (append_part(out, parts), ...);
-  return out;
-}
 
 std::string_view trim(std::string_view s);
 std::string to_lower(std::string_view s);
