@@ -108,10 +108,10 @@ int open_parent(int root, std::string_view parent) {
                            0);
 }
 
-// Finds the parent directory and the leaf's on-disk name. The common case
-// costs one open and one stat: the parent exists under the exact name and
-// the leaf either exists exactly or is looked up in the folded-name index.
-// Only a miss on the parent walks the path component by component.
+// Finds the parent directory of the target. The common case costs one open:
+// the parent exists under the exact name. Only a miss on the parent walks
+// the path component by component through the folded-name index; the
+// leaf's case is settled in open_or_create, which stats it anyway.
 NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
   int root = req.tree->root.get();
   bool fold = !req.tree->share.case_sensitive;
@@ -125,16 +125,21 @@ NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
   }
   if (fd < 0) return (-fd == ENOENT || -fd == ENOTDIR) ? NtStatus::ObjectPathNotFound : status_from_open_errno(-fd);
   t.parent_fd.reset(fd);
-  if (fold && !t.leaf.empty()) {
-    struct stat st;
-    if (fstatat(fd, std::string(t.leaf).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) {
-      if (auto real = req.server.names.find(fd, t.leaf)) {
-        t.path = std::string(t.parent) + (t.parent.empty() ? "" : "/") + *real;
-        vfs::split_parent(t.path, t.parent, t.leaf);
-      }
-    }
-  }
   return NtStatus::Success;
+}
+
+// Stats the leaf; when it is missing under the client's spelling on a
+// case-insensitive share, looks it up in the folded-name index and switches
+// the target to the on-disk name.
+Result<vfs::FileStat> stat_leaf(Request& req, Target& t) {
+  if (t.path.empty()) return vfs::stat_fd(t.parent_fd.get());
+  auto st = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
+  if (st || st.error() != NtStatus::ObjectNameNotFound || req.tree->share.case_sensitive) return st;
+  auto real = req.server.names.find(t.parent_fd.get(), t.leaf);
+  if (!real || *real == t.leaf) return st;
+  t.path = std::string(t.parent) + (t.parent.empty() ? "" : "/") + *real;
+  vfs::split_parent(t.path, t.parent, t.leaf);
+  return vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
 }
 
 struct Opened {
@@ -144,12 +149,21 @@ struct Opened {
   bool created = false;
 };
 
-NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const vfs::FileStat& st, Opened& o) {
-  // MS-FSA 2.1.5.1.2: a directory has no data stream to open.
+// MS-FSA 2.1.5.1.2: what an existing file must be for this request.
+NtStatus check_existing(const CreateRequest& c, const vfs::FileStat& st) {
+  // A directory has no data stream to open.
   if (st.is_directory && (c.options & FILE_NON_DIRECTORY_FILE || c.data_stream)) return NtStatus::FileIsADirectory;
   if (!st.is_directory && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
-  bool overwrite = c.disposition == FILE_OVERWRITE || c.disposition == FILE_OVERWRITE_IF ||
-                   c.disposition == FILE_SUPERSEDE;
+  return NtStatus::Success;
+}
+
+bool overwrites(const CreateRequest& c) {
+  return c.disposition == FILE_OVERWRITE || c.disposition == FILE_OVERWRITE_IF || c.disposition == FILE_SUPERSEDE;
+}
+
+NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const vfs::FileStat& st, Opened& o) {
+  if (NtStatus s = check_existing(c, st); s != NtStatus::Success) return s;
+  bool overwrite = overwrites(c);
   if (overwrite && st.is_directory) return NtStatus::InvalidParameter;
   int flags = open_flags_for(access, st.is_directory);
   if (overwrite) flags = (flags & ~O_ACCMODE) | ((flags & O_ACCMODE) == O_RDONLY ? O_WRONLY : flags & O_ACCMODE) | O_TRUNC;
@@ -162,6 +176,31 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   o.fd.reset(fd);
   o.action = c.disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : overwrite ? FILE_OVERWRITTEN : FILE_OPENED;
   return NtStatus::Success;
+}
+
+// The common open in one openat2 from the share root and one statx: the
+// name exists exactly as given and is opened, not created or overwritten.
+// Returns false when the slow path must decide: a miss (maybe another case,
+// maybe a create), a directory opened for writing, a symlink, a permission
+// error that an attribute-only open may get around.
+bool open_exact(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, Target& t,
+                Opened& o, NtStatus& status) {
+  if ((c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF) || p.path.empty()) return false;
+  int fd = vfs::open_beneath(req.tree->root.get(), p.path.c_str(),
+                             open_flags_for(access, c.options & FILE_DIRECTORY_FILE), 0);
+  if (fd < 0) return false;
+  o.fd.reset(fd);
+  auto st = vfs::stat_fd(fd);
+  if (!st) {
+    status = st.error();
+    return true;
+  }
+  o.st = *st;
+  o.action = FILE_OPENED;
+  t.path = p.path;
+  vfs::split_parent(t.path, t.parent, t.leaf);
+  status = check_existing(c, o.st);
+  return true;
 }
 
 NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
@@ -212,8 +251,7 @@ void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uin
 }
 
 NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
-  bool is_root = t.path.empty();
-  auto st = is_root ? vfs::stat_fd(t.parent_fd.get()) : vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
+  auto st = stat_leaf(req, t);
   if (st) {
     if (c.disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
     if (!req.tree->writable && (c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF))
@@ -229,6 +267,20 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
     if (again) return open_existing(c, access, t, *again, o);
   }
   return s;
+}
+
+// Opens or creates the target: the one-open fast path when it applies,
+// else parent directory, case resolution and disposition.
+NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, Target& t,
+                     Opened& o) {
+  NtStatus st;
+  if (open_exact(req, c, access, p, t, o, st)) return st;
+  if ((st = locate(req, p, t)) != NtStatus::Success) return st;
+  if ((st = open_or_create(req, c, access, t, o)) != NtStatus::Success) return st;
+  auto stat = vfs::stat_fd(o.fd.get());
+  if (!stat) return stat.error();
+  o.st = *stat;
+  return NtStatus::Success;
 }
 
 }  // namespace
@@ -252,12 +304,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (!req.tree->writable) access &= ~kWriteLikeAccess;
 
   Target t;
-  if ((st = locate(req, *path, t)) != NtStatus::Success) return st;
   Opened o;
-  if ((st = open_or_create(req, c, access, t, o)) != NtStatus::Success) return st;
-  auto stat = vfs::stat_fd(o.fd.get());
-  if (!stat) return stat.error();
-  o.st = *stat;
+  if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
 
   auto open = std::make_unique<state::Open>();
   auto node = req.server.files.open(o.st.device, o.st.file_id, open.get(), access, c.share_access);

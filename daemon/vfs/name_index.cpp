@@ -78,6 +78,7 @@ std::optional<NameIndexCache::DirIndex> NameIndexCache::scan(int dirfd, int64_t 
   // where anything in the same second shares it.
   const bool whole_second = mtime_ns % kNsPerSec == 0;
   index.racy = age < racy_window_ns() || (whole_second && age < 2 * kNsPerSec);
+  index.scanned_ns = now_coarse_ns();
   while (const struct dirent* de = readdir(dir)) {
     const std::string_view name = de->d_name;
     if (name == "." || name == "..") continue;
@@ -92,7 +93,8 @@ bool NameIndexCache::lookup_locked(const DirState& ds, const std::string& folded
   const auto it = dirs_.find(ds.key);
   if (it == dirs_.end()) return false;
   DirIndex& index = it->second;
-  if (index.mtime_ns != ds.mtime_ns || index.racy) return false;
+  if (index.mtime_ns != ds.mtime_ns) return false;
+  if (index.racy && now_coarse_ns() - index.scanned_ns > racy_rescan_ns_) return false;
   lru_.splice(lru_.begin(), lru_, index.lru_pos);
   result.reset();
   if (const auto hit = index.names.find(folded); hit != index.names.end() && !hit->second.empty()) {
@@ -151,6 +153,13 @@ void NameIndexCache::update(int dirfd, Fn&& fn) {
   if (it == dirs_.end()) return;  // not indexed: nothing to keep current
   fn(it->second);
   it->second.mtime_ns = ds->mtime_ns;
+  // An outside change in the same tick as ours would go unnoticed: treat
+  // the index like a fresh racy scan (verified within kRacyRescanNs) unless
+  // it is already racy, which keeps its original scan time.
+  if (!it->second.racy && now_coarse_ns() - ds->mtime_ns < racy_window_ns()) {
+    it->second.racy = true;
+    it->second.scanned_ns = now_coarse_ns();
+  }
 }
 
 void NameIndexCache::note_created(int dirfd, std::string_view leaf) {

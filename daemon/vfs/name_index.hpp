@@ -7,6 +7,13 @@
 // by the server's own creates, renames and deletes. An index is trusted only
 // while the directory's mtime (ns) and inode match what was recorded, so
 // changes made outside the server rebuild it.
+//
+// Directory mtimes come from a coarse clock: an outside change in the same
+// tick as the scan (or as one of the server's own changes) leaves the mtime
+// as recorded. Such a "racy" index is still used, so a busy directory costs
+// no scan per create (that made writing n files O(n^2)), but it is verified
+// by a fresh scan once it is older than kRacyRescanNs: an outside change is
+// seen within that bound.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +34,11 @@ std::string fold_case(std::string_view utf8);
 
 class NameIndexCache {
  public:
-  explicit NameIndexCache(size_t max_directories = 4096)
-      : max_dirs_(max_directories ? max_directories : 1) {}
+  // How long a racy index is trusted before a verifying rescan.
+  static constexpr int64_t kRacyRescanNs = 1'000'000'000;
+
+  explicit NameIndexCache(size_t max_directories = 4096, int64_t racy_rescan_ns = kRacyRescanNs)
+      : max_dirs_(max_directories ? max_directories : 1), racy_rescan_ns_(racy_rescan_ns) {}
 
   // The real on-disk name of `leaf` inside directory `dirfd` when it exists
   // under another case; nullopt when no entry matches case-insensitively.
@@ -62,9 +72,11 @@ class NameIndexCache {
   };
   struct DirIndex {
     int64_t mtime_ns = 0;  // directory mtime the index reflects
-    // Built while the mtime was so recent that a later change could share
-    // the same timestamp; such an index is rebuilt on its next use.
+    // Built or updated while the mtime was so recent that a later change
+    // could share the same timestamp; such an index is rescanned once it is
+    // older than kRacyRescanNs.
     bool racy = false;
+    int64_t scanned_ns = 0;  // coarse realtime of the scan
     // fold_case(name) -> real names (several on a case-sensitive disk).
     std::unordered_map<std::string, std::vector<std::string>> names;
     std::list<DirKey>::iterator lru_pos;
@@ -81,6 +93,7 @@ class NameIndexCache {
   void update(int dirfd, Fn&& fn);
 
   size_t max_dirs_;
+  int64_t racy_rescan_ns_;
   mutable std::mutex mu_;
   std::unordered_map<DirKey, DirIndex, DirKeyHash> dirs_;
   std::list<DirKey> lru_;  // most recently used first

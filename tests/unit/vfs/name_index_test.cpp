@@ -188,3 +188,31 @@ TEST_CASE("name index is safe to share between threads", "[vfs]") {
   CHECK(failures == 0);
   CHECK(cache.size() <= 4);
 }
+
+TEST_CASE("a racy index serves lookups until its verification is due", "[vfs]") {
+  // Files created just now: the directory mtime is inside the racy window,
+  // as it is all the time while a client writes many files into it.
+  test::TempDir share;
+  share.write_file("Fresh.txt");
+  const int root = share.fd();
+
+  NameIndexCache trusting;  // default bound: a second
+  REQUIRE(trusting.find(root, "fresh.TXT") == std::optional<std::string>("Fresh.txt"));
+  REQUIRE(trusting.scans() == 1);
+  for (int i = 0; i < 50; ++i) {
+    const std::string name = "New" + std::to_string(i);
+    const int fd = open_beneath(root, name.c_str(), O_CREAT | O_WRONLY, 0644);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    trusting.note_created(root, name);
+    CHECK(trusting.find(root, "NEW" + std::to_string(i)) == std::optional<std::string>(name));
+    CHECK(trusting.find(root, "absent" + std::to_string(i)) == std::nullopt);
+  }
+  CHECK(trusting.scans() == 1);  // not one scan per create
+
+  NameIndexCache verifying(16, 0);  // verify at every use while racy
+  REQUIRE(verifying.find(root, "fresh.txt") == std::optional<std::string>("Fresh.txt"));
+  share.write_file("Outside.TXT");  // possibly within the same mtime tick
+  CHECK(verifying.find(root, "outside.txt") == std::optional<std::string>("Outside.TXT"));
+  CHECK(verifying.scans() == 2);
+}
