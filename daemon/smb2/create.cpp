@@ -147,6 +147,9 @@ struct Opened {
   vfs::FileStat st;
   uint32_t action = FILE_OPENED;
   bool created = false;
+  // Overwrite/supersede: truncated only once the share modes allow this
+  // open, so a request that ends in a sharing violation destroys nothing.
+  bool truncate = false;
 };
 
 // MS-FSA 2.1.5.1.2: what an existing file must be for this request.
@@ -166,7 +169,10 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   bool overwrite = overwrites(c);
   if (overwrite && st.is_directory) return NtStatus::InvalidParameter;
   int flags = open_flags_for(access, st.is_directory);
-  if (overwrite) flags = (flags & ~O_ACCMODE) | ((flags & O_ACCMODE) == O_RDONLY ? O_WRONLY : flags & O_ACCMODE) | O_TRUNC;
+  if (overwrite) {  // the data is replaced: the descriptor must be writable
+    bool rd = access & (FILE_READ_DATA | FILE_EXECUTE);
+    flags = (flags & ~O_ACCMODE) | (rd ? O_RDWR : O_WRONLY);
+  }
   std::string leaf(t.leaf.empty() ? "." : t.leaf);
   int fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), flags, 0);
   bool data_access = access & (FILE_READ_DATA | FILE_EXECUTE | FILE_WRITE_DATA | FILE_APPEND_DATA);
@@ -174,6 +180,7 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0) return status_from_open_errno(-fd);
   o.fd.reset(fd);
+  o.truncate = overwrite;
   o.action = c.disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : overwrite ? FILE_OVERWRITTEN : FILE_OPENED;
   return NtStatus::Success;
 }
@@ -269,6 +276,15 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
   return s;
 }
 
+// Empties an overwritten file once its open is granted.
+Result<void> truncate_opened(Opened& o) {
+  if (ftruncate(o.fd.get(), 0) != 0) return std::unexpected(nt_status_from_errno(errno));
+  auto st = vfs::stat_fd(o.fd.get());
+  if (!st) return std::unexpected(st.error());
+  o.st = *st;
+  return {};
+}
+
 // Opens or creates the target: the one-open fast path when it applies,
 // else parent directory, case resolution and disposition.
 NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, Target& t,
@@ -312,6 +328,13 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (!node) {
     if (o.created) unlinkat(t.parent_fd.get(), std::string(t.leaf).c_str(), o.st.is_directory ? AT_REMOVEDIR : 0);
     return node.error();
+  }
+  if (o.truncate) {
+    auto truncated = truncate_opened(o);
+    if (!truncated) {
+      req.server.files.close(*node, open.get());
+      return truncated.error();
+    }
   }
   open->node = *node;
   open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);

@@ -1,4 +1,7 @@
 #include <catch2/catch.hpp>
+#include <fcntl.h>
+
+#include <filesystem>
 
 #include "fixture.hpp"
 
@@ -41,4 +44,25 @@ TEST_CASE("create: opens without data or delete access take no part in sharing",
   CHECK(f.create("f.txt", READ_CONTROL | FILE_READ_ATTRIBUTES, kOpen, 0, c, 0) == NtStatus::Success);
   FileId d;
   CHECK(f.create("f.txt", FILE_READ_DATA, kOpen, 0, d, 7) == NtStatus::SharingViolation);  // b shares nothing
+}
+
+TEST_CASE("create: an overwrite refused by share modes leaves the data alone", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("keep.txt", "precious data");
+  FileId reader, writer;
+  // The first open shares read only: an overwrite must fail without truncating.
+  REQUIRE(f.create("keep.txt", FILE_READ_DATA, kOpen, 0, reader, 1 /* FILE_SHARE_READ */) == NtStatus::Success);
+  CHECK(f.create("keep.txt", FILE_WRITE_DATA, kOverwriteIf, 0, writer, 7) == NtStatus::SharingViolation);
+  CHECK(std::filesystem::file_size(f.dir() / "keep.txt") == 13);
+}
+
+TEST_CASE("create: overwrite empties the file and keeps read access", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("old.txt", "old contents");
+  FileId id;
+  REQUIRE(f.create("old.txt", FILE_READ_DATA | FILE_WRITE_DATA, kOverwriteIf, 0, id, 7) == NtStatus::Success);
+  CHECK(std::filesystem::file_size(f.dir() / "old.txt") == 0);
+  const state::Open* open = f.find(id);
+  REQUIRE(open != nullptr);
+  CHECK((fcntl(open->fd.get(), F_GETFL) & O_ACCMODE) == O_RDWR);
 }
