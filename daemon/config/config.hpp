@@ -63,6 +63,9 @@ struct GlobalConfig {
   uint32_t smb2_max_write = 8 * 1024 * 1024;
   uint32_t smb2_max_trans = 8 * 1024 * 1024;
   uint32_t deadtime_minutes = 0;
+  // "lease break timeout": ms a CREATE waits for an oplock/lease break
+  // acknowledgment before the break counts as done (Windows: 35 s).
+  uint32_t lease_break_timeout_ms = 35000;
   int log_level = 1;
   uint32_t workers = 0;  // "workers": data-plane threads; 0 = one per core
 };

@@ -131,6 +131,10 @@ constexpr GlobalKey kGlobalKeys[] = {
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.deadtime_minutes, parse_ranged(v, 0, 525600));
      }},
+    {"leasebreaktimeout",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.lease_break_timeout_ms, parse_ranged(v, 100, 300000));
+     }},
     {"loglevel", set_log_level},
     {"debuglevel", set_log_level},
     {"workers",

@@ -51,6 +51,10 @@ struct ShareInfo {
   bool browseable = true;
   bool case_sensitive = false;
   config::EncryptionPolicy encryption = config::EncryptionPolicy::Off;
+  // Per-share "oplocks" / "smb2 leases" (Samba's names). Defaults until the
+  // config keys reach ShareInfo (the config-keys branch carries them).
+  bool oplocks = true;
+  bool leases = true;
 };
 
 struct TreeConnectRequest {

@@ -6,6 +6,7 @@
 #include "common/log.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/identity.hpp"
+#include "smb2/lease.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
@@ -50,7 +51,9 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   }
   open->fd.reset();
   state::release_locks(open.get(), open->node->device, open->node->inode);
-  bool last = server.files.close(open->node, open.get());
+  auto closed = server.files.close_cached(open->node, open.get());
+  post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
+  bool last = closed.last;
   if (last && pending && root_fd >= 0 && s) {
     become_user(s->unix_user);
     delete_file(server, root_fd, *open);

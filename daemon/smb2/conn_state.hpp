@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/ntstatus.hpp"
 #include "crypto/primitives.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/credits.hpp"
@@ -18,8 +19,44 @@
 
 namespace ringsmb::smb2 {
 
+inline constexpr uint64_t kRelatedFileId = 0xFFFFFFFFFFFFFFFFull;
+
+struct FileId {
+  uint64_t persistent = 0;
+  uint64_t volatile_id = 0;
+};
+
+// What a compound chain carries from one element to the next (MS-SMB2 3.3.5.2.7).
+struct CompoundState {
+  uint64_t session_id = 0;
+  uint32_t tree_id = 0;
+  FileId file_id{kRelatedFileId, kRelatedFileId};
+  NtStatus last_status = NtStatus::Success;
+  bool in_chain = false;  // at least one element done
+  // The previous element had no valid session / tree: a related element
+  // that would inherit it fails with STATUS_INVALID_PARAMETER.
+  bool session_failed = false;
+  bool tree_failed = false;
+};
+
+// A request answered STATUS_PENDING that completes later (MS-SMB2 3.3.4.2):
+// today a CREATE waiting for oplock/lease break acknowledgments. It is run
+// again from its saved bytes when woken.
+struct PendingRequest {
+  Bytes pdu;  // header + body, as received (decrypted)
+  uint64_t message_id = 0;
+  bool encrypted = false;
+  uint64_t transform_session = 0;
+  std::shared_ptr<state::FileNode> node;  // the file whose breaks it waits for
+  CompoundState compound;  // as it was before the element
+  NtStatus create_error = NtStatus::Success;
+};
+
 struct ConnState {
   std::string client_address;
+  state::ConnAddress address;  // this connection's worker and id
+  uint64_t next_async_id = 1;
+  std::unordered_map<uint64_t, PendingRequest> pending;  // by AsyncId
   // NEGOTIATE results
   bool negotiated = false;
   uint16_t dialect = 0;  // 0x02FF after an SMB1 upgrade until the SMB2 NEGOTIATE

@@ -11,6 +11,7 @@
 #include "smb2/access.hpp"
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/lease.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
@@ -299,6 +300,45 @@ NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, cons
   return NtStatus::Success;
 }
 
+// Drops an open registered in the file table that will not be used.
+void release(Request& req, const std::shared_ptr<state::FileNode>& node, const state::Open* owner) {
+  auto closed = req.server.files.close_cached(node, owner);
+  post_wakeups(req.server, closed.wake);
+}
+
+// What the open asks of oplocks and leases (MS-SMB2 3.3.5.9, 3.3.5.9.8,
+// 3.3.5.9.11). Shares with oplocks or leases off, directories and SMB 2.0.2
+// leases get none; the request still breaks what it contends.
+void describe_caching(Request& req, const CreateRequest& c, const Opened& o, const LeaseRequest& lease,
+                      const state::Open& open, state::CacheRequest& cache) {
+  const auto& share = req.tree->share;
+  bool lease_ok = share.leases && req.conn.dialect >= 0x0210 && req.conn.dialect != 0x02FF;
+  cache.directory = o.st.is_directory;
+  if (c.oplock_level == state::kOplockLease) {
+    if (lease.present && lease_ok) {
+      cache.oplock_level = state::kOplockLease;
+      cache.lease = req.server.leases.find_or_create(req.conn.client_guid, lease.key);
+      cache.lease_state = lease.state;
+      cache.lease_version = lease.version;
+      cache.lease_epoch = lease.epoch;
+      cache.parent_key = lease.parent_key;
+      cache.has_parent = lease.has_parent;
+    }
+  } else if (share.oplocks && (c.oplock_level == state::kOplockLevelII || c.oplock_level == state::kOplockExclusive ||
+                               c.oplock_level == state::kOplockBatch)) {
+    cache.oplock_level = c.oplock_level;
+  }
+  cache.overwrite = overwrites(c);
+  cache.can_wait = req.can_go_async;
+  cache.waiter = {req.conn.address, req.async_id ? req.async_id : req.conn.next_async_id++};
+  cache.holder = req.conn.address;
+  cache.session_id = req.session->session_id;
+  cache.persistent_id = open.persistent_id;
+  cache.volatile_id = open.volatile_id;
+  cache.now_ms = monotonic_ms();
+  cache.break_timeout_ms = req.server.lease_break_timeout_ms;
+}
+
 }  // namespace
 
 NtStatus handle_create(Request& req, ByteWriter& w) {
@@ -324,20 +364,32 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
 
   auto open = std::make_unique<state::Open>();
-  auto node = req.server.files.open(o.st.device, o.st.file_id, open.get(), access, c.share_access);
-  if (!node) {
+  open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);
+  LeaseRequest lease_req;
+  if ((st = find_lease_request(req, c.contexts, lease_req)) != NtStatus::Success) return st;
+  state::CacheRequest cache;
+  describe_caching(req, c, o, lease_req, *open, cache);
+  auto outcome = req.server.files.open_cached(o.st.device, o.st.file_id, open.get(), access, c.share_access, &cache);
+  post_breaks(req.server, outcome.breaks);
+  if (outcome.wait) {  // 3.3.4.2: answered PENDING; runs again when the breaks end
+    req.async_id = cache.waiter.async_id;
+    req.wait_node = std::move(outcome.node);
+    return NtStatus::Pending;
+  }
+  if (outcome.status != NtStatus::Success) {
     if (o.created) unlinkat(t.parent_fd.get(), std::string(t.leaf).c_str(), o.st.is_directory ? AT_REMOVEDIR : 0);
-    return node.error();
+    return outcome.status;
   }
   if (o.truncate) {
     auto truncated = truncate_opened(o);
     if (!truncated) {
-      req.server.files.close(*node, open.get());
+      release(req, outcome.node, open.get());
       return truncated.error();
     }
   }
-  open->node = *node;
-  open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);
+  open->node = outcome.node;
+  open->oplock_level = outcome.grant.oplock_level;
+  open->lease = outcome.grant.lease;
   open->session_id = req.session->session_id;
   open->tree_id = req.tree->tree_id;
   open->fd = std::move(o.fd);
@@ -347,10 +399,12 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->share_access = c.share_access;
   open->create_options = c.options;
 
+  LeaseAnswer answer{lease_req, outcome.grant.lease_state, outcome.grant.lease_breaking, outcome.grant.epoch};
+  bool lease_answered = outcome.grant.oplock_level == state::kOplockLease;
   Bytes contexts;
-  st = answer_create_contexts(req, c.contexts, *open, o.st, contexts);
+  st = answer_create_contexts(req, c.contexts, *open, o.st, lease_answered ? &answer : nullptr, contexts);
   if (st != NtStatus::Success) {
-    req.server.files.close(open->node, open.get());
+    release(req, open->node, open.get());
     return st;
   }
   uint32_t attrs = vfs::dos_attributes(o.st, t.leaf, false);

@@ -1,11 +1,15 @@
 #include "smb2/create_contexts.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "smb2/access.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
+
+// MS-SMB2 2.2.13.2.8 / 2.2.13.2.10 LeaseFlags.
+enum : uint32_t { kLeaseFlagBreakInProgress = 0x2, kLeaseFlagParentKeySet = 0x4 };
 
 void append_context(Bytes& out, std::string_view name, ByteSpan data, size_t& last_start) {
   ByteWriter w(out);
@@ -66,8 +70,32 @@ uint32_t maximal_access(const Request& req, const vfs::FileStat& st) {
   return a & tree_max;
 }
 
+NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& out) {
+  if (buffer.empty()) return NtStatus::Success;
+  std::vector<CreateContext> ctxs;
+  if (!parse_create_contexts(buffer, ctxs)) return NtStatus::InvalidParameter;
+  for (const auto& c : ctxs) {
+    if (c.name != "RqLs") continue;
+    bool v2 = c.data.size() >= 52 && req.conn.is_smb3();
+    if (c.data.size() < 32) return NtStatus::InvalidParameter;
+    ByteReader r(c.data);
+    std::memcpy(out.key.data(), r.bytes(16).data(), 16);
+    out.state = r.u32();
+    uint32_t flags = r.u32();
+    r.u64();  // LeaseDuration
+    if (v2) {
+      std::memcpy(out.parent_key.data(), r.bytes(16).data(), 16);
+      out.epoch = r.u16();
+      out.has_parent = flags & kLeaseFlagParentKeySet;
+    }
+    out.version = v2 ? 2 : 1;
+    out.present = true;
+  }
+  return NtStatus::Success;
+}
+
 NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open&, const vfs::FileStat& st,
-                                Bytes& out) {
+                                const LeaseAnswer* lease, Bytes& out) {
   std::vector<CreateContext> ctxs;
   if (!parse_create_contexts(buffer, ctxs)) return NtStatus::InvalidParameter;
   size_t last = SIZE_MAX;
@@ -86,6 +114,23 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
       w.zeros(16);  // Reserved (DiskFileId, VolumeId, Reserved: MS-SMB2 2.2.14.2.9)
       append_context(out, "QFid", data, last);
     }
+  }
+  if (lease) {
+    Bytes data;
+    ByteWriter w(data);
+    const LeaseRequest& q = lease->request;
+    w.bytes(q.key.data(), 16);
+    w.u32(lease->state);
+    uint32_t flags = lease->breaking ? kLeaseFlagBreakInProgress : 0;
+    if (q.version == 2 && q.has_parent) flags |= kLeaseFlagParentKeySet;
+    w.u32(flags);
+    w.u64(0);  // LeaseDuration
+    if (q.version == 2) {
+      w.bytes(q.parent_key.data(), 16);
+      w.u16(lease->epoch);
+      w.u16(0);
+    }
+    append_context(out, "RqLs", data, last);
   }
   return NtStatus::Success;
 }

@@ -15,9 +15,32 @@ struct CreateContext {
 // Splits a CreateContexts buffer; false when any offset/length is bad.
 bool parse_create_contexts(ByteSpan buffer, std::vector<CreateContext>& out);
 
-// Encodes the response contexts for `open` into `out`.
+// SMB2_CREATE_REQUEST_LEASE (v1) / _V2 (MS-SMB2 2.2.13.2.8, 2.2.13.2.10).
+struct LeaseRequest {
+  bool present = false;
+  uint8_t version = 1;
+  state::Guid key{};
+  uint32_t state = 0;
+  state::Guid parent_key{};
+  bool has_parent = false;
+  uint16_t epoch = 0;
+};
+// Finds an RqLs context in the buffer; InvalidParameter when the chain or
+// the context is malformed. v2 is honoured on SMB 3.x only.
+NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& out);
+
+// What to answer in the RqLs response context (2.2.14.2.10 / 2.2.14.2.11).
+struct LeaseAnswer {
+  LeaseRequest request;
+  uint32_t state = 0;
+  bool breaking = false;
+  uint16_t epoch = 0;
+};
+
+// Encodes the response contexts for `open` into `out`; `lease` when a
+// lease request was answered.
 NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open& open, const vfs::FileStat& st,
-                                Bytes& out);
+                                const LeaseAnswer* lease, Bytes& out);
 
 // The access this session's user has to the file, limited by the tree.
 uint32_t maximal_access(const Request& req, const vfs::FileStat& st);

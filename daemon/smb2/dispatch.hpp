@@ -13,26 +13,6 @@
 
 namespace ringsmb::smb2 {
 
-inline constexpr uint64_t kRelatedFileId = 0xFFFFFFFFFFFFFFFFull;
-
-struct FileId {
-  uint64_t persistent = 0;
-  uint64_t volatile_id = 0;
-};
-
-// What a compound chain carries from one element to the next (MS-SMB2 3.3.5.2.7).
-struct CompoundState {
-  uint64_t session_id = 0;
-  uint32_t tree_id = 0;
-  FileId file_id{kRelatedFileId, kRelatedFileId};
-  NtStatus last_status = NtStatus::Success;
-  bool in_chain = false;  // at least one element done
-  // The previous element had no valid session / tree: a related element
-  // that would inherit it fails with STATUS_INVALID_PARAMETER.
-  bool session_failed = false;
-  bool tree_failed = false;
-};
-
 struct Request {
   ConnState& conn;
   ServerContext& server;
@@ -45,6 +25,12 @@ struct Request {
   state::Tree* tree = nullptr;        // set when the command needs a tree
   // Response header fields a handler may set.
   uint64_t response_session_id = 0;
+  // Async: set when this run completes a request answered PENDING earlier.
+  // A handler that must wait returns STATUS_PENDING with wait_node set (and
+  // async_id, which it registered as the waiter).
+  uint64_t async_id = 0;
+  bool can_go_async = false;  // the processor can answer this element PENDING
+  std::shared_ptr<state::FileNode> wait_node;
 
   // Resolves a FileId from the body, honouring compound related ids.
   state::Open* find_open(FileId id);

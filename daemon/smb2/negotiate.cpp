@@ -147,7 +147,7 @@ void settle_connection(ConnState& conn, ServerContext& server, uint16_t dialect)
   conn.signing_required = (conn.server_security_mode | conn.client_security_mode) & SMB2_NEGOTIATE_SIGNING_REQUIRED;
   conn.server_capabilities = 0;
   if (dialect >= 0x0210 && dialect != 0x02FF) {
-    conn.server_capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU;
+    conn.server_capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU | SMB2_GLOBAL_CAP_LEASING;
     conn.supports_multi_credit = true;
   }
   if (dialect == 0x0300 || dialect == 0x0302) {

@@ -1,42 +1,77 @@
-// SMB2 OPLOCK_BREAK acknowledgments (MS-SMB2 2.2.24.1, 2.2.24.2, 3.3.5.22).
-//
-// The server grants no oplocks and no leases yet, so it never sends a break
-// notification and no acknowledgment can be expected:
-//  - an oplock break acknowledgment (StructureSize 24) for an existing open
-//    is answered STATUS_INVALID_OPLOCK_PROTOCOL (3.3.5.22.1: the open's
-//    oplock is not breaking), STATUS_FILE_CLOSED when the open is unknown;
-//  - a lease break acknowledgment (StructureSize 36) names a lease the
-//    server does not hold: STATUS_OBJECT_NAME_NOT_FOUND (3.3.5.22.2).
-// Note: the dispatch table must accept StructureSize 36 besides 24 for the
-// lease form to reach this handler.
+// SMB2 OPLOCK_BREAK acknowledgments (MS-SMB2 2.2.24.1, 2.2.24.2, 2.2.25,
+// 3.3.5.22): the client accepts the lower oplock level or lease state a
+// break notification offered; CREATEs waiting for that break run again.
 #include "smb2/dispatch.hpp"
+#include "smb2/lease.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
+
 constexpr uint16_t kOplockAckSize = 24;
 constexpr uint16_t kLeaseAckSize = 36;
-}  // namespace
 
-NtStatus handle_oplock_break(Request& req, ByteWriter&) {
+// 3.3.5.22.2 Processing a Lease Acknowledgment.
+NtStatus ack_lease(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
-  uint16_t size = r.u16();
-  if (size == kLeaseAckSize) {
-    r.skip(2);   // Reserved
-    r.u32();     // Flags
-    r.skip(16);  // LeaseKey
-    r.u32();     // LeaseState
-    r.u64();     // LeaseDuration
-    if (!r.ok()) return NtStatus::InvalidParameter;
-    return NtStatus::ObjectNameNotFound;
-  }
-  if (size != kOplockAckSize) return NtStatus::InvalidParameter;
+  r.skip(2);   // StructureSize
+  r.skip(2);   // Reserved
+  r.u32();     // Flags
+  state::Guid key{};
+  ByteSpan k = r.bytes(16);
+  uint32_t lease_state = r.u32();
+  r.u64();     // LeaseDuration
+  if (!r.ok()) return NtStatus::InvalidParameter;
+  std::copy(k.begin(), k.end(), key.begin());
+  auto lease = req.server.leases.find(req.conn.client_guid, key);
+  if (!lease || lease->is_oplock) return NtStatus::ObjectNameNotFound;
+  std::vector<state::Waiter> wake;
+  NtStatus st = req.server.files.ack_lease(lease, lease_state, wake);
+  post_wakeups(req.server, wake);
+  if (st != NtStatus::Success) return st;
+  w.u16(kLeaseAckSize);
+  w.u16(0);
+  w.u32(0);  // Flags
+  w.bytes(key.data(), key.size());
+  w.u32(lease_state);
+  w.u64(0);  // LeaseDuration
+  return NtStatus::Success;
+}
+
+// 3.3.5.22.1 Processing an Oplock Acknowledgment.
+NtStatus ack_oplock(Request& req, ByteWriter& w) {
+  ByteReader r(req.body);
+  r.skip(2);
   uint8_t level = r.u8();
   r.skip(5);  // Reserved, Reserved2
   FileId id{r.u64(), r.u64()};
   if (!r.ok()) return NtStatus::InvalidParameter;
-  (void)level;
-  if (!req.find_open(id)) return NtStatus::FileClosed;
-  return NtStatus::InvalidOplockProtocol;
+  state::Open* open = req.find_open(id);
+  if (!open) return NtStatus::FileClosed;
+  if (!open->node) return NtStatus::InvalidDeviceState;
+  std::vector<state::Waiter> wake;
+  auto granted = req.server.files.ack_oplock(open->node, open, level, wake);
+  post_wakeups(req.server, wake);
+  if (!granted) {
+    if (granted.error() == NtStatus::InvalidOplockProtocol) open->oplock_level = state::kOplockNone;
+    return granted.error();
+  }
+  open->oplock_level = *granted;
+  w.u16(kOplockAckSize);
+  w.u8(*granted);
+  w.u8(0);
+  w.u32(0);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  return NtStatus::Success;
+}
+
+}  // namespace
+
+NtStatus handle_oplock_break(Request& req, ByteWriter& w) {
+  uint16_t size = load_le16(req.body.data());
+  if (size == kLeaseAckSize) return ack_lease(req, w);
+  if (size == kOplockAckSize) return ack_oplock(req, w);
+  return NtStatus::InvalidParameter;
 }
 
 }  // namespace ringsmb::smb2

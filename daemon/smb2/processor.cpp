@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "common/log.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/identity.hpp"
+#include "smb2/lease.hpp"
 #include "smb2/smb1_negotiate.hpp"
 
 namespace ringsmb::smb2 {
@@ -51,14 +53,41 @@ uint16_t expected_charge(const Request& req) {
   return payload == 0 ? 1 : uint16_t(1 + (payload - 1) / 65536);
 }
 
+// MS-SMB2 3.3.5.16: CANCEL names a request by AsyncId (async) or MessageId.
+// A waiting request completes with STATUS_CANCELLED in a message of its
+// own, posted to this connection so the CANCEL's frame is done first.
+void cancel_pending(ConnState& conn, ServerContext& server, const Header& h) {
+  for (auto& [id, p] : conn.pending) {
+    if (h.is_async() ? id != h.async_id : p.message_id != h.message_id) continue;
+    if (p.node) server.files.drop_waiter(p.node, {conn.address, id});
+    if (server.poster) {
+      uint64_t async_id = id;
+      server.poster->post(conn.address, [&server, async_id](ConnState& c, Bytes& out) {
+        resume_pending(c, server, async_id, true, out);
+      });
+    }
+    return;
+  }
+}
+
 class ChainProcessor {
  public:
   ChainProcessor(ConnState& c, ServerContext& s, bool encrypted, uint64_t transform_session)
       : conn_(c), server_(s), encrypted_(encrypted), transform_session_(transform_session) {}
   FrameResult run(ByteSpan chain, Bytes& plain_out);
   state::Session* signing_session() const { return last_session_; }
+  // The chain is the rest of one that went async at its first element:
+  // that element completes async request `async_id` (or is cancelled).
+  void resume(uint64_t async_id, const CompoundState& compound, NtStatus create_error, bool cancel) {
+    resume_id_ = async_id;
+    compound_ = compound;
+    create_error_ = create_error;
+    cancel_ = cancel;
+  }
 
  private:
+  void save_pending(ByteSpan rest, const CompoundState& before, NtStatus create_error_before);
+
   FrameResult one(ByteSpan pdu, const Header& h, Bytes& out);
   NtStatus check_and_dispatch(Request& req, const CommandSpec& spec, ByteWriter& body);
   NtStatus resolve_session(Request& req, const CommandSpec& spec);
@@ -77,7 +106,25 @@ class ChainProcessor {
   bool prev_sign_ = false;
   state::Session* prev_signer_ = nullptr;
   NtStatus create_error_ = NtStatus::Success;  // of the chain's last CREATE, until a FileId works again
+  uint64_t resume_id_ = 0;  // the first element completes this async request
+  bool cancel_ = false;
+  // The element just run went async: its async id and the file it waits on.
+  uint64_t went_async_ = 0;
+  std::shared_ptr<state::FileNode> wait_node_;
 };
+
+// Saves the chain from the element that went async to its end; it runs
+// again when the wait ends (resume_pending).
+void ChainProcessor::save_pending(ByteSpan rest, const CompoundState& before, NtStatus create_error_before) {
+  PendingRequest& p = conn_.pending[went_async_];
+  p.pdu.assign(rest.begin(), rest.end());
+  p.message_id = load_le64(rest.data() + wire::hdr::MessageId);
+  p.encrypted = encrypted_;
+  p.transform_session = transform_session_;
+  p.node = std::move(wait_node_);
+  p.compound = before;
+  p.create_error = create_error_before;
+}
 
 NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) {
   uint64_t sid = req.hdr.session_id;
@@ -180,9 +227,15 @@ void ChainProcessor::finish_element(Bytes& out, size_t start, const Request& req
 FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   const CommandSpec* spec = command_spec(h.command);
   Request req{conn_, server_, h, pdu, pdu.subspan(wire::kHeaderSize), encrypted_, compound_};
+  uint64_t resumed = std::exchange(resume_id_, 0);
+  req.async_id = resumed;
+  // Only a CREATE waits (for oplock/lease break acknowledgments).
+  req.can_go_async = h.command == Command::Create;
   NtStatus status;
   uint16_t charge = h.credit_charge;
-  if (!spec) {
+  if (resumed) {
+    status = NtStatus::Success;  // credits were taken when it first arrived
+  } else if (!spec) {
     status = NtStatus::InvalidParameter;
   } else if (!conn_.credits.consume(h.message_id, conn_.supports_multi_credit ? std::max<uint16_t>(charge, 1) : 1)) {
     LOG_WARN("%s: message id %llu outside the credit window; dropping", conn_.client_address.c_str(),
@@ -198,7 +251,16 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   ByteWriter w(out);
   Header rh{};
   w.zeros(wire::kHeaderSize);  // header written after the handler ran
-  if (status == NtStatus::Success) status = check_and_dispatch(req, *spec, w);
+  if (status == NtStatus::Success && resumed && cancel_) status = NtStatus::Cancelled;
+  else if (status == NtStatus::Success) status = check_and_dispatch(req, *spec, w);
+  if (status == NtStatus::Pending && req.wait_node) {
+    went_async_ = req.async_id;
+    wait_node_ = std::move(req.wait_node);
+    if (resumed) {  // still waiting: nothing to send yet
+      out.resize(start);
+      return FrameResult::Ok;
+    }
+  }
   if (!keeps_body(status) || out.size() == start + wire::kHeaderSize) {
     out.resize(start + wire::kHeaderSize);
     write_error_body(w);
@@ -210,8 +272,14 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   rh.credit_charge = h.credit_charge;
   rh.status = uint32_t(status);
   rh.command = h.command;
-  rh.credits = conn_.credits.grant(h.credits, server_.config.global.smb2_max_credits);
+  // MS-SMB2 3.3.4.2: the interim response grants the credits; the final
+  // one of an async request grants none.
+  rh.credits = resumed ? 0 : conn_.credits.grant(h.credits, server_.config.global.smb2_max_credits);
   rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
+  if (resumed || went_async_) {
+    rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
+    rh.async_id = resumed ? resumed : went_async_;
+  }
   rh.message_id = h.message_id;
   rh.tree_id = req.tree ? req.tree->tree_id : h.tree_id;
   rh.session_id = req.response_session_id ? req.response_session_id : h.session_id;
@@ -276,10 +344,19 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
       }
       len = h.next_command;
     }
-    // CANCEL gets no response and uses no credit; nothing of ours waits yet.
-    if (h.command != Command::Cancel) {
+    // CANCEL gets no response and uses no credit; the request it names
+    // completes with STATUS_CANCELLED, in its own message (posted).
+    if (h.command == Command::Cancel) {
+      cancel_pending(conn_, server_, h);
+    } else {
       seal_previous(out, true);
+      CompoundState before = compound_;
+      NtStatus create_error_before = create_error_;
       if (one(rest.first(len), h, out) == FrameResult::Drop) return FrameResult::Drop;
+      if (went_async_) {  // the rest of the chain runs when the wait ends
+        save_pending(rest, before, create_error_before);
+        break;
+      }
     }
     if (!h.next_command) break;
     off += len;
@@ -346,7 +423,44 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   return result;
 }
 
+void resume_pending(ConnState& conn, ServerContext& server, uint64_t async_id, bool cancel, Bytes& out) {
+  auto it = conn.pending.find(async_id);
+  if (it == conn.pending.end()) return;
+  PendingRequest p = std::move(it->second);
+  conn.pending.erase(it);
+  Bytes response;
+  ChainProcessor chain(conn, server, p.encrypted, p.transform_session);
+  chain.resume(async_id, p.compound, p.create_error, cancel);
+  FrameResult r = chain.run(p.pdu, response);
+  conn.credits.commit();
+  if (r == FrameResult::Drop || response.empty()) return;
+  Bytes message;
+  if (p.encrypted) {
+    state::Session* s = conn.find_session(p.transform_session);
+    if (!s || !conn.cipher) return;  // logged off meanwhile: nothing can be sent
+    message = crypto::encrypt_message(*conn.cipher, s->keys.encryption_key, p.transform_session, response);
+  } else {
+    message = std::move(response);
+  }
+  size_t len = message.size();
+  out.push_back(0);
+  out.push_back(uint8_t(len >> 16));
+  out.push_back(uint8_t(len >> 8));
+  out.push_back(uint8_t(len));
+  out.insert(out.end(), message.begin(), message.end());
+}
+
+void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
+  std::vector<std::shared_ptr<state::FileNode>> nodes;
+  for (auto& [id, p] : conn.pending)
+    if (p.node) nodes.push_back(p.node);
+  for (auto& n : nodes) post_wakeups(server, server.files.expire_breaks(n, now_ms));
+}
+
 void teardown_connection(ConnState& conn, ServerContext& server) {
+  for (auto& [id, p] : conn.pending)
+    if (p.node) server.files.drop_waiter(p.node, {conn.address, id});
+  conn.pending.clear();
   while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);
   for (auto& [id, s] : conn.sessions)
     if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);

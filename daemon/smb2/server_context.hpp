@@ -4,14 +4,31 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 
 #include "common/bytes.hpp"
 #include "config/config.hpp"
 #include "ipc/control_plane.hpp"
 #include "state/file_table.hpp"
+#include "state/lease_table.hpp"
 #include "vfs/name_index.hpp"
 
 namespace ringsmb::smb2 {
+
+struct ConnState;
+
+// Work for a connection, run on the worker thread that owns it with that
+// connection's state and its output buffer (flushed afterwards). The task is
+// dropped when the connection is gone.
+using ConnTask = std::function<void(ConnState&, Bytes& out)>;
+
+// Thread-safe hand-off of a ConnTask to the connection's worker (the
+// transport implements it: a queue and a reactor wake-up).
+class ConnPoster {
+ public:
+  virtual ~ConnPoster() = default;
+  virtual void post(const state::ConnAddress& to, ConnTask task) = 0;
+};
 
 struct ServerContext {
   config::Config config;
@@ -25,6 +42,12 @@ struct ServerContext {
   std::atomic<uint64_t> next_file_id{1};
   // Sizes advertised in NEGOTIATE (the config's smb2 max read/write/trans).
   uint32_t max_read = 0, max_write = 0, max_trans = 0;
+  // Oplocks and leases: the (ClientGuid, LeaseKey) index, how long a break
+  // waits for its acknowledgment (MS-SMB2 3.3.2.5; Windows: 35 s), and the
+  // way to reach another worker's connection.
+  state::LeaseTable leases;
+  int64_t lease_break_timeout_ms = 35000;
+  ConnPoster* poster = nullptr;
 };
 
 }  // namespace ringsmb::smb2

@@ -33,6 +33,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/lease.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
@@ -365,9 +366,32 @@ NtStatus set_mode_info(state::Open& open, ByteSpan buf) {
   return NtStatus::Success;
 }
 
+// MS-FSA 2.1.5.14: a size change ends the other opens' read caching (as a
+// write does); a rename or delete ends their handle caching. The breaks are
+// sent; this request does not wait for them.
+void break_caching(Request& req, state::Open& open, FileInfoClass cls) {
+  if (!open.node || !open.node->lease_count.load(std::memory_order_relaxed)) return;
+  auto& files = req.server.files;
+  int64_t now = monotonic_ms(), timeout = req.server.lease_break_timeout_ms;
+  switch (cls) {
+    case FileInfoClass::EndOfFile:
+    case FileInfoClass::Allocation:
+      post_breaks(req.server, files.break_readers(open.node, &open, now, timeout));
+      break;
+    case FileInfoClass::Rename:
+    case FileInfoClass::RenameEx:
+    case FileInfoClass::Disposition:
+    case FileInfoClass::DispositionEx:
+      post_breaks(req.server, files.break_handles(open.node, &open, now, timeout));
+      break;
+    default: break;
+  }
+}
+
 NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteSpan buf) {
   bool modifies = cls != FileInfoClass::Position && cls != FileInfoClass::Mode;
   if (modifies && !req.tree->writable) return NtStatus::AccessDenied;
+  break_caching(req, open, cls);
   switch (cls) {
     case FileInfoClass::Basic: return set_basic(open, buf);
     case FileInfoClass::EndOfFile: return set_end_of_file(open, buf);

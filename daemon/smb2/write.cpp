@@ -4,6 +4,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/lease.hpp"
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
@@ -39,6 +40,11 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
     NtStatus st = state::lock_table().check_io(open->node->device, open->node->inode, open, offset, length, true);
     if (st != NtStatus::Success) return st;
   }
+  // MS-FSA 2.1.5.3: a write ends the read caching of the file's other
+  // opens (level II oplocks, R leases). One atomic load when none is held.
+  if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
+    post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
+                                                           req.server.lease_break_timeout_ms));
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = pwrite(open->fd.get(), data.data() + done, data.size() - done, off_t(offset + done));

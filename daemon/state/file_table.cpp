@@ -39,8 +39,148 @@ FileTable::Shard& FileTable::shard_for(uint64_t dev, uint64_t ino) {
   return shards_[(ino ^ (dev * 31)) % kShards];
 }
 
+namespace {
+
+// Another open of the file that reads, writes or deletes, outside `mine`.
+bool others_open(const FileNode& n, const Lease* mine, const void* self) {
+  for (const auto& o : n.opens)
+    if (o.owner != self && !is_stat_open(o.access) && !(mine && o.lease == mine)) return true;
+  return false;
+}
+
+// MS-FSA 2.1.4.12 / 2.1.5.17: what a lease of another key keeps when this
+// open arrives. W goes (another opener may read or write); overwriting the
+// data ends all caching; a share-mode conflict takes H so the holder can
+// close its cached handles, and breaks nothing when the holder has no H (the
+// open fails at once). Oplocks fall to level II.
+uint32_t contend_target(const Lease& l, bool overwrite, bool share_conflict) {
+  if (overwrite) return kLeaseNone;
+  if (share_conflict && !(l.state & kLeaseHandle)) return l.state;
+  uint32_t t = l.state & ~kLeaseWrite;
+  if (share_conflict) t &= ~kLeaseHandle;
+  if (l.is_oplock) t = t ? kLeaseRead : kLeaseNone;
+  return normalise_lease(t);
+}
+
+// Starts breaking `l` to `target`. Breaks away from W or H (exclusive or
+// batch for oplocks) need an acknowledgment; the others take effect now.
+// A lease already breaking is left alone: the next contention after its
+// acknowledgment breaks it further.
+void start_break(Lease& l, uint32_t target, int64_t now_ms, int64_t timeout_ms, std::vector<BreakNotice>& out) {
+  if (l.breaking || target == l.state) return;
+  BreakNotice b;
+  b.to = l.holder;
+  b.session_id = l.session_id;
+  b.is_oplock = l.is_oplock;
+  b.key = l.key;
+  b.version = l.version;
+  b.from = l.state;
+  b.to_state = target;
+  b.persistent_id = l.persistent_id;
+  b.volatile_id = l.volatile_id;
+  b.ack_required = l.is_oplock ? (l.state & kLeaseWrite) != 0 : (l.state & (kLeaseWrite | kLeaseHandle)) != 0;
+  if (l.version == 2) ++l.epoch;
+  b.epoch = l.epoch;
+  if (b.ack_required) {
+    l.breaking = true;
+    l.breaking_to = target;
+    l.break_deadline_ms = now_ms + timeout_ms;
+  } else {
+    l.state = target;
+  }
+  out.push_back(b);
+}
+
+bool acks_outstanding(const FileNode& n, const Lease* mine) {
+  return std::any_of(n.leases.begin(), n.leases.end(),
+                     [&](const auto& l) { return l.get() != mine && l->breaking; });
+}
+
+void attach(FileNode& n, const std::shared_ptr<FileNode>& self, FileNode::OpenRef& ref,
+            const std::shared_ptr<Lease>& l, const CacheRequest& c) {
+  if (l->opens++ == 0) n.leases.push_back(l);
+  l->node = self;
+  l->holder = c.holder;
+  l->session_id = c.session_id;
+  ref.lease = l.get();
+  n.lease_count.store(uint32_t(n.leases.size()), std::memory_order_relaxed);
+}
+
+// MS-SMB2 3.3.5.9.8 / 3.3.5.9.11 with MS-FSA 2.1.5.17: grant what does not
+// conflict with the other opens, downgrading rather than refusing.
+CacheGrant grant(FileNode& n, const std::shared_ptr<FileNode>& self, FileNode::OpenRef& ref, const CacheRequest& c) {
+  CacheGrant g;
+  bool has_other_handle_lease = false, has_other_oplock = false;
+  for (const auto& l : n.leases) {
+    if (l == c.lease) continue;
+    if (l->is_oplock && l->state) has_other_oplock = true;
+    if (!l->is_oplock && (l->state & kLeaseHandle)) has_other_handle_lease = true;
+  }
+  if (c.oplock_level == kOplockLease && c.lease && !c.directory) {
+    Lease& l = *c.lease;
+    uint32_t want = normalise_lease(c.lease_state);
+    bool others = others_open(n, &l, ref.owner);
+    if (others) want &= ~kLeaseWrite;
+    if (has_other_oplock) want &= ~kLeaseHandle;  // level II and H do not mix (Windows)
+    want = normalise_lease(want);
+    if (l.opens == 0) {  // a new lease
+      l.version = c.lease_version;
+      l.parent_key = c.parent_key;
+      l.has_parent = c.has_parent;
+      l.epoch = c.lease_version == 2 ? uint16_t(c.lease_epoch + 1) : 0;
+      l.state = want;
+    } else if (!l.breaking && !others && (want & l.state) == l.state && want != l.state) {
+      // An upgrade, only while the lease is alone on the file (what Windows
+      // does); a request for less keeps what is held.
+      l.state = want;
+      if (l.version == 2) ++l.epoch;
+    }
+    attach(n, self, ref, c.lease, c);
+    g.oplock_level = kOplockLease;
+    g.lease = c.lease;
+    g.lease_state = l.state;
+    g.lease_breaking = l.breaking;
+    g.epoch = l.epoch;
+    return g;
+  }
+  uint32_t want = c.directory ? kLeaseNone : oplock_to_lease_bits(c.oplock_level);
+  if (!want) return g;
+  if (others_open(n, nullptr, ref.owner)) want = kLeaseRead;
+  if (has_other_handle_lease) want = kLeaseNone;
+  for (const auto& l : n.leases)  // an exclusive or batch oplock still breaking
+    if (l->is_oplock && l->breaking && (l->state & kLeaseWrite)) want = kLeaseNone;
+  if (!want) return g;
+  auto l = std::make_shared<Lease>();
+  l->is_oplock = true;
+  l->state = want;
+  l->persistent_id = c.persistent_id;
+  l->volatile_id = c.volatile_id;
+  attach(n, self, ref, l, c);
+  g.lease = l;
+  g.oplock_level = lease_bits_to_oplock(want);
+  return g;
+}
+
+void detach(FileNode& n, Lease* l) {
+  if (!l || --l->opens > 0) return;
+  l->state = kLeaseNone;
+  l->breaking = false;
+  std::erase_if(n.leases, [&](const auto& p) { return p.get() == l; });
+  n.lease_count.store(uint32_t(n.leases.size()), std::memory_order_relaxed);
+}
+
+}  // namespace
+
 Result<std::shared_ptr<FileNode>> FileTable::open(uint64_t dev, uint64_t ino, const void* owner, uint32_t access,
                                                   uint32_t share_access) {
+  OpenOutcome o = open_cached(dev, ino, owner, access, share_access, nullptr);
+  if (o.status != NtStatus::Success) return Unexpected(o.status);
+  return o.node;
+}
+
+OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner, uint32_t access,
+                                   uint32_t share_access, const CacheRequest* c) {
+  OpenOutcome out;
   Shard& s = shard_for(dev, ino);
   std::lock_guard lock(s.mu);
   auto& slot = s.nodes[{dev, ino}];
@@ -51,21 +191,140 @@ Result<std::shared_ptr<FileNode>> FileTable::open(uint64_t dev, uint64_t ino, co
     node->inode = ino;
     slot = node;
   }
-  if (node->delete_pending) return Unexpected(NtStatus::DeletePending);
+  if (node->delete_pending) {
+    out.status = NtStatus::DeletePending;
+    return out;
+  }
+  const Lease* mine = c && c->oplock_level == kOplockLease ? c->lease.get() : nullptr;
+  if (mine) {  // 3.3.5.9.8: a lease key names one file
+    auto leased = mine->node.lock();
+    if (leased && leased != node && mine->opens > 0) {
+      out.status = NtStatus::InvalidParameter;
+      return out;
+    }
+  }
+  bool conflict = false;
   for (const auto& o : node->opens)
-    if (conflicts(o.access, o.share_access, access, share_access)) return Unexpected(NtStatus::SharingViolation);
-  node->opens.push_back({owner, access, share_access});
-  return node;
+    if (conflicts(o.access, o.share_access, access, share_access)) conflict = true;
+  if (c && !node->leases.empty() && !is_stat_open(access)) {
+    for (auto& l : node->leases)
+      if (l.get() != mine)
+        start_break(*l, contend_target(*l, c->overwrite, conflict), c->now_ms, c->break_timeout_ms, out.breaks);
+    if (c->can_wait && acks_outstanding(*node, mine)) {
+      node->waiters.push_back(c->waiter);
+      out.wait = true;
+      out.node = node;
+      return out;
+    }
+  }
+  if (conflict) {
+    out.status = NtStatus::SharingViolation;
+    return out;
+  }
+  node->opens.push_back({owner, access, share_access, nullptr});
+  if (c) out.grant = grant(*node, node, node->opens.back(), *c);
+  out.node = node;
+  return out;
 }
 
 bool FileTable::close(const std::shared_ptr<FileNode>& node, const void* owner) {
+  return close_cached(node, owner).last;
+}
+
+CloseOutcome FileTable::close_cached(const std::shared_ptr<FileNode>& node, const void* owner) {
+  CloseOutcome out;
   Shard& s = shard_for(node->device, node->inode);
   std::lock_guard lock(s.mu);
   auto& v = node->opens;
+  for (const auto& r : v)
+    if (r.owner == owner) detach(*node, r.lease);
   v.erase(std::remove_if(v.begin(), v.end(), [&](const FileNode::OpenRef& r) { return r.owner == owner; }), v.end());
-  if (!v.empty()) return false;
+  out.wake.swap(node->waiters);  // a close may end a break or a sharing conflict
+  if (!v.empty()) return out;
   s.nodes.erase({node->device, node->inode});
-  return true;
+  out.last = true;
+  return out;
+}
+
+std::vector<BreakNotice> FileTable::break_readers(const std::shared_ptr<FileNode>& node, const void* owner,
+                                                  int64_t now_ms, int64_t timeout_ms) {
+  std::vector<BreakNotice> out;
+  if (node->lease_count.load(std::memory_order_relaxed) == 0) return out;
+  std::lock_guard lock(mutex_for(*node));
+  const Lease* mine = nullptr;
+  for (const auto& r : node->opens)
+    if (r.owner == owner) mine = r.lease;
+  for (auto& l : node->leases)
+    if (l.get() != mine && (l->state & kLeaseRead)) start_break(*l, kLeaseNone, now_ms, timeout_ms, out);
+  return out;
+}
+
+std::vector<BreakNotice> FileTable::break_handles(const std::shared_ptr<FileNode>& node, const void* owner,
+                                                  int64_t now_ms, int64_t timeout_ms) {
+  std::vector<BreakNotice> out;
+  if (node->lease_count.load(std::memory_order_relaxed) == 0) return out;
+  std::lock_guard lock(mutex_for(*node));
+  const Lease* mine = nullptr;
+  for (const auto& r : node->opens)
+    if (r.owner == owner) mine = r.lease;
+  for (auto& l : node->leases)
+    if (l.get() != mine && (l->state & kLeaseHandle))
+      start_break(*l, normalise_lease(l->state & ~kLeaseHandle), now_ms, timeout_ms, out);
+  return out;
+}
+
+NtStatus FileTable::ack_lease(const std::shared_ptr<Lease>& lease, uint32_t state, std::vector<Waiter>& wake) {
+  auto node = lease->node.lock();
+  if (!node) return NtStatus::Unsuccessful;
+  std::lock_guard lock(mutex_for(*node));
+  if (!lease->breaking) return NtStatus::Unsuccessful;
+  if (state & ~lease->breaking_to) return NtStatus::RequestNotAccepted;
+  lease->state = state;
+  lease->breaking = false;
+  wake.swap(node->waiters);
+  return NtStatus::Success;
+}
+
+Result<uint8_t> FileTable::ack_oplock(const std::shared_ptr<FileNode>& node, const void* owner, uint8_t level,
+                                      std::vector<Waiter>& wake) {
+  std::lock_guard lock(mutex_for(*node));
+  Lease* l = nullptr;
+  for (const auto& r : node->opens)
+    if (r.owner == owner) l = r.lease;
+  if (!l || !l->is_oplock || !l->breaking) return Unexpected(NtStatus::InvalidOplockProtocol);  // no break out (what Samba answers)
+  uint32_t acked = oplock_to_lease_bits(level);
+  l->breaking = false;
+  wake.swap(node->waiters);
+  // 3.3.5.22.1: an acknowledgment above the level broken to is a protocol
+  // error; the oplock is gone either way.
+  if ((acked & ~l->breaking_to) || level == kOplockLease) {
+    l->state = kLeaseNone;
+    return Unexpected(NtStatus::InvalidOplockProtocol);
+  }
+  l->state = acked;
+  return lease_bits_to_oplock(acked);
+}
+
+std::vector<Waiter> FileTable::expire_breaks(const std::shared_ptr<FileNode>& node, int64_t now_ms) {
+  std::vector<Waiter> wake;
+  std::lock_guard lock(mutex_for(*node));
+  bool still = false;
+  for (auto& l : node->leases) {
+    if (l->breaking && l->break_deadline_ms <= now_ms) {
+      l->state = l->breaking_to;
+      l->breaking = false;
+    }
+    still |= l->breaking;
+  }
+  if (!still) wake.swap(node->waiters);
+  return wake;
+}
+
+void FileTable::drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter& w) {
+  std::lock_guard lock(mutex_for(*node));
+  std::erase_if(node->waiters, [&](const Waiter& x) {
+    return x.async_id == w.async_id && x.conn.conn_id == w.conn.conn_id && x.conn.worker == w.conn.worker;
+  });
 }
 
 bool FileTable::delete_pending(uint64_t dev, uint64_t ino) {

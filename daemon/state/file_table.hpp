@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/ntstatus.hpp"
+#include "state/lease_table.hpp"
 
 namespace ringsmb::state {
 
@@ -23,13 +25,37 @@ struct FileNode {
     const void* owner;  // the Open
     uint32_t access;
     uint32_t share_access;
+    Lease* lease = nullptr;  // the open's lease or oplock, if any
   };
   std::vector<OpenRef> opens;  // guarded by the shard's mutex
+  // Leases and oplocks held on the file, and CREATEs waiting for their
+  // breaks; guarded by the shard's mutex. Empty on the common path.
+  std::vector<std::shared_ptr<Lease>> leases;
+  std::vector<Waiter> waiters;
+  // leases.size(), readable without the lock: WRITE skips the lock when 0.
+  std::atomic<uint32_t> lease_count{0};
   bool delete_pending = false;
   // Path (relative to the share root fd) and that fd's identity, for the
   // unlink when the last handle closes with delete pending.
   std::string path;
   int root_fd = -1;
+};
+
+// What FileTable::open decided.
+struct OpenOutcome {
+  NtStatus status = NtStatus::Success;
+  std::shared_ptr<FileNode> node;  // set on success and when waiting
+  // Breaks that need an acknowledgment are out and the request may wait:
+  // the open was NOT registered; the waiter is woken when they end.
+  bool wait = false;
+  CacheGrant grant;
+  std::vector<BreakNotice> breaks;  // to send once the lock is released
+};
+
+// What FileTable::close decided.
+struct CloseOutcome {
+  bool last = false;            // the file's last open: do a pending delete
+  std::vector<Waiter> wake;     // CREATEs to retry
 };
 
 class FileTable {
@@ -39,9 +65,36 @@ class FileTable {
   // returned node is shared by every open of that file.
   Result<std::shared_ptr<FileNode>> open(uint64_t dev, uint64_t ino, const void* owner, uint32_t access,
                                          uint32_t share_access);
+  // The same, with oplocks and leases: breaks what this open contends
+  // (MS-FSA 2.1.5.17, MS-SMB2 3.3.5.9.8/3.3.5.9.11) and grants what does
+  // not conflict, downgrading rather than refusing. `cache` may be null (no
+  // oplock requested, nothing waits).
+  OpenOutcome open_cached(uint64_t dev, uint64_t ino, const void* owner, uint32_t access, uint32_t share_access,
+                          const CacheRequest* cache);
   // Removes the open; returns true when it was the last one (the caller then
   // performs a pending delete).
   bool close(const std::shared_ptr<FileNode>& node, const void* owner);
+  CloseOutcome close_cached(const std::shared_ptr<FileNode>& node, const void* owner);
+
+  // A WRITE / SET_INFO end-of-file on `owner`'s open: other opens' read
+  // caching ends (MS-FSA 2.1.5.3, 2.1.4.12). Never waits. Cheap when no
+  // lease is held: one relaxed atomic load.
+  std::vector<BreakNotice> break_readers(const std::shared_ptr<FileNode>& node, const void* owner,
+                                         int64_t now_ms, int64_t timeout_ms);
+  // A rename or delete through `owner`'s open: other leases lose H. Returns
+  // true when the caller should wait (acks outstanding).
+  std::vector<BreakNotice> break_handles(const std::shared_ptr<FileNode>& node, const void* owner,
+                                         int64_t now_ms, int64_t timeout_ms);
+
+  // Lease break acknowledgment (MS-SMB2 3.3.5.22.2).
+  NtStatus ack_lease(const std::shared_ptr<Lease>& lease, uint32_t state, std::vector<Waiter>& wake);
+  // Oplock break acknowledgment (3.3.5.22.1): the granted level on success.
+  Result<uint8_t> ack_oplock(const std::shared_ptr<FileNode>& node, const void* owner, uint8_t level,
+                             std::vector<Waiter>& wake);
+  // Breaks past their deadline count as acknowledged (MS-SMB2 3.3.2.5).
+  std::vector<Waiter> expire_breaks(const std::shared_ptr<FileNode>& node, int64_t now_ms);
+  // Forgets a waiter (CANCEL, or its connection ended).
+  void drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter& w);
   // Is this (dev, ino) open with delete pending?
   bool delete_pending(uint64_t dev, uint64_t ino);
   void set_delete_pending(const std::shared_ptr<FileNode>& node, bool pending);
@@ -65,6 +118,7 @@ class FileTable {
   Shard& shard_for(uint64_t dev, uint64_t ino);
   std::mutex& mutex_for(const FileNode& n) { return shard_for(n.device, n.inode).mu; }
   std::array<Shard, kShards> shards_;
+
 };
 
 }  // namespace ringsmb::state

@@ -75,7 +75,8 @@ struct Open {
   uint32_t granted_access = 0;
   uint32_t share_access = 0;
   uint32_t create_options = 0;
-  uint8_t oplock_level = 0;
+  uint8_t oplock_level = 0;    // granted (kOplockLease when a lease was answered)
+  std::shared_ptr<Lease> lease;  // the lease, or the private lease modelling the oplock
   uint64_t position = 0;  // FilePositionInformation
   std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
   DirCursor dir;

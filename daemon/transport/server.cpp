@@ -40,7 +40,20 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
   ctx.max_read = cfg.global.smb2_max_read;
   ctx.max_write = cfg.global.smb2_max_write;
   ctx.max_trans = cfg.global.smb2_max_trans;
+  ctx.lease_break_timeout_ms = cfg.global.lease_break_timeout_ms;
 }
+
+// Routes a task to the worker that owns the connection.
+class WorkerPoster final : public smb2::ConnPoster {
+ public:
+  explicit WorkerPoster(std::vector<std::unique_ptr<Worker>>& workers) : workers_(workers) {}
+  void post(const state::ConnAddress& to, smb2::ConnTask task) override {
+    if (to.worker < workers_.size()) workers_[to.worker]->post(to.conn_id, std::move(task));
+  }
+
+ private:
+  std::vector<std::unique_ptr<Worker>>& workers_;
+};
 
 }  // namespace
 
@@ -72,6 +85,8 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
     }
     workers.push_back(std::move(w));
   }
+  WorkerPoster poster(workers);
+  ctx->poster = &poster;
   std::atomic<bool> stop{false};
   for (auto& w : workers) w->start(stop);
   LOG_INFO("ringsmbd: %u workers (%s) listening", n, workers[0]->backend_name());
@@ -90,6 +105,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   }
   stop = true;
   for (auto& w : workers) w->join();
+  ctx->poster = nullptr;
   workers.clear();
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "common/log.hpp"
+#include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
 
 namespace ringsmb::transport {
@@ -120,6 +121,7 @@ void Worker::on_accept(int fd) {
   c->id = next_conn_id_++;
   c->fd = fd;
   c->state.client_address = peer_name(fd);
+  c->state.address = {uint32_t(index_), c->id};
   c->last_activity_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
@@ -214,7 +216,39 @@ void Worker::maybe_destroy(Conn& c) {
   conn_count_.store(conns_.size(), std::memory_order_relaxed);
 }
 
+void Worker::post(uint64_t conn_id, smb2::ConnTask task) {
+  {
+    std::lock_guard lock(posted_mu_);
+    posted_.emplace_back(conn_id, std::move(task));
+  }
+  reactor_->wake();
+}
+
+void Worker::on_wake() {
+  std::vector<std::pair<uint64_t, smb2::ConnTask>> tasks;
+  {
+    std::lock_guard lock(posted_mu_);
+    tasks.swap(posted_);
+  }
+  for (auto& [id, task] : tasks) {
+    auto it = conns_.find(id);
+    if (it == conns_.end() || it->second->closing) continue;
+    Conn& c = *it->second;
+    try {
+      task(c.state, c.pending);
+    } catch (const std::exception& e) {
+      LOG_ERROR("%s: internal error: %s", c.state.client_address.c_str(), e.what());
+      drop(c, "internal error");
+      continue;
+    }
+    flush(c);
+  }
+}
+
 void Worker::on_tick() {
+  int64_t now_ms = smb2::monotonic_ms();
+  for (auto& [id, c] : conns_)
+    if (!c->closing && !c->state.pending.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
   uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;
   if (!deadtime_min) return;
   int64_t now = now_s();

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -42,8 +43,11 @@ class Worker final : public io::ReactorHandler {
   void on_recv(uint64_t conn_id, ByteSpan data) override;
   void on_recv_end(uint64_t conn_id, int err) override;
   void on_send(uint64_t conn_id, int result) override;
-  void on_wake() override {}
+  void on_wake() override;
   void on_tick() override;
+  // Thread-safe: runs `task` on this worker's thread for connection
+  // `conn_id` (dropped if it is gone), then flushes what it wrote.
+  void post(uint64_t conn_id, smb2::ConnTask task);
 
  private:
   struct Conn {
@@ -76,6 +80,8 @@ class Worker final : public io::ReactorHandler {
   std::atomic<size_t> conn_count_{0};
   std::thread thread_;
   size_t max_frame_ = kMaxFrameSize;
+  std::mutex posted_mu_;
+  std::vector<std::pair<uint64_t, smb2::ConnTask>> posted_;  // guarded by posted_mu_
 };
 
 }  // namespace ringsmb::transport

@@ -1,0 +1,31 @@
+// Oplock and lease plumbing of the SMB2 layer: break notifications
+// (MS-SMB2 2.2.23, 3.3.4.6, 3.3.4.7) posted to the worker that owns the
+// holder's connection, and wake-ups of CREATEs waiting for acknowledgments.
+#pragma once
+
+#include <vector>
+
+#include "smb2/conn_state.hpp"
+#include "smb2/server_context.hpp"
+#include "state/lease_table.hpp"
+
+namespace ringsmb::smb2 {
+
+int64_t monotonic_ms();
+
+// Sends each notice on its holder's connection (from that connection's thread).
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks);
+// Runs each waiting request again on its connection's thread.
+void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters);
+
+// Appends the framed, and where the session requires it encrypted,
+// notification for `b` to `out`. Runs on the connection's worker thread.
+void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out);
+
+// Completes async request `async_id` of `conn` (run again, or CANCELLED)
+// and appends its framed response to `out`.
+void resume_pending(ConnState& conn, ServerContext& server, uint64_t async_id, bool cancel, Bytes& out);
+// Breaks past their deadline count as acknowledged; their waiters run again.
+void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms);
+
+}  // namespace ringsmb::smb2

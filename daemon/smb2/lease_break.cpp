@@ -1,0 +1,92 @@
+// Break notifications and wake-ups, posted across worker threads.
+#include <time.h>
+
+#include "crypto/smb2_keys.hpp"
+#include "smb2/lease.hpp"
+#include "wire/smb2_header.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+enum : uint32_t { SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED = 0x1 };
+
+void frame(Bytes& out, ByteSpan msg) {
+  size_t len = msg.size();
+  out.push_back(0);
+  out.push_back(uint8_t(len >> 16));
+  out.push_back(uint8_t(len >> 8));
+  out.push_back(uint8_t(len));
+  out.insert(out.end(), msg.begin(), msg.end());
+}
+
+// MS-SMB2 3.3.4.1.4: a session that encrypts (itself or through one of its
+// trees) gets its unsolicited messages encrypted too.
+state::Session* encrypting_session(ConnState& conn, uint64_t session_id) {
+  state::Session* s = conn.find_session(session_id);
+  if (!s || !conn.cipher || s->keys.encryption_key.empty()) return nullptr;
+  if (s->encrypt_data) return s;
+  for (const auto& [id, t] : s->trees)
+    if (t->encrypt) return s;
+  return nullptr;
+}
+
+}  // namespace
+
+int64_t monotonic_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out) {
+  Bytes msg;
+  ByteWriter w(msg);
+  // Unsolicited: MessageId all ones, no session, tree or signature.
+  wire::Header h{};
+  h.command = wire::Command::OplockBreak;
+  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR;
+  h.message_id = 0xFFFFFFFFFFFFFFFFull;
+  wire::write_header(w, h);
+  if (b.is_oplock) {  // 2.2.23.1
+    w.u16(24);
+    w.u8(state::lease_bits_to_oplock(b.to_state));
+    w.u8(0);
+    w.u32(0);
+    w.u64(b.persistent_id);
+    w.u64(b.volatile_id);
+  } else {  // 2.2.23.2
+    w.u16(44);
+    w.u16(b.version == 2 ? b.epoch : 0);
+    w.u32(b.ack_required ? SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED : 0);
+    w.bytes(b.key.data(), b.key.size());
+    w.u32(b.from);
+    w.u32(b.to_state);
+    w.u32(0);  // BreakReason
+    w.u32(0);  // AccessMaskHint
+    w.u32(0);  // ShareMaskHint
+  }
+  if (state::Session* s = encrypting_session(conn, b.session_id)) {
+    Bytes sealed = crypto::encrypt_message(*conn.cipher, s->keys.encryption_key, s->session_id, msg);
+    frame(out, sealed);
+    return;
+  }
+  frame(out, msg);
+}
+
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
+  if (!server.poster) return;
+  for (const auto& b : breaks)
+    server.poster->post(b.to, [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
+}
+
+void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {
+  if (!server.poster) return;
+  for (const auto& w : waiters) {
+    uint64_t id = w.async_id;
+    server.poster->post(w.conn, [&server, id](ConnState& conn, Bytes& out) {
+      resume_pending(conn, server, id, false, out);
+    });
+  }
+}
+
+}  // namespace ringsmb::smb2
