@@ -371,6 +371,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   describe_caching(req, c, o, lease_req, *open, cache);
   auto outcome = req.server.files.open_cached(o.st.device, o.st.file_id, open.get(), access, c.share_access, &cache);
   post_breaks(req.server, outcome.breaks);
+  LOG_DEBUG("create %s: oplock %u lease %u access %x share %x -> %s wait %d breaks %zu granted %u",
+            t.path.c_str(), c.oplock_level, lease_req.state, access, c.share_access, nt_status_name(outcome.status),
+            outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);
   if (outcome.wait) {  // 3.3.4.2: answered PENDING; runs again when the breaks end
     req.async_id = cache.waiter.async_id;
     req.wait_node = std::move(outcome.node);

@@ -206,7 +206,9 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
   bool conflict = false;
   for (const auto& o : node->opens)
     if (conflicts(o.access, o.share_access, access, share_access)) conflict = true;
-  if (c && !node->leases.empty() && !is_stat_open(access)) {
+  // An open for attributes only breaks nothing, unless it overwrites.
+  bool stat = is_stat_open(access) && !(c && c->overwrite);
+  if (c && !node->leases.empty() && !stat) {
     for (auto& l : node->leases)
       if (l.get() != mine)
         start_break(*l, contend_target(*l, c->overwrite, conflict), c->now_ms, c->break_timeout_ms, out.breaks);
@@ -222,7 +224,11 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
     return out;
   }
   node->opens.push_back({owner, access, share_access, nullptr});
-  if (c) out.grant = grant(*node, node, node->opens.back(), *c);
+  // ... and gets an oplock only when it is the file's one open (what
+  // Windows does: smb2.oplock.batch9a, exclusive4).
+  bool alone = node->opens.size() == 1;
+  if (c && !(stat && !alone && c->oplock_level != kOplockLease))
+    out.grant = grant(*node, node, node->opens.back(), *c);
   out.node = node;
   return out;
 }
@@ -254,8 +260,11 @@ std::vector<BreakNotice> FileTable::break_readers(const std::shared_ptr<FileNode
   const Lease* mine = nullptr;
   for (const auto& r : node->opens)
     if (r.owner == owner) mine = r.lease;
+  // A level II oplock breaks even on its own open's write (MS-FSA 2.1.5.3);
+  // a lease does not break for its own opens.
   for (auto& l : node->leases)
-    if (l.get() != mine && (l->state & kLeaseRead)) start_break(*l, kLeaseNone, now_ms, timeout_ms, out);
+    if ((l.get() != mine || l->is_oplock) && (l->state & kLeaseRead))
+      start_break(*l, kLeaseNone, now_ms, timeout_ms, out);
   return out;
 }
 

@@ -226,3 +226,13 @@ TEST_CASE("v2 leases carry an epoch that moves with every change", "[lease]") {
   CHECK(b.breaks[0].version == 2);
   CHECK(b.breaks[0].epoch == 6);
 }
+
+TEST_CASE("a delete-only open conflicting with a batch oplock breaks it to level II", "[oplock]") {
+  Opener o;
+  auto batch = o.open(o.oplock_request(kOplockBatch), 0x1F01FF, 0);
+  REQUIRE(batch.grant.oplock_level == kOplockBatch);
+  auto del = o.open(o.oplock_request(kOplockNone), 0x10000, kShareAll);
+  REQUIRE(del.breaks.size() == 1);
+  CHECK(lease_bits_to_oplock(del.breaks[0].to_state) == kOplockLevelII);
+  CHECK(del.wait);
+}
