@@ -41,10 +41,13 @@ FileTable::Shard& FileTable::shard_for(uint64_t dev, uint64_t ino) {
 
 namespace {
 
-// Another open of the file that reads, writes or deletes, outside `mine`.
+// Another open of the file outside `mine` that reads, writes or deletes,
+// or holds an oplock or lease of its own (a stat open that created the file).
 bool others_open(const FileNode& n, const Lease* mine, const void* self) {
-  for (const auto& o : n.opens)
-    if (o.owner != self && !is_stat_open(o.access) && !(mine && o.lease == mine)) return true;
+  for (const auto& o : n.opens) {
+    if (o.owner == self || (mine && o.lease == mine)) continue;
+    if (!is_stat_open(o.access) || (o.lease && (o.lease->state || o.lease->breaking))) return true;
+  }
   return false;
 }
 
