@@ -53,14 +53,15 @@ bool others_open(const FileNode& n, const Lease* mine, const void* self) {
 
 // MS-FSA 2.1.4.12 / 2.1.5.17: what a lease of another key keeps when this
 // open arrives. W goes (another opener may read or write); overwriting the
-// data ends all caching; a share-mode conflict takes H so the holder can
-// close its cached handles, and breaks nothing when the holder has no H (the
-// open fails at once). Oplocks fall to level II.
+// data ends all caching; a share-mode conflict takes only H so the holder
+// can close its cached handles, and breaks nothing when the holder has no H
+// (the open fails at once). Oplocks fall to level II.
 uint32_t contend_target(const Lease& l, bool overwrite, bool share_conflict) {
   if (overwrite) return kLeaseNone;
   if (share_conflict && !(l.state & kLeaseHandle)) return l.state;
-  uint32_t t = l.state & ~kLeaseWrite;
-  if (share_conflict) t &= ~kLeaseHandle;
+  // The conflicting open fails, so only H goes (RWH -> RW); W goes when an
+  // open actually joins (smb2.lease.break_twice).
+  uint32_t t = share_conflict ? l.state & ~kLeaseHandle : l.state & ~kLeaseWrite;
   if (l.is_oplock) t = t ? kLeaseRead : kLeaseNone;
   return normalise_lease(t);
 }

@@ -178,6 +178,12 @@ TEST_CASE("sharing conflicts break H only; without H the open fails at once", "[
   CHECK(out.status == NtStatus::SharingViolation);
   CHECK(out.breaks.empty());
 
+  Opener q;  // RWH loses only H to a conflicting open, which then fails
+  auto rwh = q.open(q.lease_request(1, R | W | H), kReadData, 0);
+  auto refused = q.open(q.lease_request(2, R), kReadData, kShareAll);
+  REQUIRE(refused.breaks.size() == 1);
+  CHECK(refused.breaks[0].to_state == (R | W));
+
   Opener p;
   auto rh = p.open(p.lease_request(1, R | H), kReadData, 0);
   auto blocked = p.open(p.lease_request(2, R), kReadData, kShareAll);
