@@ -13,6 +13,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/lease.hpp"
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
@@ -95,6 +96,10 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
     }
     NtStatus st = table.lock(dev, ino, open, ranges);
     if (st != NtStatus::Success) return st;
+    // MS-FSA 2.1.5.7: a byte-range lock ends level II / read caching.
+    if (open->node->lease_count.load(std::memory_order_relaxed))
+      post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
+                                                             req.server.lease_break_timeout_ms));
   }
   w.u16(4);
   w.u16(0);

@@ -264,10 +264,11 @@ std::vector<BreakNotice> FileTable::break_readers(const std::shared_ptr<FileNode
   const Lease* mine = nullptr;
   for (const auto& r : node->opens)
     if (r.owner == owner) mine = r.lease;
-  // A level II oplock breaks even on its own open's write (MS-FSA 2.1.5.3);
-  // a lease does not break for its own opens.
+  // A level II oplock breaks even on its own open's write or lock (MS-FSA
+  // 2.1.5.3, 2.1.5.7); an exclusive or batch one, or a lease, does not
+  // break for its own opens.
   for (auto& l : node->leases)
-    if ((l.get() != mine || l->is_oplock) && (l->state & kLeaseRead))
+    if ((l.get() != mine || (l->is_oplock && !(l->state & kLeaseWrite))) && (l->state & kLeaseRead))
       start_break(*l, kLeaseNone, now_ms, timeout_ms, out);
   return out;
 }

@@ -76,7 +76,7 @@ class FileTable {
   bool close(const std::shared_ptr<FileNode>& node, const void* owner);
   CloseOutcome close_cached(const std::shared_ptr<FileNode>& node, const void* owner);
 
-  // A WRITE / SET_INFO end-of-file on `owner`'s open: other opens' read
+  // A WRITE / LOCK / SET_INFO end-of-file on `owner`'s open: other opens' read
   // caching ends (MS-FSA 2.1.5.3, 2.1.4.12). Never waits. Cheap when no
   // lease is held: one relaxed atomic load.
   std::vector<BreakNotice> break_readers(const std::shared_ptr<FileNode>& node, const void* owner,
