@@ -133,9 +133,11 @@ CacheGrant grant(FileNode& n, const std::shared_ptr<FileNode>& self, FileNode::O
       l.has_parent = c.has_parent;
       l.epoch = c.lease_version == 2 ? uint16_t(c.lease_epoch + 1) : 0;
       l.state = want;
-    } else if (!l.breaking && !others && (want & l.state) == l.state && want != l.state) {
-      // An upgrade, only while the lease is alone on the file (what Windows
-      // does); a request for less keeps what is held.
+    } else if (!l.breaking && want == normalise_lease(c.lease_state) && (want & l.state) == l.state &&
+               want != l.state) {
+      // An upgrade, only when all of it can be granted (what Windows does:
+      // R asking for RWH beside another lease keeps R); a request for less
+      // keeps what is held.
       l.state = want;
       if (l.version == 2) ++l.epoch;
     }
