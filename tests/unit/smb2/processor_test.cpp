@@ -232,3 +232,127 @@ TEST_CASE("a body shorter than its StructureSize is refused", "[smb2][processor]
   REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Close, Bytes{25, 0, 0, 0}}}, 1), out) == FrameResult::Ok);
   CHECK(replies(out)[0].status == uint32_t(NtStatus::InvalidParameter));
 }
+
+namespace {
+
+Bytes create_with_oplock(std::string_view name, uint8_t oplock) {
+  Bytes b = create_body(name, kOpenIf);
+  b[3] = oplock;  // RequestedOplockLevel
+  return b;
+}
+
+Bytes oplock_ack_body(FileId id, uint8_t level) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u16(24);
+  w.u8(level);
+  w.zeros(5);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  return b;
+}
+
+// Keeps posted tasks so the test runs them when it chooses, as the worker
+// would on its next wake-up.
+struct RecordingPoster : ConnPoster {
+  std::vector<ConnTask> tasks;
+  void post(const state::ConnAddress&, ConnTask task) override { tasks.push_back(std::move(task)); }
+  Bytes run_all(ConnState& conn) {
+    Bytes out;
+    auto now = std::move(tasks);
+    tasks.clear();
+    for (auto& t : now) t(conn, out);
+    return out;
+  }
+};
+
+uint32_t header_flags(const Bytes& frame) { return load_le32(frame.data() + 4 + wire::hdr::Flags); }
+uint64_t header_async_id(const Bytes& frame) { return load_le64(frame.data() + 4 + wire::hdr::AsyncId); }
+
+}  // namespace
+
+TEST_CASE("a CREATE contending a batch oplock goes async until the acknowledgment", "[smb2][processor][oplock]") {
+  Smb2Fixture fx;
+  RecordingPoster poster;
+  fx.server.poster = &poster;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 32), out) == FrameResult::Ok);
+
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_with_oplock("b.txt", 9)}}, 1), out) ==
+          FrameResult::Ok);
+  auto r = replies(out);
+  REQUIRE(r[0].status == 0);
+  CHECK(r[0].body[2] == 9);  // batch granted
+  FileId holder{load_le64(r[0].body.data() + 64), load_le64(r[0].body.data() + 72)};
+
+  // A second open: the batch oplock must be broken first.
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_body("b.txt", kOpenIf)}}, 2), out) ==
+          FrameResult::Ok);
+  r = replies(out);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].status == uint32_t(NtStatus::Pending));
+  CHECK(header_flags(out) & wire::SMB2_FLAGS_ASYNC_COMMAND);
+  uint64_t async_id = header_async_id(out);
+  CHECK(async_id != 0);
+  REQUIRE(fx.conn.pending.size() == 1);
+
+  Bytes notice = poster.run_all(fx.conn);  // the break notification, on the holder's connection
+  r = replies(notice);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].cmd == Command::OplockBreak);
+  CHECK(load_le64(notice.data() + 4 + wire::hdr::MessageId) == 0xFFFFFFFFFFFFFFFFull);
+  CHECK(r[0].body[2] == 1);  // to level II
+
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::OplockBreak, oplock_ack_body(holder, 1)}}, 3), out) ==
+          FrameResult::Ok);
+  r = replies(out);
+  CHECK(r[0].status == 0);
+  CHECK(r[0].body[2] == 1);
+
+  Bytes final_response = poster.run_all(fx.conn);  // the waiter runs again
+  r = replies(final_response);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].cmd == Command::Create);
+  CHECK(r[0].status == 0);
+  CHECK(header_flags(final_response) & wire::SMB2_FLAGS_ASYNC_COMMAND);
+  CHECK(header_async_id(final_response) == async_id);
+  CHECK(load_le64(final_response.data() + 4 + wire::hdr::MessageId) == 2);
+  CHECK(fx.conn.pending.empty());
+  CHECK(fx.conn.opens.size() == 2);
+  fx.server.poster = nullptr;
+}
+
+TEST_CASE("CANCEL completes a waiting CREATE with STATUS_CANCELLED", "[smb2][processor][oplock]") {
+  Smb2Fixture fx;
+  RecordingPoster poster;
+  fx.server.poster = &poster;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 32), out) == FrameResult::Ok);
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_with_oplock("c.txt", 9)}}, 1), out) ==
+          FrameResult::Ok);
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_body("c.txt", kOpenIf)}}, 2), out) ==
+          FrameResult::Ok);
+  uint64_t async_id = header_async_id(out);
+  poster.run_all(fx.conn);  // the break notification
+
+  // CANCEL by AsyncId: no response of its own.
+  Bytes cancel = chain({{Command::Cancel, {4, 0, 0, 0}, wire::SMB2_FLAGS_ASYNC_COMMAND}}, 0);
+  store_le64(cancel.data() + wire::hdr::AsyncId, async_id);
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, cancel, out) == FrameResult::Ok);
+  CHECK(out.empty());
+  Bytes cancelled = poster.run_all(fx.conn);
+  auto r = replies(cancelled);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].cmd == Command::Create);
+  CHECK(r[0].status == uint32_t(NtStatus::Cancelled));
+  CHECK(header_async_id(cancelled) == async_id);
+  CHECK(fx.conn.pending.empty());
+  CHECK(fx.conn.opens.size() == 1);
+  fx.server.poster = nullptr;
+}
