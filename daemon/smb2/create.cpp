@@ -403,6 +403,11 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->create_options = c.options;
 
   LeaseAnswer answer{lease_req, outcome.grant.lease_state, outcome.grant.lease_breaking, outcome.grant.epoch};
+  if (outcome.grant.lease) {  // the lease keeps the version it was created with (smb2.lease.v2_epoch2/3)
+    answer.request.version = outcome.grant.version;
+    answer.request.parent_key = outcome.grant.parent_key;
+    answer.request.has_parent = outcome.grant.has_parent;
+  }
   bool lease_answered = outcome.grant.oplock_level == state::kOplockLease;
   Bytes contexts;
   st = answer_create_contexts(req, c.contexts, *open, o.st, lease_answered ? &answer : nullptr, contexts);

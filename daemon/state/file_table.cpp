@@ -147,6 +147,9 @@ CacheGrant grant(FileNode& n, const std::shared_ptr<FileNode>& self, FileNode::O
     g.lease_state = l.state;
     g.lease_breaking = l.breaking;
     g.epoch = l.epoch;
+    g.version = l.version;
+    g.parent_key = l.parent_key;
+    g.has_parent = l.has_parent;
     return g;
   }
   uint32_t want = c.directory ? kLeaseNone : oplock_to_lease_bits(c.oplock_level);

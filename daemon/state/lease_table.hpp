@@ -111,6 +111,9 @@ struct CacheGrant {
   uint32_t lease_state = kLeaseNone;
   bool lease_breaking = false;         // SMB2_LEASE_FLAG_BREAK_IN_PROGRESS
   uint16_t epoch = 0;
+  uint8_t version = 1;                 // of the lease, not of this request
+  Guid parent_key{};
+  bool has_parent = false;
 };
 
 // Level <-> bits for oplocks.
