@@ -73,18 +73,19 @@ std::optional<NameIndexCache::DirIndex> NameIndexCache::scan(int dirfd, int64_t 
   }
   DirIndex index;
   index.mtime_ns = mtime_ns;
+  index.scanned_ns = now_coarse_ns();
   const int64_t age = now_coarse_ns() - mtime_ns;
   // A whole-second mtime hints at a filesystem without sub-second stamps,
   // where anything in the same second shares it.
   const bool whole_second = mtime_ns % kNsPerSec == 0;
   index.racy = age < racy_window_ns() || (whole_second && age < 2 * kNsPerSec);
-  index.scanned_ns = now_coarse_ns();
   while (const struct dirent* de = readdir(dir)) {
     const std::string_view name = de->d_name;
     if (name == "." || name == "..") continue;
     index.names[fold_case(name)].emplace_back(name);
   }
   closedir(dir);
+  index.scan_cost_ns = now_coarse_ns() - index.scanned_ns;
   return index;
 }
 
@@ -94,7 +95,8 @@ bool NameIndexCache::lookup_locked(const DirState& ds, const std::string& folded
   if (it == dirs_.end()) return false;
   DirIndex& index = it->second;
   if (index.mtime_ns != ds.mtime_ns) return false;
-  if (index.racy && now_coarse_ns() - index.scanned_ns > racy_rescan_ns_) return false;
+  if (index.racy && now_coarse_ns() - index.scanned_ns > std::max(racy_rescan_ns_, 100 * index.scan_cost_ns))
+    return false;
   lru_.splice(lru_.begin(), lru_, index.lru_pos);
   result.reset();
   if (const auto hit = index.names.find(folded); hit != index.names.end() && !hit->second.empty()) {

@@ -12,8 +12,9 @@
 // tick as the scan (or as one of the server's own changes) leaves the mtime
 // as recorded. Such a "racy" index is still used, so a busy directory costs
 // no scan per create (that made writing n files O(n^2)), but it is verified
-// by a fresh scan once it is older than kRacyRescanNs: an outside change is
-// seen within that bound.
+// by a fresh scan once it is older than kRacyRescanNs, or than 100 times
+// what its scan took for a huge directory, so verification never costs more
+// than about 1% of a core: an outside change is seen within that bound.
 #pragma once
 
 #include <cstdint>
@@ -77,6 +78,7 @@ class NameIndexCache {
     // older than kRacyRescanNs.
     bool racy = false;
     int64_t scanned_ns = 0;  // coarse realtime of the scan
+    int64_t scan_cost_ns = 0;  // how long the scan took
     // fold_case(name) -> real names (several on a case-sensitive disk).
     std::unordered_map<std::string, std::vector<std::string>> names;
     std::list<DirKey>::iterator lru_pos;
