@@ -43,17 +43,17 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   state::Session* s = conn.find_session(open->session_id);
   if (open->create_options & FILE_DELETE_ON_CLOSE) server.files.set_delete_pending(open->node, true);
   bool pending = server.files.is_delete_pending(open->node);
-  int root_fd = -1;
+  state::Tree* tree = nullptr;
   if (s) {
     auto t = s->trees.find(open->tree_id);
-    if (t != s->trees.end()) root_fd = t->second->root.get();
+    if (t != s->trees.end()) tree = t->second.get();
   }
   open->fd.reset();
   state::release_locks(open.get(), open->node->device, open->node->inode);
   bool last = server.files.close(open->node, open.get());
-  if (last && pending && root_fd >= 0 && s) {
-    become_user(s->unix_user);
-    delete_file(server, root_fd, *open);
+  if (last && pending && tree && tree->root) {
+    become_user(tree->identity);
+    delete_file(server, tree->root.get(), *open);
   }
 }
 
@@ -89,7 +89,7 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
     w.u64(st.change_time);
     w.u64(st.allocation_size);
     w.u64(st.end_of_file);
-    w.u32(vfs::dos_attributes(st, leaf, false));
+    w.u32(vfs::dos_attributes(st, leaf, req.tree->share.hide_dot_files));
   } else {
     w.zeros(52);
   }

@@ -169,6 +169,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
 
   auto st = vfs::stat_fd(open.fd.get());
   if (!st) return st.error();
+  if (req.tree->share.hide_dot_files) st->attributes = vfs::dos_attributes(*st, open.path, true);
   std::string name = windows_path(open.path);
   vfs::OpenInfo info;
   info.access_mask = open.granted_access;

@@ -109,8 +109,14 @@ void Worker::join() {
 }
 
 void Worker::on_accept(int fd) {
+  // "max connections" counts every worker's connections. Beyond it the
+  // socket is closed at once, before a byte is read: the client sees the
+  // connection reset, as ksmbd does.
   uint32_t max_conn = ctx_.config.global.max_connections;
-  if (max_conn && conns_.size() >= max_conn) {
+  uint32_t before = ctx_.connections.fetch_add(1, std::memory_order_relaxed);
+  if (max_conn && before >= max_conn) {
+    ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
+    LOG_INFO("refusing a connection: max connections (%u) reached", max_conn);
     close(fd);
     return;
   }
@@ -211,6 +217,7 @@ void Worker::maybe_destroy(Conn& c) {
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   conns_.erase(c.id);
+  ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
   conn_count_.store(conns_.size(), std::memory_order_relaxed);
 }
 

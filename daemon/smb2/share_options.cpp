@@ -1,0 +1,53 @@
+#include "smb2/share_options.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "vfs/veto.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+// The umask, read once from /proc: umask(2) can only read it by setting it,
+// which would race with other threads creating files.
+mode_t process_umask() {
+  static const mode_t mask = [] {
+    mode_t m = 022;
+    if (FILE* f = fopen("/proc/self/status", "re")) {
+      char line[256];
+      unsigned v;
+      while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", &v) == 1) {
+          m = mode_t(v);
+          break;
+        }
+      fclose(f);
+    }
+    return m;
+  }();
+  return mask;
+}
+
+}  // namespace
+
+void restore_masked_mode(int fd, mode_t wanted) {
+  if (wanted & process_umask()) fchmod(fd, wanted);
+}
+
+NtStatus veto_status(const ipc::ShareInfo& share, std::string_view path) {
+  size_t slash = path.rfind('/');
+  std::string_view leaf = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (vfs::is_vetoed_name(share.veto_files, leaf, share.case_sensitive)) return NtStatus::ObjectNameNotFound;
+  if (slash != std::string_view::npos &&
+      vfs::is_vetoed_path(share.veto_files, path.substr(0, slash), share.case_sensitive))
+    return NtStatus::ObjectPathNotFound;
+  return NtStatus::Success;
+}
+
+bool is_vetoed_name(const ipc::ShareInfo& share, std::string_view leaf) {
+  return vfs::is_vetoed_name(share.veto_files, leaf, share.case_sensitive);
+}
+
+}  // namespace ringsmb::smb2
