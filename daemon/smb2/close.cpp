@@ -6,6 +6,7 @@
 #include "common/log.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/identity.hpp"
+#include "smb2/share_options.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
@@ -69,15 +70,17 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
   if (!open) return NtStatus::FileClosed;
   vfs::FileStat st{};
   bool have_stat = false;
+  uint32_t attrs = 0;
   if (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) {
     auto s = vfs::stat_fd(open->fd.get());
     if (s) {
       st = *s;
       have_stat = true;
+      std::string_view parent, leaf;
+      vfs::split_parent(open->path, parent, leaf);
+      attrs = reported_attributes(req.tree->share, st, leaf, open->fd.get());
     }
   }
-  std::string_view parent, leaf;
-  vfs::split_parent(open->path, parent, leaf);
   close_open(req, open);
   w.u16(60);
   w.u16(have_stat ? SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB : 0);
@@ -89,7 +92,7 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
     w.u64(st.change_time);
     w.u64(st.allocation_size);
     w.u64(st.end_of_file);
-    w.u32(vfs::dos_attributes(st, leaf, req.tree->share.hide_dot_files));
+    w.u32(attrs);
   } else {
     w.zeros(52);
   }

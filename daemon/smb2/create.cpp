@@ -258,6 +258,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if ((st = locate(req, *path, t)) != NtStatus::Success) return st;
   Opened o;
   if ((st = open_or_create(req, c, access, t, o)) != NtStatus::Success) return st;
+  if (o.created && req.tree->share.store_dos_attributes) store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);
   auto stat = vfs::stat_fd(o.fd.get());
   if (!stat) return stat.error();
   o.st = *stat;
@@ -285,7 +286,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     req.server.files.close(open->node, open.get());
     return st;
   }
-  uint32_t attrs = vfs::dos_attributes(o.st, t.leaf, req.tree->share.hide_dot_files);
+  uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
   write_response(w, *open, o, attrs, contexts);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   req.conn.opens.emplace(open->volatile_id, std::move(open));

@@ -137,7 +137,7 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   }
   if (!st) return false;
   e.st = *st;
-  e.st.attributes = vfs::dos_attributes(e.st, e.name, req.tree->share.hide_dot_files);
+  e.st.attributes = reported_attributes_at(req.tree->share, e.st, open.fd.get(), e.name);
   return true;
 }
 

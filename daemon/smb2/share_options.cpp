@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/log.hpp"
+#include "smb2/identity.hpp"
+#include "vfs/dos_xattr.hpp"
 #include "vfs/veto.hpp"
 
 namespace ringsmb::smb2 {
@@ -44,6 +47,29 @@ NtStatus veto_status(const ipc::ShareInfo& share, std::string_view path) {
       vfs::is_vetoed_path(share.veto_files, path.substr(0, slash), share.case_sensitive))
     return NtStatus::ObjectPathNotFound;
   return NtStatus::Success;
+}
+
+uint32_t reported_attributes(const ipc::ShareInfo& share, const vfs::FileStat& st, std::string_view name, int fd) {
+  uint32_t a = vfs::dos_attributes(st, name, share.hide_dot_files);
+  if (!share.store_dos_attributes) return a;
+  auto stored = vfs::read_dos_xattr(fd);
+  return stored ? vfs::merge_dos_attributes(a, *stored) : a;
+}
+
+uint32_t reported_attributes_at(const ipc::ShareInfo& share, const vfs::FileStat& st, int dirfd, std::string_view name) {
+  uint32_t a = vfs::dos_attributes(st, name, share.hide_dot_files);
+  if (!share.store_dos_attributes) return a;
+  auto stored = vfs::read_dos_xattr_at(dirfd, name);
+  return stored ? vfs::merge_dos_attributes(a, *stored) : a;
+}
+
+NtStatus store_dos_attributes(const state::Tree& tree, int fd, uint32_t attrs) {
+  become_root();
+  int err = vfs::write_dos_xattr(fd, attrs);
+  become_user(tree.identity);
+  if (err == 0 || err == ENOTSUP) return NtStatus::Success;
+  LOG_DEBUG("store dos attributes on share [%s]: %s", tree.share.name.c_str(), strerror(err));
+  return nt_status_from_errno(err);
 }
 
 bool is_vetoed_name(const ipc::ShareInfo& share, std::string_view leaf) {

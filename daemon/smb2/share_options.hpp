@@ -8,6 +8,8 @@
 #include <string_view>
 
 #include "ipc/control_plane.hpp"
+#include "state/session.hpp"
+#include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
 
@@ -28,5 +30,20 @@ NtStatus veto_status(const ipc::ShareInfo& share, std::string_view path);
 inline bool vetoes_anything(const ipc::ShareInfo& share) { return !share.veto_files.empty(); }
 // True when the single name `leaf` is vetoed on this share.
 bool is_vetoed_name(const ipc::ShareInfo& share, std::string_view leaf);
+
+// The DOS attributes reported for a file: what follows from its mode,
+// HIDDEN for dot files under "hide dot files", and under "store dos
+// attributes" what user.DOSATTRIB holds (one getxattr, only then). `fd` is
+// the file's own descriptor; the _at form names it inside directory `dirfd`.
+uint32_t reported_attributes(const ipc::ShareInfo& share, const vfs::FileStat& st, std::string_view name, int fd);
+uint32_t reported_attributes_at(const ipc::ShareInfo& share, const vfs::FileStat& st, int dirfd, std::string_view name);
+
+// Under "store dos attributes": keeps HIDDEN, SYSTEM and ARCHIVE of `attrs`
+// in user.DOSATTRIB of the file open as `fd`. The caller has checked that
+// the open may write attributes; the xattr is written with the daemon's
+// identity, as Samba does, because user.* xattrs otherwise need write
+// permission on the file data. A filesystem without user xattrs is not an
+// error (the attributes are then simply not kept).
+NtStatus store_dos_attributes(const state::Tree& tree, int fd, uint32_t attrs);
 
 }  // namespace ringsmb::smb2

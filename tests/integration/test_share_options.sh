@@ -14,7 +14,7 @@ for u in rsmb_u1 rsmb_u2 rsmb_force; do id "$u" >/dev/null 2>&1 || useradd -M -s
 usermod -aG rsmb_grp rsmb_u1
 
 write_config "smb2 max read = 1M" "smb2 max write = 2M" "smb2 max trans = 512k" "max open files = 100"
-for d in rl wl inv valid deny allow allow2 mask force dot nodot veto; do mkdir -p "$T/$d" && chmod 777 "$T/$d"; done
+for d in rl wl inv valid deny allow allow2 mask force dot nodot veto dosattr; do mkdir -p "$T/$d" && chmod 777 "$T/$d"; done
 add_share rl "$T/rl" "writeable = yes" "read list = @rsmb_grp"
 add_share wl "$T/wl" "read only = yes" "write list = u2"
 add_share inv "$T/inv" "writeable = yes" "invalid users = u2"
@@ -27,6 +27,7 @@ add_share force "$T/force" "writeable = yes" "force user = rsmb_force" "force gr
 add_share dot "$T/dot"
 add_share nodot "$T/nodot" "hide dot files = no"
 add_share veto "$T/veto" "veto files = /*.tmp/Secret/"
+add_share dosattr "$T/dosattr" "writeable = yes" "store dos attributes = yes"
 add_user u1 'pw-one' rsmb_u1
 add_user u2 'pw-two' rsmb_u2
 echo data > "$T/data"
@@ -93,6 +94,18 @@ expect_status "veto: a listing asking for it finds nothing" NT_STATUS_NO_SUCH_FI
 expect_status "veto: nothing inside a vetoed directory" NT_STATUS_OBJECT_PATH_NOT_FOUND smb "$U1" veto "get secret\\f $T/x"
 expect_status "veto: a vetoed name cannot be created" NT_STATUS_OBJECT_NAME_NOT_FOUND smb "$U1" veto "put $T/data new.tmp"
 check "veto: new.tmp was not created" test ! -e "$T/veto/new.tmp"
+
+# store dos attributes: HIDDEN / SYSTEM kept in user.DOSATTRIB
+check "put on [dosattr] and [share]" bash -c "smbclient //127.0.0.1/dosattr -p $PORT -U $U1 -c 'put $T/data d.txt' >/dev/null && smbclient //127.0.0.1/share -p $PORT -U $U1 -c 'put $T/data h.txt' >/dev/null"
+check "setmode +hs on [dosattr]" smb "$U1" dosattr "setmode d.txt +hs"
+smb "$U1" dosattr "allinfo d.txt" > "$T/allinfo_dosattr" 2>&1 || true
+check "store dos attributes: HIDDEN and SYSTEM come back" grep -Eq "^attributes: [A-Z]*H[A-Z]*S|^attributes: [A-Z]*S[A-Z]*H" "$T/allinfo_dosattr"
+check "store dos attributes: kept in user.DOSATTRIB" \
+  python3 -c "import os,sys; v=os.getxattr('$T/dosattr/d.txt','user.DOSATTRIB'); sys.exit(0 if int(v.split(b'\\0')[0],16) & 6 == 6 else 1)"
+smb "$U1" dosattr "ls" > "$T/ls_dosattr" 2>&1 || true
+check "store dos attributes: the listing shows them too" grep -Eq '^ +d\.txt +[A-Z]*H' "$T/ls_dosattr"
+smb "$U1" share "setmode h.txt +h; allinfo h.txt" > "$T/allinfo_nostore" 2>&1 || true
+check "without store dos attributes nothing is kept" bash -c "grep -q '^attributes:' $T/allinfo_nostore && ! grep -Eq '^attributes: [A-Z]*H' $T/allinfo_nostore"
 
 # smb2 max read / write / trans: advertised in NEGOTIATE
 negotiate_sizes() {
