@@ -283,6 +283,8 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   if (!target) return target.error();
   if (!target->stream.empty()) return NtStatus::NotSupported;
   if (target->path.empty()) return NtStatus::ObjectNameInvalid;
+  if (vetoes_anything(req.tree->share))  // no renaming a file into invisibility
+    if (NtStatus v = veto_status(req.tree->share, target->path); v != NtStatus::Success) return v;
   if (open.path.empty()) return NtStatus::AccessDenied;  // the share root
   if (open.node && !req.server.files.others_share_delete(open.node, &open)) return NtStatus::SharingViolation;
 

@@ -26,7 +26,7 @@ add_share mask "$T/mask" "writeable = yes" "create mask = 0600" "directory mask 
 add_share force "$T/force" "writeable = yes" "force user = rsmb_force" "force group = rsmb_fgrp"
 add_share dot "$T/dot"
 add_share nodot "$T/nodot" "hide dot files = no"
-add_share veto "$T/veto" "veto files = /*.tmp/Secret/"
+add_share veto "$T/veto" "writeable = yes" "veto files = /*.tmp/Secret/"
 add_share dosattr "$T/dosattr" "writeable = yes" "store dos attributes = yes"
 add_user u1 'pw-one' rsmb_u1
 add_user u2 'pw-two' rsmb_u2
@@ -94,6 +94,8 @@ expect_status "veto: a listing asking for it finds nothing" NT_STATUS_NO_SUCH_FI
 expect_status "veto: nothing inside a vetoed directory" NT_STATUS_OBJECT_PATH_NOT_FOUND smb "$U1" veto "get secret\\f $T/x"
 expect_status "veto: a vetoed name cannot be created" NT_STATUS_OBJECT_NAME_NOT_FOUND smb "$U1" veto "put $T/data new.tmp"
 check "veto: new.tmp was not created" test ! -e "$T/veto/new.tmp"
+expect_status "veto: no renaming to a vetoed name" NT_STATUS_OBJECT_NAME_NOT_FOUND smb "$U1" veto "rename ok.txt ok.tmp"
+check "veto: ok.txt is still there" test -e "$T/veto/ok.txt"
 
 # store dos attributes: HIDDEN / SYSTEM kept in user.DOSATTRIB
 check "put on [dosattr] and [share]" bash -c "smbclient //127.0.0.1/dosattr -p $PORT -U $U1 -c 'put $T/data d.txt' >/dev/null && smbclient //127.0.0.1/share -p $PORT -U $U1 -c 'put $T/data h.txt' >/dev/null"
