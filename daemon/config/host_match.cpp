@@ -169,16 +169,20 @@ bool entry_matches(std::string_view e, const Address& a, std::string_view text) 
 }
 
 // Samba's list_match: the entries before the first EXCEPT, minus what the
-// rest (itself possibly with EXCEPT) matches.
+// rest (itself possibly with EXCEPT) matches. Evaluated from the last
+// segment backwards, so a hostile list of many EXCEPTs costs no recursion.
 bool list_match(std::span<const std::string> entries, const Address& a, std::string_view text) {
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (is_except(entries[i])) return false;  // nothing before EXCEPT matched
-    if (!entry_matches(entries[i], a, text)) continue;
-    for (size_t j = i + 1; j < entries.size(); ++j)
-      if (is_except(entries[j])) return !list_match(entries.subspan(j + 1), a, text);
-    return true;
+  bool result = false;
+  size_t end = entries.size();
+  while (true) {
+    size_t begin = end;
+    while (begin > 0 && !is_except(entries[begin - 1])) --begin;
+    bool any = false;
+    for (size_t i = begin; i < end && !any; ++i) any = entry_matches(entries[i], a, text);
+    result = any && (end == entries.size() ? true : !result);
+    if (begin == 0) return result;
+    end = begin - 1;  // skip the EXCEPT
   }
-  return false;
 }
 
 bool is_loopback(const Address& a) {
