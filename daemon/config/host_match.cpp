@@ -143,7 +143,8 @@ bool glob(std::string_view p, std::string_view s) {
 std::expected<void, std::string> check_entry(std::string_view e) {
   if (iequals(e, "ALL") || is_ipv4_prefix(e)) return {};
   if (e.find('/') != std::string_view::npos) {
-    if (!parse_network(e)) return std::unexpected(cat("'", e, "' is not a valid network (use 10.0.0.0/8 or 10.0.0.0/255.0.0.0)"));
+    if (!parse_network(e))
+      return std::unexpected(cat("'", e, "' is not a valid network (use 10.0.0.0/8 or 10.0.0.0/255.0.0.0)"));
     return {};
   }
   if (parse_address(e)) return {};

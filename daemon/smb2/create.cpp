@@ -168,14 +168,16 @@ NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Targe
   std::string leaf(t.leaf);
   int fd;
   if (c.options & FILE_DIRECTORY_FILE) {
-    if (mkdirat(t.parent_fd.get(), leaf.c_str(), new_dir_mode(req.tree->share)) != 0) return status_from_open_errno(errno);
+    if (mkdirat(t.parent_fd.get(), leaf.c_str(), new_dir_mode(req.tree->share)) != 0)
+      return status_from_open_errno(errno);
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   } else {
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(),
                            open_flags_for(access, false) | O_CREAT | O_EXCL, new_file_mode(req.tree->share));
   }
   if (fd < 0) return status_from_open_errno(-fd);
-  restore_masked_mode(fd, (c.options & FILE_DIRECTORY_FILE) ? new_dir_mode(req.tree->share) : new_file_mode(req.tree->share));
+  restore_masked_mode(fd, (c.options & FILE_DIRECTORY_FILE) ? new_dir_mode(req.tree->share)
+                                                            : new_file_mode(req.tree->share));
   o.fd.reset(fd);
   o.action = FILE_CREATED;
   o.created = true;
@@ -247,7 +249,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   c.data_stream = path->data_stream_type || !path->stream.empty();
   if (c.data_stream && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
   if (!path->stream.empty()) return NtStatus::ObjectNameInvalid;  // named streams are not stored yet
-  if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success) return st;
+  if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
+    return st;
   if (req.conn.opens.size() >= req.server.config.global.max_open_files) return NtStatus::TooManyOpenedFiles;
   uint32_t access = granted_access(c, *req.tree);
   if (!req.tree->writable && (access & kWriteLikeAccess) && !(c.desired_access & MAXIMUM_ALLOWED))
@@ -258,7 +261,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if ((st = locate(req, *path, t)) != NtStatus::Success) return st;
   Opened o;
   if ((st = open_or_create(req, c, access, t, o)) != NtStatus::Success) return st;
-  if (o.created && req.tree->share.store_dos_attributes) store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);
+  if (o.created && req.tree->share.store_dos_attributes)
+    store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);  // best effort: the file exists either way
   auto stat = vfs::stat_fd(o.fd.get());
   if (!stat) return stat.error();
   o.st = *stat;

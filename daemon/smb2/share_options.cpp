@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 
 #include "common/log.hpp"
@@ -56,7 +57,8 @@ uint32_t reported_attributes(const ipc::ShareInfo& share, const vfs::FileStat& s
   return stored ? vfs::merge_dos_attributes(a, *stored) : a;
 }
 
-uint32_t reported_attributes_at(const ipc::ShareInfo& share, const vfs::FileStat& st, int dirfd, std::string_view name) {
+uint32_t reported_attributes_at(const ipc::ShareInfo& share, const vfs::FileStat& st, int dirfd,
+                                std::string_view name) {
   uint32_t a = vfs::dos_attributes(st, name, share.hide_dot_files);
   if (!share.store_dos_attributes) return a;
   auto stored = vfs::read_dos_xattr_at(dirfd, name);

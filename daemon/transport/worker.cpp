@@ -116,7 +116,10 @@ void Worker::on_accept(int fd) {
   uint32_t before = ctx_.connections.fetch_add(1, std::memory_order_relaxed);
   if (max_conn && before >= max_conn) {
     ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
-    LOG_INFO("refusing a connection: max connections (%u) reached", max_conn);
+    // Once per second at most: a client retrying in a loop must not flood the log.
+    int64_t now = now_s();
+    if (now != last_refusal_log_s_) LOG_WARN("refusing connections: max connections (%u) reached", max_conn);
+    last_refusal_log_s_ = now;
     close(fd);
     return;
   }

@@ -27,7 +27,10 @@ std::optional<uint32_t> parse_dos_xattr(std::string_view v) {
   size_t digits = 0;
   for (; i < v.size() && digits < 8; ++i, ++digits) {
     char c = v[i];
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (d < 0) break;
     attrs = attrs * 16 + uint32_t(d);
   }
