@@ -143,6 +143,20 @@ chmod a+rw "$T"/share/f*
 expect_status "max open files: open number 101 gets TOO_MANY_OPENED_FILES" NT_STATUS_TOO_MANY_OPENED_FILES \
   smb "$U1" share "$opens"
 
+# reload: ringsmb-ctld re-reads the file; new tree connects follow it
+sed -i 's/^  read list = @rsmb_grp$/  read list = nobody/' "$T/ringsmb.conf"
+kill -HUP "$SERVER_PID"
+for _ in $(seq 1 50); do grep -q "reloaded" "$T/server.log" && break; sleep 0.1; done
+check "after reload u1 may write [rl]" smb "$U1" rl "put $T/data f3"
+
+# config check: bad values name FILE:LINE, unknown keys warn with FILE:LINE
+printf '[global]\n[x]\n  path = /tmp\n  veto oplock files = /a/\n  hosts allow = 10.0.0.0/33\n' > "$T/bad.conf"
+expect_status "config check: a bad host entry is FILE:LINE" "$T/bad.conf:5: '10.0.0.0/33' is not a valid network" \
+  "$RINGSMBCTL" config check "$T/bad.conf"
+printf '[x]\n  path = /tmp\n  veto oplock files = /a/\n  create mask = 0640\n' > "$T/warn.conf"
+expect_status "config check: an unknown key warns with FILE:LINE" "$T/warn.conf:3: unknown key 'veto oplock files' in \[x\]" \
+  "$RINGSMBCTL" config check "$T/warn.conf"
+
 # max connections: restart with a limit of 2
 stop_server
 sed -i "s/^\[global\]/[global]\n  max connections = 2/" "$T/ringsmb.conf"
