@@ -57,7 +57,7 @@ struct ShareConfig {
   std::vector<std::string> veto_files;      // name patterns ('*', '?') hidden and not openable
   bool oplocks = true;
   bool smb2_leases = true;
-  bool store_dos_attributes = false;  // see docs/configuration.md: not stored yet
+  bool store_dos_attributes = false;  // HIDDEN/SYSTEM/ARCHIVE in user.DOSATTRIB; Samba defaults to yes (see docs)
   int line = 0;  // where the section starts, for messages
 };
 
@@ -76,8 +76,8 @@ struct GlobalConfig {
   std::string workgroup = "WORKGROUP";
   std::string netbios_name = "RINGSMB";
   std::string server_string = "ringsmb";
-  uint32_t max_connections = 0;  // 0: unlimited
-  uint32_t max_open_files = 16384;
+  uint32_t max_connections = 0;   // TCP connections over all workers; 0: unlimited
+  uint32_t max_open_files = 16384;  // open handles per connection (Samba: per smbd process, i.e. per client)
   uint32_t smb2_max_credits = 8192;
   uint32_t smb2_max_read = 8 * 1024 * 1024;
   uint32_t smb2_max_write = 8 * 1024 * 1024;
