@@ -49,6 +49,7 @@ namespace ringsmb {
   X(DeletePending, 0xC0000056)                           \
   X(PrivilegeNotHeld, 0xC0000061)                        \
   X(NoSuchUser, 0xC0000064)                              \
+  X(NoSuchGroup, 0xC0000066)                             \
   X(WrongPassword, 0xC000006A)                           \
   X(LogonFailure, 0xC000006D)                            \
   X(AccountRestriction, 0xC000006E)                      \

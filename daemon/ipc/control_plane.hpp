@@ -51,6 +51,20 @@ struct ShareInfo {
   bool browseable = true;
   bool case_sensitive = false;
   config::EncryptionPolicy encryption = config::EncryptionPolicy::Off;
+  // Per-share options the data plane applies (docs/configuration.md).
+  bool hide_dot_files = true;
+  bool oplocks = true;
+  bool leases = true;
+  bool store_dos_attributes = false;
+  uint32_t create_mask = 0744;
+  uint32_t directory_mask = 0755;
+  std::vector<std::string> veto_files;
+  // force user / force group, resolved by the control plane at tree
+  // connect: file operations on the tree run with this identity instead of
+  // the session's. force_user carries the forced user's uid, primary gid and
+  // groups; force_gid then replaces the primary gid.
+  std::optional<UnixUser> force_user;
+  std::optional<uint32_t> force_gid;
 };
 
 struct TreeConnectRequest {

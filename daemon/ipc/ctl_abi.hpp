@@ -145,6 +145,11 @@ enum Attr : uint16_t {
   ATTR_ENTRY,              // nested, in LIST_* replies
   ATTR_TEXT,               // string, human-readable detail for the admin
   ATTR_PATH,               // string, an open file's path in LIST_OPEN_FILES
+  ATTR_CREATE_MASK,        // u32 permission bits (SHARE_CONFIG, TREE_CONNECT replies)
+  ATTR_DIRECTORY_MASK,     // u32 permission bits
+  ATTR_VETO_FILES,         // string, "/pattern/pattern/"
+  ATTR_FORCE_UID,          // u32; with ATTR_GID and ATTR_GROUPS: the forced user (TREE_CONNECT reply)
+  ATTR_FORCE_GID,          // u32, the forced primary group (TREE_CONNECT reply)
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -161,6 +166,10 @@ inline constexpr uint32_t SHARE_BROWSEABLE = 1u << 2;
 inline constexpr uint32_t SHARE_CASE_SENSITIVE = 1u << 3;
 inline constexpr uint32_t SHARE_WRITABLE = 1u << 4;  // this user may write (TREE_CONNECT only)
 inline constexpr uint32_t SHARE_GUEST_OK = 1u << 5;
+inline constexpr uint32_t SHARE_HIDE_DOT_FILES = 1u << 6;
+inline constexpr uint32_t SHARE_OPLOCKS = 1u << 7;
+inline constexpr uint32_t SHARE_LEASES = 1u << 8;
+inline constexpr uint32_t SHARE_STORE_DOS_ATTRIBUTES = 1u << 9;
 
 // genlmsg_parse policy for every attribute; defined in ctl_codec.cpp.
 extern const std::array<struct nla_policy, ATTR_COUNT> kPolicy;

@@ -12,6 +12,7 @@
 #include "auth/user_db.hpp"
 #include "common/log.hpp"
 #include "ipc/control_plane.hpp"
+#include "ipc/share_access.hpp"
 
 namespace ringsmb::ipc {
 namespace {
@@ -19,12 +20,6 @@ namespace {
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return tolower(x) == tolower(y); });
-}
-
-bool in_group(const std::string& group, const UnixUser& u) {
-  struct group* g = getgrnam(group.c_str());
-  if (!g) return false;
-  return g->gr_gid == u.gid || std::find(u.groups.begin(), u.groups.end(), g->gr_gid) != u.groups.end();
 }
 
 class LocalControlPlane final : public ControlPlane {
@@ -41,7 +36,7 @@ class LocalControlPlane final : public ControlPlane {
  private:
   void refresh_user_db();
   LoginReply guest_login() const;
-  bool user_allowed(const config::ShareConfig& share, const std::string& user) const;
+  std::optional<UnixUser> subject_identity(const TreeConnectRequest& req) const;
 
   config::Config cfg_;
   std::mutex mu_;
@@ -128,23 +123,14 @@ LoginReply LocalControlPlane::login(const LoginRequest& req) {
   return reply;
 }
 
-bool LocalControlPlane::user_allowed(const config::ShareConfig& share, const std::string& user) const {
-  if (share.valid_users.empty()) return true;
-  for (const auto& entry : share.valid_users) {
-    if (!entry.empty() && entry[0] == '@') {
-      auto id = auth::lookup_unix_identity(user);
-      if (id && in_group(entry.substr(1), {id->uid, id->gid, id->groups})) return true;
-      // The SMB user may map to another unix user.
-      const auth::UserRecord* rec = db_.find(user);
-      if (rec) {
-        auto uid = auth::lookup_unix_identity(rec->unix_user);
-        if (uid && in_group(entry.substr(1), {uid->uid, uid->gid, uid->groups})) return true;
-      }
-    } else if (iequals(entry, user)) {
-      return true;
-    }
-  }
-  return false;
+// The Unix identity "@group" entries are checked against: the one the
+// login maps this account to.
+std::optional<UnixUser> LocalControlPlane::subject_identity(const TreeConnectRequest& req) const {
+  if (req.user.empty()) return std::nullopt;
+  const auth::UserRecord* rec = req.is_guest ? nullptr : db_.find(req.user);
+  auto id = auth::lookup_unix_identity(rec ? rec->unix_user : req.user);
+  if (!id) return std::nullopt;
+  return UnixUser{id->uid, id->gid, id->groups};
 }
 
 TreeConnectReply LocalControlPlane::tree_connect(const TreeConnectRequest& req) {
@@ -154,17 +140,22 @@ TreeConnectReply LocalControlPlane::tree_connect(const TreeConnectRequest& req) 
     reply.status = NtStatus::BadNetworkName;
     return reply;
   }
-  if (!info->is_ipc) {
-    const config::ShareConfig* share = cfg_.find_share(req.share);
-    std::lock_guard lock(mu_);
-    if ((req.is_guest || req.user.empty()) ? !share->guest_ok : !user_allowed(*share, req.user)) {
-      reply.status = NtStatus::AccessDenied;
-      return reply;
-    }
-  }
-  reply.status = NtStatus::Success;
   reply.share = *info;
-  reply.writable = !info->is_ipc && !info->read_only;
+  if (info->is_ipc) {
+    reply.status = NtStatus::Success;
+    return reply;
+  }
+  const config::ShareConfig* share = cfg_.find_share(req.share);
+  ShareSubject subject{req.user, req.is_guest || req.user.empty(), req.client_address, std::nullopt};
+  {
+    std::lock_guard lock(mu_);
+    refresh_user_db();
+    subject.unix_user = subject_identity(req);
+  }
+  ShareAccess access = decide_share_access(*share, subject);
+  reply.status = access.status;
+  if (reply.status == NtStatus::Success) reply.status = resolve_forced_identity(*share, subject, reply.share);
+  reply.writable = access.writable;
   return reply;
 }
 
@@ -187,6 +178,7 @@ std::optional<ShareInfo> share_info(const config::Config& cfg, std::string_view 
   info.browseable = share->browseable;
   info.case_sensitive = share->case_sensitive;
   info.encryption = share->smb3_encryption.value_or(cfg.global.smb3_encryption);
+  fill_share_options(*share, info);
   return info;
 }
 

@@ -11,6 +11,7 @@
 #include "smb2/access.hpp"
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
@@ -30,7 +31,6 @@ enum : uint32_t {
   kReservedCreateOptions = 0xFF000000,
 };
 enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
-constexpr mode_t kFileMode = 0644, kDirMode = 0755;
 
 struct CreateRequest {
   uint8_t oplock_level = 0;
@@ -214,13 +214,16 @@ NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Targe
   std::string leaf(t.leaf);
   int fd;
   if (c.options & FILE_DIRECTORY_FILE) {
-    if (mkdirat(t.parent_fd.get(), leaf.c_str(), kDirMode) != 0) return status_from_open_errno(errno);
+    if (mkdirat(t.parent_fd.get(), leaf.c_str(), new_dir_mode(req.tree->share)) != 0)
+      return status_from_open_errno(errno);
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   } else {
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(),
-                           open_flags_for(access, false) | O_CREAT | O_EXCL, kFileMode);
+                           open_flags_for(access, false) | O_CREAT | O_EXCL, new_file_mode(req.tree->share));
   }
   if (fd < 0) return status_from_open_errno(-fd);
+  restore_masked_mode(fd, (c.options & FILE_DIRECTORY_FILE) ? new_dir_mode(req.tree->share)
+                                                            : new_file_mode(req.tree->share));
   o.fd.reset(fd);
   o.action = FILE_CREATED;
   o.created = true;
@@ -314,6 +317,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   c.data_stream = path->data_stream_type || !path->stream.empty();
   if (c.data_stream && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
   if (!path->stream.empty()) return NtStatus::ObjectNameInvalid;  // named streams are not stored yet
+  if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
+    return st;
+  if (req.conn.opens.size() >= req.server.config.global.max_open_files) return NtStatus::TooManyOpenedFiles;
   uint32_t access = granted_access(c, *req.tree);
   if (!req.tree->writable && (access & kWriteLikeAccess) && !(c.desired_access & MAXIMUM_ALLOWED))
     return NtStatus::AccessDenied;
@@ -322,6 +328,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   Target t;
   Opened o;
   if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
+  if (o.created && req.tree->share.store_dos_attributes)
+    store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);  // best effort: the file exists either way
 
   auto open = std::make_unique<state::Open>();
   auto node = req.server.files.open(o.st.device, o.st.file_id, open.get(), access, c.share_access);
@@ -353,7 +361,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     req.server.files.close(open->node, open.get());
     return st;
   }
-  uint32_t attrs = vfs::dos_attributes(o.st, t.leaf, false);
+  uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
   write_response(w, *open, o, attrs, contexts);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   req.conn.opens.emplace(open->volatile_id, std::move(open));

@@ -156,7 +156,7 @@ NtStatus ChainProcessor::check_and_dispatch(Request& req, const CommandSpec& spe
   // its own (what Windows and Samba do; smb2.compound.interim2).
   if (req.hdr.is_related() && compound_.in_chain && spec.has_file_id && create_error_ != NtStatus::Success)
     return create_error_;
-  if (req.tree) become_user(req.session->unix_user);
+  if (req.tree) become_user(req.tree->identity);
   return spec.handler(req, body);
 }
 

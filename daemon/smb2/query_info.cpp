@@ -23,6 +23,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/object_id.hpp"
 #include "smb2/output_buffer.hpp"
+#include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/fscc_sizes.hpp"
 
@@ -169,6 +170,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
 
   auto st = vfs::stat_fd(open.fd.get());
   if (!st) return st.error();
+  st->attributes = reported_attributes(req.tree->share, *st, open.path, open.fd.get());
   std::string name = windows_path(open.path);
   vfs::OpenInfo info;
   info.access_mask = open.granted_access;

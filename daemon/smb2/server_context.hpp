@@ -25,6 +25,8 @@ struct ServerContext {
   std::atomic<uint64_t> next_file_id{1};
   // Sizes advertised in NEGOTIATE (the config's smb2 max read/write/trans).
   uint32_t max_read = 0, max_write = 0, max_trans = 0;
+  // Open TCP connections over all workers, for "max connections".
+  std::atomic<uint32_t> connections{0};
 };
 
 }  // namespace ringsmb::smb2

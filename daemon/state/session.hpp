@@ -54,6 +54,9 @@ struct Tree {
   bool encrypt = false;  // SMB2_SHAREFLAG_ENCRYPT_DATA
   UniqueFd root;         // O_PATH|O_DIRECTORY fd of the share root
   uint32_t maximal_access = 0;
+  // Who file operations on this tree run as: the session's Unix user, or
+  // what the share's force user / force group make of it.
+  ipc::UnixUser identity;
 };
 
 // Directory enumeration state of an open directory (QUERY_DIRECTORY).

@@ -109,8 +109,17 @@ void Worker::join() {
 }
 
 void Worker::on_accept(int fd) {
+  // "max connections" counts every worker's connections. Beyond it the
+  // socket is closed at once, before a byte is read: the client sees the
+  // connection reset, as ksmbd does.
   uint32_t max_conn = ctx_.config.global.max_connections;
-  if (max_conn && conns_.size() >= max_conn) {
+  uint32_t before = ctx_.connections.fetch_add(1, std::memory_order_relaxed);
+  if (max_conn && before >= max_conn) {
+    ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
+    // Once per second at most: a client retrying in a loop must not flood the log.
+    int64_t now = now_s();
+    if (now != last_refusal_log_s_) LOG_WARN("refusing connections: max connections (%u) reached", max_conn);
+    last_refusal_log_s_ = now;
     close(fd);
     return;
   }
@@ -225,6 +234,7 @@ void Worker::maybe_destroy(Conn& c) {
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   conns_.erase(c.id);
+  ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
   conn_count_.store(conns_.size(), std::memory_order_relaxed);
 }
 

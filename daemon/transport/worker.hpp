@@ -73,6 +73,7 @@ class Worker final : public io::ReactorHandler {
   std::vector<int> listen_fds_;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
   uint64_t next_conn_id_ = 1;
+  int64_t last_refusal_log_s_ = 0;  // "max connections" warnings, one per second
   std::atomic<size_t> conn_count_{0};
   std::thread thread_;
   size_t max_frame_ = kMaxFrameSize;
