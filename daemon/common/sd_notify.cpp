@@ -25,6 +25,8 @@ std::string socket_path_from(std::string_view value) {
 }
 
 void init_from_environment() {
+  g_socket_path.clear();
+  g_watchdog_usec = 0;
   if (const char* s = getenv("NOTIFY_SOCKET")) g_socket_path = socket_path_from(s);
   const char* usec = getenv("WATCHDOG_USEC");
   const char* pid = getenv("WATCHDOG_PID");
