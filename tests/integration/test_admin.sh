@@ -169,6 +169,17 @@ for sub in "" "share" "share add" "share set" "share del" "share list" "share sh
   check "--help of '$sub' shows the exit codes" bash -c "'$RINGSMBCTL' $sub --help | grep -q 'permission denied (run as root)'"
 done
 
+# user add without --password-stdin: two prompts on the terminal, no echo.
+PTY="python3 $(dirname "$0")/pty_password.py"
+check "user add on a terminal" bash -c "$PTY 'pw-Tty1' 'pw-Tty1' '$RINGSMBCTL' --config '$T/ringsmb.conf' \
+  user add carol --unix-user $(id -un) > '$T/pty.out'"
+check "... prompts twice" test "$(grep -c 'password: ' "$T/pty.out")" = 2
+check "... without echoing the password" bash -c "! grep -q 'pw-Tty1' '$T/pty.out'"
+check "... and the typed password logs in" smb "carol%pw-Tty1" share "ls"
+expect_exit "user passwd with two different answers" 1 "passwords do not match" \
+  $PTY 'pw-Tty2' 'pw-Other' "$RINGSMBCTL" --config "$T/ringsmb.conf" user passwd carol
+check "... keeps the old password" smb "carol%pw-Tty1" share "ls"
+
 check "ringsmbctl shutdown stops the --no-ctld server" CTL shutdown
 check "ringsmbd exited" wait_for bash -c "! kill -0 $SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null || true
