@@ -12,8 +12,8 @@ namespace {
 
 uint32_t session_flags(const state::Session& s) {
   uint32_t f = 0;
-  if (s.signing_required) f |= ipc::abi::SESSION_SIGNED;
-  if (s.encrypt_data) f |= ipc::abi::SESSION_ENCRYPTED;
+  if (s.signing_required || s.seen_signed) f |= ipc::abi::SESSION_SIGNED;
+  if (s.encrypt_data || s.seen_encrypted) f |= ipc::abi::SESSION_ENCRYPTED;
   if (s.is_guest) f |= ipc::abi::SESSION_GUEST;
   if (s.is_anonymous) f |= ipc::abi::SESSION_ANONYMOUS;
   return f;

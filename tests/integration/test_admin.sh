@@ -74,12 +74,12 @@ run_workflow() {  # run_workflow MODE_LABEL
   check "[$mode] the file arrived intact" cmp "$T/payload" "$dir/f1"
 
   # A client that stays connected across the changes below, with a file open.
-  start_long_client "bob%secret-B2" projects
+  start_long_client "bob%secret-B2" projects --client-protection=encrypt
   long_cmd "open f1"
-  check "[$mode] status shows the connected session" \
-    wait_for bash -c "'$RINGSMBCTL' --config '$T/ringsmb.conf' status | grep -E '^  0x[0-9a-f]{16} +bob +127\.0\.0\.1 +3\.1\.1'"
+  check "[$mode] status shows the connected, encrypted session" \
+    wait_for bash -c "'$RINGSMBCTL' --config '$T/ringsmb.conf' status | grep -E '^  0x[0-9a-f]{16} +bob +127\.0\.0\.1 +3\.1\.1 +yes +yes'"
   check "[$mode] status --json parses and lists session, tree and open file" \
-    wait_for json_check "any(s['user']=='bob' and s['dialect']=='3.1.1' and s['client']=='127.0.0.1' for s in d['sessions']) and any(t['share']=='projects' and t['user']=='bob' for t in d['tree_connects']) and any(f['path']=='f1' and f['share']=='projects' and f['user']=='bob' for f in d['open_files']) and len(d['connections'])>=1"
+    wait_for json_check "any(s['user']=='bob' and s['dialect']=='3.1.1' and s['client']=='127.0.0.1' and s['encryption'] and s['signing'] for s in d['sessions']) and any(t['share']=='projects' and t['user']=='bob' for t in d['tree_connects']) and any(f['path']=='f1' and f['share']=='projects' and f['user']=='bob' for f in d['open_files']) and len(d['connections'])>=1"
 
   check "[$mode] share set --read-only" CTL share set projects --read-only
   expect_status "[$mode] a new connection cannot write to the read-only share" NT_STATUS_ACCESS_DENIED \
