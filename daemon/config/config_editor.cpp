@@ -270,7 +270,11 @@ std::expected<void, std::string> ConfigEditor::set(std::string_view section, std
   if (matches.empty()) {
     size_t after = s->entries.empty() ? s->header : s->entries.back().last;
     if (lines_[after].eol.empty()) lines_[after].eol = eol;
-    lines_.insert(lines_.begin() + long(after) + 1, {cat(indent_for_new_entry(s), trim(key), " = ", trim(value)), eol});
+    Line entry{cat(indent_for_new_entry(s), trim(key), " = ", trim(value)), eol};
+    lines_.insert(lines_.begin() + long(after) + 1, std::move(entry));
+    // A last line ending in '\' (only possible at the end of the file)
+    // would swallow the new entry; a blank line ends the continuation.
+    if (ends_with_backslash(lines_[after].text, nullptr)) lines_.insert(lines_.begin() + long(after) + 1, {"", eol});
     return {};
   }
   // Keep the admin's spelling of the key when it is the same key.

@@ -161,6 +161,12 @@ TEST_CASE("set rewrites the entry in place and keeps everything else", "[config]
     REQUIRE(e.set("media", "guest ok", "yes"));
     CHECK(e.text().find("   Writeable = yes\n   guest ok = yes\n\n# backups") != std::string::npos);
   }
+  SECTION("a dangling continuation at the end of the file does not swallow the new entry") {
+    ConfigEditor f("[a]\npath = /a\ncomment = x \\\n");
+    REQUIRE(f.set("a", "guest ok", "yes"));
+    CHECK(f.text() == "[a]\npath = /a\ncomment = x \\\n\nguest ok = yes\n");
+    CHECK(parsed(f.text()).config.shares[0].guest_ok);
+  }
   SECTION("every other entry of the setting is removed") {
     ConfigEditor f("[a]\npath = /a\nread only = no\nwritable = no\npublic = no\n");
     REQUIRE(f.set("a", "writeable", "yes"));
