@@ -73,6 +73,9 @@
 //                                  CLIENT_ADDRESS}
 //                      open file  {SESSION_ID, TREE_ID, SHARE_NAME, PATH,
 //                                  ACCOUNT, CLIENT_ADDRESS}
+//                    A LIST_* other than LIST_CONNECTIONS from the port that
+//                    sent LIST_CONNECTIONS less than 2 s before is answered
+//                    from the same snapshot (one consistent `status`).
 //                    ctld answers these with NotSupported.
 //   RELOAD           A->C req {} reply {STATUS, TEXT?}: re-read config + users.
 //                    A->D the same (ringsmbd reloads its in-process control

@@ -19,6 +19,7 @@ namespace {
 using namespace ipc::abi;
 
 constexpr int kGatherTimeoutMs = 2000;
+constexpr int64_t kSnapshotReuseMs = 2000;
 constexpr int kPollMs = 200;
 
 int64_t now_ms() {
@@ -125,13 +126,22 @@ Bytes AdminEndpoint::status_reply(const ipc::Message& m, NtStatus status, const 
   return to_bytes(b);
 }
 
-std::vector<Bytes> AdminEndpoint::handle(const ipc::Message& m) {
+std::expected<ipc::ServerStatus, std::string> AdminEndpoint::snapshot_for(Cmd cmd, uint32_t from_port) {
+  int64_t now = now_ms();
+  if (cmd != CMD_LIST_CONNECTIONS && cached_.port == from_port && now - cached_.taken_ms < kSnapshotReuseMs)
+    return cached_.status;
+  auto status = gather(workers_, kGatherTimeoutMs);
+  if (status) cached_ = {from_port, now, *status};
+  return status;
+}
+
+std::vector<Bytes> AdminEndpoint::handle(const ipc::Message& m, uint32_t from_port) {
   switch (Cmd(m.cmd)) {
     case CMD_LIST_CONNECTIONS:
     case CMD_LIST_SESSIONS:
     case CMD_LIST_TREE_CONNECTS:
     case CMD_LIST_OPEN_FILES: {
-      auto status = gather(workers_, kGatherTimeoutMs);
+      auto status = snapshot_for(Cmd(m.cmd), from_port);
       if (!status) return {status_reply(m, NtStatus::IoTimeout, status.error())};
       return ipc::encode_list_replies(Cmd(m.cmd), m.seq, *status);
     }
@@ -206,7 +216,7 @@ void AdminEndpoint::run() {
     if (!m->is_request) continue;
     LOG_DEBUG("admin: %s from port %u (pid %d uid %u)", ipc::abi::cmd_name(m->cmd), d.port, int(d.cred.pid),
               unsigned(d.cred.uid));
-    for (const auto& reply : handle(*m)) {
+    for (const auto& reply : handle(*m, d.port)) {
       if (int err = sock_.send(d.port, reply)) {
         LOG_WARN("admin: reply to port %u: %s", d.port, strerror(err));
         break;

@@ -50,7 +50,8 @@ class AdminEndpoint {
 
  private:
   void run();
-  std::vector<Bytes> handle(const ipc::Message& m);
+  std::vector<Bytes> handle(const ipc::Message& m, uint32_t from_port);
+  std::expected<ipc::ServerStatus, std::string> snapshot_for(ipc::abi::Cmd cmd, uint32_t from_port);
   Bytes status_reply(const ipc::Message& m, NtStatus status, const std::string& text = {});
   void watchdog_round();
 
@@ -64,6 +65,14 @@ class AdminEndpoint {
   // workers before the next WATCHDOG=1 is sent.
   std::shared_ptr<std::atomic<size_t>> probes_pending_;
   int64_t next_watchdog_ms_ = 0;
+  // The snapshot taken for the last LIST_CONNECTIONS: the other LIST_* of
+  // the same requester shortly after are answered from it, so one
+  // `ringsmbctl status` shows one consistent picture.
+  struct Cached {
+    uint32_t port = 0;
+    int64_t taken_ms = 0;
+    ipc::ServerStatus status;
+  } cached_;
 };
 
 }  // namespace ringsmb::transport

@@ -39,9 +39,16 @@ std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, Cmd
   uint32_t port = 0;
   std::ifstream(file) >> port;
   if (port == 0) return std::unexpected(not_running(daemon, "no " + file));
-  auto sock = ipc::NlSocket::open(0);
-  if (!sock) return std::unexpected(Failure{kExitError, sock.error()});
-  uint32_t seq = uint32_t(getpid());
+  // One socket for the process: ringsmbd recognises the requests of one
+  // `status` by their port and answers them from one snapshot.
+  static std::optional<ipc::NlSocket> sock;
+  if (!sock) {
+    auto s = ipc::NlSocket::open(0);
+    if (!s) return std::unexpected(Failure{kExitError, s.error()});
+    sock = std::move(*s);
+  }
+  static uint32_t next_seq = 1;
+  uint32_t seq = next_seq++;
   ipc::MsgBuilder b(cmd, seq, true);
   if (session_id) b.u64(ATTR_SESSION_ID, *session_id);
   if (int err = sock->send(port, b.wire())) {

@@ -25,6 +25,8 @@ std::string hex_id(uint64_t id) {
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
+// LIST_CONNECTIONS first: ringsmbd answers the three others from the
+// snapshot it took for it (ctl_abi.hpp), so the lists agree.
 std::expected<ipc::ServerStatus, Failure> fetch_status(const config::Config& cfg) {
   ipc::ServerStatus status;
   for (Cmd cmd : {CMD_LIST_CONNECTIONS, CMD_LIST_SESSIONS, CMD_LIST_TREE_CONNECTS, CMD_LIST_OPEN_FILES}) {
