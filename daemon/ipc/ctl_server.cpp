@@ -77,11 +77,14 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
     case CMD_RPC_CLOSE: return reply(on_rpc(m));
     case CMD_RELOAD: return reply(on_reload(m));
     case CMD_SHUTDOWN: return on_shutdown(m, from_port);
-    case CMD_SPNEGO_AUTHEN:
     case CMD_LIST_CONNECTIONS:
     case CMD_LIST_SESSIONS:
+    case CMD_LIST_TREE_CONNECTS:
     case CMD_LIST_OPEN_FILES:
     case CMD_CLOSE_SESSION:
+      // ringsmbd holds sessions and open files and answers these itself.
+      return reply(status_reply(m, NtStatus::NotSupported, "ask ringsmbd (its pid file ringsmbd.pid)"));
+    case CMD_SPNEGO_AUTHEN:
     default: return reply(status_reply(m, NtStatus::NotSupported, "not implemented yet"));
   }
 }

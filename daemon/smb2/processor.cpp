@@ -103,12 +103,14 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
       if (req.hdr.is_signed()) {
         if (!crypto::verify_message(conn_.signing_algorithm, s->keys.signing_key, req.pdu))
           return NtStatus::AccessDenied;
+        s->seen_signed = true;
       } else if (s->signing_required && req.hdr.command != Command::Echo) {
         return NtStatus::AccessDenied;
       }
     }
     if (s->encrypt_data && !encrypted_ && conn_.is_smb3() && req.hdr.command != Command::SessionSetup)
       return NtStatus::AccessDenied;
+    s->seen_encrypted = s->seen_encrypted || encrypted_;
     return NtStatus::Success;
   }
   if (!spec.needs_session) {

@@ -104,6 +104,9 @@ struct Session {
   crypto::SessionKeys keys;
   bool signing_required = false;
   bool encrypt_data = false;
+  // What the client did even where not required, for `ringsmbctl status`.
+  bool seen_signed = false;
+  bool seen_encrypted = false;
   std::unordered_map<uint32_t, std::unique_ptr<Tree>> trees;
   uint32_t next_tree_id = 1;
 };

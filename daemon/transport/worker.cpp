@@ -238,6 +238,23 @@ void Worker::maybe_destroy(Conn& c) {
   conn_count_.store(conns_.size(), std::memory_order_relaxed);
 }
 
+void Worker::post(std::function<void()> task) {
+  {
+    std::lock_guard lock(posted_mu_);
+    posted_.push_back(std::move(task));
+  }
+  reactor_->wake();
+}
+
+void Worker::on_wake() {
+  std::vector<std::function<void()>> tasks;
+  {
+    std::lock_guard lock(posted_mu_);
+    tasks.swap(posted_);
+  }
+  for (auto& t : tasks) t();
+}
+
 void Worker::on_tick() {
   uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;
   if (!deadtime_min) return;

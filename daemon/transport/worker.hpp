@@ -6,13 +6,16 @@
 #include <sys/uio.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "io/reactor.hpp"
+#include "ipc/ctl_status.hpp"
 #include "smb2/conn_state.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/frame_assembler.hpp"
@@ -42,8 +45,19 @@ class Worker final : public io::ReactorHandler {
   void on_recv(uint64_t conn_id, ByteSpan data) override;
   void on_recv_end(uint64_t conn_id, int err) override;
   void on_send(uint64_t conn_id, int result) override;
-  void on_wake() override {}
+  void on_wake() override;
   void on_tick() override;
+
+  // Admin requests (transport/admin_endpoint.cpp). post() is thread-safe:
+  // TASK runs on this worker's thread at its next wake-up, so reading the
+  // connections needs no lock and the request path never takes one.
+  void post(std::function<void()> task);
+  // On the worker thread: appends this worker's connections, sessions,
+  // tree connects and open files (worker_admin.cpp).
+  void collect_status(ipc::ServerStatus& out) const;
+  // On the worker thread: closes session SESSION_ID if a connection of this
+  // worker holds it; false when none does.
+  bool close_session(uint64_t session_id);
 
  private:
   struct Conn {
@@ -77,6 +91,8 @@ class Worker final : public io::ReactorHandler {
   std::atomic<size_t> conn_count_{0};
   std::thread thread_;
   size_t max_frame_ = kMaxFrameSize;
+  std::mutex posted_mu_;
+  std::vector<std::function<void()>> posted_;
 };
 
 }  // namespace ringsmb::transport
