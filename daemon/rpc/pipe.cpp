@@ -221,12 +221,18 @@ void PipeState::dispatch(PendingCall& call) {
   }
 }
 
-std::unique_ptr<RpcPipe> RpcPipe::open(std::string_view pipe_name, const RpcContext& ctx) {
+static const PipeKind* find_kind(std::string_view pipe_name) {
   std::string_view n = strip_pipe_prefix(pipe_name);
-  const PipeKind* kind = nullptr;
   for (const auto& k : kPipes) {
-    if (iequals(n, k.name)) kind = &k;
+    if (iequals(n, k.name)) return &k;
   }
+  return nullptr;
+}
+
+bool pipe_served(std::string_view pipe_name) { return find_kind(pipe_name) != nullptr; }
+
+std::unique_ptr<RpcPipe> RpcPipe::open(std::string_view pipe_name, const RpcContext& ctx) {
+  const PipeKind* kind = find_kind(pipe_name);
   if (!kind || ctx.config == nullptr) return nullptr;
   auto st = std::make_unique<PipeState>();
   st->name = kind->name;

@@ -48,6 +48,9 @@ struct RpcContext {
   std::shared_ptr<const AccountSource> accounts;  // null: make_system_accounts(*config)
 };
 
+// True for a pipe name open() accepts (same matching).
+bool pipe_served(std::string_view pipe_name);
+
 struct PipeState;  // bound contexts, handle table, call reassembly
 
 // One per open of a pipe. Not thread-safe: the owner serializes calls (the

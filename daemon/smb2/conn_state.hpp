@@ -18,6 +18,13 @@
 
 namespace ringsmb::smb2 {
 
+// An open of an IPC$ named pipe: its state::Open (no fd, no FileNode) is in
+// ConnState::opens like any other; this says which control-plane pipe it is.
+struct PipeOpen {
+  uint32_t handle = 0;  // the control plane's (ipc::PipeOpenRequest::handle)
+  std::string name;     // as the client named it
+};
+
 struct ConnState {
   std::string client_address;
   // NEGOTIATE results
@@ -38,6 +45,7 @@ struct ConnState {
 
   std::unordered_map<uint64_t, std::unique_ptr<state::Session>> sessions;
   std::unordered_map<uint64_t, std::unique_ptr<state::Open>> opens;  // by volatile id
+  std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
 
   state::Session* find_session(uint64_t id) {
     auto it = sessions.find(id);
