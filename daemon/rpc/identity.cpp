@@ -72,6 +72,13 @@ class SystemAccounts final : public AccountSource {
     if (auto gr = group_entry(nullptr, &gid)) return gr->first;
     return std::nullopt;
   }
+  std::vector<Account> smb_users() const override {
+    std::vector<Account> out;
+    for (const auto& rec : db_.users()) {
+      if (auto pw = passwd_entry(rec.unix_user.c_str(), nullptr)) out.push_back(Account{rec.name, pw->second, true});
+    }
+    return out;
+  }
 
  private:
   auth::UserDb db_;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/bytes.hpp"
 #include "config/config.hpp"
@@ -35,6 +36,8 @@ class AccountSource {
   virtual std::optional<Account> user_by_uid(uint32_t uid) const = 0;
   virtual std::optional<uint32_t> group_by_name(std::string_view name) const = 0;
   virtual std::optional<std::string> group_by_gid(uint32_t gid) const = 0;
+  // Every SMB user whose Unix user exists, in database order.
+  virtual std::vector<Account> smb_users() const = 0;
 };
 
 // UserDb::load(config.global.users_db) once, plus getpwnam/getpwuid and
