@@ -162,6 +162,7 @@ NtStatus transceive_pipe(Request& req, const state::Open& open, ByteSpan in, uin
     return NtStatus::AccessDenied;
   ipc::PipeReply reply = req.server.control->pipe_transceive(pipe->handle, in, max_out);
   if (reply.status != NtStatus::Success) return relay_status(reply.status);
+  if (reply.data.empty() && !reply.more) return NtStatus::PipeEmpty;  // nothing asked, nothing to answer
   out = std::move(reply.data);
   return reply.more ? NtStatus::BufferOverflow : NtStatus::Success;
 }
