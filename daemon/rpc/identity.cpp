@@ -242,11 +242,16 @@ std::optional<PolicyHandle> HandleTable::open(HandleEntry entry) {
 
 const HandleEntry* HandleTable::find(const PolicyHandle& h, HandleKind kind) const {
   auto it = table_.find(h.bytes);
+  if (it == table_.end()) unknown_ = true;
   if (it == table_.end() || it->second.kind != kind) return nullptr;
   return &it->second;
 }
 
-bool HandleTable::close(const PolicyHandle& h) { return table_.erase(h.bytes) > 0; }
+bool HandleTable::close(const PolicyHandle& h) {
+  bool closed = table_.erase(h.bytes) > 0;
+  unknown_ = unknown_ || !closed;
+  return closed;
+}
 
 CallResult fault_result(uint32_t status) { return CallResult{status, {}}; }
 

@@ -200,7 +200,13 @@ void PipeState::dispatch(PendingCall& call) {
     return;
   }
   CallContext ctx{rpc, id, handles};
+  handles.take_unknown();
   CallResult res = it->second->call(call.opnum, call.stub, ctx);
+  if (handles.take_unknown() && !res.fault) {
+    // The runtime would have refused the call before the routine ran.
+    send_fault(call.call_id, call.context_id, kFaultContextMismatch, true);
+    return;
+  }
   if (res.fault) {
     // Neither an unknown opnum nor an undecodable stub ran anything.
     bool not_executed = res.fault == kFaultOpRangeError || res.fault == kFaultNdr;

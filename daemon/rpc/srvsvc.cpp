@@ -13,6 +13,7 @@ namespace {
 constexpr uint32_t kWerrOk = 0;
 constexpr uint32_t kWerrInvalidLevel = 124;
 constexpr uint32_t kWerrNetNameNotFound = 2310;
+constexpr uint32_t kWerrDeviceNotShared = 2311;  // NERR_DeviceNotShared
 
 constexpr uint32_t kStypeDisktree = 0x00000000;
 constexpr uint32_t kStypeIpcHidden = 0x80000003;  // STYPE_IPC | STYPE_SPECIAL
@@ -43,13 +44,14 @@ Share from_config(const config::ShareConfig& s) {
 Share ipc_share() { return Share{"IPC$", kStypeIpcHidden, "Remote IPC", ""}; }
 
 // The browseable shares, then IPC$ (Windows also lists it last among the
-// special shares).
-std::vector<Share> enum_shares(const config::Config& cfg) {
+// special shares). Sticky shares (NetrShareEnumSticky) are the ones kept in
+// the configuration: all but IPC$.
+std::vector<Share> enum_shares(const config::Config& cfg, bool sticky_only = false) {
   std::vector<Share> out;
   for (const auto& s : cfg.shares) {
     if (s.browseable && !iequals(s.name, "IPC$")) out.push_back(from_config(s));
   }
-  out.push_back(ipc_share());
+  if (!sticky_only) out.push_back(ipc_share());
   return out;
 }
 
@@ -113,11 +115,11 @@ EnumRequest parse_enum(NdrReader& r) {
   return req;
 }
 
-CallResult share_enum(ByteSpan stub, CallContext& ctx) {
+CallResult share_enum(ByteSpan stub, CallContext& ctx, bool sticky_only) {
   NdrReader r(stub);
   auto req = parse_enum(r);
   if (!r.ok()) return fault_result(kFaultNdr);
-  auto shares = enum_shares(*ctx.rpc.config);
+  auto shares = enum_shares(*ctx.rpc.config, sticky_only);
   bool level_ok = share_level_ok(req.level, true);
   CallResult res;
   NdrWriter w(res.stub);
@@ -163,6 +165,24 @@ CallResult share_get_info(ByteSpan stub, CallContext& ctx) {
   return res;
 }
 
+// NetrShareCheck (MS-SRVS 3.1.4.13): is this local path (as the share
+// paths are shown, "C:\srv\data") shared, and as what.
+CallResult share_check(ByteSpan stub, CallContext& ctx) {
+  NdrReader r(stub);
+  (void)r.unique_wstring();
+  std::string device = r.wstring();
+  if (!r.ok()) return fault_result(kFaultNdr);
+  std::optional<uint32_t> type;
+  for (const auto& s : ctx.rpc.config->shares) {
+    if (!type && !device.empty() && iequals(windows_path(s.path), device)) type = kStypeDisktree;
+  }
+  CallResult res;
+  NdrWriter w(res.stub);
+  w.u32(type.value_or(0));
+  w.u32(type ? kWerrOk : kWerrDeviceNotShared);
+  return res;
+}
+
 void write_server_info(NdrWriter& w, uint32_t level, CallContext& ctx) {
   const auto& g = ctx.rpc.config->global;
   w.u32(kPlatformIdNt);
@@ -204,8 +224,10 @@ CallResult server_get_info(ByteSpan stub, CallContext& ctx) {
 
 CallResult srvsvc_call(uint16_t opnum, ByteSpan stub, CallContext& ctx) {
   switch (opnum) {
-    case 15: return share_enum(stub, ctx);       // NetrShareEnum
-    case 16: return share_get_info(stub, ctx);   // NetrShareGetInfo
+    case 15: return share_enum(stub, ctx, false);  // NetrShareEnum
+    case 16: return share_get_info(stub, ctx);     // NetrShareGetInfo
+    case 20: return share_check(stub, ctx);        // NetrShareCheck
+    case 36: return share_enum(stub, ctx, true);   // NetrShareEnumSticky
     case 21: return server_get_info(stub, ctx);  // NetrServerGetInfo
     default: return fault_result(kFaultOpRangeError);
   }

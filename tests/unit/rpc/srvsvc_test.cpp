@@ -206,3 +206,41 @@ TEST_CASE("srvsvc/wkssvc: every truncated request faults cleanly", "[rpc]") {
     }
   }
 }
+
+TEST_CASE("srvsvc: NetrShareEnumSticky lists the configured shares without IPC$", "[rpc]") {
+  Client c("srvsvc");
+  c.bind();
+  uint32_t total = 0, werr = 1;
+  auto all = decode_enum_level1(c.call(15, share_enum_stub(1)).stub, total, werr);
+  CHECK(total == 2);
+  auto sticky = decode_enum_level1(c.call(36, share_enum_stub(1)).stub, total, werr);
+  CHECK(werr == 0);
+  REQUIRE(sticky.size() == 1);
+  CHECK(total == 1);
+  CHECK(sticky[0].name == "data");
+  CHECK(all.back().name == "IPC$");
+}
+
+TEST_CASE("srvsvc: NetrShareCheck finds a shared path", "[rpc]") {
+  Client c("srvsvc");
+  c.bind();
+  auto check = [&](const std::string& device) {
+    Bytes out;
+    NdrWriter w(out);
+    w.unique_wstring("\\\\testsrv");
+    w.flush();
+    w.wstring(device);
+    Reply r = c.call(20, out);
+    REQUIRE(r.stub.size() == 8);
+    return std::make_pair(load_le32(&r.stub[0]), load_le32(&r.stub[4]));
+  };
+  CHECK(check("C:\\srv\\data") == std::make_pair(0u, 0u));  // STYPE_DISKTREE
+  CHECK(check("c:\\SRV\\DATA") == std::make_pair(0u, 0u));
+  CHECK(check("C:\\srv").second == 2311u);  // NERR_DeviceNotShared
+  CHECK(check("").second == 2311u);
+  Bytes truncated;
+  NdrWriter w(truncated);
+  w.unique_wstring("\\\\testsrv");
+  w.flush();
+  CHECK(c.call(20, truncated).fault == kFaultNdr);
+}
