@@ -11,6 +11,7 @@ namespace {
 
 // Win32 error codes (MS-ERREF 2.2) that srvsvc returns as WERROR.
 constexpr uint32_t kWerrOk = 0;
+constexpr uint32_t kWerrAccessDenied = 5;
 constexpr uint32_t kWerrInvalidLevel = 124;
 constexpr uint32_t kWerrNetNameNotFound = 2310;
 constexpr uint32_t kWerrDeviceNotShared = 2311;  // NERR_DeviceNotShared
@@ -59,6 +60,13 @@ std::optional<Share> find_share(const config::Config& cfg, std::string_view name
   if (iequals(name, "IPC$")) return ipc_share();
   if (const auto* s = cfg.find_share(name)) return from_config(*s);
   return std::nullopt;
+}
+
+// Levels 2 and 502 show local paths (and 502 the security descriptor):
+// not to anonymous or guest sessions, as Windows keeps them to
+// authenticated users (MS-SRVS 3.1.4.8 and 3.1.4.10 access checks).
+bool level_denied(uint32_t level, const CallContext& ctx) {
+  return (level == 2 || level == 502) && (ctx.rpc.user.empty() || ctx.rpc.is_guest);
 }
 
 bool share_level_ok(uint32_t level, bool enumeration) {
@@ -120,7 +128,19 @@ CallResult share_enum(ByteSpan stub, CallContext& ctx, bool sticky_only) {
   auto req = parse_enum(r);
   if (!r.ok()) return fault_result(kFaultNdr);
   auto shares = enum_shares(*ctx.rpc.config, sticky_only);
-  bool level_ok = share_level_ok(req.level, true);
+  // MS-SRVS 3.1.4.21: NetrShareEnumSticky has no level 501.
+  bool level_ok = share_level_ok(req.level, true) && !(sticky_only && req.level == 501);
+  if (level_ok && level_denied(req.level, ctx)) {
+    CallResult denied;
+    NdrWriter w(denied.stub);
+    w.u32(req.level);
+    w.u32(req.level);
+    w.pointer(false);
+    w.u32(0);  // TotalEntries
+    if (w.pointer(req.resume_present)) w.u32(0);
+    w.u32(kWerrAccessDenied);
+    return denied;
+  }
   CallResult res;
   NdrWriter w(res.stub);
   w.u32(req.level);
@@ -152,16 +172,17 @@ CallResult share_get_info(ByteSpan stub, CallContext& ctx) {
   if (!r.ok()) return fault_result(kFaultNdr);
   auto share = find_share(*ctx.rpc.config, net_name);
   bool level_ok = share_level_ok(level, false);
+  bool denied = level_ok && level_denied(level, ctx);
   CallResult res;
   NdrWriter w(res.stub);
   w.u32(level);
-  if (share && level_ok && w.pointer(true)) {
+  if (share && level_ok && !denied && w.pointer(true)) {
     w.defer([&w, &share, level] { write_share_fixed(w, level, *share); });
-  } else if (!share || !level_ok) {
+  } else if (!share || !level_ok || denied) {
     w.pointer(false);
   }
   w.flush();
-  w.u32(!level_ok ? kWerrInvalidLevel : share ? kWerrOk : kWerrNetNameNotFound);
+  w.u32(!level_ok ? kWerrInvalidLevel : denied ? kWerrAccessDenied : share ? kWerrOk : kWerrNetNameNotFound);
   return res;
 }
 
@@ -173,8 +194,11 @@ CallResult share_check(ByteSpan stub, CallContext& ctx) {
   std::string device = r.wstring();
   if (!r.ok()) return fault_result(kFaultNdr);
   std::optional<uint32_t> type;
-  for (const auto& s : ctx.rpc.config->shares) {
-    if (!type && !device.empty() && iequals(windows_path(s.path), device)) type = kStypeDisktree;
+  for (const auto& s : enum_shares(*ctx.rpc.config)) {
+    if (!type && iequals(s.path, device)) type = s.type;  // IPC$ has the empty path
+  }
+  for (const auto& s : ctx.rpc.config->shares) {  // hidden shares too
+    if (!type && iequals(windows_path(s.path), device)) type = kStypeDisktree;
   }
   CallResult res;
   NdrWriter w(res.stub);

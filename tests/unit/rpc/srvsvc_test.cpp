@@ -218,6 +218,8 @@ TEST_CASE("srvsvc: NetrShareEnumSticky lists the configured shares without IPC$"
   REQUIRE(sticky.size() == 1);
   CHECK(total == 1);
   CHECK(sticky[0].name == "data");
+  CHECK(load_le32(&c.call(36, share_enum_stub(501)).stub.back() - 3) == 124u);  // no level 501 here
+  CHECK(load_le32(&c.call(15, share_enum_stub(501)).stub.back() - 3) == 0u);
   CHECK(all.back().name == "IPC$");
 }
 
@@ -237,10 +239,35 @@ TEST_CASE("srvsvc: NetrShareCheck finds a shared path", "[rpc]") {
   CHECK(check("C:\\srv\\data") == std::make_pair(0u, 0u));  // STYPE_DISKTREE
   CHECK(check("c:\\SRV\\DATA") == std::make_pair(0u, 0u));
   CHECK(check("C:\\srv").second == 2311u);  // NERR_DeviceNotShared
-  CHECK(check("").second == 2311u);
+  CHECK(check("") == std::make_pair(0x80000003u, 0u));  // IPC$, whose path is empty
   Bytes truncated;
   NdrWriter w(truncated);
   w.unique_wstring("\\\\testsrv");
   w.flush();
   CHECK(c.call(20, truncated).fault == kFaultNdr);
+}
+
+TEST_CASE("srvsvc: anonymous and guest sessions see no share paths", "[rpc]") {
+  for (auto [user, guest] : {std::pair<std::string, bool>{"", false}, {"nobody", true}}) {
+    Client c("srvsvc", 0, user, guest);
+    c.bind();
+    for (uint32_t level : {2u, 502u}) {
+      Reply e = c.call(15, share_enum_stub(level));
+      NdrReader r(e.stub);
+      CHECK(r.u32() == level);
+      CHECK(r.u32() == level);
+      CHECK(r.pointer() == 0);
+      CHECK(r.u32() == 0);
+      CHECK(r.pointer() != 0);
+      CHECK(r.u32() == 0);
+      CHECK(r.u32() == 5);  // ERROR_ACCESS_DENIED
+      CHECK(r.remaining() == 0);
+      Reply g = c.call(16, get_info_stub("data", level));
+      CHECK(g.stub == Bytes{uint8_t(level), uint8_t(level >> 8), 0, 0, 0, 0, 0, 0, 5, 0, 0, 0});
+    }
+    uint32_t total = 0, werr = 1;
+    auto shares = decode_enum_level1(c.call(15, share_enum_stub(1)).stub, total, werr);
+    CHECK(werr == 0);
+    CHECK(shares.size() == 2);
+  }
 }
