@@ -64,9 +64,11 @@ std::optional<Share> find_share(const config::Config& cfg, std::string_view name
 
 // Levels 2 and 502 show local paths (and 502 the security descriptor):
 // not to anonymous or guest sessions, as Windows keeps them to
-// authenticated users (MS-SRVS 3.1.4.8 and 3.1.4.10 access checks).
-bool level_denied(uint32_t level, const CallContext& ctx) {
-  return (level == 2 || level == 502) && (ctx.rpc.user.empty() || ctx.rpc.is_guest);
+// authenticated users (MS-SRVS 3.1.4.8 and 3.1.4.10 access checks);
+// enumerating at level 501 is refused to them too, as Windows does.
+bool level_denied(uint32_t level, const CallContext& ctx, bool enumeration) {
+  bool restricted = level == 2 || level == 502 || (enumeration && level == 501);
+  return restricted && (ctx.rpc.user.empty() || ctx.rpc.is_guest);
 }
 
 bool share_level_ok(uint32_t level, bool enumeration) {
@@ -130,7 +132,7 @@ CallResult share_enum(ByteSpan stub, CallContext& ctx, bool sticky_only) {
   auto shares = enum_shares(*ctx.rpc.config, sticky_only);
   // MS-SRVS 3.1.4.21: NetrShareEnumSticky has no level 501.
   bool level_ok = share_level_ok(req.level, true) && !(sticky_only && req.level == 501);
-  if (level_ok && level_denied(req.level, ctx)) {
+  if (level_ok && level_denied(req.level, ctx, true)) {
     CallResult denied;
     NdrWriter w(denied.stub);
     w.u32(req.level);
@@ -172,7 +174,7 @@ CallResult share_get_info(ByteSpan stub, CallContext& ctx) {
   if (!r.ok()) return fault_result(kFaultNdr);
   auto share = find_share(*ctx.rpc.config, net_name);
   bool level_ok = share_level_ok(level, false);
-  bool denied = level_ok && level_denied(level, ctx);
+  bool denied = level_ok && level_denied(level, ctx, false);
   CallResult res;
   NdrWriter w(res.stub);
   w.u32(level);

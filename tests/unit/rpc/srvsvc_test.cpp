@@ -265,6 +265,10 @@ TEST_CASE("srvsvc: anonymous and guest sessions see no share paths", "[rpc]") {
       Reply g = c.call(16, get_info_stub("data", level));
       CHECK(g.stub == Bytes{uint8_t(level), uint8_t(level >> 8), 0, 0, 0, 0, 0, 0, 5, 0, 0, 0});
     }
+    Reply e501 = c.call(15, share_enum_stub(501));
+    CHECK(load_le32(&e501.stub[e501.stub.size() - 4]) == 5u);
+    Reply g501 = c.call(16, get_info_stub("data", 501));
+    CHECK(load_le32(&g501.stub[g501.stub.size() - 4]) == 0u);
     uint32_t total = 0, werr = 1;
     auto shares = decode_enum_level1(c.call(15, share_enum_stub(1)).stub, total, werr);
     CHECK(werr == 0);
