@@ -1,20 +1,18 @@
 // The in-process control plane: NTLMv2 verification against the user
 // database and share policy from the config. The user database is re-read
 // when its file changes, so `ringsmbctl user add` takes effect for new
-// logins without a restart. IPC$ pipes are rpc::RpcPipe objects in a table
-// keyed by the data plane's handle.
+// logins without a restart. IPC$ pipes run in a LocalPipes table.
 #include <grp.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <map>
 #include <mutex>
 
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
+#include "ipc/local_pipes.hpp"
 #include "common/log.hpp"
 #include "ipc/control_plane.hpp"
-#include "rpc/pipe.hpp"
 
 namespace ringsmb::ipc {
 namespace {
@@ -32,7 +30,8 @@ bool in_group(const std::string& group, const UnixUser& u) {
 
 class LocalControlPlane final : public ControlPlane {
  public:
-  explicit LocalControlPlane(const config::Config& cfg) : cfg_(cfg) {}
+  explicit LocalControlPlane(const config::Config& cfg)
+      : cfg_(cfg), pipe_config_(std::make_shared<const config::Config>(cfg)) {}
 
   LoginReply login(const LoginRequest& req) override;
   TreeConnectReply tree_connect(const TreeConnectRequest& req) override;
@@ -40,11 +39,11 @@ class LocalControlPlane final : public ControlPlane {
   void logout(const std::string&) override {}
   std::string workgroup() const override { return cfg_.global.workgroup; }
   std::string netbios_name() const override { return cfg_.global.netbios_name; }
-  PipeReply pipe_open(const PipeOpenRequest& req) override;
-  PipeReply pipe_write(uint32_t handle, ByteSpan data) override;
-  PipeReply pipe_read(uint32_t handle, uint32_t max) override;
-  PipeReply pipe_transceive(uint32_t handle, ByteSpan in, uint32_t max) override;
-  void pipe_close(uint32_t handle) override;
+  PipeReply pipe_open(const PipeOpenRequest& req) override { return pipes_.open(req, pipe_config_); }
+  PipeReply pipe_write(uint32_t h, ByteSpan data) override { return pipes_.write(h, data); }
+  PipeReply pipe_read(uint32_t h, uint32_t max) override { return pipes_.read(h, max); }
+  PipeReply pipe_transceive(uint32_t h, ByteSpan in, uint32_t max) override { return pipes_.transceive(h, in, max); }
+  void pipe_close(uint32_t h) override { pipes_.close(h); }
 
  private:
   void refresh_user_db();
@@ -56,68 +55,9 @@ class LocalControlPlane final : public ControlPlane {
   auth::UserDb db_;
   struct timespec db_mtime_{};
   bool db_loaded_ = false;
-  // Worker threads share the table; every pipe call holds pipes_mu_ (RPC
-  // calls are short and touch no network).
-  std::mutex pipes_mu_;
-  std::map<uint32_t, std::unique_ptr<rpc::RpcPipe>> pipes_;
+  std::shared_ptr<const config::Config> pipe_config_;
+  LocalPipes pipes_;
 };
-
-PipeReply LocalControlPlane::pipe_open(const PipeOpenRequest& req) {
-  rpc::RpcContext ctx;
-  ctx.config = &cfg_;  // lives as long as this control plane, which outlives every pipe
-  ctx.user = req.user;
-  ctx.is_guest = req.is_guest;
-  auto pipe = rpc::RpcPipe::open(req.pipe, ctx);
-  PipeReply reply;
-  if (!pipe) {
-    reply.status = NtStatus::ObjectNameNotFound;
-    return reply;
-  }
-  std::lock_guard lock(pipes_mu_);
-  pipes_[req.handle] = std::move(pipe);
-  reply.status = NtStatus::Success;
-  return reply;
-}
-
-PipeReply LocalControlPlane::pipe_write(uint32_t handle, ByteSpan data) {
-  PipeReply reply;
-  std::lock_guard lock(pipes_mu_);
-  auto it = pipes_.find(handle);
-  if (it == pipes_.end()) reply.status = NtStatus::InvalidHandle;
-  else reply.status = it->second->write(data) ? NtStatus::Success : NtStatus::PipeBroken;
-  return reply;
-}
-
-PipeReply LocalControlPlane::pipe_read(uint32_t handle, uint32_t max) {
-  PipeReply reply;
-  std::lock_guard lock(pipes_mu_);
-  auto it = pipes_.find(handle);
-  if (it == pipes_.end()) {
-    reply.status = NtStatus::InvalidHandle;
-    return reply;
-  }
-  reply.data = it->second->read(max, reply.more);
-  reply.status = NtStatus::Success;
-  return reply;
-}
-
-PipeReply LocalControlPlane::pipe_transceive(uint32_t handle, ByteSpan in, uint32_t max) {
-  PipeReply reply;
-  std::lock_guard lock(pipes_mu_);
-  auto it = pipes_.find(handle);
-  if (it == pipes_.end()) {
-    reply.status = NtStatus::InvalidHandle;
-    return reply;
-  }
-  bool ok = it->second->transceive(in, max, reply.data, reply.more);
-  reply.status = ok ? NtStatus::Success : NtStatus::PipeBroken;
-  return reply;
-}
-
-void LocalControlPlane::pipe_close(uint32_t handle) {
-  std::lock_guard lock(pipes_mu_);
-  pipes_.erase(handle);
-}
 
 void LocalControlPlane::refresh_user_db() {
   struct stat st{};
