@@ -23,6 +23,7 @@ namespace ringsmb::smb2 {
 struct PipeOpen {
   uint32_t handle = 0;  // the control plane's (ipc::PipeOpenRequest::handle)
   std::string name;     // as the client named it
+  bool byte_mode = false;  // FilePipeInformation ReadMode: byte stream instead of message
 };
 
 struct ConnState {

@@ -43,8 +43,10 @@ enum : uint8_t {
 enum : uint8_t { SMB2_0_INFO_FILE = 1 };
 // MS-FSCC 2.4.37 / 2.4.38 values.
 enum : uint32_t {
+  FILE_PIPE_BYTE_STREAM_MODE = 0,
   FILE_PIPE_MESSAGE_MODE = 1,
   FILE_PIPE_QUEUE_OPERATION = 0,
+  FILE_PIPE_COMPLETE_OPERATION = 1,
   FILE_PIPE_MESSAGE_TYPE = 1,
   FILE_PIPE_FULL_DUPLEX = 2,
   FILE_PIPE_CONNECTED_STATE = 3,
@@ -135,7 +137,8 @@ NtStatus read_pipe(Request& req, const state::Open& open, uint32_t length, ByteW
   w.u32(0);  // Reserved2
   w.bytes(reply.data);
   if (reply.data.empty()) w.u8(0);  // the one-byte Buffer
-  return reply.more ? NtStatus::BufferOverflow : NtStatus::Success;
+  // In byte-stream read mode a short read is just short; the rest follows.
+  return reply.more && !pipe->byte_mode ? NtStatus::BufferOverflow : NtStatus::Success;
 }
 
 NtStatus write_pipe(Request& req, const state::Open& open, ByteSpan data, ByteWriter& w) {
@@ -183,8 +186,27 @@ NtStatus wait_pipe(Request& req, ByteSpan input) {
   return rpc::pipe_served(name) ? NtStatus::Success : NtStatus::ObjectNameNotFound;
 }
 
-NtStatus query_pipe_info(const state::Open& open, uint8_t info_type, uint8_t info_class, uint32_t output_length,
+NtStatus set_pipe_info(ConnState& conn, const state::Open& open, uint8_t info_type, uint8_t info_class,
+                       ByteSpan buf) {
+  auto it = conn.pipes.find(open.volatile_id);
+  if (it == conn.pipes.end()) return NtStatus::InvalidHandle;
+  if (info_type != SMB2_0_INFO_FILE) return NtStatus::NotSupported;
+  if (info_class != FilePipeInformation) return NtStatus::InvalidParameter;  // as the named-pipe file system
+  if (buf.size() < 8) return NtStatus::InfoLengthMismatch;
+  uint32_t read_mode = load_le32(buf.data()), completion = load_le32(buf.data() + 4);
+  if ((read_mode != FILE_PIPE_BYTE_STREAM_MODE && read_mode != FILE_PIPE_MESSAGE_MODE) ||
+      (completion != FILE_PIPE_QUEUE_OPERATION && completion != FILE_PIPE_COMPLETE_OPERATION))
+    return NtStatus::InvalidParameter;
+  // Completion mode changes nothing: a READ on an empty pipe never blocks
+  // here (see the top of this file).
+  it->second.byte_mode = read_mode == FILE_PIPE_BYTE_STREAM_MODE;
+  return NtStatus::Success;
+}
+
+NtStatus query_pipe_info(const ConnState& conn, const state::Open& open, uint8_t info_type, uint8_t info_class, uint32_t output_length,
                          Bytes& data) {
+  const PipeOpen* pipe = find_pipe(conn, open);
+  if (!pipe) return NtStatus::InvalidHandle;
   if (info_type != SMB2_0_INFO_FILE) return NtStatus::NotSupported;
   ByteWriter w(data);
   size_t need = 0;
@@ -214,7 +236,7 @@ NtStatus query_pipe_info(const state::Open& open, uint8_t info_type, uint8_t inf
       break;
     case FilePipeInformation:  // MS-FSCC 2.4.37
       need = 8;
-      w.u32(FILE_PIPE_MESSAGE_MODE);
+      w.u32(pipe->byte_mode ? FILE_PIPE_BYTE_STREAM_MODE : FILE_PIPE_MESSAGE_MODE);
       w.u32(FILE_PIPE_QUEUE_OPERATION);
       break;
     case FilePipeLocalInformation:  // MS-FSCC 2.4.38

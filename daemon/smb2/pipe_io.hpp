@@ -35,8 +35,12 @@ NtStatus transceive_pipe(Request& req, const state::Open& open, ByteSpan in, uin
 // we serve (every pipe has unlimited instances), else OBJECT_NAME_NOT_FOUND.
 NtStatus wait_pipe(Request& req, ByteSpan input);
 // QUERY_INFO on a pipe: the file information classes clients ask of a pipe.
-NtStatus query_pipe_info(const state::Open& open, uint8_t info_type, uint8_t info_class, uint32_t output_length,
+NtStatus query_pipe_info(const ConnState& conn, const state::Open& open, uint8_t info_type, uint8_t info_class, uint32_t output_length,
                          Bytes& data);
+// SET_INFO on a pipe: FilePipeInformation (read mode, completion mode), as
+// Windows' RPC runtime sets message read mode after opening a pipe.
+NtStatus set_pipe_info(ConnState& conn, const state::Open& open, uint8_t info_type, uint8_t info_class,
+                       ByteSpan buf);
 // Forgets the open of a pipe and closes the pipe in the control plane;
 // false when VOLATILE_ID is not a pipe.
 bool close_pipe(ConnState& conn, ServerContext& server, uint64_t volatile_id);

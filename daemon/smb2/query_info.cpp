@@ -248,7 +248,7 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   if (q.output_length > req.server.max_trans) return NtStatus::InvalidParameter;
 
   Bytes data;
-  if (find_pipe(req.conn, *open)) st = query_pipe_info(*open, q.info_type, q.info_class, q.output_length, data);
+  if (find_pipe(req.conn, *open)) st = query_pipe_info(req.conn, *open, q.info_type, q.info_class, q.output_length, data);
   else switch (q.info_type) {
     case SMB2_0_INFO_FILE: st = query_file(req, q, *open, data); break;
     case SMB2_0_INFO_FILESYSTEM: st = query_filesystem(req, q, *open, data); break;

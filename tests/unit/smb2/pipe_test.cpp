@@ -373,3 +373,52 @@ TEST_CASE("pipe: a pipe the control plane lost reads as broken", "[smb2][pipe]")
   CHECK(fx.call(handle_read, Command::Read, read_body(id, 10)).status == NtStatus::PipeBroken);
   CHECK(fx.call(handle_write, Command::Write, write_body(id, srvsvc_bind())).status == NtStatus::PipeBroken);
 }
+
+namespace {
+
+Bytes set_pipe_info_body(FileId id, uint32_t read_mode, uint32_t completion, uint8_t cls = 23, uint8_t type = 1) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u16(33);
+  w.u8(type);
+  w.u8(cls);
+  w.u32(8);
+  w.u16(64 + 32);
+  w.u16(0);
+  w.u32(0);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  w.u32(read_mode);
+  w.u32(completion);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("pipe: SET_INFO FilePipeInformation sets the read mode", "[smb2][pipe]") {
+  PipeFixture fx;
+  FileId id = fx.open_pipe("lsarpc");
+  CHECK(fx.call(handle_set_info, Command::SetInfo, set_pipe_info_body(id, 1, 0)).status == NtStatus::Success);
+  CHECK(fx.call(handle_set_info, Command::SetInfo, set_pipe_info_body(id, 2, 0)).status ==
+        NtStatus::InvalidParameter);
+  CHECK(fx.call(handle_set_info, Command::SetInfo, set_pipe_info_body(id, 1, 7)).status ==
+        NtStatus::InvalidParameter);
+  CHECK(fx.call(handle_set_info, Command::SetInfo, set_pipe_info_body(id, 1, 0, 4)).status ==
+        NtStatus::InvalidParameter);  // FileBasicInformation: not on a pipe
+  CHECK(fx.call(handle_set_info, Command::SetInfo, set_pipe_info_body(id, 1, 0, 23, 3)).status ==
+        NtStatus::NotSupported);  // security
+
+  // Byte-stream mode: a short read of a longer message is not an overflow.
+  REQUIRE(fx.call(handle_set_info, Command::SetInfo, set_pipe_info_body(id, 0, 0)).status == NtStatus::Success);
+  Response mode = fx.call(handle_query_info, Command::QueryInfo, query_body(id, 23, 8));
+  REQUIRE(mode.status == NtStatus::Success);
+  CHECK(mode.u32(8) == 0);
+  Bytes bind = rpc_test::build_bind(1, {{rpc::lsarpc_interface().syntax, rpc::ndr20_syntax()}});
+  REQUIRE(fx.call(handle_write, Command::Write, write_body(id, bind)).status == NtStatus::Success);
+  Response part = fx.call(handle_read, Command::Read, read_body(id, 10));
+  CHECK(part.status == NtStatus::Success);
+  CHECK(read_data(part).size() == 10);
+  Response rest = fx.call(handle_read, Command::Read, read_body(id, 4096));
+  CHECK(rest.status == NtStatus::Success);
+  CHECK(read_data(rest).size() > 10);
+}
