@@ -91,6 +91,9 @@ run_checks() {  # run_checks MODE
   out_has "$m: samlookupnames" "name alice: 0x$(printf %x "${sid##*-}") (1)" rpc "samlookupnames domain alice"
   out_has "$m: queryuser alice" "User Name   :	alice" rpc "queryuser alice"
   out_has "$m: queryuser rid" "user_rid :	0x$(printf %x "${sid##*-}")" rpc "queryuser alice"
+  out_has "$m: anonymous smbclient -L" "The team docs" timeout 60 smbclient -L //127.0.0.1 -p "$PORT" -N
+  expect_status "$m: anonymous sessions get no share paths" WERR_ACCESS_DENIED \
+    timeout 60 rpcclient -p "$PORT" -U% -N -c "netshareenumall 2" ncacn_np:127.0.0.1
   expect_status "$m: anonymous sessions cannot enumerate users" NT_STATUS_ACCESS_DENIED \
     timeout 60 rpcclient -p "$PORT" -U% -N -c enumdomusers ncacn_np:127.0.0.1
 
