@@ -4,6 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <utility>
+
+#include "crypto/smb2_keys.hpp"
+#include "smb2/pipe_io.hpp"
 
 #include "../rpc/rpc_client.hpp"
 #include "fixture.hpp"
@@ -233,13 +237,11 @@ TEST_CASE("pipe: CREATE response describes a pipe", "[smb2][pipe]") {
 TEST_CASE("pipe: WRITE then READ in message mode, with BUFFER_OVERFLOW", "[smb2][pipe]") {
   PipeFixture fx;
   FileId id = fx.open_pipe("srvsvc");
-  Response empty = fx.call(handle_read, Command::Read, read_body(id, 1024));
-  CHECK(empty.status == NtStatus::PipeEmpty);
-
   Bytes bind = srvsvc_bind();
   Response w = fx.call(handle_write, Command::Write, write_body(id, bind));
   REQUIRE(w.status == NtStatus::Success);
   CHECK(w.u32(4) == bind.size());
+  CHECK(fx.conn.late_responses.empty());
 
   Response part = fx.call(handle_read, Command::Read, read_body(id, 10));
   REQUIRE(part.status == NtStatus::BufferOverflow);
@@ -253,7 +255,121 @@ TEST_CASE("pipe: WRITE then READ in message mode, with BUFFER_OVERFLOW", "[smb2]
   REQUIRE(h);
   CHECK(h->type == rpc::PduType::BindAck);
   CHECK(h->frag_length == ack.size());
-  CHECK(fx.call(handle_read, Command::Read, read_body(id, 4096)).status == NtStatus::PipeEmpty);
+}
+
+// The final response queued for an async request, parsed.
+struct Late {
+  wire::Header hdr;
+  Bytes body;
+};
+
+Late take_late(ConnState& conn) {
+  REQUIRE(conn.late_responses.size() == 1);
+  Late l;
+  Bytes msg = conn.late_responses[0].message;
+  REQUIRE(wire::parse_header(msg, l.hdr));
+  l.body.assign(msg.begin() + 64, msg.end());
+  conn.late_responses.clear();
+  return l;
+}
+
+TEST_CASE("pipe: a READ on an empty pipe waits for the next WRITE", "[smb2][pipe]") {
+  PipeFixture fx;
+  FileId id = fx.open_pipe("srvsvc");
+  Response pending = fx.call(handle_read, Command::Read, read_body(id, 4096));
+  REQUIRE(pending.status == NtStatus::Pending);
+  REQUIRE(fx.conn.async_requests.size() == 1);
+  uint64_t async_id = fx.conn.async_requests[0].async_id;
+  CHECK(async_id != 0);
+  CHECK(fx.conn.going_async == async_id);  // for the interim response's header
+  fx.conn.going_async = 0;
+
+  // A second READ queues behind the first.
+  REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 16)).status == NtStatus::Pending);
+  fx.conn.going_async = 0;
+  REQUIRE(fx.conn.async_requests.size() == 2);
+
+  Bytes bind = srvsvc_bind();
+  REQUIRE(fx.call(handle_write, Command::Write, write_body(id, bind)).status == NtStatus::Success);
+  Late l = take_late(fx.conn);
+  CHECK(l.hdr.is_async());
+  CHECK(l.hdr.async_id == async_id);
+  CHECK(l.hdr.command == Command::Read);
+  CHECK(l.hdr.credits == 0);  // granted with the interim response
+  CHECK(l.hdr.status == 0);
+  REQUIRE(l.body.size() > 16);
+  Bytes ack(l.body.begin() + 16, l.body.end());
+  auto h = rpc::parse_header(ack);
+  REQUIRE(h);
+  CHECK(h->type == rpc::PduType::BindAck);
+  CHECK(fx.conn.async_requests.size() == 1);  // the second still waits
+
+  // A second bind is answered with a bind_nak, longer than the 16 asked.
+  REQUIRE(fx.call(handle_write, Command::Write, write_body(id, srvsvc_bind(2))).status == NtStatus::Success);
+  Late l2 = take_late(fx.conn);
+  CHECK(l2.hdr.status == uint32_t(NtStatus::BufferOverflow));
+  CHECK(load_le32(l2.body.data() + 4) == 16);
+  Response rest = fx.call(handle_read, Command::Read, read_body(id, 4096));
+  CHECK(rest.status == NtStatus::Success);
+  CHECK(fx.conn.async_requests.empty());
+}
+
+TEST_CASE("pipe: CANCEL and CLOSE end a waiting READ with STATUS_CANCELLED", "[smb2][pipe]") {
+  PipeFixture fx;
+  FileId id = fx.open_pipe("lsarpc");
+  REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 100)).status == NtStatus::Pending);
+  uint64_t async_id = std::exchange(fx.conn.going_async, 0);
+  wire::Header other{};
+  other.flags = wire::SMB2_FLAGS_ASYNC_COMMAND;
+  other.async_id = async_id + 100;
+  cancel_async(fx.conn, other);
+  CHECK(fx.conn.late_responses.empty());
+  wire::Header cancel{};
+  cancel.flags = wire::SMB2_FLAGS_ASYNC_COMMAND;
+  cancel.async_id = async_id;
+  cancel_async(fx.conn, cancel);
+  Late l = take_late(fx.conn);
+  CHECK(l.hdr.status == uint32_t(NtStatus::Cancelled));
+  CHECK(l.body.size() == 9);  // ERROR response
+  CHECK(fx.conn.async_requests.empty());
+  cancel_async(fx.conn, cancel);  // twice: nothing left to cancel
+  CHECK(fx.conn.late_responses.empty());
+
+  REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 100)).status == NtStatus::Pending);
+  fx.conn.going_async = 0;
+  fx.close(id);
+  Late closed = take_late(fx.conn);
+  CHECK(closed.hdr.status == uint32_t(NtStatus::Cancelled));
+  CHECK(fx.conn.async_requests.empty());
+}
+
+TEST_CASE("pipe: waiting READs come out as frames, encrypted or signed as asked", "[smb2][pipe]") {
+  PipeFixture fx;
+  FileId id = fx.open_pipe("srvsvc");
+  REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 4096)).status == NtStatus::Pending);
+  fx.conn.going_async = 0;
+  fx.conn.async_requests[0].sign = true;
+  fx.session->keys.signing_key = Bytes(16, 0x5A);
+  fx.conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
+  REQUIRE(fx.call(handle_write, Command::Write, write_body(id, srvsvc_bind())).status == NtStatus::Success);
+  Bytes out = {1, 2, 3};
+  append_late_responses(fx.conn, out);
+  REQUIRE(out.size() > 3 + 4 + 64);
+  size_t len = (size_t(out[4]) << 16) | (size_t(out[5]) << 8) | out[6];
+  CHECK(out[3] == 0);
+  REQUIRE(out.size() == 3 + 4 + len);
+  ByteSpan msg(out.data() + 7, len);
+  CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key, msg));
+  CHECK(fx.conn.late_responses.empty());
+
+  // A session gone meanwhile: nothing is sent.
+  REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 4096)).status == NtStatus::Pending);
+  fx.conn.going_async = 0;
+  fx.conn.async_requests[0].session_id = 99;
+  REQUIRE(fx.call(handle_write, Command::Write, write_body(id, srvsvc_bind(2))).status == NtStatus::Success);
+  Bytes none;
+  append_late_responses(fx.conn, none);
+  CHECK(none.empty());
 }
 
 TEST_CASE("pipe: a broken DCE/RPC stream fails the WRITE with PIPE_BROKEN", "[smb2][pipe]") {
@@ -294,7 +410,7 @@ TEST_CASE("pipe: FSCTL_PIPE_TRANSCEIVE, partial with BUFFER_OVERFLOW, rest by RE
   CHECK(nh->frag_length == nak.size());
 
   Response zero = fx.call(handle_ioctl, Command::Ioctl, ioctl_body(kTransceive, id, Bytes(), 4096));
-  CHECK(zero.status == NtStatus::PipeEmpty);
+  CHECK(zero.status == NtStatus::PipeEmpty);  // a transceive never waits
 }
 
 TEST_CASE("pipe: TRANSCEIVE on a file, WAIT for known and unknown pipes", "[smb2][pipe]") {
