@@ -61,6 +61,9 @@ enum : uint32_t {
 // READs waiting on empty pipes, per connection (MS-SMB2 3.3.4.2 lets a
 // server refuse to go async when resources are constrained).
 constexpr size_t kMaxAsyncPerConnection = 64;
+// Open pipes per connection: the control plane's table is shared by every
+// client (ringsmb-ctld keeps at most 16 384), so one client cannot fill it.
+constexpr size_t kMaxPipesPerConnection = 256;
 
 // Handles are unique across every connection of this ringsmbd: the control
 // plane keeps one table for all of them. 0 is never used.
@@ -182,6 +185,7 @@ NtStatus create_pipe(Request& req, const PipeCreate& c, ByteWriter& w) {
   std::string name;
   if (c.name.empty() || !vfs::utf16le_to_utf8(c.name, name)) return NtStatus::ObjectNameInvalid;
   if (!req.server.control) return NtStatus::ObjectNameNotFound;
+  if (req.conn.pipes.size() >= kMaxPipesPerConnection) return NtStatus::InsufficientResources;
   state::Session& s = *req.session;
   ipc::PipeOpenRequest open_req{next_pipe_handle(), name, s.user, s.is_guest || s.is_anonymous};
   ipc::PipeReply reply = req.server.control->pipe_open(open_req);

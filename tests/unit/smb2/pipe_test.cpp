@@ -538,3 +538,13 @@ TEST_CASE("pipe: SET_INFO FilePipeInformation sets the read mode", "[smb2][pipe]
   CHECK(rest.status == NtStatus::Success);
   CHECK(read_data(rest).size() > 10);
 }
+
+TEST_CASE("pipe: one connection opens at most 256 pipes", "[smb2][pipe]") {
+  PipeFixture fx;
+  for (int i = 0; i < 256; ++i) fx.open_pipe("srvsvc");
+  FileId id;
+  CHECK(fx.create("srvsvc", FILE_GENERIC_READ, kOpen, 0, id) == NtStatus::InsufficientResources);
+  CHECK(fx.control.open.size() == 256);
+  fx.close(FileId{fx.conn.pipes.begin()->first, fx.conn.pipes.begin()->first});
+  CHECK(fx.create("srvsvc", FILE_GENERIC_READ, kOpen, 0, id) == NtStatus::Success);
+}
