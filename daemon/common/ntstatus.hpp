@@ -73,6 +73,7 @@ namespace ringsmb {
   X(BadNetworkName, 0xC00000CC)                          \
   X(RequestNotAccepted, 0xC00000D0)                      \
   X(NotSameDevice, 0xC00000D4)                           \
+  X(PipeEmpty, 0xC00000D9)                               \
   X(OplockNotGranted, 0xC00000E2)                        \
   X(InvalidOplockProtocol, 0xC00000E3)                   \
   X(InternalError, 0xC00000E5)                           \

@@ -1,7 +1,7 @@
 // The in-process control plane: NTLMv2 verification against the user
 // database and share policy from the config. The user database is re-read
 // when its file changes, so `ringsmbctl user add` takes effect for new
-// logins without a restart.
+// logins without a restart. IPC$ pipes run in a LocalPipes table.
 #include <grp.h>
 #include <sys/stat.h>
 
@@ -10,6 +10,7 @@
 
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
+#include "ipc/local_pipes.hpp"
 #include "common/log.hpp"
 #include "ipc/control_plane.hpp"
 #include "ipc/share_access.hpp"
@@ -24,7 +25,8 @@ bool iequals(std::string_view a, std::string_view b) {
 
 class LocalControlPlane final : public ControlPlane {
  public:
-  explicit LocalControlPlane(const config::Config& cfg) : cfg_(cfg) {}
+  explicit LocalControlPlane(const config::Config& cfg)
+      : cfg_(cfg), pipe_config_(std::make_shared<const config::Config>(cfg)) {}
 
   LoginReply login(const LoginRequest& req) override;
   TreeConnectReply tree_connect(const TreeConnectRequest& req) override;
@@ -32,6 +34,11 @@ class LocalControlPlane final : public ControlPlane {
   void logout(const std::string&) override {}
   std::string workgroup() const override { return cfg_.global.workgroup; }
   std::string netbios_name() const override { return cfg_.global.netbios_name; }
+  PipeReply pipe_open(const PipeOpenRequest& req) override { return pipes_.open(req, pipe_config_); }
+  PipeReply pipe_write(uint32_t h, ByteSpan data) override { return pipes_.write(h, data); }
+  PipeReply pipe_read(uint32_t h, uint32_t max) override { return pipes_.read(h, max); }
+  PipeReply pipe_transceive(uint32_t h, ByteSpan in, uint32_t max) override { return pipes_.transceive(h, in, max); }
+  void pipe_close(uint32_t h) override { pipes_.close(h); }
 
  private:
   void refresh_user_db();
@@ -43,6 +50,8 @@ class LocalControlPlane final : public ControlPlane {
   auth::UserDb db_;
   struct timespec db_mtime_{};
   bool db_loaded_ = false;
+  std::shared_ptr<const config::Config> pipe_config_;
+  LocalPipes pipes_;
 };
 
 void LocalControlPlane::refresh_user_db() {

@@ -6,6 +6,7 @@
 #include "common/log.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/identity.hpp"
+#include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/file_info.hpp"
@@ -37,6 +38,7 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
 }  // namespace
 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
+  if (close_pipe(conn, server, volatile_id)) return;
   auto it = conn.opens.find(volatile_id);
   if (it == conn.opens.end()) return;
   std::unique_ptr<state::Open> open = std::move(it->second);

@@ -18,6 +18,36 @@
 
 namespace ringsmb::smb2 {
 
+// An open of an IPC$ named pipe: its state::Open (no fd, no FileNode) is in
+// ConnState::opens like any other; this says which control-plane pipe it is.
+struct PipeOpen {
+  uint32_t handle = 0;  // the control plane's (ipc::PipeOpenRequest::handle)
+  std::string name;     // as the client named it
+  bool byte_mode = false;  // FilePipeInformation ReadMode: byte stream instead of message
+};
+
+// A request answered with an interim STATUS_PENDING whose final response is
+// still owed (MS-SMB2 3.3.4.2): so far only a READ on an empty pipe.
+struct AsyncRequest {
+  uint64_t async_id = 0;
+  uint64_t message_id = 0;
+  uint64_t session_id = 0;
+  uint16_t command = 0;
+  uint16_t credit_charge = 0;
+  bool sign = false;         // the final response is signed...
+  bool encrypt = false;      // ...or encrypted, as the request was
+  uint64_t volatile_id = 0;  // the open it waits on
+  uint32_t length = 0;       // READ Length
+};
+
+// A final response that became ready outside its request's own frame.
+struct LateResponse {
+  Bytes message;  // header + body, unsigned
+  uint64_t session_id = 0;
+  bool sign = false;
+  bool encrypt = false;
+};
+
 struct ConnState {
   std::string client_address;
   // NEGOTIATE results
@@ -38,6 +68,11 @@ struct ConnState {
 
   std::unordered_map<uint64_t, std::unique_ptr<state::Session>> sessions;
   std::unordered_map<uint64_t, std::unique_ptr<state::Open>> opens;  // by volatile id
+  std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
+  std::vector<AsyncRequest> async_requests;  // oldest first
+  std::vector<LateResponse> late_responses;  // sent after the current frame's response
+  uint64_t next_async_id = 1;
+  uint64_t going_async = 0;  // set with a STATUS_PENDING return: the interim response's AsyncId
 
   state::Session* find_session(uint64_t id) {
     auto it = sessions.find(id);

@@ -11,6 +11,7 @@
 #include "smb2/access.hpp"
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
@@ -308,7 +309,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   CreateRequest c;
   NtStatus st = parse(req, c);
   if (st != NtStatus::Success) return st;
-  if (req.tree->share.is_ipc) return NtStatus::ObjectNameNotFound;  // named pipes arrive with the control plane
+  if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
 
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "common/log.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/identity.hpp"
+#include "smb2/pipe_io.hpp"
 #include "smb2/smb1_negotiate.hpp"
 
 namespace ringsmb::smb2 {
@@ -221,6 +223,10 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
     if (h.session_id == wire::kRelatedId) rh.session_id = compound_.session_id;
     if (h.tree_id == 0xFFFFFFFF) rh.tree_id = compound_.tree_id;
   }
+  if (status == NtStatus::Pending) {  // interim response (MS-SMB2 3.3.4.2); the final one comes later
+    rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
+    rh.async_id = std::exchange(conn_.going_async, 0);
+  }
   Bytes hdr_bytes;
   ByteWriter hw(hdr_bytes);
   wire::write_header(hw, rh);
@@ -232,7 +238,8 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   state::Session* signer = req.session;
   if (h.command == Command::SessionSetup && status == NtStatus::Success)
     signer = conn_.find_session(req.response_session_id);
-  bool sign = !encrypted_ && signer && !signer->keys.signing_key.empty() &&
+  // Interim responses are not signed (MS-SMB2 3.3.4.2).
+  bool sign = !encrypted_ && status != NtStatus::Pending && signer && !signer->keys.signing_key.empty() &&
               (h.is_signed() || signer->signing_required ||
                (h.command == Command::SessionSetup && status == NtStatus::Success && !signer->is_guest &&
                 !signer->is_anonymous));
@@ -278,10 +285,13 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
       }
       len = h.next_command;
     }
-    // CANCEL gets no response and uses no credit; nothing of ours waits yet.
+    // CANCEL gets no response of its own and uses no credit; the request it
+    // cancels answers (pipe_io.cpp).
     if (h.command != Command::Cancel) {
       seal_previous(out, true);
       if (one(rest.first(len), h, out) == FrameResult::Drop) return FrameResult::Drop;
+    } else {
+      cancel_async(conn_, h);
     }
     if (!h.next_command) break;
     off += len;
@@ -339,12 +349,13 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   size_t len = out.size() - len_pos - 4;
   if (len == 0) {
     out.resize(len_pos);  // nothing to send (CANCEL)
-    return result;
+  } else {
+    out[len_pos] = 0;
+    out[len_pos + 1] = uint8_t(len >> 16);
+    out[len_pos + 2] = uint8_t(len >> 8);
+    out[len_pos + 3] = uint8_t(len);
   }
-  out[len_pos] = 0;
-  out[len_pos + 1] = uint8_t(len >> 16);
-  out[len_pos + 2] = uint8_t(len >> 8);
-  out[len_pos + 3] = uint8_t(len);
+  append_late_responses(conn, out);  // async requests this frame completed, after its own response
   return result;
 }
 

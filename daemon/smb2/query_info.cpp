@@ -23,6 +23,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/object_id.hpp"
 #include "smb2/output_buffer.hpp"
+#include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/fscc_sizes.hpp"
@@ -249,7 +250,8 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   if (q.output_length > req.server.max_trans) return NtStatus::InvalidParameter;
 
   Bytes data;
-  switch (q.info_type) {
+  if (find_pipe(req.conn, *open)) st = query_pipe_info(req.conn, *open, q.info_type, q.info_class, q.output_length, data);
+  else switch (q.info_type) {
     case SMB2_0_INFO_FILE: st = query_file(req, q, *open, data); break;
     case SMB2_0_INFO_FILESYSTEM: st = query_filesystem(req, q, *open, data); break;
     case SMB2_0_INFO_SECURITY: st = query_security(q, *open, data); break;

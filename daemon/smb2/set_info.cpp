@@ -35,6 +35,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
@@ -480,7 +481,8 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   if (!open) return NtStatus::FileClosed;
 
   NtStatus st;
-  switch (info_type) {
+  if (find_pipe(req.conn, *open)) st = set_pipe_info(req.conn, *open, info_type, info_class, buf);
+  else switch (info_type) {
     case SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
     case SMB2_0_INFO_SECURITY:
       if (!req.tree->writable) return NtStatus::AccessDenied;
