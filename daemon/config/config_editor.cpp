@@ -25,12 +25,17 @@ constexpr std::string_view kDefaultIndent = "  ";
 // Keys the parser treats as one setting (config_keys.cpp). Kept here, not
 // derived from the parser's table, because inverted aliases ("writeable" is
 // "read only" negated) are one setting for an editor but two keys there.
-constexpr std::array<std::array<std::string_view, 4>, 5> kAliasGroups = {{
+constexpr std::array<std::array<std::string_view, 4>, 10> kAliasGroups = {{
     {"readonly", "writeable", "writable", "writeok"},
     {"guestok", "public", "", ""},
     {"browseable", "browsable", "", ""},
     {"path", "directory", "", ""},
     {"smb3encryption", "serversmbencrypt", "", ""},
+    {"hostsallow", "allowhosts", "", ""},
+    {"hostsdeny", "denyhosts", "", ""},
+    {"createmask", "createmode", "", ""},
+    {"directorymask", "directorymode", "", ""},
+    {"forcegroup", "group", "", ""},
 }};
 
 bool ends_with_backslash(std::string_view s, std::string_view* body) {

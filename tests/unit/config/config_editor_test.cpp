@@ -192,7 +192,10 @@ TEST_CASE("key_aliases groups the parser's synonyms", "[config][editor]") {
   CHECK(ConfigEditor::key_aliases("Read Only") ==
         std::vector<std::string>{"readonly", "writeable", "writable", "writeok"});
   CHECK(ConfigEditor::key_aliases("public") == std::vector<std::string>{"guestok", "public"});
-  CHECK(ConfigEditor::key_aliases("hosts allow") == std::vector<std::string>{"hostsallow"});
+  CHECK(ConfigEditor::key_aliases("hosts allow") == std::vector<std::string>{"hostsallow", "allowhosts"});
+  CHECK(ConfigEditor::key_aliases("Create Mode") == std::vector<std::string>{"createmask", "createmode"});
+  CHECK(ConfigEditor::key_aliases("group") == std::vector<std::string>{"forcegroup", "group"});
+  CHECK(ConfigEditor::key_aliases("veto files") == std::vector<std::string>{"vetofiles"});
 }
 
 TEST_CASE("write_file_atomically replaces the file and keeps its mode", "[config][editor]") {
