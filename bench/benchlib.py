@@ -219,6 +219,7 @@ METRICS = {
                 ("p50_setinfo_us", "SET_INFO p50 µs", True), ("p99_setinfo_us", "SET_INFO p99 µs", True),
                 ("p50_close_us", "CLOSE p50 µs", True), ("p99_close_us", "CLOSE p99 µs", True),
                 ("p50_compound_us", "chain p50 µs", True), ("p99_compound_us", "chain p99 µs", True)],
+    "echo": [("per_request_us", "server CPU µs/request", True), ("p50_us", "round trip p50 µs", True)],
     "large": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
     "memory": [("idle_rss_mib", "idle RSS MiB", True), ("idle_pss_mib", "idle PSS MiB", True),
                ("conns_pss_mib", "PSS MiB with idle conns", True), ("per_conn_kib", "PSS KiB per idle conn", True),

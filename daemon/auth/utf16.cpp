@@ -1,49 +1,9 @@
 #include "auth/utf16.hpp"
 
-#include <vector>
+#include "common/unicode.hpp"
 
 namespace ringsmb::auth::detail {
 namespace {
-
-// Decodes UTF-8 into code points; nullopt if malformed.
-std::optional<std::vector<char32_t>> decode_utf8(std::string_view s) {
-  std::vector<char32_t> out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return std::nullopt;
-    char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-    for (size_t k = 1; k < n; ++k) {
-      auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return std::nullopt;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    static constexpr char32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
-    out.push_back(cp);
-    i += n;
-  }
-  return out;
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(char(cp));
-  } else if (cp < 0x800) {
-    out.push_back(char(0xC0 | (cp >> 6)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(char(0xE0 | (cp >> 12)));
-    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(char(0xF0 | (cp >> 18)));
-    out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  }
-}
 
 char32_t upper(char32_t c) {
   if (c >= 'a' && c <= 'z') return c - 0x20;
@@ -65,56 +25,31 @@ char32_t upper(char32_t c) {
 }  // namespace
 
 std::optional<Bytes> utf8_to_utf16le(std::string_view s) {
-  auto cps = decode_utf8(s);
-  if (!cps) return std::nullopt;
+  if (!unicode::is_valid_utf8(s)) return std::nullopt;
   Bytes out;
-  out.reserve(cps->size() * 2);
-  ByteWriter w(out);
-  for (char32_t cp : *cps) {
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      w.u16(uint16_t(0xD800 + (cp >> 10)));
-      w.u16(uint16_t(0xDC00 + (cp & 0x3FF)));
-    } else {
-      w.u16(uint16_t(cp));
-    }
-  }
+  out.reserve(s.size() * 2);
+  unicode::utf8_to_utf16le(s, out);
   return out;
 }
 
 std::optional<std::string> utf16le_to_utf8(ByteSpan b) {
-  if (b.size() % 2) return std::nullopt;
   std::string out;
-  out.reserve(b.size());
-  for (size_t i = 0; i < b.size(); i += 2) {
-    char32_t u = load_le16(&b[i]);
-    if (u >= 0xD800 && u <= 0xDBFF) {
-      if (i + 4 > b.size()) return std::nullopt;
-      char32_t lo = load_le16(&b[i + 2]);
-      if (lo < 0xDC00 || lo > 0xDFFF) return std::nullopt;
-      u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-      i += 2;
-    } else if (u >= 0xDC00 && u <= 0xDFFF) {
-      return std::nullopt;
-    }
-    append_utf8(out, u);
-  }
+  if (!unicode::utf16le_to_utf8(b, out)) return std::nullopt;
   return out;
 }
 
 std::string latin1_to_utf8(ByteSpan b) {
   std::string out;
   out.reserve(b.size());
-  for (uint8_t c : b) append_utf8(out, c);
+  for (uint8_t c : b) unicode::append_utf8(out, c);
   return out;
 }
 
 std::string to_upper_utf8(std::string_view s) {
-  auto cps = decode_utf8(s);
-  if (!cps) return std::string(s);
+  if (!unicode::is_valid_utf8(s)) return std::string(s);
   std::string out;
   out.reserve(s.size());
-  for (char32_t cp : *cps) append_utf8(out, upper(cp));
+  for (size_t i = 0; i < s.size();) unicode::append_utf8(out, upper(unicode::next_code_point(s, i)));
   return out;
 }
 

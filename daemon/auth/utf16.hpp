@@ -1,6 +1,6 @@
-// Small UTF-8 <-> UTF-16LE helpers private to daemon/auth (NTLM strings and
-// hashes). Kept separate from the VFS path code on purpose so that
-// authentication does not depend on path handling.
+// Strict UTF-8 <-> UTF-16LE for NTLM strings and hashes, on top of the
+// common codec (common/unicode.hpp): a malformed user name or password is an
+// error here, never a replacement character.
 #pragma once
 
 #include <optional>

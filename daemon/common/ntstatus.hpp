@@ -49,6 +49,7 @@ namespace ringsmb {
   X(DeletePending, 0xC0000056)                           \
   X(PrivilegeNotHeld, 0xC0000061)                        \
   X(NoSuchUser, 0xC0000064)                              \
+  X(NoSuchGroup, 0xC0000066)                             \
   X(WrongPassword, 0xC000006A)                           \
   X(LogonFailure, 0xC000006D)                            \
   X(AccountRestriction, 0xC000006E)                      \
@@ -72,6 +73,7 @@ namespace ringsmb {
   X(BadNetworkName, 0xC00000CC)                          \
   X(RequestNotAccepted, 0xC00000D0)                      \
   X(NotSameDevice, 0xC00000D4)                           \
+  X(PipeEmpty, 0xC00000D9)                               \
   X(OplockNotGranted, 0xC00000E2)                        \
   X(InvalidOplockProtocol, 0xC00000E3)                   \
   X(InternalError, 0xC00000E5)                           \

@@ -38,6 +38,26 @@ struct ShareConfig {
   std::vector<std::string> valid_users;  // empty: everyone; "@group" entries allowed
   std::optional<EncryptionPolicy> smb3_encryption;  // unset: the global one
   bool case_sensitive = false;
+  // Access lists, decided by the control plane at tree connect. Each entry is
+  // a user name or "@group" / "+group" (a Unix group; "&group", an NIS
+  // netgroup, never matches).
+  std::vector<std::string> read_list;      // read-only for these users, even on a writable share
+  std::vector<std::string> write_list;     // writable for these users, even on a read-only share (wins over read list)
+  std::vector<std::string> invalid_users;  // refused, whatever valid users says
+  // Client addresses (host_match.hpp): Samba's "hosts allow" / "hosts deny".
+  std::vector<std::string> hosts_allow;
+  std::vector<std::string> hosts_deny;
+  // Permission bits a new file / directory may get (Samba: the mode derived
+  // from the DOS attributes, 0666 / 0777, AND-ed with the mask).
+  uint32_t create_mask = 0744;
+  uint32_t directory_mask = 0755;
+  std::string force_user;   // file operations run as this Unix user
+  std::string force_group;  // ... with this primary group; "+group": only for members
+  bool hide_dot_files = true;               // FILE_ATTRIBUTE_HIDDEN on names starting with '.'
+  std::vector<std::string> veto_files;      // name patterns ('*', '?') hidden and not openable
+  bool oplocks = true;
+  bool smb2_leases = true;
+  bool store_dos_attributes = false;  // HIDDEN/SYSTEM/ARCHIVE in user.DOSATTRIB; Samba defaults to yes (see docs)
   int line = 0;  // where the section starts, for messages
 };
 
@@ -56,11 +76,14 @@ struct GlobalConfig {
   std::string workgroup = "WORKGROUP";
   std::string netbios_name = "RINGSMB";
   std::string server_string = "ringsmb";
-  uint32_t max_connections = 0;  // 0: unlimited
-  uint32_t max_open_files = 16384;
+  uint32_t max_connections = 0;   // TCP connections over all workers; 0: unlimited
+  uint32_t max_open_files = 16384;  // open handles per connection (Samba: per smbd process, i.e. per client)
   uint32_t smb2_max_credits = 8192;
   uint32_t smb2_max_read = 8 * 1024 * 1024;
-  uint32_t smb2_max_write = 8 * 1024 * 1024;
+  // 1 MiB, the size Windows clients write in: a larger WRITE is assembled
+  // in memory that has left the CPU cache by the time pwrite copies it into
+  // the page cache; 8 MiB writes cost 3x the CPU per GiB (docs/PERFORMANCE.md).
+  uint32_t smb2_max_write = 1024 * 1024;
   uint32_t smb2_max_trans = 8 * 1024 * 1024;
   uint32_t deadtime_minutes = 0;
   // "lease break timeout": ms a CREATE waits for an oplock/lease break

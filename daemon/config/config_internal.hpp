@@ -41,6 +41,14 @@ std::expected<EncryptionPolicy, Err> parse_encryption(std::string_view v);
 std::expected<MapToGuest, Err> parse_map_to_guest(std::string_view v);
 std::expected<std::string, Err> parse_netbios(std::string_view v, std::string_view what);
 std::expected<void, Err> check_share_name(std::string_view name);
+// Octal permission bits, "0744" or "744", at most 07777.
+std::expected<uint32_t, Err> parse_mode_mask(std::string_view v);
+// Samba's "/pattern/pattern/": '/'-separated, empty pieces dropped.
+std::expected<std::vector<std::string>, Err> parse_veto_list(std::string_view v);
+// A hosts allow / deny list, each entry checked (host_match.hpp).
+std::expected<std::vector<std::string>, Err> parse_host_list(std::string_view v);
+// A Unix user or group name for force user / force group.
+std::expected<std::string, Err> parse_unix_name(std::string_view v, std::string_view what, bool allow_plus);
 
 // Per-parse state the key handlers need beyond the config itself.
 struct GlobalState {

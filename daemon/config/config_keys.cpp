@@ -173,6 +173,26 @@ std::expected<void, Err> set_share_encryption(ShareConfig& s, std::string_view v
   return store(s.smb3_encryption, parse_encryption(v));
 }
 
+std::expected<void, Err> set_user_list(std::vector<std::string>& dst, std::string_view v) {
+  return store(dst, split_list(v, true));
+}
+std::expected<void, Err> set_hosts_allow(ShareConfig& s, std::string_view v) {
+  return store(s.hosts_allow, parse_host_list(v));
+}
+std::expected<void, Err> set_hosts_deny(ShareConfig& s, std::string_view v) {
+  return store(s.hosts_deny, parse_host_list(v));
+}
+std::expected<void, Err> set_create_mask(ShareConfig& s, std::string_view v) {
+  return store(s.create_mask, parse_mode_mask(v));
+}
+std::expected<void, Err> set_directory_mask(ShareConfig& s, std::string_view v) {
+  return store(s.directory_mask, parse_mode_mask(v));
+}
+std::expected<void, Err> set_force_group(ShareConfig& s, std::string_view v) {
+  return store(s.force_group, parse_unix_name(v, "force group", true));
+}
+
+// Samba's synonyms are listed next to the key they stand for.
 constexpr ShareKey kShareKeys[] = {
     {"path", [](ShareConfig& s, std::string_view v) { return store(s.path, parse_share_path(v)); }},
     {"comment",
@@ -192,6 +212,27 @@ constexpr ShareKey kShareKeys[] = {
     {"smb3encryption", set_share_encryption},
     {"serversmbencrypt", set_share_encryption},
     {"casesensitive", [](ShareConfig& s, std::string_view v) { return store(s.case_sensitive, parse_case_sensitive(v)); }},
+    {"readlist", [](ShareConfig& s, std::string_view v) { return set_user_list(s.read_list, v); }},
+    {"writelist", [](ShareConfig& s, std::string_view v) { return set_user_list(s.write_list, v); }},
+    {"invalidusers", [](ShareConfig& s, std::string_view v) { return set_user_list(s.invalid_users, v); }},
+    {"hostsallow", set_hosts_allow},
+    {"allowhosts", set_hosts_allow},
+    {"hostsdeny", set_hosts_deny},
+    {"denyhosts", set_hosts_deny},
+    {"createmask", set_create_mask},
+    {"createmode", set_create_mask},
+    {"directorymask", set_directory_mask},
+    {"directorymode", set_directory_mask},
+    {"forceuser",
+     [](ShareConfig& s, std::string_view v) { return store(s.force_user, parse_unix_name(v, "force user", false)); }},
+    {"forcegroup", set_force_group},
+    {"group", set_force_group},
+    {"hidedotfiles", [](ShareConfig& s, std::string_view v) { return store(s.hide_dot_files, parse_bool_value(v)); }},
+    {"vetofiles", [](ShareConfig& s, std::string_view v) { return store(s.veto_files, parse_veto_list(v)); }},
+    {"oplocks", [](ShareConfig& s, std::string_view v) { return store(s.oplocks, parse_bool_value(v)); }},
+    {"smb2leases", [](ShareConfig& s, std::string_view v) { return store(s.smb2_leases, parse_bool_value(v)); }},
+    {"storedosattributes",
+     [](ShareConfig& s, std::string_view v) { return store(s.store_dos_attributes, parse_bool_value(v)); }},
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "config/config_internal.hpp"
+#include "config/host_match.hpp"
 
 namespace ringsmb::config::detail {
 
@@ -188,6 +189,56 @@ std::expected<void, Err> check_share_name(std::string_view name) {
       return std::unexpected(cat("share name '", name, "' contains '", c, "'"));
   }
   return {};
+}
+
+std::expected<uint32_t, Err> parse_mode_mask(std::string_view raw) {
+  std::string_view v = trim(raw);
+  if (v.empty() || v.size() > 5 || v.find_first_not_of("01234567") != std::string_view::npos)
+    return std::unexpected(cat("'", v, "' is not an octal mode such as 0644"));
+  uint32_t m = 0;
+  for (char c : v) m = m * 8 + uint32_t(c - '0');
+  if (m > 07777) return std::unexpected(cat("mode ", v, " is out of range (0..07777)"));
+  return m;
+}
+
+std::expected<std::vector<std::string>, Err> parse_veto_list(std::string_view v) {
+  // The list travels to ringsmbd as one netlink string (ctl_abi.hpp caps it).
+  if (v.size() > 8000) return std::unexpected("veto files is longer than 8000 characters");
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= v.size()) {
+    size_t slash = v.find('/', pos);
+    std::string_view piece = v.substr(pos, slash == std::string_view::npos ? std::string_view::npos : slash - pos);
+    // Blanks belong to the pattern ("/My File/"); the parser already trimmed
+    // the value as a whole, and a piece of only blanks is nothing.
+    if (!trim(piece).empty()) {
+      if (piece.find('\\') != std::string_view::npos)
+        return std::unexpected(cat("veto pattern '", piece, "' may not contain '\\'"));
+      out.emplace_back(piece);
+    }
+    if (slash == std::string_view::npos) break;
+    pos = slash + 1;
+  }
+  return out;
+}
+
+std::expected<std::vector<std::string>, Err> parse_host_list(std::string_view v) {
+  auto toks = split_list(v, false);
+  if (!toks) return std::unexpected(toks.error());
+  if (auto ok = check_host_list(*toks); !ok) return std::unexpected(ok.error());
+  return toks;
+}
+
+std::expected<std::string, Err> parse_unix_name(std::string_view raw, std::string_view what, bool allow_plus) {
+  std::string_view v = trim(raw);
+  std::string_view name = (allow_plus && v.starts_with('+')) ? v.substr(1) : v;
+  if (name.empty()) return std::string(v);  // empty: not forced
+  if (name.front() == '+' || name.front() == '-' || name.front() == '@')  // NIS compat entries, options
+    return std::unexpected(cat(what, " '", v, "' is not a valid Unix name"));
+  for (char c : name)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == ':' || c == '/' || c == ',')
+      return std::unexpected(cat(what, " '", v, "' is not a valid Unix name"));
+  return std::string(v);
 }
 
 }  // namespace ringsmb::config::detail

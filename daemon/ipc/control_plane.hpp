@@ -51,10 +51,20 @@ struct ShareInfo {
   bool browseable = true;
   bool case_sensitive = false;
   config::EncryptionPolicy encryption = config::EncryptionPolicy::Off;
-  // Per-share "oplocks" / "smb2 leases" (Samba's names). Defaults until the
-  // config keys reach ShareInfo (the config-keys branch carries them).
+  // Per-share options the data plane applies (docs/configuration.md).
+  bool hide_dot_files = true;
   bool oplocks = true;
   bool leases = true;
+  bool store_dos_attributes = false;
+  uint32_t create_mask = 0744;
+  uint32_t directory_mask = 0755;
+  std::vector<std::string> veto_files;
+  // force user / force group, resolved by the control plane at tree
+  // connect: file operations on the tree run with this identity instead of
+  // the session's. force_user carries the forced user's uid, primary gid and
+  // groups; force_gid then replaces the primary gid.
+  std::optional<UnixUser> force_user;
+  std::optional<uint32_t> force_gid;
 };
 
 struct TreeConnectRequest {
@@ -70,6 +80,24 @@ struct TreeConnectReply {
   bool writable = false;
 };
 
+// IPC$ named pipes (DCE/RPC runs in the control plane, daemon/rpc). The
+// data plane picks HANDLE, unique among its open pipes, and relays bytes.
+struct PipeOpenRequest {
+  uint32_t handle = 0;
+  std::string pipe;  // as the client named it: "srvsvc", "\\PIPE\\srvsvc"
+  std::string user;  // the session's account
+  bool is_guest = false;
+};
+
+struct PipeReply {
+  // Success, or: ObjectNameNotFound (no such pipe), InvalidHandle (the
+  // control plane forgot it, e.g. ringsmb-ctld restarted), PipeBroken (the
+  // client broke the DCE/RPC stream), PipeNotAvailable (no control plane).
+  NtStatus status = NtStatus::PipeNotAvailable;
+  Bytes data;         // READ / TRANSCEIVE: one message, or its first part
+  bool more = false;  // the message has more bytes than were asked for
+};
+
 class ControlPlane {
  public:
   virtual ~ControlPlane() = default;
@@ -77,6 +105,15 @@ class ControlPlane {
   virtual TreeConnectReply tree_connect(const TreeConnectRequest& req) = 0;
   virtual void tree_disconnect(const std::string& share, const std::string& user) = 0;
   virtual void logout(const std::string& user) = 0;
+  // Named pipes. A handle stays open until pipe_close, which the data
+  // plane calls for every open it drops (CLOSE, tree disconnect, logoff,
+  // connection loss).
+  virtual PipeReply pipe_open(const PipeOpenRequest& req) = 0;
+  virtual PipeReply pipe_write(uint32_t handle, ByteSpan data) = 0;
+  virtual PipeReply pipe_read(uint32_t handle, uint32_t max) = 0;
+  // FSCTL_PIPE_TRANSCEIVE: write IN, then read up to MAX.
+  virtual PipeReply pipe_transceive(uint32_t handle, ByteSpan in, uint32_t max) = 0;
+  virtual void pipe_close(uint32_t handle) = 0;
   // SIGHUP: re-read configuration and users where the implementation caches
   // them (the in-process one re-reads the user database by itself).
   virtual void reload() {}

@@ -58,13 +58,35 @@
 //                    (a transact: write then read)
 //   RPC_CLOSE        D->C req {RPC_HANDLE}                   reply {STATUS}
 //   SPNEGO_AUTHEN    reserved (Kerberos); C replies NotSupported.
-//   LIST_CONNECTIONS / LIST_SESSIONS / LIST_OPEN_FILES
-//                    A->C req {} reply {STATUS, ENTRY*}; each ENTRY is nested
-//                    {ACCOUNT?, CLIENT_ADDRESS?, SESSION_ID?, SHARE_NAME?, PATH?}
+//   LIST_CONNECTIONS / LIST_SESSIONS / LIST_TREE_CONNECTS / LIST_OPEN_FILES
+//                    A->D req {} reply {STATUS, MORE_ENTRIES?, ENTRY*}. ringsmbd
+//                    holds this state, so A asks it directly: ringsmbd binds an
+//                    admin socket on port id == its pid and writes the pid to
+//                    "<state directory>/ringsmbd.pid" (kDataPlanePidFileName).
+//                    The reply may span several datagrams with the request's
+//                    handle; all but the last carry MORE_ENTRIES=1. Each ENTRY
+//                    is nested (attributes parsed with kPolicy):
+//                      connection {CONNECTION_ID, CLIENT_ADDRESS, DIALECT}
+//                      session    {SESSION_ID, CONNECTION_ID, ACCOUNT,
+//                                  CLIENT_ADDRESS, DIALECT, SESSION_FLAGS}
+//                      tree       {SESSION_ID, TREE_ID, SHARE_NAME, ACCOUNT,
+//                                  CLIENT_ADDRESS}
+//                      open file  {SESSION_ID, TREE_ID, SHARE_NAME, PATH,
+//                                  ACCOUNT, CLIENT_ADDRESS}
+//                    A LIST_* other than LIST_CONNECTIONS from the port that
+//                    sent LIST_CONNECTIONS less than 2 s before is answered
+//                    from the same snapshot (one consistent `status`).
+//                    ctld answers these with NotSupported.
 //   RELOAD           A->C req {} reply {STATUS, TEXT?}: re-read config + users.
+//                    A->D the same (ringsmbd reloads its in-process control
+//                    plane, or forwards to its ctld as on SIGHUP).
 //   SHUTDOWN         A->C req {} reply {STATUS}; C forwards SHUTDOWN one-way to
-//                    the registered ringsmbd, then exits.
-//   CLOSE_SESSION    A->C req {SESSION_ID} reply {STATUS}
+//                    the registered ringsmbd, then exits. A->D: ringsmbd
+//                    replies and stops (and stops the ctld it spawned).
+//   CLOSE_SESSION    A->D req {SESSION_ID} reply {STATUS}: ringsmbd closes the
+//                    session's open files, logs it off and drops its
+//                    connection when no other session uses it.
+//                    NotFound when no such session; ctld answers NotSupported.
 #pragma once
 
 #include <linux/netlink.h>
@@ -84,6 +106,8 @@ inline constexpr uint32_t kAbiVersion = 1;     // STARTING_UP's ATTR_ABI_VERSION
 inline constexpr size_t kMaxMessage = 64 * 1024;
 inline constexpr size_t kMaxRpcData = 60 * 1024;  // leaves room for headers in kMaxMessage
 inline constexpr const char* kPidFileName = "ringsmb-ctld.pid";
+// ringsmbd's admin socket (LIST_*, CLOSE_SESSION, RELOAD, SHUTDOWN from A).
+inline constexpr const char* kDataPlanePidFileName = "ringsmbd.pid";
 // How long ringsmbd waits for a reply before failing the request cleanly.
 inline constexpr int kRequestTimeoutMs = 3000;
 
@@ -110,6 +134,7 @@ enum Cmd : uint8_t {
   CMD_RELOAD,
   CMD_SHUTDOWN,
   CMD_CLOSE_SESSION,
+  CMD_LIST_TREE_CONNECTS,
   CMD_COUNT,  // one past the last command
 };
 
@@ -145,6 +170,16 @@ enum Attr : uint16_t {
   ATTR_ENTRY,              // nested, in LIST_* replies
   ATTR_TEXT,               // string, human-readable detail for the admin
   ATTR_PATH,               // string, an open file's path in LIST_OPEN_FILES
+  ATTR_CREATE_MASK,        // u32 permission bits (SHARE_CONFIG, TREE_CONNECT replies)
+  ATTR_DIRECTORY_MASK,     // u32 permission bits
+  ATTR_VETO_FILES,         // string, "/pattern/pattern/"
+  ATTR_FORCE_UID,          // u32; with ATTR_GID and ATTR_GROUPS: the forced user (TREE_CONNECT reply)
+  ATTR_FORCE_GID,          // u32, the forced primary group (TREE_CONNECT reply)
+  ATTR_DIALECT,            // u32, the negotiated SMB dialect (0x0311...); 0 before NEGOTIATE
+  ATTR_SESSION_FLAGS,      // u32 SessionFlag bits
+  ATTR_CONNECTION_ID,      // u64, ringsmbd's id of a TCP connection
+  ATTR_TREE_ID,            // u32, the SMB2 TreeId
+  ATTR_MORE_ENTRIES,       // u32 0/1: another datagram of this LIST_* reply follows
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -161,6 +196,14 @@ inline constexpr uint32_t SHARE_BROWSEABLE = 1u << 2;
 inline constexpr uint32_t SHARE_CASE_SENSITIVE = 1u << 3;
 inline constexpr uint32_t SHARE_WRITABLE = 1u << 4;  // this user may write (TREE_CONNECT only)
 inline constexpr uint32_t SHARE_GUEST_OK = 1u << 5;
+inline constexpr uint32_t SHARE_HIDE_DOT_FILES = 1u << 6;
+inline constexpr uint32_t SHARE_OPLOCKS = 1u << 7;
+inline constexpr uint32_t SHARE_LEASES = 1u << 8;
+inline constexpr uint32_t SHARE_STORE_DOS_ATTRIBUTES = 1u << 9;
+inline constexpr uint32_t SESSION_SIGNED = 1u << 0;     // requests must be signed
+inline constexpr uint32_t SESSION_ENCRYPTED = 1u << 1;  // the session encrypts all its traffic
+inline constexpr uint32_t SESSION_GUEST = 1u << 2;
+inline constexpr uint32_t SESSION_ANONYMOUS = 1u << 3;
 
 // genlmsg_parse policy for every attribute; defined in ctl_codec.cpp.
 extern const std::array<struct nla_policy, ATTR_COUNT> kPolicy;

@@ -24,6 +24,8 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_LOGIN_FLAGS] = p[ATTR_UID] = p[ATTR_GID] = p[ATTR_SHARE_FLAGS] = u32p;
   p[ATTR_ENCRYPTION] = p[ATTR_RPC_HANDLE] = p[ATTR_RPC_MAX] = p[ATTR_RPC_MORE] = u32p;
   p[ATTR_SESSION_ID] = u64p;
+  p[ATTR_CREATE_MASK] = p[ATTR_DIRECTORY_MASK] = p[ATTR_FORCE_UID] = p[ATTR_FORCE_GID] = u32p;
+  p[ATTR_VETO_FILES] = strp(8192);
   p[ATTR_CLIENT_ADDRESS] = strp(128);
   p[ATTR_ACCOUNT] = strp(257);  // 256 bytes of name + NUL
   p[ATTR_SHARE_NAME] = strp(257);
@@ -39,6 +41,8 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_RPC_DATA] = binp(kMaxRpcData);
   p[ATTR_SPNEGO_BLOB] = binp(16384);
   p[ATTR_ENTRY] = {NLA_NESTED, 0, 0};
+  p[ATTR_DIALECT] = p[ATTR_SESSION_FLAGS] = p[ATTR_TREE_ID] = p[ATTR_MORE_ENTRIES] = u32p;
+  p[ATTR_CONNECTION_ID] = u64p;
   return p;
 }
 
@@ -92,7 +96,7 @@ const char* cmd_name(uint8_t cmd) {
       "LOGIN_EXT",      "SHARE_CONFIG",     "TREE_CONNECT",  "TREE_DISCONNECT", "LOGOUT",
       "RPC_OPEN",       "RPC_READ",         "RPC_WRITE",     "RPC_CLOSE",       "RPC_IOCTL",
       "SPNEGO_AUTHEN",  "LIST_CONNECTIONS", "LIST_SESSIONS", "LIST_OPEN_FILES", "RELOAD",
-      "SHUTDOWN",       "CLOSE_SESSION"};
+      "SHUTDOWN",       "CLOSE_SESSION",    "LIST_TREE_CONNECTS"};
   return cmd < CMD_COUNT ? kNames[cmd] : "?";
 }
 
@@ -178,6 +182,18 @@ MsgBuilder& MsgBuilder::str(abi::Attr a, const std::string& v) {
 
 MsgBuilder& MsgBuilder::bytes(abi::Attr a, ByteSpan v) {
   ok_ = ok_ && nla_put(msg_, a, int(v.size()), v.data()) == 0;
+  return *this;
+}
+
+MsgBuilder& MsgBuilder::begin_nest(abi::Attr a) {
+  if (ok_ && !nest_) nest_ = nla_nest_start(msg_, a);
+  ok_ = ok_ && nest_ != nullptr;
+  return *this;
+}
+
+MsgBuilder& MsgBuilder::end_nest() {
+  if (ok_ && nest_) nla_nest_end(msg_, nest_);
+  nest_ = nullptr;
   return *this;
 }
 

@@ -58,11 +58,16 @@ class MsgBuilder {
   MsgBuilder& u64(abi::Attr a, uint64_t v);
   MsgBuilder& str(abi::Attr a, const std::string& v);
   MsgBuilder& bytes(abi::Attr a, ByteSpan v);
+  // A nested attribute (a LIST_* ENTRY): what is put between the two calls
+  // goes inside it. One level only.
+  MsgBuilder& begin_nest(abi::Attr a);
+  MsgBuilder& end_nest();
   bool ok() const { return ok_; }
   ByteSpan wire() const;  // the whole nlmsghdr..end
 
  private:
   struct nl_msg* msg_ = nullptr;
+  struct nlattr* nest_ = nullptr;
   bool ok_ = true;
 };
 

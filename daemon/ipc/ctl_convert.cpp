@@ -80,14 +80,78 @@ TreeConnectRequest decode_tree_connect_request(const Message& m) {
   return r;
 }
 
+namespace {
+
+// The veto patterns travel in Samba's own "/a/b/" spelling; a pattern never
+// contains '/' (the config parser splits on it).
+std::string join_veto(const std::vector<std::string>& patterns) {
+  std::string out;
+  for (const auto& p : patterns) out += "/" + p;
+  if (!out.empty()) out += "/";
+  return out;
+}
+
+std::vector<std::string> split_veto(std::string_view v) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < v.size()) {
+    size_t slash = v.find('/', pos);
+    if (slash == std::string_view::npos) slash = v.size();
+    if (slash > pos) out.emplace_back(v.substr(pos, slash - pos));
+    pos = slash + 1;
+  }
+  return out;
+}
+
+void encode_force_identity(MsgBuilder& b, const ShareInfo& s) {
+  if (s.force_user) {
+    const UnixUser& u = *s.force_user;
+    std::vector<uint8_t> raw(u.groups.size() * 4);
+    if (!raw.empty()) memcpy(raw.data(), u.groups.data(), raw.size());
+    b.u32(ATTR_FORCE_UID, u.uid).u32(ATTR_GID, u.gid).bytes(ATTR_GROUPS, raw);
+  }
+  if (s.force_gid) b.u32(ATTR_FORCE_GID, *s.force_gid);
+}
+
+// Options absent from an older peer keep their defaults, except the
+// booleans, which are flag bits and read as "off" (never grant a lease or an
+// oplock the other side did not say yes to).
+void decode_share_options(const Message& m, uint32_t flags, ShareInfo& s) {
+  s.hide_dot_files = flags & SHARE_HIDE_DOT_FILES;
+  s.oplocks = flags & SHARE_OPLOCKS;
+  s.leases = flags & SHARE_LEASES;
+  s.store_dos_attributes = flags & SHARE_STORE_DOS_ATTRIBUTES;
+  s.create_mask = m.u32(ATTR_CREATE_MASK, s.create_mask) & 07777;
+  s.directory_mask = m.u32(ATTR_DIRECTORY_MASK, s.directory_mask) & 07777;
+  s.veto_files = split_veto(m.str(ATTR_VETO_FILES));
+  if (m.has(ATTR_FORCE_UID) && m.has(ATTR_GID)) {
+    UnixUser u;
+    u.uid = m.u32(ATTR_FORCE_UID);
+    u.gid = m.u32(ATTR_GID);
+    ByteSpan g = m.bytes(ATTR_GROUPS);  // a multiple of 4 by parse_message
+    u.groups.resize(g.size() / 4);
+    if (!g.empty()) memcpy(u.groups.data(), g.data(), g.size());
+    s.force_user = std::move(u);
+  }
+  if (m.has(ATTR_FORCE_GID)) s.force_gid = m.u32(ATTR_FORCE_GID);
+}
+
+}  // namespace
+
 void encode_share(MsgBuilder& b, const ShareInfo& s, uint32_t extra_flags) {
   uint32_t flags = extra_flags | (s.is_ipc ? SHARE_IPC : 0) | (s.read_only ? SHARE_READ_ONLY : 0) |
-                   (s.browseable ? SHARE_BROWSEABLE : 0) | (s.case_sensitive ? SHARE_CASE_SENSITIVE : 0);
+                   (s.browseable ? SHARE_BROWSEABLE : 0) | (s.case_sensitive ? SHARE_CASE_SENSITIVE : 0) |
+                   (s.hide_dot_files ? SHARE_HIDE_DOT_FILES : 0) | (s.oplocks ? SHARE_OPLOCKS : 0) |
+                   (s.leases ? SHARE_LEASES : 0) | (s.store_dos_attributes ? SHARE_STORE_DOS_ATTRIBUTES : 0);
   b.str(ATTR_SHARE_NAME, s.name)
       .str(ATTR_SHARE_PATH, s.path)
       .str(ATTR_SHARE_COMMENT, s.comment)
       .u32(ATTR_SHARE_FLAGS, flags)
-      .u32(ATTR_ENCRYPTION, uint32_t(s.encryption));
+      .u32(ATTR_ENCRYPTION, uint32_t(s.encryption))
+      .u32(ATTR_CREATE_MASK, s.create_mask)
+      .u32(ATTR_DIRECTORY_MASK, s.directory_mask);
+  if (!s.veto_files.empty()) b.str(ATTR_VETO_FILES, join_veto(s.veto_files));
+  encode_force_identity(b, s);
 }
 
 void encode_tree_connect_reply(MsgBuilder& b, const TreeConnectReply& r) {
@@ -113,6 +177,7 @@ TreeConnectReply decode_tree_connect_reply(const Message& m) {
   r.share.browseable = flags & SHARE_BROWSEABLE;
   r.share.case_sensitive = flags & SHARE_CASE_SENSITIVE;
   r.share.encryption = config::EncryptionPolicy(enc);
+  decode_share_options(m, flags, r.share);
   r.writable = flags & SHARE_WRITABLE;
   if (!r.share.is_ipc && r.share.path.empty()) r.status = NtStatus::BadNetworkName;  // nothing to serve
   return r;

@@ -1,6 +1,8 @@
 // RPC_* requests: DCE/RPC on IPC$ pipes runs here in the control plane,
 // next to the configuration and the user database (daemon/rpc). ringsmbd
-// only relays the bytes of the client's WRITE, READ and TRANSCEIVE.
+// only relays the bytes of the client's WRITE, READ and TRANSCEIVE. The
+// pipe table is bounded, and dropped whole when a different data plane
+// registers or the registered one shuts down: ringsmbd's handles die with it.
 #include <algorithm>
 
 #include "common/log.hpp"
@@ -29,6 +31,10 @@ Bytes CtlServer::on_rpc_open(const Message& m) {
   ctx.is_guest = m.u32(ATTR_LOGIN_FLAGS) & LOGIN_GUEST;
   auto pipe = rpc::RpcPipe::open(m.str(ATTR_RPC_PIPE), ctx);
   if (!pipe) return status_reply(m, NtStatus::ObjectNameNotFound);
+  if (pipes_.size() >= kMaxOpenPipes && !pipes_.count(handle)) {
+    LOG_WARN("ctl: %zu pipes open, refusing another", pipes_.size());
+    return status_reply(m, NtStatus::InsufficientResources);
+  }
   pipes_[handle] = std::move(pipe);  // a reused handle replaces a pipe ringsmbd forgot to close
   return status_reply(m, NtStatus::Success);
 }
@@ -42,20 +48,26 @@ Bytes CtlServer::on_rpc(const Message& m) {
   bool more = false;
   switch (m.cmd) {
     case CMD_RPC_WRITE:
-      return status_reply(m, pipe.write(m.bytes(ATTR_RPC_DATA)) ? NtStatus::Success : NtStatus::InvalidParameter);
+      return status_reply(m, pipe.write(m.bytes(ATTR_RPC_DATA)) ? NtStatus::Success : NtStatus::PipeBroken);
     case CMD_RPC_READ: {
       Bytes out = pipe.read(max, more);
       return data_reply(m, NtStatus::Success, out, more);
     }
     case CMD_RPC_IOCTL: {
       Bytes out;
-      if (!pipe.transceive(m.bytes(ATTR_RPC_DATA), max, out, more)) return status_reply(m, NtStatus::InvalidParameter);
+      if (!pipe.transceive(m.bytes(ATTR_RPC_DATA), max, out, more)) return status_reply(m, NtStatus::PipeBroken);
       return data_reply(m, NtStatus::Success, out, more);
     }
     default:  // CMD_RPC_CLOSE
       pipes_.erase(it);
       return status_reply(m, NtStatus::Success);
   }
+}
+
+void CtlServer::drop_pipes(const char* why) {
+  if (pipes_.empty()) return;
+  LOG_INFO("ctl: closing %zu pipes (%s)", pipes_.size(), why);
+  pipes_.clear();
 }
 
 }  // namespace ringsmb::ipc

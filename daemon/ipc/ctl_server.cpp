@@ -62,6 +62,7 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
       if (from_port == data_plane_port_) {
         LOG_INFO("ctl: the data plane (pid %u) is shutting down", m.u32(ATTR_PID));
         data_plane_port_ = 0;
+        drop_pipes("the data plane shut down");
       }
       return {};
     case CMD_LOGIN:
@@ -77,11 +78,14 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
     case CMD_RPC_CLOSE: return reply(on_rpc(m));
     case CMD_RELOAD: return reply(on_reload(m));
     case CMD_SHUTDOWN: return on_shutdown(m, from_port);
-    case CMD_SPNEGO_AUTHEN:
     case CMD_LIST_CONNECTIONS:
     case CMD_LIST_SESSIONS:
+    case CMD_LIST_TREE_CONNECTS:
     case CMD_LIST_OPEN_FILES:
     case CMD_CLOSE_SESSION:
+      // ringsmbd holds sessions and open files and answers these itself.
+      return reply(status_reply(m, NtStatus::NotSupported, "ask ringsmbd (its pid file ringsmbd.pid)"));
+    case CMD_SPNEGO_AUTHEN:
     default: return reply(status_reply(m, NtStatus::NotSupported, "not implemented yet"));
   }
 }
@@ -103,6 +107,9 @@ Bytes CtlServer::on_starting_up(const Message& m, uint32_t from_port) {
   if (!ok) {
     LOG_ERROR("ctl: pid %u speaks ABI version %u, we speak %u: refused", m.u32(ATTR_PID), version, kAbiVersion);
   } else if (m.u32(ATTR_ROLE) == ROLE_DATA_PLANE) {
+    // The same ringsmbd registers again after a lost link; its pipes stay.
+    if (m.u32(ATTR_PID) != data_plane_pid_) drop_pipes("a new data plane registered");
+    data_plane_pid_ = m.u32(ATTR_PID);
     data_plane_port_ = from_port;
     LOG_INFO("ctl: data plane pid %u registered (port %u)", m.u32(ATTR_PID), from_port);
   }

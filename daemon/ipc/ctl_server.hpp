@@ -55,14 +55,17 @@ class CtlServer {
   Bytes status_reply(const Message& m, NtStatus status, const std::string& text = {});
   Bytes on_rpc(const Message& m);  // ctl_rpc.cpp
   Bytes on_rpc_open(const Message& m);
+  void drop_pipes(const char* why);
 
   std::string config_path_;
   config::Config cfg_;
   std::unique_ptr<ControlPlane> policy_;
   uint32_t data_plane_port_ = 0;
+  uint32_t data_plane_pid_ = 0;  // of the last registered data plane, kept across its exit
   uint32_t events_seq_ = 1;
   bool shutdown_ = false;
   // Open IPC$ pipes by the handle ringsmbd chose (RPC_OPEN).
+  static constexpr size_t kMaxOpenPipes = 16384;
   std::map<uint32_t, std::unique_ptr<rpc::RpcPipe>> pipes_;
 };
 

@@ -1,7 +1,7 @@
 // The in-process control plane: NTLMv2 verification against the user
 // database and share policy from the config. The user database is re-read
 // when its file changes, so `ringsmbctl user add` takes effect for new
-// logins without a restart.
+// logins without a restart. IPC$ pipes run in a LocalPipes table.
 #include <grp.h>
 #include <sys/stat.h>
 
@@ -10,8 +10,10 @@
 
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
+#include "ipc/local_pipes.hpp"
 #include "common/log.hpp"
 #include "ipc/control_plane.hpp"
+#include "ipc/share_access.hpp"
 
 namespace ringsmb::ipc {
 namespace {
@@ -21,15 +23,10 @@ bool iequals(std::string_view a, std::string_view b) {
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return tolower(x) == tolower(y); });
 }
 
-bool in_group(const std::string& group, const UnixUser& u) {
-  struct group* g = getgrnam(group.c_str());
-  if (!g) return false;
-  return g->gr_gid == u.gid || std::find(u.groups.begin(), u.groups.end(), g->gr_gid) != u.groups.end();
-}
-
 class LocalControlPlane final : public ControlPlane {
  public:
-  explicit LocalControlPlane(const config::Config& cfg) : cfg_(cfg) {}
+  explicit LocalControlPlane(const config::Config& cfg)
+      : cfg_(cfg), pipe_config_(std::make_shared<const config::Config>(cfg)) {}
 
   LoginReply login(const LoginRequest& req) override;
   TreeConnectReply tree_connect(const TreeConnectRequest& req) override;
@@ -37,17 +34,24 @@ class LocalControlPlane final : public ControlPlane {
   void logout(const std::string&) override {}
   std::string workgroup() const override { return cfg_.global.workgroup; }
   std::string netbios_name() const override { return cfg_.global.netbios_name; }
+  PipeReply pipe_open(const PipeOpenRequest& req) override { return pipes_.open(req, pipe_config_); }
+  PipeReply pipe_write(uint32_t h, ByteSpan data) override { return pipes_.write(h, data); }
+  PipeReply pipe_read(uint32_t h, uint32_t max) override { return pipes_.read(h, max); }
+  PipeReply pipe_transceive(uint32_t h, ByteSpan in, uint32_t max) override { return pipes_.transceive(h, in, max); }
+  void pipe_close(uint32_t h) override { pipes_.close(h); }
 
  private:
   void refresh_user_db();
   LoginReply guest_login() const;
-  bool user_allowed(const config::ShareConfig& share, const std::string& user) const;
+  std::optional<UnixUser> subject_identity(const TreeConnectRequest& req) const;
 
   config::Config cfg_;
   std::mutex mu_;
   auth::UserDb db_;
   struct timespec db_mtime_{};
   bool db_loaded_ = false;
+  std::shared_ptr<const config::Config> pipe_config_;
+  LocalPipes pipes_;
 };
 
 void LocalControlPlane::refresh_user_db() {
@@ -128,23 +132,14 @@ LoginReply LocalControlPlane::login(const LoginRequest& req) {
   return reply;
 }
 
-bool LocalControlPlane::user_allowed(const config::ShareConfig& share, const std::string& user) const {
-  if (share.valid_users.empty()) return true;
-  for (const auto& entry : share.valid_users) {
-    if (!entry.empty() && entry[0] == '@') {
-      auto id = auth::lookup_unix_identity(user);
-      if (id && in_group(entry.substr(1), {id->uid, id->gid, id->groups})) return true;
-      // The SMB user may map to another unix user.
-      const auth::UserRecord* rec = db_.find(user);
-      if (rec) {
-        auto uid = auth::lookup_unix_identity(rec->unix_user);
-        if (uid && in_group(entry.substr(1), {uid->uid, uid->gid, uid->groups})) return true;
-      }
-    } else if (iequals(entry, user)) {
-      return true;
-    }
-  }
-  return false;
+// The Unix identity "@group" entries are checked against: the one the
+// login maps this account to.
+std::optional<UnixUser> LocalControlPlane::subject_identity(const TreeConnectRequest& req) const {
+  if (req.user.empty()) return std::nullopt;
+  const auth::UserRecord* rec = req.is_guest ? nullptr : db_.find(req.user);
+  auto id = auth::lookup_unix_identity(rec ? rec->unix_user : req.user);
+  if (!id) return std::nullopt;
+  return UnixUser{id->uid, id->gid, id->groups};
 }
 
 TreeConnectReply LocalControlPlane::tree_connect(const TreeConnectRequest& req) {
@@ -154,17 +149,22 @@ TreeConnectReply LocalControlPlane::tree_connect(const TreeConnectRequest& req) 
     reply.status = NtStatus::BadNetworkName;
     return reply;
   }
-  if (!info->is_ipc) {
-    const config::ShareConfig* share = cfg_.find_share(req.share);
-    std::lock_guard lock(mu_);
-    if ((req.is_guest || req.user.empty()) ? !share->guest_ok : !user_allowed(*share, req.user)) {
-      reply.status = NtStatus::AccessDenied;
-      return reply;
-    }
-  }
-  reply.status = NtStatus::Success;
   reply.share = *info;
-  reply.writable = !info->is_ipc && !info->read_only;
+  if (info->is_ipc) {
+    reply.status = NtStatus::Success;
+    return reply;
+  }
+  const config::ShareConfig* share = cfg_.find_share(req.share);
+  ShareSubject subject{req.user, req.is_guest || req.user.empty(), req.client_address, std::nullopt};
+  {
+    std::lock_guard lock(mu_);
+    refresh_user_db();
+    subject.unix_user = subject_identity(req);
+  }
+  ShareAccess access = decide_share_access(*share, subject);
+  reply.status = access.status;
+  if (reply.status == NtStatus::Success) reply.status = resolve_forced_identity(*share, subject, reply.share);
+  reply.writable = access.writable;
   return reply;
 }
 
@@ -187,6 +187,7 @@ std::optional<ShareInfo> share_info(const config::Config& cfg, std::string_view 
   info.browseable = share->browseable;
   info.case_sensitive = share->case_sensitive;
   info.encryption = share->smb3_encryption.value_or(cfg.global.smb3_encryption);
+  fill_share_options(*share, info);
   return info;
 }
 

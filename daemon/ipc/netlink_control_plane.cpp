@@ -5,6 +5,9 @@
 // reply to a request that already timed out. When ctld is down or silent,
 // logins fail with LOGON_FAILURE and tree connects with an error status;
 // sessions that exist keep working because they never ask ctld again.
+// IPC$ pipes live in ctld (RPC_* messages); their bytes cross in pieces of
+// at most kMaxRpcData, and a pipe whose ctld restarted answers
+// INVALID_HANDLE.
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -36,8 +39,15 @@ class NetlinkControlPlane final : public ControlPlane {
   void reload() override { supervisor_.reload(); }
   std::string workgroup() const override { return workgroup_; }
   std::string netbios_name() const override { return netbios_name_; }
+  PipeReply pipe_open(const PipeOpenRequest& req) override;
+  PipeReply pipe_write(uint32_t handle, ByteSpan data) override;
+  PipeReply pipe_read(uint32_t handle, uint32_t max) override;
+  PipeReply pipe_transceive(uint32_t handle, ByteSpan in, uint32_t max) override;
+  void pipe_close(uint32_t handle) override;
 
  private:
+  // One RPC_* request and its reply; DATA and MAX are sent when given.
+  PipeReply rpc_call(Cmd cmd, uint32_t handle, const ByteSpan* data, std::optional<uint32_t> max);
   // Sends B (made with handle SEQ) and waits for its reply. The Message
   // points into this thread's socket buffer: decode it before the next call.
   std::optional<Message> transact(const MsgBuilder& b, Cmd cmd, uint32_t seq);
@@ -146,6 +156,72 @@ void NetlinkControlPlane::logout(const std::string& user) {
   MsgBuilder b(CMD_LOGOUT, next_seq(), true);
   b.str(ATTR_ACCOUNT, user);
   send_one_way(b);
+}
+
+PipeReply NetlinkControlPlane::rpc_call(Cmd cmd, uint32_t handle, const ByteSpan* data,
+                                        std::optional<uint32_t> max) {
+  uint32_t seq = next_seq();
+  MsgBuilder b(cmd, seq, true);
+  b.u32(ATTR_RPC_HANDLE, handle);
+  if (data) b.bytes(ATTR_RPC_DATA, *data);
+  if (max) b.u32(ATTR_RPC_MAX, std::min<uint32_t>(*max, kMaxRpcData));
+  PipeReply reply;
+  auto m = transact(b, cmd, seq);
+  if (!m) return reply;  // PipeNotAvailable
+  reply.status = NtStatus(m->u32(ATTR_STATUS));
+  if (m->has(ATTR_RPC_DATA)) {
+    ByteSpan d = m->bytes(ATTR_RPC_DATA);
+    reply.data.assign(d.begin(), d.end());
+  }
+  reply.more = m->u32(ATTR_RPC_MORE) != 0;
+  return reply;
+}
+
+PipeReply NetlinkControlPlane::pipe_open(const PipeOpenRequest& req) {
+  uint32_t seq = next_seq();
+  MsgBuilder b(CMD_RPC_OPEN, seq, true);
+  b.u32(ATTR_RPC_HANDLE, req.handle).str(ATTR_RPC_PIPE, req.pipe).str(ATTR_ACCOUNT, req.user);
+  b.u32(ATTR_LOGIN_FLAGS, req.is_guest ? LOGIN_GUEST : 0);
+  PipeReply reply;
+  if (!b.ok()) {  // a name too long for the policy cannot be a pipe we serve
+    reply.status = NtStatus::ObjectNameNotFound;
+    return reply;
+  }
+  auto m = transact(b, CMD_RPC_OPEN, seq);
+  if (m) reply.status = NtStatus(m->u32(ATTR_STATUS));
+  return reply;
+}
+
+PipeReply NetlinkControlPlane::pipe_write(uint32_t handle, ByteSpan data) {
+  PipeReply reply;
+  reply.status = NtStatus::Success;
+  do {  // an empty write still reaches ctld (and checks the handle)
+    ByteSpan piece = data.first(std::min(data.size(), kMaxRpcData));
+    reply = rpc_call(CMD_RPC_WRITE, handle, &piece, std::nullopt);
+    data = data.subspan(piece.size());
+  } while (reply.status == NtStatus::Success && !data.empty());
+  return reply;
+}
+
+PipeReply NetlinkControlPlane::pipe_read(uint32_t handle, uint32_t max) {
+  return rpc_call(CMD_RPC_READ, handle, nullptr, max);
+}
+
+PipeReply NetlinkControlPlane::pipe_transceive(uint32_t handle, ByteSpan in, uint32_t max) {
+  // All but the last piece go as plain writes; the last one is the transact.
+  if (in.size() > kMaxRpcData) {
+    size_t head = in.size() - kMaxRpcData;
+    PipeReply w = pipe_write(handle, in.first(head));
+    if (w.status != NtStatus::Success) return w;
+    in = in.subspan(head);
+  }
+  return rpc_call(CMD_RPC_IOCTL, handle, &in, max);
+}
+
+void NetlinkControlPlane::pipe_close(uint32_t handle) {
+  // Waits for the reply so that a handle is never reused while ctld still
+  // holds it; a lost reply leaves at most a pipe that the next reuse replaces.
+  rpc_call(CMD_RPC_CLOSE, handle, nullptr, std::nullopt);
 }
 
 }  // namespace

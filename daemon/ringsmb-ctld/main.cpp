@@ -17,6 +17,7 @@
 #include <fstream>
 
 #include "common/log.hpp"
+#include "common/sd_notify.hpp"
 #include "config/config.hpp"
 #include "ipc/ctl_abi.hpp"
 #include "ipc/ctl_server.hpp"
@@ -59,7 +60,9 @@ void on_signal(int sfd, ipc::CtlServer& server) {
   signalfd_siginfo si{};
   while (read(sfd, &si, sizeof si) == ssize_t(sizeof si)) {
     if (si.ssi_signo == SIGHUP) {
-      (void)server.reload();
+      sd::notify("RELOADING=1");
+      auto r = server.reload();
+      sd::notify(r ? "READY=1\nSTATUS=configuration reloaded" : "READY=1\nSTATUS=reload failed: bad configuration");
     } else {
       LOG_INFO("signal %u: ringsmb-ctld stopping", si.ssi_signo);
       server.request_shutdown();
@@ -79,6 +82,9 @@ void announce_shutdown(ipc::NlSocket& sock, const ipc::CtlServer& server) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Run as its own systemd unit (ringsmbd --ctld-external), ctld reports
+  // readiness itself; spawned by ringsmbd it gets no NOTIFY_SOCKET.
+  sd::init_from_environment();
   CLI::App app{"ringsmb-ctld: ringsmb control-plane daemon (users, shares, authentication)"};
   std::string config_path = "/etc/ringsmb/ringsmb.conf";
   bool foreground = false;
@@ -101,6 +107,7 @@ int main(int argc, char** argv) {
   config::Config cfg = parsed->config;
   int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
   set_log_level(LogLevel(std::clamp(level, 0, 3)));
+  if (sd::enabled()) foreground = true;
   if (!foreground && daemon(0, 0) != 0) {
     perror("ringsmb-ctld: daemon");
     return 1;
@@ -116,7 +123,9 @@ int main(int argc, char** argv) {
   if (!write_pid_file(pid_file)) LOG_WARN("cannot write %s: %m", pid_file.c_str());
   ipc::CtlServer server(config_path, std::move(cfg));
   LOG_INFO("ringsmb-ctld (pid %d) ready, ABI version %u", int(getpid()), ipc::abi::kAbiVersion);
+  sd::notify("READY=1\nSTATUS=answering on netlink port " + std::to_string(getpid()));
   server.serve(*sock, sfd, [&] { on_signal(sfd, server); });
+  sd::notify("STOPPING=1");
   announce_shutdown(*sock, server);
   remove_pid_file_if_ours(pid_file);
   return 0;

@@ -21,6 +21,7 @@
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
 #include "common/log.hpp"
+#include "common/sd_notify.hpp"
 #include "config/config.hpp"
 #include "transport/server.hpp"
 
@@ -122,6 +123,9 @@ void raise_fd_limit() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread exists: takes $NOTIFY_SOCKET out of the environment
+  // that ringsmb-ctld inherits.
+  sd::init_from_environment();
   CLI::App app{"ringsmbd: SMB2/SMB3 file server (data plane)"};
   std::string config_path = "/etc/ringsmb/ringsmb.conf";
   bool foreground = false, force_epoll = false;
@@ -162,9 +166,12 @@ int main(int argc, char** argv) {
   transport::ServerOptions opts;
   opts.force_epoll = force_epoll;
   if (demo->count()) opts.on_ready = [&] { print_demo_banner(demo_dir); };
+  else opts.config_path = std::filesystem::absolute(config_path).string();
   // Before daemon(), which changes to /: the config path is made absolute here.
   if (!demo->count() && !choose_control_plane(opts, no_ctld, ctld_external, ctld_path, config_path, log_level))
     return 1;
+  // Under systemd (Type=notify) ringsmbd must stay the main process.
+  if (sd::enabled()) foreground = true;
   if (!foreground && daemon(0, 0) != 0) {
     perror("ringsmbd: daemon");
     return 1;

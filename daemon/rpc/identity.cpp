@@ -72,6 +72,13 @@ class SystemAccounts final : public AccountSource {
     if (auto gr = group_entry(nullptr, &gid)) return gr->first;
     return std::nullopt;
   }
+  std::vector<Account> smb_users() const override {
+    std::vector<Account> out;
+    for (const auto& rec : db_.users()) {
+      if (auto pw = passwd_entry(rec.unix_user.c_str(), nullptr)) out.push_back(Account{rec.name, pw->second, true});
+    }
+    return out;
+  }
 
  private:
   auth::UserDb db_;
@@ -235,11 +242,16 @@ std::optional<PolicyHandle> HandleTable::open(HandleEntry entry) {
 
 const HandleEntry* HandleTable::find(const PolicyHandle& h, HandleKind kind) const {
   auto it = table_.find(h.bytes);
+  if (it == table_.end()) unknown_ = true;
   if (it == table_.end() || it->second.kind != kind) return nullptr;
   return &it->second;
 }
 
-bool HandleTable::close(const PolicyHandle& h) { return table_.erase(h.bytes) > 0; }
+bool HandleTable::close(const PolicyHandle& h) {
+  bool closed = table_.erase(h.bytes) > 0;
+  unknown_ = unknown_ || !closed;
+  return closed;
+}
 
 CallResult fault_result(uint32_t status) { return CallResult{status, {}}; }
 

@@ -81,9 +81,19 @@ class HandleTable {
   const HandleEntry* find(const PolicyHandle& h, HandleKind kind) const;
   bool close(const PolicyHandle& h);
   size_t size() const { return table_.size(); }
+  // Whether a find() or close() since the last call met a handle this
+  // table never issued (or already closed). The pipe then answers the call
+  // with a context-mismatch fault, as the RPC runtime checks context
+  // handles before the server routine runs (MS-RPCE 3.3.3.2.1).
+  bool take_unknown() {
+    bool u = unknown_;
+    unknown_ = false;
+    return u;
+  }
 
  private:
   std::map<std::array<uint8_t, 20>, HandleEntry> table_;
+  mutable bool unknown_ = false;
   uint64_t counter_ = 0;
 };
 

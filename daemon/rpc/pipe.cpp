@@ -200,7 +200,13 @@ void PipeState::dispatch(PendingCall& call) {
     return;
   }
   CallContext ctx{rpc, id, handles};
+  handles.take_unknown();
   CallResult res = it->second->call(call.opnum, call.stub, ctx);
+  if (handles.take_unknown() && !res.fault) {
+    // The runtime would have refused the call before the routine ran.
+    send_fault(call.call_id, call.context_id, kFaultContextMismatch, true);
+    return;
+  }
   if (res.fault) {
     // Neither an unknown opnum nor an undecodable stub ran anything.
     bool not_executed = res.fault == kFaultOpRangeError || res.fault == kFaultNdr;
@@ -221,12 +227,18 @@ void PipeState::dispatch(PendingCall& call) {
   }
 }
 
-std::unique_ptr<RpcPipe> RpcPipe::open(std::string_view pipe_name, const RpcContext& ctx) {
+static const PipeKind* find_kind(std::string_view pipe_name) {
   std::string_view n = strip_pipe_prefix(pipe_name);
-  const PipeKind* kind = nullptr;
   for (const auto& k : kPipes) {
-    if (iequals(n, k.name)) kind = &k;
+    if (iequals(n, k.name)) return &k;
   }
+  return nullptr;
+}
+
+bool pipe_served(std::string_view pipe_name) { return find_kind(pipe_name) != nullptr; }
+
+std::unique_ptr<RpcPipe> RpcPipe::open(std::string_view pipe_name, const RpcContext& ctx) {
+  const PipeKind* kind = find_kind(pipe_name);
   if (!kind || ctx.config == nullptr) return nullptr;
   auto st = std::make_unique<PipeState>();
   st->name = kind->name;

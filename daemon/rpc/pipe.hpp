@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/bytes.hpp"
 #include "config/config.hpp"
@@ -35,6 +36,8 @@ class AccountSource {
   virtual std::optional<Account> user_by_uid(uint32_t uid) const = 0;
   virtual std::optional<uint32_t> group_by_name(std::string_view name) const = 0;
   virtual std::optional<std::string> group_by_gid(uint32_t gid) const = 0;
+  // Every SMB user whose Unix user exists, in database order.
+  virtual std::vector<Account> smb_users() const = 0;
 };
 
 // UserDb::load(config.global.users_db) once, plus getpwnam/getpwuid and
@@ -47,6 +50,9 @@ struct RpcContext {
   bool is_guest = false;
   std::shared_ptr<const AccountSource> accounts;  // null: make_system_accounts(*config)
 };
+
+// True for a pipe name open() accepts (same matching).
+bool pipe_served(std::string_view pipe_name);
 
 struct PipeState;  // bound contexts, handle table, call reassembly
 

@@ -1,6 +1,8 @@
 // samr (MS-SAMR): the read-only subset Windows uses to resolve and show
 // local accounts (connect, find the domain, look names up, read a user).
 // Nothing here can change an account.
+#include <algorithm>
+
 #include "rpc/dcerpc.hpp"
 #include "rpc/interface.hpp"
 
@@ -194,6 +196,59 @@ CallResult lookup_names(ByteSpan stub, CallContext& ctx) {
   return res;
 }
 
+// The machine domain's users as SAMR shows them: one per RID (SMB users
+// mapped to the same Unix user share it), under the name lookups give it.
+std::vector<std::pair<uint32_t, std::string>> domain_users(const CallContext& ctx) {
+  std::vector<std::pair<uint32_t, std::string>> out;
+  for (const auto& a : ctx.id.accounts->smb_users()) {
+    auto rid = user_rid(a.uid);
+    if (!rid) continue;
+    auto t = lookup_sid(ctx.id, ctx.id.machine_sid.with_rid(*rid));
+    if (!t || t->type != SidType::User) continue;
+    bool seen = false;
+    for (const auto& u : out) seen = seen || u.first == *rid;
+    if (!seen) out.emplace_back(*rid, t->name);
+  }
+  return out;
+}
+
+// SamrEnumerateUsersInDomain (MS-SAMR 3.1.5.2.5). Every entry is sent at
+// once whatever PreferedMaximumLength says (a server may return more, and
+// the list is short); EnumerationContext is the index to resume from.
+CallResult enum_users(ByteSpan stub, CallContext& ctx) {
+  NdrReader r(stub);
+  auto h = r.handle();
+  uint32_t resume = r.u32();
+  uint32_t account_control = r.u32();
+  (void)r.u32();  // PreferedMaximumLength
+  if (!r.ok()) return fault_result(kFaultNdr);
+  const HandleEntry* dom = ctx.handles.find(h, HandleKind::SamDomain);
+  std::vector<std::pair<uint32_t, std::string>> users;
+  // Only normal accounts exist; BUILTIN has no users.
+  bool wanted = account_control == 0 || (account_control & kUserNormalAccount);
+  if (dom && dom->domain == ctx.id.machine_sid && wanted) users = domain_users(ctx);
+  users.erase(users.begin(), users.begin() + std::min<size_t>(resume, users.size()));
+  CallResult res;
+  NdrWriter w(res.stub);
+  w.u32(resume + uint32_t(users.size()));  // EnumerationContext
+  if (w.pointer(dom != nullptr)) {
+    w.u32(uint32_t(users.size()));
+    if (w.pointer(!users.empty())) {
+      w.defer([&w, &users] {
+        w.u32(uint32_t(users.size()));
+        for (const auto& [rid, name] : users) {
+          w.u32(rid);
+          w.unicode_string(name);
+        }
+      });
+    }
+    w.flush();
+  }
+  w.u32(uint32_t(users.size()));  // CountReturned
+  w.u32(status(dom ? NtStatus::Success : NtStatus::InvalidHandle));
+  return res;
+}
+
 CallResult open_user(ByteSpan stub, CallContext& ctx) {
   NdrReader r(stub);
   auto h = r.handle();
@@ -277,6 +332,7 @@ CallResult samr_call(uint16_t opnum, ByteSpan stub, CallContext& ctx) {
     case 5: return lookup_domain(stub, ctx);   // SamrLookupDomainInSamServer
     case 6: return enum_domains(stub, ctx);    // SamrEnumerateDomainsInSamServer
     case 7: return open_domain(stub, ctx);     // SamrOpenDomain
+    case 13: return enum_users(stub, ctx);     // SamrEnumerateUsersInDomain
     case 17: return lookup_names(stub, ctx);   // SamrLookupNamesInDomain
     case 34: return open_user(stub, ctx);      // SamrOpenUser
     case 36: return query_user(stub, ctx);     // SamrQueryInformationUser

@@ -11,8 +11,10 @@ namespace {
 
 // Win32 error codes (MS-ERREF 2.2) that srvsvc returns as WERROR.
 constexpr uint32_t kWerrOk = 0;
+constexpr uint32_t kWerrAccessDenied = 5;
 constexpr uint32_t kWerrInvalidLevel = 124;
 constexpr uint32_t kWerrNetNameNotFound = 2310;
+constexpr uint32_t kWerrDeviceNotShared = 2311;  // NERR_DeviceNotShared
 
 constexpr uint32_t kStypeDisktree = 0x00000000;
 constexpr uint32_t kStypeIpcHidden = 0x80000003;  // STYPE_IPC | STYPE_SPECIAL
@@ -43,13 +45,14 @@ Share from_config(const config::ShareConfig& s) {
 Share ipc_share() { return Share{"IPC$", kStypeIpcHidden, "Remote IPC", ""}; }
 
 // The browseable shares, then IPC$ (Windows also lists it last among the
-// special shares).
-std::vector<Share> enum_shares(const config::Config& cfg) {
+// special shares). Sticky shares (NetrShareEnumSticky) are the ones kept in
+// the configuration: all but IPC$.
+std::vector<Share> enum_shares(const config::Config& cfg, bool sticky_only = false) {
   std::vector<Share> out;
   for (const auto& s : cfg.shares) {
     if (s.browseable && !iequals(s.name, "IPC$")) out.push_back(from_config(s));
   }
-  out.push_back(ipc_share());
+  if (!sticky_only) out.push_back(ipc_share());
   return out;
 }
 
@@ -57,6 +60,15 @@ std::optional<Share> find_share(const config::Config& cfg, std::string_view name
   if (iequals(name, "IPC$")) return ipc_share();
   if (const auto* s = cfg.find_share(name)) return from_config(*s);
   return std::nullopt;
+}
+
+// Levels 2 and 502 show local paths (and 502 the security descriptor):
+// not to anonymous or guest sessions, as Windows keeps them to
+// authenticated users (MS-SRVS 3.1.4.8 and 3.1.4.10 access checks);
+// enumerating at level 501 is refused to them too, as Windows does.
+bool level_denied(uint32_t level, const CallContext& ctx, bool enumeration) {
+  bool restricted = level == 2 || level == 502 || (enumeration && level == 501);
+  return restricted && (ctx.rpc.user.empty() || ctx.rpc.is_guest);
 }
 
 bool share_level_ok(uint32_t level, bool enumeration) {
@@ -113,12 +125,24 @@ EnumRequest parse_enum(NdrReader& r) {
   return req;
 }
 
-CallResult share_enum(ByteSpan stub, CallContext& ctx) {
+CallResult share_enum(ByteSpan stub, CallContext& ctx, bool sticky_only) {
   NdrReader r(stub);
   auto req = parse_enum(r);
   if (!r.ok()) return fault_result(kFaultNdr);
-  auto shares = enum_shares(*ctx.rpc.config);
-  bool level_ok = share_level_ok(req.level, true);
+  auto shares = enum_shares(*ctx.rpc.config, sticky_only);
+  // MS-SRVS 3.1.4.21: NetrShareEnumSticky has no level 501.
+  bool level_ok = share_level_ok(req.level, true) && !(sticky_only && req.level == 501);
+  if (level_ok && level_denied(req.level, ctx, true)) {
+    CallResult denied;
+    NdrWriter w(denied.stub);
+    w.u32(req.level);
+    w.u32(req.level);
+    w.pointer(false);
+    w.u32(0);  // TotalEntries
+    if (w.pointer(req.resume_present)) w.u32(0);
+    w.u32(kWerrAccessDenied);
+    return denied;
+  }
   CallResult res;
   NdrWriter w(res.stub);
   w.u32(req.level);
@@ -150,16 +174,38 @@ CallResult share_get_info(ByteSpan stub, CallContext& ctx) {
   if (!r.ok()) return fault_result(kFaultNdr);
   auto share = find_share(*ctx.rpc.config, net_name);
   bool level_ok = share_level_ok(level, false);
+  bool denied = level_ok && level_denied(level, ctx, false);
   CallResult res;
   NdrWriter w(res.stub);
   w.u32(level);
-  if (share && level_ok && w.pointer(true)) {
+  if (share && level_ok && !denied && w.pointer(true)) {
     w.defer([&w, &share, level] { write_share_fixed(w, level, *share); });
-  } else if (!share || !level_ok) {
+  } else if (!share || !level_ok || denied) {
     w.pointer(false);
   }
   w.flush();
-  w.u32(!level_ok ? kWerrInvalidLevel : share ? kWerrOk : kWerrNetNameNotFound);
+  w.u32(!level_ok ? kWerrInvalidLevel : denied ? kWerrAccessDenied : share ? kWerrOk : kWerrNetNameNotFound);
+  return res;
+}
+
+// NetrShareCheck (MS-SRVS 3.1.4.13): is this local path (as the share
+// paths are shown, "C:\srv\data") shared, and as what.
+CallResult share_check(ByteSpan stub, CallContext& ctx) {
+  NdrReader r(stub);
+  (void)r.unique_wstring();
+  std::string device = r.wstring();
+  if (!r.ok()) return fault_result(kFaultNdr);
+  std::optional<uint32_t> type;
+  for (const auto& s : enum_shares(*ctx.rpc.config)) {
+    if (!type && iequals(s.path, device)) type = s.type;  // IPC$ has the empty path
+  }
+  for (const auto& s : ctx.rpc.config->shares) {  // hidden shares too
+    if (!type && iequals(windows_path(s.path), device)) type = kStypeDisktree;
+  }
+  CallResult res;
+  NdrWriter w(res.stub);
+  w.u32(type.value_or(0));
+  w.u32(type ? kWerrOk : kWerrDeviceNotShared);
   return res;
 }
 
@@ -204,8 +250,10 @@ CallResult server_get_info(ByteSpan stub, CallContext& ctx) {
 
 CallResult srvsvc_call(uint16_t opnum, ByteSpan stub, CallContext& ctx) {
   switch (opnum) {
-    case 15: return share_enum(stub, ctx);       // NetrShareEnum
-    case 16: return share_get_info(stub, ctx);   // NetrShareGetInfo
+    case 15: return share_enum(stub, ctx, false);  // NetrShareEnum
+    case 16: return share_get_info(stub, ctx);     // NetrShareGetInfo
+    case 20: return share_check(stub, ctx);        // NetrShareCheck
+    case 36: return share_enum(stub, ctx, true);   // NetrShareEnumSticky
     case 21: return server_get_info(stub, ctx);  // NetrServerGetInfo
     default: return fault_result(kFaultOpRangeError);
   }

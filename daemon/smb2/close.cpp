@@ -7,6 +7,8 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/identity.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/pipe_io.hpp"
+#include "smb2/share_options.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
@@ -37,6 +39,7 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
 }  // namespace
 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
+  if (close_pipe(conn, server, volatile_id)) return;
   auto it = conn.opens.find(volatile_id);
   if (it == conn.opens.end()) return;
   std::unique_ptr<state::Open> open = std::move(it->second);
@@ -44,19 +47,18 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   state::Session* s = conn.find_session(open->session_id);
   if (open->create_options & FILE_DELETE_ON_CLOSE) server.files.set_delete_pending(open->node, true);
   bool pending = server.files.is_delete_pending(open->node);
-  int root_fd = -1;
+  state::Tree* tree = nullptr;
   if (s) {
     auto t = s->trees.find(open->tree_id);
-    if (t != s->trees.end()) root_fd = t->second->root.get();
+    if (t != s->trees.end()) tree = t->second.get();
   }
   open->fd.reset();
   state::release_locks(open.get(), open->node->device, open->node->inode);
   auto closed = server.files.close_cached(open->node, open.get());
   post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
-  bool last = closed.last;
-  if (last && pending && root_fd >= 0 && s) {
-    become_user(s->unix_user);
-    delete_file(server, root_fd, *open);
+  if (closed.last && pending && tree && tree->root) {
+    become_user(tree->identity);
+    delete_file(server, tree->root.get(), *open);
   }
 }
 
@@ -72,15 +74,17 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
   if (!open) return NtStatus::FileClosed;
   vfs::FileStat st{};
   bool have_stat = false;
+  uint32_t attrs = 0;
   if (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) {
     auto s = vfs::stat_fd(open->fd.get());
     if (s) {
       st = *s;
       have_stat = true;
+      std::string_view parent, leaf;
+      vfs::split_parent(open->path, parent, leaf);
+      attrs = reported_attributes(req.tree->share, st, leaf, open->fd.get());
     }
   }
-  std::string_view parent, leaf;
-  vfs::split_parent(open->path, parent, leaf);
   close_open(req, open);
   w.u16(60);
   w.u16(have_stat ? SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB : 0);
@@ -92,7 +96,7 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
     w.u64(st.change_time);
     w.u64(st.allocation_size);
     w.u64(st.end_of_file);
-    w.u32(vfs::dos_attributes(st, leaf, false));
+    w.u32(attrs);
   } else {
     w.zeros(52);
   }

@@ -39,9 +39,9 @@ struct CompoundState {
   bool tree_failed = false;
 };
 
-// A request answered STATUS_PENDING that completes later (MS-SMB2 3.3.4.2):
-// today a CREATE waiting for oplock/lease break acknowledgments. It is run
-// again from its saved bytes when woken.
+// A CREATE answered STATUS_PENDING (MS-SMB2 3.3.4.2) that waits for
+// oplock/lease break acknowledgments. It is run again from its saved bytes
+// (the rest of its chain) when woken. Pipe READs wait as AsyncRequests.
 struct PendingRequest {
   Bytes pdu;  // header + body, as received (decrypted)
   uint64_t message_id = 0;
@@ -52,11 +52,43 @@ struct PendingRequest {
   NtStatus create_error = NtStatus::Success;
 };
 
+// An open of an IPC$ named pipe: its state::Open (no fd, no FileNode) is in
+// ConnState::opens like any other; this says which control-plane pipe it is.
+struct PipeOpen {
+  uint32_t handle = 0;  // the control plane's (ipc::PipeOpenRequest::handle)
+  std::string name;     // as the client named it
+  bool byte_mode = false;  // FilePipeInformation ReadMode: byte stream instead of message
+};
+
+// A request answered with an interim STATUS_PENDING whose final response is
+// still owed (MS-SMB2 3.3.4.2) that is completed in place: a READ on an empty
+// pipe. (A waiting CREATE is a PendingRequest; both draw their AsyncId from
+// ConnState::next_async_id.)
+struct AsyncRequest {
+  uint64_t async_id = 0;
+  uint64_t message_id = 0;
+  uint64_t session_id = 0;
+  uint16_t command = 0;
+  uint16_t credit_charge = 0;
+  bool sign = false;         // the final response is signed...
+  bool encrypt = false;      // ...or encrypted, as the request was
+  uint64_t volatile_id = 0;  // the open it waits on
+  uint32_t length = 0;       // READ Length
+};
+
+// A final response that became ready outside its request's own frame.
+struct LateResponse {
+  Bytes message;  // header + body, unsigned
+  uint64_t session_id = 0;
+  bool sign = false;
+  bool encrypt = false;
+};
+
 struct ConnState {
   std::string client_address;
   state::ConnAddress address;  // this connection's worker and id
-  uint64_t next_async_id = 1;
-  std::unordered_map<uint64_t, PendingRequest> pending;  // by AsyncId
+  uint64_t next_async_id = 1;  // for every interim response: waiting CREATEs and pipe READs
+  std::unordered_map<uint64_t, PendingRequest> pending;  // waiting CREATEs, by AsyncId
   // NEGOTIATE results
   bool negotiated = false;
   uint16_t dialect = 0;  // 0x02FF after an SMB1 upgrade until the SMB2 NEGOTIATE
@@ -75,6 +107,10 @@ struct ConnState {
 
   std::unordered_map<uint64_t, std::unique_ptr<state::Session>> sessions;
   std::unordered_map<uint64_t, std::unique_ptr<state::Open>> opens;  // by volatile id
+  std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
+  std::vector<AsyncRequest> async_requests;  // oldest first
+  std::vector<LateResponse> late_responses;  // sent after the current frame's response
+  uint64_t going_async = 0;  // set with a STATUS_PENDING return: the interim response's AsyncId
 
   state::Session* find_session(uint64_t id) {
     auto it = sessions.find(id);

@@ -12,6 +12,8 @@
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/pipe_io.hpp"
+#include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
@@ -31,7 +33,6 @@ enum : uint32_t {
   kReservedCreateOptions = 0xFF000000,
 };
 enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
-constexpr mode_t kFileMode = 0644, kDirMode = 0755;
 
 struct CreateRequest {
   uint8_t oplock_level = 0;
@@ -215,13 +216,16 @@ NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Targe
   std::string leaf(t.leaf);
   int fd;
   if (c.options & FILE_DIRECTORY_FILE) {
-    if (mkdirat(t.parent_fd.get(), leaf.c_str(), kDirMode) != 0) return status_from_open_errno(errno);
+    if (mkdirat(t.parent_fd.get(), leaf.c_str(), new_dir_mode(req.tree->share)) != 0)
+      return status_from_open_errno(errno);
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   } else {
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(),
-                           open_flags_for(access, false) | O_CREAT | O_EXCL, kFileMode);
+                           open_flags_for(access, false) | O_CREAT | O_EXCL, new_file_mode(req.tree->share));
   }
   if (fd < 0) return status_from_open_errno(-fd);
+  restore_masked_mode(fd, (c.options & FILE_DIRECTORY_FILE) ? new_dir_mode(req.tree->share)
+                                                            : new_file_mode(req.tree->share));
   o.fd.reset(fd);
   o.action = FILE_CREATED;
   o.created = true;
@@ -345,7 +349,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   CreateRequest c;
   NtStatus st = parse(req, c);
   if (st != NtStatus::Success) return st;
-  if (req.tree->share.is_ipc) return NtStatus::ObjectNameNotFound;  // named pipes arrive with the control plane
+  if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
 
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
@@ -354,6 +358,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   c.data_stream = path->data_stream_type || !path->stream.empty();
   if (c.data_stream && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
   if (!path->stream.empty()) return NtStatus::ObjectNameInvalid;  // named streams are not stored yet
+  if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
+    return st;
+  if (req.conn.opens.size() >= req.server.config.global.max_open_files) return NtStatus::TooManyOpenedFiles;
   uint32_t access = granted_access(c, *req.tree);
   if (!req.tree->writable && (access & kWriteLikeAccess) && !(c.desired_access & MAXIMUM_ALLOWED))
     return NtStatus::AccessDenied;
@@ -362,6 +369,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   Target t;
   Opened o;
   if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
+  if (o.created && req.tree->share.store_dos_attributes)
+    store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);  // best effort: the file exists either way
 
   auto open = std::make_unique<state::Open>();
   open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);
@@ -376,6 +385,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
             outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);
   if (outcome.wait) {  // 3.3.4.2: answered PENDING; runs again when the breaks end
     req.async_id = cache.waiter.async_id;
+    req.conn.going_async = cache.waiter.async_id;  // the interim response's AsyncId, as for pipe READs
     req.wait_node = std::move(outcome.node);
     return NtStatus::Pending;
   }
@@ -415,7 +425,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     release(req, open->node, open.get());
     return st;
   }
-  uint32_t attrs = vfs::dos_attributes(o.st, t.leaf, false);
+  uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
   write_response(w, *open, o, attrs, contexts);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   req.conn.opens.emplace(open->volatile_id, std::move(open));

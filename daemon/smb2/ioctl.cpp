@@ -14,7 +14,10 @@
 //  - FSCTL_CREATE_OR_GET_OBJECT_ID (MS-FSA 2.1.5.10.1): the object id is
 //    derived from (device, inode), so it exists for every file, stays the
 //    same for the file's life and is unique on the volume; nothing is stored.
-//  - FSCTL_QUERY_NETWORK_INTERFACE_INFO, named pipes: not yet.
+//  - FSCTL_PIPE_TRANSCEIVE, FSCTL_PIPE_WAIT: IPC$ pipes (pipe_io.cpp);
+//    a transceive whose reply is longer than MaxOutputResponse returns its
+//    first part with STATUS_BUFFER_OVERFLOW.
+//  - FSCTL_QUERY_NETWORK_INTERFACE_INFO, FSCTL_PIPE_PEEK: not yet.
 //  - anything else: STATUS_INVALID_DEVICE_REQUEST.
 #include <algorithm>
 #include <cstring>
@@ -24,6 +27,7 @@
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/object_id.hpp"
+#include "smb2/pipe_io.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -164,7 +168,7 @@ NtStatus handle_ioctl(Request& req, ByteWriter& w) {
     case FSCTL_QUERY_NETWORK_INTERFACE_INFO: return NtStatus::NotSupported;  // no multichannel yet
     case FSCTL_DFS_GET_REFERRALS:
     case FSCTL_DFS_GET_REFERRALS_EX: return NtStatus::FsDriverRequired;
-    case FSCTL_PIPE_WAIT: return NtStatus::NotSupported;
+    case FSCTL_PIPE_WAIT: st = wait_pipe(req, q.input); break;
     default: {
       state::Open* open = req.find_open(q.id);
       if (!open) return NtStatus::FileClosed;
@@ -174,13 +178,13 @@ NtStatus handle_ioctl(Request& req, ByteWriter& w) {
         case FSCTL_SET_SPARSE: st = set_sparse(q, *open); break;
         case FSCTL_GET_REPARSE_POINT: return NtStatus::NotAReparsePoint;
         case FSCTL_CREATE_OR_GET_OBJECT_ID: st = object_id(q, *open, out); break;
-        case FSCTL_PIPE_TRANSCEIVE:
-        case FSCTL_PIPE_PEEK: return NtStatus::NotSupported;  // named pipes come with the RPC layer
+        case FSCTL_PIPE_TRANSCEIVE: st = transceive_pipe(req, *open, q.input, q.max_output_response, out); break;
+        case FSCTL_PIPE_PEEK: return NtStatus::NotSupported;
         default: return NtStatus::InvalidDeviceRequest;
       }
     }
   }
-  if (st != NtStatus::Success) return st;
+  if (!nt_success(st)) return st;  // BUFFER_OVERFLOW (a pipe's long message) keeps its data
   if (out.size() > q.max_output_response) return NtStatus::BufferTooSmall;
 
   w.u16(49);
@@ -195,7 +199,7 @@ NtStatus handle_ioctl(Request& req, ByteWriter& w) {
   w.u32(0);  // Flags
   w.u32(0);  // Reserved2
   w.bytes(out);
-  return NtStatus::Success;
+  return st;
 }
 
 }  // namespace ringsmb::smb2

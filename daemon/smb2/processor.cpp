@@ -9,6 +9,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/identity.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/pipe_io.hpp"
 #include "smb2/smb1_negotiate.hpp"
 
 namespace ringsmb::smb2 {
@@ -54,9 +55,10 @@ uint16_t expected_charge(const Request& req) {
 }
 
 // MS-SMB2 3.3.5.16: CANCEL names a request by AsyncId (async) or MessageId.
-// A waiting request completes with STATUS_CANCELLED in a message of its
-// own, posted to this connection so the CANCEL's frame is done first.
-void cancel_pending(ConnState& conn, ServerContext& server, const Header& h) {
+// A waiting CREATE completes with STATUS_CANCELLED in a message of its own,
+// posted to this connection so the CANCEL's frame is done first; a waiting
+// pipe READ is answered after the frame (pipe_io.cpp).
+bool cancel_pending_create(ConnState& conn, ServerContext& server, const Header& h) {
   for (auto& [id, p] : conn.pending) {
     if (h.is_async() ? id != h.async_id : p.message_id != h.message_id) continue;
     if (p.node) server.files.drop_waiter(p.node, {conn.address, id});
@@ -66,8 +68,13 @@ void cancel_pending(ConnState& conn, ServerContext& server, const Header& h) {
         resume_pending(c, server, async_id, true, out);
       });
     }
-    return;
+    return true;
   }
+  return false;
+}
+
+void cancel_request(ConnState& conn, ServerContext& server, const Header& h) {
+  if (!cancel_pending_create(conn, server, h)) cancel_async(conn, h);
 }
 
 class ChainProcessor {
@@ -150,12 +157,14 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
       if (req.hdr.is_signed()) {
         if (!crypto::verify_message(conn_.signing_algorithm, s->keys.signing_key, req.pdu))
           return NtStatus::AccessDenied;
+        s->seen_signed = true;
       } else if (s->signing_required && req.hdr.command != Command::Echo) {
         return NtStatus::AccessDenied;
       }
     }
     if (s->encrypt_data && !encrypted_ && conn_.is_smb3() && req.hdr.command != Command::SessionSetup)
       return NtStatus::AccessDenied;
+    s->seen_encrypted = s->seen_encrypted || encrypted_;
     return NtStatus::Success;
   }
   if (!spec.needs_session) {
@@ -203,7 +212,7 @@ NtStatus ChainProcessor::check_and_dispatch(Request& req, const CommandSpec& spe
   // its own (what Windows and Samba do; smb2.compound.interim2).
   if (req.hdr.is_related() && compound_.in_chain && spec.has_file_id && create_error_ != NtStatus::Success)
     return create_error_;
-  if (req.tree) become_user(req.session->unix_user);
+  if (req.tree) become_user(req.tree->identity);
   return spec.handler(req, body);
 }
 
@@ -253,8 +262,11 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   w.zeros(wire::kHeaderSize);  // header written after the handler ran
   if (status == NtStatus::Success && resumed && cancel_) status = NtStatus::Cancelled;
   else if (status == NtStatus::Success) status = check_and_dispatch(req, *spec, w);
-  if (status == NtStatus::Pending && req.wait_node) {
-    went_async_ = req.async_id;
+  // STATUS_PENDING: the handler set conn_.going_async to the AsyncId of
+  // the interim response (MS-SMB2 3.3.4.2), for a pipe READ or a CREATE.
+  uint64_t interim_id = status == NtStatus::Pending ? std::exchange(conn_.going_async, 0) : 0;
+  if (status == NtStatus::Pending && req.wait_node) {  // a CREATE: its chain is saved (run())
+    went_async_ = interim_id;
     wait_node_ = std::move(req.wait_node);
     if (resumed) {  // still waiting: nothing to send yet
       out.resize(start);
@@ -276,9 +288,9 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   // one of an async request grants none.
   rh.credits = resumed ? 0 : conn_.credits.grant(h.credits, server_.config.global.smb2_max_credits);
   rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
-  if (resumed || went_async_) {
+  if (resumed || status == NtStatus::Pending) {  // final or interim response of an async request
     rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
-    rh.async_id = resumed ? resumed : went_async_;
+    rh.async_id = resumed ? resumed : interim_id;
   }
   rh.message_id = h.message_id;
   rh.tree_id = req.tree ? req.tree->tree_id : h.tree_id;
@@ -298,7 +310,9 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   state::Session* signer = req.session;
   if (h.command == Command::SessionSetup && status == NtStatus::Success)
     signer = conn_.find_session(req.response_session_id);
-  bool sign = !encrypted_ && signer && !signer->keys.signing_key.empty() &&
+  // Interim responses are not signed (MS-SMB2 3.3.4.2 "SHOULD NOT"; 3.3.4.1.1
+  // signs a response to a signed request unless it is an interim one).
+  bool sign = !encrypted_ && status != NtStatus::Pending && signer && !signer->keys.signing_key.empty() &&
               (h.is_signed() || signer->signing_required ||
                (h.command == Command::SessionSetup && status == NtStatus::Success && !signer->is_guest &&
                 !signer->is_anonymous));
@@ -344,10 +358,10 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
       }
       len = h.next_command;
     }
-    // CANCEL gets no response and uses no credit; the request it names
-    // completes with STATUS_CANCELLED, in its own message (posted).
+    // CANCEL gets no response of its own and uses no credit; the request it
+    // names answers STATUS_CANCELLED later (cancel_request).
     if (h.command == Command::Cancel) {
-      cancel_pending(conn_, server_, h);
+      cancel_request(conn_, server_, h);
     } else {
       seal_previous(out, true);
       CompoundState before = compound_;
@@ -414,12 +428,13 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   size_t len = out.size() - len_pos - 4;
   if (len == 0) {
     out.resize(len_pos);  // nothing to send (CANCEL)
-    return result;
+  } else {
+    out[len_pos] = 0;
+    out[len_pos + 1] = uint8_t(len >> 16);
+    out[len_pos + 2] = uint8_t(len >> 8);
+    out[len_pos + 3] = uint8_t(len);
   }
-  out[len_pos] = 0;
-  out[len_pos + 1] = uint8_t(len >> 16);
-  out[len_pos + 2] = uint8_t(len >> 8);
-  out[len_pos + 3] = uint8_t(len);
+  append_late_responses(conn, out);  // async requests this frame completed, after its own response
   return result;
 }
 
@@ -448,6 +463,7 @@ void resume_pending(ConnState& conn, ServerContext& server, uint64_t async_id, b
   out.push_back(uint8_t(len >> 8));
   out.push_back(uint8_t(len));
   out.insert(out.end(), message.begin(), message.end());
+  append_late_responses(conn, out);  // pipe READs the resumed chain completed
 }
 
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
@@ -461,7 +477,9 @@ void teardown_connection(ConnState& conn, ServerContext& server) {
   for (auto& [id, p] : conn.pending)
     if (p.node) server.files.drop_waiter(p.node, {conn.address, id});
   conn.pending.clear();
-  while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);
+  while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);  // pipes too
+  conn.async_requests.clear();  // nobody left to answer
+  conn.late_responses.clear();
   for (auto& [id, s] : conn.sessions)
     if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
   conn.sessions.clear();

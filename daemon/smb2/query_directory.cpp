@@ -21,6 +21,7 @@
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/output_buffer.hpp"
+#include "smb2/share_options.hpp"
 #include "vfs/dir_entries.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/fscc_sizes.hpp"
@@ -85,6 +86,7 @@ NtStatus load_cursor(const Request& req, state::Open& open, const std::string& p
   cur.loaded = false;
   cur.pattern = pattern;
   bool cs = req.tree->share.case_sensitive;
+  bool veto = vetoes_anything(req.tree->share);
 
   // A fresh descriptor: its own offset, and works when the open holds O_PATH.
   int fd = openat(open.fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -101,6 +103,7 @@ NtStatus load_cursor(const Request& req, state::Open& open, const std::string& p
   while (struct dirent* de = readdir(d)) {
     std::string_view name(de->d_name);
     if (name == "." || name == "..") continue;
+    if (veto && is_vetoed_name(req.tree->share, name)) continue;  // vetoed names are invisible
     if (vfs::wildcard_match(pattern, name, cs)) cur.entries.push_back(vfs::DirEntry{std::string(name), {}, 0});
     errno = 0;
   }
@@ -134,7 +137,7 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   }
   if (!st) return false;
   e.st = *st;
-  e.st.attributes = vfs::dos_attributes(e.st, e.name, false);
+  e.st.attributes = reported_attributes_at(req.tree->share, e.st, open.fd.get(), e.name);
   return true;
 }
 

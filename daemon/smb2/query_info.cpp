@@ -23,6 +23,8 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/object_id.hpp"
 #include "smb2/output_buffer.hpp"
+#include "smb2/pipe_io.hpp"
+#include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/fscc_sizes.hpp"
 
@@ -169,6 +171,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
 
   auto st = vfs::stat_fd(open.fd.get());
   if (!st) return st.error();
+  st->attributes = reported_attributes(req.tree->share, *st, open.path, open.fd.get());
   std::string name = windows_path(open.path);
   vfs::OpenInfo info;
   info.access_mask = open.granted_access;
@@ -247,7 +250,8 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   if (q.output_length > req.server.max_trans) return NtStatus::InvalidParameter;
 
   Bytes data;
-  switch (q.info_type) {
+  if (find_pipe(req.conn, *open)) st = query_pipe_info(req.conn, *open, q.info_type, q.info_class, q.output_length, data);
+  else switch (q.info_type) {
     case SMB2_0_INFO_FILE: st = query_file(req, q, *open, data); break;
     case SMB2_0_INFO_FILESYSTEM: st = query_filesystem(req, q, *open, data); break;
     case SMB2_0_INFO_SECURITY: st = query_security(q, *open, data); break;

@@ -3,6 +3,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/pipe_io.hpp"
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
@@ -22,6 +23,7 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   if (length > req.server.max_read) return NtStatus::InvalidParameter;
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   if (!(open->granted_access & (FILE_READ_DATA | FILE_EXECUTE))) return NtStatus::AccessDenied;
+  if (find_pipe(req.conn, *open)) return read_pipe(req, *open, length, w);  // Offset means nothing on a pipe
   if (offset > uint64_t(INT64_MAX) - length) return NtStatus::InvalidParameter;
   if (open->node) {
     NtStatus st = state::lock_table().check_io(open->node->device, open->node->inode, open, offset, length, false);

@@ -48,6 +48,8 @@ struct ServerContext {
   state::LeaseTable leases;
   int64_t lease_break_timeout_ms = 35000;
   ConnPoster* poster = nullptr;
+  // Open TCP connections over all workers, for "max connections".
+  std::atomic<uint32_t> connections{0};
 };
 
 }  // namespace ringsmb::smb2

@@ -7,8 +7,10 @@
 // Deliberate differences from Windows:
 //  - CreationTime and ChangeTime cannot be set on Linux and are ignored, as
 //    are the "stop/resume updating" values (-1, -2) of every time.
-//  - HIDDEN, SYSTEM and ARCHIVE are not stored (no xattr yet); READONLY on a
-//    file clears all write bits, clearing it restores the owner's.
+//  - HIDDEN, SYSTEM and ARCHIVE are kept in user.DOSATTRIB only on shares
+//    with "store dos attributes = yes" (smb2/share_options.hpp), otherwise
+//    not at all; READONLY on a file clears all write bits, clearing it
+//    restores the owner's.
 //  - An AllocationSize below EndOfFile leaves the file alone (Windows would
 //    truncate it): an allocation hint never destroys data.
 //  - Renaming a directory with open files below it fails with ACCESS_DENIED
@@ -34,6 +36,8 @@
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/pipe_io.hpp"
+#include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
@@ -281,6 +285,8 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   if (!target) return target.error();
   if (!target->stream.empty()) return NtStatus::NotSupported;
   if (target->path.empty()) return NtStatus::ObjectNameInvalid;
+  if (vetoes_anything(req.tree->share))  // no renaming a file into invisibility
+    if (NtStatus v = veto_status(req.tree->share, target->path); v != NtStatus::Success) return v;
   if (open.path.empty()) return NtStatus::AccessDenied;  // the share root
   if (open.node && !req.server.files.others_share_delete(open.node, &open)) return NtStatus::SharingViolation;
 
@@ -393,7 +399,13 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
   if (modifies && !req.tree->writable) return NtStatus::AccessDenied;
   break_caching(req, open, cls);
   switch (cls) {
-    case FileInfoClass::Basic: return set_basic(open, buf);
+    case FileInfoClass::Basic: {
+      NtStatus s = set_basic(open, buf);
+      // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
+      if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
+        s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
+      return s;
+    }
     case FileInfoClass::EndOfFile: return set_end_of_file(open, buf);
     case FileInfoClass::Allocation: return set_allocation(open, buf);
     case FileInfoClass::Disposition: return set_disposition(req, open, buf);
@@ -493,7 +505,8 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   if (!open) return NtStatus::FileClosed;
 
   NtStatus st;
-  switch (info_type) {
+  if (find_pipe(req.conn, *open)) st = set_pipe_info(req.conn, *open, info_type, info_class, buf);
+  else switch (info_type) {
     case SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
     case SMB2_0_INFO_SECURITY:
       if (!req.tree->writable) return NtStatus::AccessDenied;

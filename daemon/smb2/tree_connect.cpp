@@ -43,6 +43,14 @@ NtStatus decide_encryption(const Request& req, state::Tree& t) {
   return NtStatus::Success;
 }
 
+// force user replaces the whole identity (uid, primary group, groups, as
+// Samba does); force group then replaces the primary group only.
+ipc::UnixUser tree_identity(const state::Session& s, const ipc::ShareInfo& share) {
+  ipc::UnixUser id = share.force_user ? *share.force_user : s.unix_user;
+  if (share.force_gid) id.gid = *share.force_gid;
+  return id;
+}
+
 }  // namespace
 
 NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
@@ -65,6 +73,7 @@ NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
   auto t = std::make_unique<state::Tree>();
   t->share = reply.share;
   t->writable = reply.writable;
+  t->identity = tree_identity(s, t->share);
   t->maximal_access = t->share.is_ipc ? kFileAllAccess : (t->writable ? kFileAllAccess : kReadOnlyAccess);
   NtStatus st = decide_encryption(req, *t);
   if (st != NtStatus::Success) return st;

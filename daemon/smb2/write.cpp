@@ -5,6 +5,7 @@
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/pipe_io.hpp"
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
@@ -30,6 +31,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   bool append_only = !(open->granted_access & FILE_WRITE_DATA) && (open->granted_access & FILE_APPEND_DATA);
   if (!(open->granted_access & (FILE_WRITE_DATA | FILE_APPEND_DATA))) return NtStatus::AccessDenied;
+  if (find_pipe(req.conn, *open)) return write_pipe(req, *open, data, w);  // Offset means nothing on a pipe
   if (offset == kAppendOffset || append_only) {
     struct stat st;
     if (fstat(open->fd.get(), &st) != 0) return nt_status_from_errno(errno);

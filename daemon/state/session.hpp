@@ -54,6 +54,9 @@ struct Tree {
   bool encrypt = false;  // SMB2_SHAREFLAG_ENCRYPT_DATA
   UniqueFd root;         // O_PATH|O_DIRECTORY fd of the share root
   uint32_t maximal_access = 0;
+  // Who file operations on this tree run as: the session's Unix user, or
+  // what the share's force user / force group make of it.
+  ipc::UnixUser identity;
 };
 
 // Directory enumeration state of an open directory (QUERY_DIRECTORY).
@@ -102,6 +105,9 @@ struct Session {
   crypto::SessionKeys keys;
   bool signing_required = false;
   bool encrypt_data = false;
+  // What the client did even where not required, for `ringsmbctl status`.
+  bool seen_signed = false;
+  bool seen_encrypted = false;
   std::unordered_map<uint32_t, std::unique_ptr<Tree>> trees;
   uint32_t next_tree_id = 1;
 };

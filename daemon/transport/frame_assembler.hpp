@@ -26,13 +26,17 @@ class FrameAssembler {
       // only a trailing partial frame is copied.
       size_t used = 0;
       Result r = scan(data, used, on_frame);
-      if (r == Result::Ok) buf_.assign(data.begin() + used, data.end());
+      if (r == Result::Ok) {
+        buf_.assign(data.begin() + used, data.end());
+        reserve_for_partial();
+      }
       return r;
     }
     buf_.insert(buf_.end(), data.begin(), data.end());
     size_t used = 0;
     Result r = scan(buf_, used, on_frame);
     buf_.erase(buf_.begin(), buf_.begin() + used);
+    reserve_for_partial();
     return r;
   }
   size_t buffered() const { return buf_.size(); }
@@ -65,6 +69,15 @@ class FrameAssembler {
     }
     used = off;
     return r;
+  }
+
+  // Once a partial frame's length is known, make room for all of it: a
+  // large WRITE arrives in many pieces, and growing the buffer by doubling
+  // would copy the payload several times.
+  void reserve_for_partial() {
+    if (buf_.size() < 4 || buf_[0] != 0) return;
+    size_t len = (size_t(buf_[1]) << 16) | (size_t(buf_[2]) << 8) | buf_[3];
+    if (len <= max_frame_) buf_.reserve(4 + len);
   }
 
   size_t max_frame_;

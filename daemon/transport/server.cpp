@@ -9,9 +9,12 @@
 
 #include "auth/spnego.hpp"
 #include "common/log.hpp"
+#include "common/sd_notify.hpp"
 #include "crypto/primitives.hpp"
 #include "ipc/control_plane.hpp"
+#include "ipc/reloading_control_plane.hpp"
 #include "smb2/server_context.hpp"
+#include "transport/admin_endpoint.hpp"
 #include "transport/worker.hpp"
 #include "vfs/file_info.hpp"
 
@@ -55,6 +58,44 @@ class WorkerPoster final : public smb2::ConnPoster {
   std::vector<std::unique_ptr<Worker>>& workers_;
 };
 
+// Re-reads shares and users for new logins and tree connects. In-process:
+// a new policy engine from the file. With ringsmb-ctld: the file is checked
+// here first (so `ringsmbctl reload` reports a bad file), then ctld reloads.
+std::expected<void, std::string> reload_control_plane(ipc::ControlPlane& control,
+                                                      ipc::ReloadingControlPlane* local,
+                                                      const std::string& config_path) {
+  sd::notify("RELOADING=1");
+  std::expected<void, std::string> r;
+  if (local) {
+    r = local->reload_config();
+  } else if (!config_path.empty()) {
+    auto parsed = config::parse_config_file(config_path);
+    if (parsed) control.reload();
+    else r = std::unexpected(parsed.error());
+    if (!parsed) LOG_ERROR("reload: %s (ringsmb-ctld keeps the previous configuration)", parsed.error().c_str());
+  } else {
+    control.reload();
+  }
+  sd::notify(r ? "READY=1\nSTATUS=configuration reloaded" : "READY=1\nSTATUS=reload failed: bad configuration");
+  return r;
+}
+
+std::unique_ptr<ipc::ControlPlane> make_control_plane(const config::Config& cfg, const ServerOptions& opts,
+                                                      ipc::ReloadingControlPlane*& local) {
+  local = nullptr;
+  if (opts.use_ctld) return ipc::make_netlink_control_plane(cfg, opts.ctld);
+  if (opts.config_path.empty()) return ipc::make_local_control_plane(cfg);
+  auto r = ipc::make_reloading_local_control_plane(cfg, opts.config_path);
+  local = r.get();
+  return r;
+}
+
+std::string ready_status(const config::GlobalConfig& g, unsigned workers, const char* backend) {
+  std::string ports;
+  for (uint16_t p : g.tcp_ports) ports += (ports.empty() ? "" : ",") + std::to_string(p);
+  return "STATUS=serving on port " + ports + " with " + std::to_string(workers) + " workers (" + backend + ")";
+}
+
 }  // namespace
 
 int run_server(const config::Config& cfg, const ServerOptions& opts) {
@@ -69,7 +110,13 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
 
   auto ctx = std::make_unique<smb2::ServerContext>();
   init_context(*ctx, cfg);
-  auto control = opts.use_ctld ? ipc::make_netlink_control_plane(cfg, opts.ctld) : ipc::make_local_control_plane(cfg);
+  // The admin socket first: it must get port id == our pid (admin_endpoint.hpp).
+  AdminEndpoint admin;
+  if (std::string why; !admin.open(cfg.global.state_directory, why))
+    LOG_WARN("%s; ringsmbctl status and session close will not work", why.c_str());
+  sd::notify("STATUS=starting the control plane");
+  ipc::ReloadingControlPlane* local = nullptr;
+  auto control = make_control_plane(cfg, opts, local);
   if (!control) return 1;
   ctx->control = control.get();
 
@@ -90,19 +137,28 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   std::atomic<bool> stop{false};
   for (auto& w : workers) w->start(stop);
   LOG_INFO("ringsmbd: %u workers (%s) listening", n, workers[0]->backend_name());
+  auto reload = [&] { return reload_control_plane(*control, local, opts.config_path); };
+  std::vector<Worker*> worker_ptrs;
+  for (auto& w : workers) worker_ptrs.push_back(w.get());
+  admin.start(worker_ptrs, {reload, [] { kill(getpid(), SIGTERM); }});
+  // The listeners are bound and listening since Worker::init: clients that
+  // connect from now on are accepted.
+  sd::notify("READY=1\n" + ready_status(cfg.global, n, workers[0]->backend_name()));
   if (opts.on_ready) opts.on_ready();
 
   for (;;) {
     int sig = 0;
     sigwait(&set, &sig);
     if (sig == SIGHUP) {
-      LOG_INFO("SIGHUP: reloading the control plane (the user database is also re-read on every login)");
-      control->reload();
+      LOG_INFO("SIGHUP: reloading shares and users for new logins and tree connects");
+      (void)reload();
       continue;
     }
     LOG_INFO("signal %d: shutting down", sig);
     break;
   }
+  sd::notify("STOPPING=1\nSTATUS=stopping");
+  admin.stop();
   stop = true;
   for (auto& w : workers) w->join();
   ctx->poster = nullptr;

@@ -6,6 +6,7 @@
 #include <sys/uio.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "io/reactor.hpp"
+#include "ipc/ctl_status.hpp"
 #include "smb2/conn_state.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/frame_assembler.hpp"
@@ -46,8 +48,20 @@ class Worker final : public io::ReactorHandler {
   void on_wake() override;
   void on_tick() override;
   // Thread-safe: runs `task` on this worker's thread for connection
-  // `conn_id` (dropped if it is gone), then flushes what it wrote.
+  // `conn_id` (dropped if it is gone), then flushes what it wrote. Oplock
+  // and lease breaks and waking CREATEs come this way (smb2/lease.hpp).
   void post(uint64_t conn_id, smb2::ConnTask task);
+
+  // Admin requests (transport/admin_endpoint.cpp). post() is thread-safe:
+  // TASK runs on this worker's thread at its next wake-up, so reading the
+  // connections needs no lock and the request path never takes one.
+  void post(std::function<void()> task);
+  // On the worker thread: appends this worker's connections, sessions,
+  // tree connects and open files (worker_admin.cpp).
+  void collect_status(ipc::ServerStatus& out) const;
+  // On the worker thread: closes session SESSION_ID if a connection of this
+  // worker holds it; false when none does.
+  bool close_session(uint64_t session_id);
 
  private:
   struct Conn {
@@ -68,6 +82,7 @@ class Worker final : public io::ReactorHandler {
   };
   void consume_frames(Conn& c, ByteSpan data);
   void flush(Conn& c);
+  void run_conn_task(uint64_t conn_id, const smb2::ConnTask& task);
   void drop(Conn& c, const char* why);
   void maybe_destroy(Conn& c);
 
@@ -77,11 +92,12 @@ class Worker final : public io::ReactorHandler {
   std::vector<int> listen_fds_;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
   uint64_t next_conn_id_ = 1;
+  int64_t last_refusal_log_s_ = 0;  // "max connections" warnings, one per second
   std::atomic<size_t> conn_count_{0};
   std::thread thread_;
   size_t max_frame_ = kMaxFrameSize;
   std::mutex posted_mu_;
-  std::vector<std::pair<uint64_t, smb2::ConnTask>> posted_;  // guarded by posted_mu_
+  std::vector<std::function<void()>> posted_;  // guarded by posted_mu_
 };
 
 }  // namespace ringsmb::transport

@@ -54,6 +54,13 @@ void add_name(std::vector<std::string>& names, std::string_view leaf) {
 
 }  // namespace
 
+NameIndexCache::NameIndexCache(size_t max_directories, int64_t racy_rescan_ns)
+    : racy_rescan_ns_(racy_rescan_ns), shard_count_(max_directories >= 256 ? 16 : 1),
+      shards_(std::make_unique<Shard[]>(shard_count_)) {
+  const size_t total = max_directories ? max_directories : 1;
+  for (size_t i = 0; i < shard_count_; ++i) shards_[i].max_dirs = (total + shard_count_ - 1) / shard_count_;
+}
+
 std::optional<NameIndexCache::DirState> NameIndexCache::dir_state(int dirfd) {
   struct stat st = {};
   if (fstat(dirfd, &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
@@ -73,29 +80,31 @@ std::optional<NameIndexCache::DirIndex> NameIndexCache::scan(int dirfd, int64_t 
   }
   DirIndex index;
   index.mtime_ns = mtime_ns;
+  index.scanned_ns = now_coarse_ns();
   const int64_t age = now_coarse_ns() - mtime_ns;
   // A whole-second mtime hints at a filesystem without sub-second stamps,
   // where anything in the same second shares it.
   const bool whole_second = mtime_ns % kNsPerSec == 0;
   index.racy = age < racy_window_ns() || (whole_second && age < 2 * kNsPerSec);
-  index.scanned_ns = now_coarse_ns();
   while (const struct dirent* de = readdir(dir)) {
     const std::string_view name = de->d_name;
     if (name == "." || name == "..") continue;
     index.names[fold_case(name)].emplace_back(name);
   }
   closedir(dir);
+  index.scan_cost_ns = now_coarse_ns() - index.scanned_ns;
   return index;
 }
 
-bool NameIndexCache::lookup_locked(const DirState& ds, const std::string& folded, std::string_view leaf,
-                                   std::optional<std::string>& result) {
-  const auto it = dirs_.find(ds.key);
-  if (it == dirs_.end()) return false;
+bool NameIndexCache::lookup_locked(Shard& shard, const DirState& ds, const std::string& folded,
+                                   std::string_view leaf, std::optional<std::string>& result) {
+  const auto it = shard.dirs.find(ds.key);
+  if (it == shard.dirs.end()) return false;
   DirIndex& index = it->second;
   if (index.mtime_ns != ds.mtime_ns) return false;
-  if (index.racy && now_coarse_ns() - index.scanned_ns > racy_rescan_ns_) return false;
-  lru_.splice(lru_.begin(), lru_, index.lru_pos);
+  if (index.racy && now_coarse_ns() - index.scanned_ns > std::max(racy_rescan_ns_, 100 * index.scan_cost_ns))
+    return false;
+  shard.lru.splice(shard.lru.begin(), shard.lru, index.lru_pos);
   result.reset();
   if (const auto hit = index.names.find(folded); hit != index.names.end() && !hit->second.empty()) {
     const auto& real = hit->second;
@@ -105,18 +114,18 @@ bool NameIndexCache::lookup_locked(const DirState& ds, const std::string& folded
   return true;
 }
 
-void NameIndexCache::insert_locked(const DirKey& key, DirIndex&& index) {
-  if (const auto old = dirs_.find(key); old != dirs_.end()) {
-    lru_.erase(old->second.lru_pos);
-    dirs_.erase(old);
+void NameIndexCache::insert_locked(Shard& shard, const DirKey& key, DirIndex&& index) {
+  if (const auto old = shard.dirs.find(key); old != shard.dirs.end()) {
+    shard.lru.erase(old->second.lru_pos);
+    shard.dirs.erase(old);
   }
-  while (dirs_.size() >= max_dirs_ && !lru_.empty()) {
-    dirs_.erase(lru_.back());
-    lru_.pop_back();
+  while (shard.dirs.size() >= shard.max_dirs && !shard.lru.empty()) {
+    shard.dirs.erase(shard.lru.back());
+    shard.lru.pop_back();
   }
-  lru_.push_front(key);
-  index.lru_pos = lru_.begin();
-  dirs_.emplace(key, std::move(index));
+  shard.lru.push_front(key);
+  index.lru_pos = shard.lru.begin();
+  shard.dirs.emplace(key, std::move(index));
 }
 
 std::optional<std::string> NameIndexCache::find(int dirfd, std::string_view leaf) {
@@ -124,9 +133,10 @@ std::optional<std::string> NameIndexCache::find(int dirfd, std::string_view leaf
   if (!ds) return std::nullopt;
   const std::string folded = fold_case(leaf);
   std::optional<std::string> result;
+  Shard& shard = shard_for(ds->key);
   {
-    std::lock_guard lock(mu_);
-    if (lookup_locked(*ds, folded, leaf, result)) return result;
+    std::lock_guard lock(shard.mu);
+    if (lookup_locked(shard, *ds, folded, leaf, result)) return result;
   }
   // Scan without the lock: a big directory must not stall other workers.
   // The mtime sampled before the scan is recorded, so a change during the
@@ -138,9 +148,9 @@ std::optional<std::string> NameIndexCache::find(int dirfd, std::string_view leaf
     const auto exact = std::find(real.begin(), real.end(), leaf);
     result = exact != real.end() ? *exact : real.front();
   }
-  std::lock_guard lock(mu_);
   ++scans_;
-  insert_locked(ds->key, std::move(*index));
+  std::lock_guard lock(shard.mu);
+  insert_locked(shard, ds->key, std::move(*index));
   return result;
 }
 
@@ -148,9 +158,10 @@ template <typename Fn>
 void NameIndexCache::update(int dirfd, Fn&& fn) {
   const auto ds = dir_state(dirfd);
   if (!ds) return;
-  std::lock_guard lock(mu_);
-  const auto it = dirs_.find(ds->key);
-  if (it == dirs_.end()) return;  // not indexed: nothing to keep current
+  Shard& shard = shard_for(ds->key);
+  std::lock_guard lock(shard.mu);
+  const auto it = shard.dirs.find(ds->key);
+  if (it == shard.dirs.end()) return;  // not indexed: nothing to keep current
   fn(it->second);
   it->second.mtime_ns = ds->mtime_ns;
   // An outside change in the same tick as ours would go unnoticed: treat
@@ -176,13 +187,16 @@ void NameIndexCache::note_removed(int dirfd, std::string_view leaf) {
 }
 
 uint64_t NameIndexCache::scans() const {
-  std::lock_guard lock(mu_);
-  return scans_;
+  return scans_.load();
 }
 
 size_t NameIndexCache::size() const {
-  std::lock_guard lock(mu_);
-  return dirs_.size();
+  size_t n = 0;
+  for (size_t i = 0; i < shard_count_; ++i) {
+    std::lock_guard lock(shards_[i].mu);
+    n += shards_[i].dirs.size();
+  }
+  return n;
 }
 
 namespace {

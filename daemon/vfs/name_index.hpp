@@ -12,13 +12,16 @@
 // tick as the scan (or as one of the server's own changes) leaves the mtime
 // as recorded. Such a "racy" index is still used, so a busy directory costs
 // no scan per create (that made writing n files O(n^2)), but it is verified
-// by a fresh scan once it is older than kRacyRescanNs: an outside change is
-// seen within that bound.
+// by a fresh scan once it is older than kRacyRescanNs, or than 100 times
+// what its scan took for a huge directory, so verification never costs more
+// than about 1% of a core: an outside change is seen within that bound.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -37,8 +40,11 @@ class NameIndexCache {
   // How long a racy index is trusted before a verifying rescan.
   static constexpr int64_t kRacyRescanNs = 1'000'000'000;
 
-  explicit NameIndexCache(size_t max_directories = 4096, int64_t racy_rescan_ns = kRacyRescanNs)
-      : max_dirs_(max_directories ? max_directories : 1), racy_rescan_ns_(racy_rescan_ns) {}
+  // A cache of at least 256 directories is split into 16 shards, each with
+  // its own lock and LRU, so workers creating files in different
+  // directories never wait for each other; a small one (tests) is one shard
+  // with an exact LRU.
+  explicit NameIndexCache(size_t max_directories = 4096, int64_t racy_rescan_ns = kRacyRescanNs);
 
   // The real on-disk name of `leaf` inside directory `dirfd` when it exists
   // under another case; nullopt when no entry matches case-insensitively.
@@ -77,6 +83,7 @@ class NameIndexCache {
     // older than kRacyRescanNs.
     bool racy = false;
     int64_t scanned_ns = 0;  // coarse realtime of the scan
+    int64_t scan_cost_ns = 0;  // how long the scan took
     // fold_case(name) -> real names (several on a case-sensitive disk).
     std::unordered_map<std::string, std::vector<std::string>> names;
     std::list<DirKey>::iterator lru_pos;
@@ -85,19 +92,24 @@ class NameIndexCache {
   static std::optional<DirState> dir_state(int dirfd);
   static std::optional<DirIndex> scan(int dirfd, int64_t mtime_ns);
   // Looks `folded` up in a valid index; false when there is none.
-  bool lookup_locked(const DirState& ds, const std::string& folded, std::string_view leaf,
+  struct Shard {
+    mutable std::mutex mu;
+    std::unordered_map<DirKey, DirIndex, DirKeyHash> dirs;
+    std::list<DirKey> lru;  // most recently used first
+    size_t max_dirs = 1;
+  };
+  Shard& shard_for(const DirKey& key) const { return shards_[DirKeyHash()(key) % shard_count_]; }
+  bool lookup_locked(Shard& shard, const DirState& ds, const std::string& folded, std::string_view leaf,
                      std::optional<std::string>& result);
-  void insert_locked(const DirKey& key, DirIndex&& index);
+  static void insert_locked(Shard& shard, const DirKey& key, DirIndex&& index);
   // Applies `fn` to the directory's index, if it has one, and records its new mtime.
   template <typename Fn>
   void update(int dirfd, Fn&& fn);
 
-  size_t max_dirs_;
   int64_t racy_rescan_ns_;
-  mutable std::mutex mu_;
-  std::unordered_map<DirKey, DirIndex, DirKeyHash> dirs_;
-  std::list<DirKey> lru_;  // most recently used first
-  uint64_t scans_ = 0;
+  size_t shard_count_;
+  std::unique_ptr<Shard[]> shards_;
+  std::atomic<uint64_t> scans_{0};
 };
 
 // Resolves `path` (relative Unix path from parse_smb_path) under `root_fd`

@@ -7,13 +7,14 @@
 #include <string_view>
 
 #include "common/bytes.hpp"
+#include "common/unicode.hpp"
 #include "common/ntstatus.hpp"
 
 namespace ringsmb::vfs {
 
 // UTF-16LE <-> UTF-8. Invalid UTF-16 (unpaired surrogates) fails.
-bool utf16le_to_utf8(ByteSpan in, std::string& out);
-void utf8_to_utf16le(std::string_view in, Bytes& out);
+using ringsmb::unicode::utf16le_to_utf8;
+using ringsmb::unicode::utf8_to_utf16le;
 Bytes utf8_to_utf16le(std::string_view in);
 
 // Converts an SMB2 CREATE name (UTF-16LE, '\' separators, relative to the

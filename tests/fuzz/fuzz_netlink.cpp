@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ipc/ctl_codec.hpp"
+#include "ipc/ctl_status.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ringsmb::ipc;
@@ -22,6 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)decode_tree_connect_reply(*m);
   if (m->is_request && (m->cmd == abi::CMD_LOGIN || m->cmd == abi::CMD_LOGIN_EXT)) (void)decode_login_request(*m);
   if (m->is_request && m->cmd == abi::CMD_TREE_CONNECT) (void)decode_tree_connect_request(*m);
+  ServerStatus status;  // ringsmbctl's LIST_* decoder walks every nested ENTRY
+  (void)decode_list_reply(reinterpret_cast<const uint8_t*>(aligned.data()), size, *m, status);
   for (int a = 1; a < abi::ATTR_COUNT; ++a) {
     (void)m->str(abi::Attr(a));
     (void)m->bytes(abi::Attr(a));

@@ -31,6 +31,7 @@ class NoAccounts final : public AccountSource {
   }
   std::optional<uint32_t> group_by_name(std::string_view) const override { return std::nullopt; }
   std::optional<std::string> group_by_gid(uint32_t) const override { return std::nullopt; }
+  std::vector<Account> smb_users() const override { return {Account{"alice", 1001, true}}; }
 };
 
 const config::Config& fuzz_config() {

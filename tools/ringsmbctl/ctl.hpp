@@ -1,39 +1,97 @@
 // Shared pieces of ringsmbctl's command groups.
 #pragma once
 
+#include <cstdint>
 #include <expected>
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "common/bytes.hpp"
+#include "common/ntstatus.hpp"
 #include "config/config.hpp"
+#include "ipc/ctl_abi.hpp"
 
 namespace ringsmb::ctl {
 
-// Exit codes; also listed in the --help footer, which is the user's contract.
+// Exit codes: the user's contract, listed in the --help footer
+// (kExitCodesHelp) and in ringsmbctl(8).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;
-inline constexpr int kExitUsage = 2;
+inline constexpr int kExitError = 1;       // bad configuration, I/O failure, server error
+inline constexpr int kExitUsage = 2;       // unknown command or option, missing argument
+inline constexpr int kExitNotFound = 3;    // no such share, user, path, session
+inline constexpr int kExitExists = 4;      // share already exists
+inline constexpr int kExitPermission = 5;  // permission denied (run as root)
+inline constexpr int kExitNotRunning = 6;  // the server is not running
+inline constexpr const char* kExitCodesHelp =
+    "Exit status:\n"
+    "  0  success\n"
+    "  1  error (invalid configuration, I/O failure, the server refused)\n"
+    "  2  usage error (unknown command or option, missing argument)\n"
+    "  3  not found (share, user, unix user, path, session)\n"
+    "  4  already exists (share add)\n"
+    "  5  permission denied (run as root)\n"
+    "  6  the server is not running (status, reload, shutdown, session close)";
 
 inline constexpr const char* kDefaultConfig = "/etc/ringsmb/ringsmb.conf";
 
 struct Context {
   std::string config_path = kDefaultConfig;
+  bool no_reload = false;  // after an edit, do not ask the running server to reload
   int exit_code = kExitOk;
 };
 
-// Prints "ringsmbctl: MESSAGE" on stderr and returns kExitError, so commands
-// can `return fail(...)`.
+// A failed command: what to print and which exit code.
+struct Failure {
+  int code = kExitError;
+  std::string message;
+};
+
+// Prints "ringsmbctl: MESSAGE" on stderr and returns CODE, so commands can
+// `return fail(...)`.
 int fail(const std::string& message);
+int fail(int code, const std::string& message);
+int fail(const Failure& f);
 
 // Parses the configuration; warnings are dropped (config check shows them).
 std::expected<config::Config, std::string> load_config(const std::string& path);
 
 void add_user_commands(CLI::App& app, Context& ctx);
+void add_share_commands(CLI::App& app, Context& ctx);
 void add_config_commands(CLI::App& app, Context& ctx);
-void add_daemon_commands(CLI::App& app, Context& ctx);  // reload, shutdown (via ringsmb-ctld)
+void add_daemon_commands(CLI::App& app, Context& ctx);  // reload, shutdown
+void add_status_commands(CLI::App& app, Context& ctx);  // status, session close
 
 // Password entry: one line of stdin, or two no-echo prompts on the terminal.
 std::expected<std::string, std::string> read_password(bool from_stdin);
+
+// --- talking to the running server (server_link.cpp) ----------------------
+
+enum class Daemon { Ctld, Ringsmbd };
+
+// One answer: the reply datagrams of a request (more than one for LIST_*).
+struct Answer {
+  NtStatus status = NtStatus::Success;
+  std::string text;             // ATTR_TEXT of the last datagram
+  std::vector<Bytes> datagrams;  // every datagram, for decoders
+};
+
+// Sends CMD (with SESSION_ID when given) to DAEMON, found through its pid
+// file in the configuration's state directory, and waits for the whole
+// answer. kExitNotRunning when the daemon is not running.
+std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, ipc::abi::Cmd cmd,
+                                   std::optional<uint64_t> session_id = std::nullopt);
+
+// RELOAD to ringsmb-ctld when it runs, else to ringsmbd (--no-ctld).
+// kExitNotRunning when neither runs.
+std::expected<std::string, Failure> reload_server(const config::Config& cfg);
+
+// After an edit of the configuration or the users: asks a running server
+// to reload (unless --no-reload) and says so. kExitOk when it reloaded or
+// is not running.
+int apply_to_running_server(const Context& ctx);
 
 }  // namespace ringsmb::ctl

@@ -1,47 +1,48 @@
-// `ringsmbctl reload` and `ringsmbctl shutdown`: admin commands sent to
-// ringsmb-ctld over netlink (daemon/ipc/ctl_abi.hpp). ctld is found through
-// the pid file in the configured state directory; it accepts the command
-// only from root or its own uid.
-#include <cstring>
-#include <fstream>
+// `ringsmbctl reload` and `ringsmbctl shutdown`, sent over netlink
+// (daemon/ipc/ctl_abi.hpp) to ringsmb-ctld when it runs, else to ringsmbd
+// (a server started with --no-ctld).
+#include <iostream>
 
 #include "ctl.hpp"
-#include "ipc/ctl_codec.hpp"
-#include "ipc/nl_socket.hpp"
 
 namespace ringsmb::ctl {
 namespace {
 
 using namespace ipc::abi;
 
-int send_admin(const std::string& config_path, Cmd cmd) {
-  auto cfg = load_config(config_path);
+int cmd_reload(const Context& ctx) {
+  auto cfg = load_config(ctx.config_path);
   if (!cfg) return fail(cfg.error());
-  std::string pid_file = cfg->global.state_directory + "/" + kPidFileName;
-  uint32_t port = 0;
-  std::ifstream(pid_file) >> port;
-  if (port == 0) return fail("ringsmb-ctld is not running (no " + pid_file + ")");
-  auto sock = ipc::NlSocket::open(0);
-  if (!sock) return fail(sock.error());
-  ipc::MsgBuilder b(cmd, 1, true);
-  if (int err = sock->send(port, b.wire())) return fail("ringsmb-ctld (pid " + std::to_string(port) + "): " + strerror(err));
-  ipc::Datagram d;
-  while (sock->receive(d, kRequestTimeoutMs)) {
-    auto m = ipc::parse_message(sock->buffer(), d.size);
-    if (d.port != port || !m || m->is_request || m->seq != 1) continue;
-    if (NtStatus(m->u32(ATTR_STATUS)) == NtStatus::Success) return kExitOk;
-    return fail(std::string(cmd_name(cmd)) + " failed" + (m->has(ATTR_TEXT) ? ": " + m->str(ATTR_TEXT) : ""));
-  }
-  return fail("no answer from ringsmb-ctld");
+  auto r = reload_server(*cfg);
+  if (!r) return fail(r.error());
+  std::cout << "reloaded (" << *r << "): new logins and tree connects use " << ctx.config_path
+            << " and the users db; connected clients keep their sessions\n";
+  return kExitOk;
+}
+
+int cmd_shutdown(const Context& ctx) {
+  auto cfg = load_config(ctx.config_path);
+  if (!cfg) return fail(cfg.error());
+  // ctld forwards SHUTDOWN to the ringsmbd registered with it; without ctld,
+  // ringsmbd stops by itself.
+  auto a = ask(*cfg, Daemon::Ctld, CMD_SHUTDOWN);
+  if (!a && a.error().code == kExitNotRunning) a = ask(*cfg, Daemon::Ringsmbd, CMD_SHUTDOWN);
+  if (!a && a.error().code == kExitNotRunning) return fail(kExitNotRunning, "the server is not running");
+  if (!a) return fail(a.error());
+  if (a->status != NtStatus::Success) return fail("shutdown failed" + (a->text.empty() ? "" : ": " + a->text));
+  std::cout << "the server is shutting down\n";
+  return kExitOk;
 }
 
 }  // namespace
 
 void add_daemon_commands(CLI::App& app, Context& ctx) {
-  app.add_subcommand("reload", "Make ringsmb-ctld re-read the configuration and the user database")
-      ->callback([&ctx] { ctx.exit_code = send_admin(ctx.config_path, CMD_RELOAD); });
+  app.add_subcommand("reload",
+                     "Make the running server re-read the configuration and the user database (also: SIGHUP to "
+                     "ringsmbd, systemctl reload ringsmb); connected clients are not dropped")
+      ->callback([&ctx] { ctx.exit_code = cmd_reload(ctx); });
   app.add_subcommand("shutdown", "Stop the server (ringsmbd and ringsmb-ctld)")
-      ->callback([&ctx] { ctx.exit_code = send_admin(ctx.config_path, CMD_SHUTDOWN); });
+      ->callback([&ctx] { ctx.exit_code = cmd_shutdown(ctx); });
 }
 
 }  // namespace ringsmb::ctl

@@ -46,9 +46,16 @@ std::expected<Loaded, std::string> load_db(const Context& ctx) {
   return Loaded{cfg->global.users_db, std::move(*db)};
 }
 
+int save_failure(const std::string& error) {
+  if (error.find(std::strerror(EACCES)) != std::string::npos || error.find(std::strerror(EPERM)) != std::string::npos ||
+      error.find(std::strerror(EROFS)) != std::string::npos)
+    return fail(kExitPermission, "permission denied: run as root (" + error + ")");
+  return fail(error);
+}
+
 int save_db(const Loaded& l) {
-  if (auto d = ensure_parent_dir(l.db_path); !d) return fail(d.error());
-  if (auto s = l.db.save(l.db_path); !s) return fail(s.error());
+  if (auto d = ensure_parent_dir(l.db_path); !d) return save_failure(d.error());
+  if (auto s = l.db.save(l.db_path); !s) return save_failure(s.error());
   return kExitOk;
 }
 
@@ -56,7 +63,7 @@ int cmd_add(const Context& ctx, const UserOptions& o) {
   if (!auth::is_valid_user_name(o.name))
     return fail("invalid user name '" + o.name + "' (1-64 characters, none of \"/\\[]:;|=,+*?<>@)");
   std::string unix_user = o.unix_user.empty() ? o.name : o.unix_user;
-  if (::getpwnam(unix_user.c_str()) == nullptr) return fail("unix user '" + unix_user + "' does not exist");
+  if (::getpwnam(unix_user.c_str()) == nullptr) return fail(kExitNotFound, "unix user '" + unix_user + "' does not exist");
   auto l = load_db(ctx);
   if (!l) return fail(l.error());
   auto pw = read_password(o.password_stdin);
@@ -65,23 +72,23 @@ int cmd_add(const Context& ctx, const UserOptions& o) {
   l->db.upsert({o.name, unix_user, auth::nt_hash_from_password(*pw)});
   if (int rc = save_db(*l); rc != kExitOk) return rc;
   std::cout << (existed ? "replaced" : "added") << " user '" << o.name << "' (unix user '" << unix_user << "')\n";
-  return kExitOk;
+  return apply_to_running_server(ctx);
 }
 
 int cmd_del(const Context& ctx, const UserOptions& o) {
   auto l = load_db(ctx);
   if (!l) return fail(l.error());
-  if (!l->db.remove(o.name)) return fail("no such user '" + o.name + "'");
+  if (!l->db.remove(o.name)) return fail(kExitNotFound, "user '" + o.name + "' not found");
   if (int rc = save_db(*l); rc != kExitOk) return rc;
-  std::cout << "deleted user '" << o.name << "'\n";
-  return kExitOk;
+  std::cout << "deleted user '" << o.name << "' (sessions it has open stay until they end)\n";
+  return apply_to_running_server(ctx);
 }
 
 int cmd_passwd(const Context& ctx, const UserOptions& o) {
   auto l = load_db(ctx);
   if (!l) return fail(l.error());
   const auth::UserRecord* cur = l->db.find(o.name);
-  if (cur == nullptr) return fail("no such user '" + o.name + "'");
+  if (cur == nullptr) return fail(kExitNotFound, "user '" + o.name + "' not found");
   auth::UserRecord rec = *cur;
   auto pw = read_password(o.password_stdin);
   if (!pw) return fail(pw.error());
@@ -89,7 +96,7 @@ int cmd_passwd(const Context& ctx, const UserOptions& o) {
   l->db.upsert(std::move(rec));
   if (int rc = save_db(*l); rc != kExitOk) return rc;
   std::cout << "changed password for user '" << o.name << "'\n";
-  return kExitOk;
+  return apply_to_running_server(ctx);
 }
 
 int cmd_list(const Context& ctx) {
@@ -112,13 +119,14 @@ CLI::App* name_command(CLI::App& parent, const char* name, const char* help, Use
 }  // namespace
 
 void add_user_commands(CLI::App& app, Context& ctx) {
-  auto* user = app.add_subcommand("user", "Manage SMB users (the users db file)");
+  auto* user = app.add_subcommand("user", "Manage SMB users (the users db file); a running server is then reloaded");
   user->require_subcommand(1);
   auto o = std::make_shared<UserOptions>();
 
   auto* add = name_command(*user, "add", "Add a user, or replace an existing one", *o);
   add->add_option("--unix-user", o->unix_user, "Unix account the user's file access runs as (default: NAME)");
-  add->add_flag("--password-stdin", o->password_stdin, "Read the password from one line of stdin");
+  add->add_flag("--password-stdin", o->password_stdin,
+                "Read the password from one line of stdin (default: prompt twice on the terminal, without echo)");
   add->callback([&ctx, o] { ctx.exit_code = cmd_add(ctx, *o); });
 
   auto* del = name_command(*user, "del", "Delete a user", *o);

@@ -29,6 +29,8 @@ constexpr const char* kUsage = R"(usage: smbench [options]
   --large BYTES       write then read one file sequentially (1 MiB requests)
   --large-op write|read|both                                    [both]
   --idle-connections N  open N sessions, print READY, hold them until stdin closes
+  --echo N            N ECHO round trips on one connection: what a request
+                      costs the server before any file work (with --server-pid)
 Prints a summary and one line "RESULT key=value ..." for scripts.
 )";
 
@@ -71,6 +73,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--large") o.large = number(val());
     else if (a == "--large-op") o.large_op = val();
     else if (a == "--idle-connections") o.idle = int(number(val()));
+    else if (a == "--echo") o.echo = number(val());
     else if (a == "--dialect") {
       std::string d = val();
       if (d == "2.1") o.client.dialects = {0x0210};
@@ -105,6 +108,7 @@ int main(int argc, char** argv) {
   try {
     if (!opt.local_dir.empty()) return run_local(opt);
     if (opt.idle) return run_idle(opt);
+    if (opt.echo) return run_echo(opt);
     if (opt.large) return run_large(opt);
     return run_small_files(opt);
   } catch (const std::exception& e) {

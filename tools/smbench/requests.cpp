@@ -134,6 +134,14 @@ Request close_request(const FileId& id) {
   return req;
 }
 
+Request echo_request() {
+  Request req = new_request(Command::Echo, 1);
+  ByteWriter w(req.body);
+  w.u16(4);
+  w.u16(0);
+  return req;
+}
+
 bool parse_create_response(const Response& r, FileId& id) {
   ByteReader rd(r.body);
   rd.seek(kHeaderSize + 64);

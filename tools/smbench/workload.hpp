@@ -24,6 +24,7 @@ struct Options {
   uint64_t large = 0;
   std::string large_op = "both";  // write, read or both
   int idle = 0;
+  uint64_t echo = 0;  // --echo N: N ECHO round trips, the per-request floor
   std::string prefix = "smbench";
   int server_pid = 0;  // --server-pid: report server CPU per file
 };
@@ -45,5 +46,6 @@ int run_small_files(const Options& opt);
 int run_local(const Options& opt);
 int run_large(const Options& opt);
 int run_idle(const Options& opt);
+int run_echo(const Options& opt);
 
 }  // namespace ringsmb::smbench

@@ -281,10 +281,10 @@ TEST_CASE("reserved sections", "[config]") {
 }
 
 TEST_CASE("unknown keys warn", "[config]") {
-  auto out = ok("[global]\nfoo bar = 1\n[data]\npath = /d\nveto files = /x/\nworkgroup = W\n");
+  auto out = ok("[global]\nfoo bar = 1\n[data]\npath = /d\nveto oplock files = /x/\nworkgroup = W\n");
   REQUIRE(out.warnings.size() == 3);
   CHECK(out.warnings[0] == "t.conf:2: unknown key 'foo bar' in [global]");
-  CHECK(out.warnings[1] == "t.conf:5: unknown key 'veto files' in [data]");
+  CHECK(out.warnings[1] == "t.conf:5: unknown key 'veto oplock files' in [data]");
   CHECK(out.warnings[2] == "t.conf:6: 'workgroup' is a global key; ignored in [data]");
   CHECK(ok("[global]\npath = /x\n").warnings == std::vector<std::string>{"t.conf:2: unknown key 'path' in [global]"});
 }
@@ -417,10 +417,150 @@ TEST_CASE("realistic ksmbd.conf / smb.conf parses unchanged", "[config]") {
 TEST_CASE("Samba-only keys in a real smb.conf only warn", "[config]") {
   auto out = ok(
       "[global]\n   security = user\n   passdb backend = tdbsam\n   load printers = no\n"
-      "[data]\n   path = /srv/data\n   create mask = 0664\n   force user = data\n");
+      "[data]\n   path = /srv/data\n   vfs objects = acl_xattr\n   inherit acls = yes\n");
   CHECK(out.warnings.size() == 5);
   CHECK(out.warnings[0] == "t.conf:2: unknown key 'security' in [global]");
-  CHECK(out.warnings[4] == "t.conf:8: unknown key 'force user' in [data]");
+  CHECK(out.warnings[4] == "t.conf:8: unknown key 'inherit acls' in [data]");
+}
+
+TEST_CASE("access list keys", "[config][share-options]") {
+  auto s = share(
+      "read list = alice, @staff\nwrite list = bob +media\ninvalid users = \"Guest User\" &ng\n"
+      "valid users = alice bob @staff");
+  CHECK(s.read_list == std::vector<std::string>{"alice", "@staff"});
+  CHECK(s.write_list == std::vector<std::string>{"bob", "+media"});
+  CHECK(s.invalid_users == std::vector<std::string>{"Guest User", "&ng"});
+  CHECK(s.valid_users == std::vector<std::string>{"alice", "bob", "@staff"});
+  auto d = share("");
+  CHECK(d.read_list.empty());
+  CHECK(d.write_list.empty());
+  CHECK(d.invalid_users.empty());
+  CHECK(err("[s]\npath = /srv\nread list = \"alice\n") == "t.conf:3: unterminated quote in list");
+}
+
+TEST_CASE("hosts allow and hosts deny", "[config][share-options]") {
+  auto s = share("hosts allow = 192.168.1. 10.0.0.0/8, 127.\nhosts deny = ALL EXCEPT 10.1.1.1");
+  CHECK(s.hosts_allow == std::vector<std::string>{"192.168.1.", "10.0.0.0/8", "127."});
+  CHECK(s.hosts_deny == std::vector<std::string>{"ALL", "EXCEPT", "10.1.1.1"});
+  CHECK(share("allow hosts = 127.0.0.1").hosts_allow == std::vector<std::string>{"127.0.0.1"});
+  CHECK(share("deny hosts = ::1").hosts_deny == std::vector<std::string>{"::1"});
+  CHECK(err("[s]\npath = /srv\nhosts allow = 10.0.0.0/40\n") ==
+        "t.conf:3: '10.0.0.0/40' is not a valid network (use 10.0.0.0/8 or 10.0.0.0/255.0.0.0)");
+  CHECK(err("[s]\npath = /srv\nhosts deny = 192.168.1.300\n") == "t.conf:3: '192.168.1.300' is not a valid IPv4 address");
+  CHECK(err("[s]\npath = /srv\nhosts deny = EXCEPT 10.\n") == "t.conf:3: EXCEPT needs entries on both sides");
+}
+
+TEST_CASE("create mask and directory mask", "[config][share-options]") {
+  auto d = share("");
+  CHECK(d.create_mask == 0744);
+  CHECK(d.directory_mask == 0755);
+  auto s = share("create mask = 0600\ndirectory mask = 700");
+  CHECK(s.create_mask == 0600);
+  CHECK(s.directory_mask == 0700);
+  CHECK(share("create mode = 0664").create_mask == 0664);
+  CHECK(share("directory mode = 02775").directory_mask == 02775);
+  CHECK(err("[s]\npath = /srv\ncreate mask = 0689\n") == "t.conf:3: '0689' is not an octal mode such as 0644");
+  CHECK(err("[s]\npath = /srv\ndirectory mask = rwx\n") == "t.conf:3: 'rwx' is not an octal mode such as 0644");
+  CHECK(err("[s]\npath = /srv\ncreate mask = 17777\n") == "t.conf:3: mode 17777 is out of range (0..07777)");
+  CHECK(err("[s]\npath = /srv\ncreate mask =\n") == "t.conf:3: '' is not an octal mode such as 0644");
+}
+
+TEST_CASE("force user and force group", "[config][share-options]") {
+  auto s = share("force user = www-data\nforce group = +staff");
+  CHECK(s.force_user == "www-data");
+  CHECK(s.force_group == "+staff");
+  CHECK(share("group = media").force_group == "media");
+  CHECK(share("").force_user.empty());
+  CHECK(err("[s]\npath = /srv\nforce user = a b\n") == "t.conf:3: force user 'a b' is not a valid Unix name");
+  CHECK(err("[s]\npath = /srv\nforce user = +x\n") == "t.conf:3: force user '+x' is not a valid Unix name");
+  CHECK(err("[s]\npath = /srv\nforce group = g:x\n") == "t.conf:3: force group 'g:x' is not a valid Unix name");
+}
+
+TEST_CASE("veto files, hide dot files and the boolean share options", "[config][share-options]") {
+  auto s = share("veto files = /*.tmp/.DS_Store/My Secret/~$*/\nhide dot files = no\noplocks = no\n"
+                 "smb2 leases = no\nstore dos attributes = yes");
+  CHECK(s.veto_files == std::vector<std::string>{"*.tmp", ".DS_Store", "My Secret", "~$*"});
+  CHECK_FALSE(s.hide_dot_files);
+  CHECK_FALSE(s.oplocks);
+  CHECK_FALSE(s.smb2_leases);
+  CHECK(s.store_dos_attributes);
+  auto d = share("");
+  CHECK(d.veto_files.empty());
+  CHECK(d.hide_dot_files);
+  CHECK(d.oplocks);
+  CHECK(d.smb2_leases);
+  CHECK_FALSE(d.store_dos_attributes);
+  CHECK(share("veto files = *.tmp").veto_files == std::vector<std::string>{"*.tmp"});
+  CHECK(share("veto files = //").veto_files.empty());
+  CHECK(err("[s]\npath = /srv\nveto files = /a\\b/\n") == "t.conf:3: veto pattern 'a\\b' may not contain '\\'");
+  CHECK(err("[s]\npath = /srv\nveto files = /" + std::string(8001, 'x') + "/\n") ==
+        "t.conf:3: veto files is longer than 8000 characters");
+  for (const char* key : {"hide dot files", "oplocks", "smb2 leases", "store dos attributes"})
+    CHECK(err(std::string("[s]\npath = /srv\n") + key + " = sometimes\n") ==
+          "t.conf:3: 'sometimes' is not a boolean (use yes or no)");
+}
+
+TEST_CASE("share option keys in [global] are defaults for every share", "[config][share-options]") {
+  auto out = ok("[global]\nsmb2 leases = no\nhosts deny = 10.\nveto files = /*.tmp/\n[a]\npath = /a\n"
+                "[b]\npath = /b\nsmb2 leases = yes\n");
+  REQUIRE(out.config.shares.size() == 2);
+  CHECK(out.warnings.empty());
+  CHECK_FALSE(out.config.shares[0].smb2_leases);
+  CHECK(out.config.shares[1].smb2_leases);
+  CHECK(out.config.shares[1].hosts_deny == std::vector<std::string>{"10."});
+  CHECK(out.config.shares[0].veto_files == std::vector<std::string>{"*.tmp"});
+}
+
+TEST_CASE("a ksmbd.conf / smb.conf share section with every share key", "[config][share-options]") {
+  auto out = ok(R"([global]
+	workgroup = HOME
+	netbios name = NAS
+	server string = Home NAS
+	max connections = 64
+	max open files = 20000
+	smb2 max credits = 2048
+	smb2 max read = 1M
+	smb2 max write = 1M
+	smb2 max trans = 1M
+	deadtime = 15
+	log level = 2
+
+[projects]
+	path = /srv/projects
+	read only = no
+	valid users = @staff alice
+	invalid users = root
+	read list = guest
+	write list = @admins
+	hosts allow = 192.168.1. 127.0.0.1
+	hosts deny = 0.0.0.0/0
+	create mask = 0664
+	directory mask = 0775
+	force user = projects
+	force group = staff
+	hide dot files = yes
+	veto files = /.DS_Store/._*/Thumbs.db/
+	oplocks = yes
+	smb2 leases = yes
+	case sensitive = no
+	store dos attributes = yes
+)");
+  CHECK(out.warnings.empty());
+  const auto& g = out.config.global;
+  CHECK(g.workgroup == "HOME");
+  CHECK(g.max_connections == 64);
+  CHECK(g.max_open_files == 20000);
+  CHECK(g.smb2_max_credits == 2048);
+  CHECK(g.smb2_max_read == 1024u * 1024);
+  CHECK(g.deadtime_minutes == 15);
+  CHECK(g.log_level == 2);
+  const auto* p = out.config.find_share("projects");
+  REQUIRE(p);
+  CHECK(p->write_list == std::vector<std::string>{"@admins"});
+  CHECK(p->hosts_deny == std::vector<std::string>{"0.0.0.0/0"});
+  CHECK(p->create_mask == 0664);
+  CHECK(p->force_group == "staff");
+  CHECK(p->veto_files == std::vector<std::string>{".DS_Store", "._*", "Thumbs.db"});
 }
 
 TEST_CASE("parse_config_file", "[config]") {

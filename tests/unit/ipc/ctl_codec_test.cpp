@@ -239,3 +239,60 @@ TEST_CASE("netlink sockets deliver messages with the sender's credentials", "[ip
   CHECK(parsed->seq == 5);
   CHECK_FALSE(b->receive(d, 10));  // nothing more
 }
+
+TEST_CASE("tree connect reply carries the share options and the forced identity", "[ipc][share-options]") {
+  TreeConnectReply rp;
+  rp.status = NtStatus::Success;
+  rp.share.name = "data";
+  rp.share.path = "/srv/data";
+  rp.share.hide_dot_files = false;
+  rp.share.oplocks = false;
+  rp.share.leases = true;
+  rp.share.store_dos_attributes = true;
+  rp.share.create_mask = 0600;
+  rp.share.directory_mask = 0700;
+  rp.share.veto_files = {"*.tmp", "My Secret", ".DS_Store"};
+  rp.share.force_user = UnixUser{1234, 2345, {2345, 3456}};
+  rp.share.force_gid = 4567;
+  MsgBuilder b(CMD_TREE_CONNECT, 3, false);
+  encode_tree_connect_reply(b, rp);
+  Wire w(b.wire());
+  auto m = w.parse();
+  REQUIRE(m);
+  auto out = decode_tree_connect_reply(*m);
+  REQUIRE(out.status == NtStatus::Success);
+  CHECK_FALSE(out.share.hide_dot_files);
+  CHECK_FALSE(out.share.oplocks);
+  CHECK(out.share.leases);
+  CHECK(out.share.store_dos_attributes);
+  CHECK(out.share.create_mask == 0600);
+  CHECK(out.share.directory_mask == 0700);
+  CHECK(out.share.veto_files == std::vector<std::string>{"*.tmp", "My Secret", ".DS_Store"});
+  REQUIRE(out.share.force_user);
+  CHECK(out.share.force_user->uid == 1234);
+  CHECK(out.share.force_user->gid == 2345);
+  CHECK(out.share.force_user->groups == std::vector<uint32_t>{2345, 3456});
+  CHECK(out.share.force_gid == std::optional<uint32_t>(4567));
+}
+
+TEST_CASE("tree connect reply without options: defaults, no forced identity", "[ipc][share-options]") {
+  TreeConnectReply rp;
+  rp.status = NtStatus::Success;
+  rp.share.name = "data";
+  rp.share.path = "/srv/data";
+  MsgBuilder b(CMD_TREE_CONNECT, 3, false);
+  encode_tree_connect_reply(b, rp);
+  Wire w(b.wire());
+  auto m = w.parse();
+  REQUIRE(m);
+  auto out = decode_tree_connect_reply(*m);
+  CHECK(out.share.hide_dot_files);
+  CHECK(out.share.oplocks);
+  CHECK(out.share.leases);
+  CHECK_FALSE(out.share.store_dos_attributes);
+  CHECK(out.share.create_mask == 0744);
+  CHECK(out.share.directory_mask == 0755);
+  CHECK(out.share.veto_files.empty());
+  CHECK_FALSE(out.share.force_user);
+  CHECK_FALSE(out.share.force_gid);
+}

@@ -207,3 +207,124 @@ TEST_CASE("ctld serves IPC$ pipes through RPC_*", "[ipc]") {
   REQUIRE(x5.reply);
   CHECK(NtStatus(x5.reply->u32(ATTR_STATUS)) == NtStatus::InvalidHandle);
 }
+
+namespace {
+
+Bytes rpc_open(CtlServer& s, uint32_t handle, uint32_t seq) {
+  MsgBuilder open(CMD_RPC_OPEN, seq, true);
+  open.u32(ATTR_RPC_HANDLE, handle).str(ATTR_RPC_PIPE, "srvsvc").str(ATTR_ACCOUNT, "alice");
+  Exchange x(s, open);
+  REQUIRE(x.reply);
+  CHECK(NtStatus(x.reply->u32(ATTR_STATUS)) == NtStatus::Success);
+  return {};
+}
+
+NtStatus rpc_read_status(CtlServer& s, uint32_t handle, uint32_t seq) {
+  MsgBuilder read(CMD_RPC_READ, seq, true);
+  read.u32(ATTR_RPC_HANDLE, handle).u32(ATTR_RPC_MAX, 64);
+  Exchange x(s, read);
+  REQUIRE(x.reply);
+  return NtStatus(x.reply->u32(ATTR_STATUS));
+}
+
+void register_data_plane(CtlServer& s, uint32_t pid, uint32_t seq) {
+  MsgBuilder start(CMD_STARTING_UP, seq, true);
+  start.u32(ATTR_ABI_VERSION, kAbiVersion).u32(ATTR_PID, pid).u32(ATTR_ROLE, ROLE_DATA_PLANE);
+  Exchange x(s, start, 500);
+  REQUIRE(x.reply);
+}
+
+// A DCE/RPC bind for srvsvc (NDR 2.0), as one PDU.
+Bytes srvsvc_bind_pdu() {
+  static const uint8_t kSrvsvc[16] = {0xc8, 0x4f, 0x32, 0x4b, 0x70, 0x16, 0xd3, 0x01,
+                                      0x12, 0x78, 0x5a, 0x47, 0xbf, 0x6e, 0xe1, 0x88};
+  static const uint8_t kNdr[16] = {0x04, 0x5d, 0x88, 0x8a, 0xeb, 0x1c, 0xc9, 0x11,
+                                   0x9f, 0xe8, 0x08, 0x00, 0x2b, 0x10, 0x48, 0x60};
+  Bytes out;
+  ByteWriter w(out);
+  w.u8(5), w.u8(0), w.u8(11), w.u8(3);
+  w.u32(0x10);
+  w.u16(72), w.u16(0);
+  w.u32(1);
+  w.u16(4280), w.u16(4280);
+  w.u32(0);
+  w.u8(1), w.u8(0), w.u16(0);
+  w.u16(0), w.u8(1), w.u8(0);
+  w.bytes(kSrvsvc, 16);
+  w.u16(3), w.u16(0);
+  w.bytes(kNdr, 16);
+  w.u16(2), w.u16(0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ctld drops its pipes when another data plane registers, not when the same one does", "[ipc]") {
+  Fixture f;
+  CtlServer s(f.conf, f.cfg);
+  register_data_plane(s, 100, 1);
+  rpc_open(s, 7, 2);
+  register_data_plane(s, 100, 3);  // the same ringsmbd after a lost link
+  CHECK(rpc_read_status(s, 7, 4) == NtStatus::Success);
+  register_data_plane(s, 101, 5);  // a new ringsmbd: the old one's handles are dead
+  CHECK(rpc_read_status(s, 7, 6) == NtStatus::InvalidHandle);
+
+  rpc_open(s, 8, 7);
+  MsgBuilder bye(CMD_SHUTTING_DOWN, 8, true);
+  bye.u32(ATTR_PID, 101);
+  Exchange(s, bye, 500);
+  CHECK(rpc_read_status(s, 8, 9) == NtStatus::InvalidHandle);
+}
+
+TEST_CASE("the netlink control plane relays pipe bytes to ctld, in pieces when large", "[ipc]") {
+  Fixture f;
+  std::mt19937 rng(std::random_device{}());
+  uint32_t port = 0x40000000u + (rng() % 0x1000000u);
+  auto sock = NlSocket::open(port);
+  REQUIRE(sock);
+  std::ofstream(f.dir + "/" + kPidFileName) << port << "\n";
+  CtlServer server(f.conf, f.cfg);
+  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  std::thread t([&] { server.serve(*sock, efd, [&] { server.request_shutdown(); }); });
+  {
+    NetlinkOptions opts;
+    opts.ready_timeout_ms = 3000;
+    auto cp = make_netlink_control_plane(f.cfg, opts);
+    REQUIRE(cp);
+    CHECK(cp->pipe_open({41, "nosuchpipe", "alice", false}).status == NtStatus::ObjectNameNotFound);
+    REQUIRE(cp->pipe_open({42, "srvsvc", "alice", false}).status == NtStatus::Success);
+    ipc::PipeReply empty = cp->pipe_read(42, 100);
+    CHECK(empty.status == NtStatus::Success);
+    CHECK(empty.data.empty());
+
+    // 1000 binds (72 000 bytes, more than one netlink message carries): the
+    // first is acknowledged, the others refused; each answer is a message.
+    Bytes one = srvsvc_bind_pdu(), many;
+    for (int i = 0; i < 1000; ++i) many.insert(many.end(), one.begin(), one.end());
+    REQUIRE(many.size() > abi::kMaxRpcData);
+    ipc::PipeReply first = cp->pipe_transceive(42, many, 10);
+    REQUIRE(first.status == NtStatus::Success);
+    CHECK(first.data.size() == 10);
+    CHECK(first.more);
+    CHECK(first.data[2] == 12);  // bind_ack
+    ipc::PipeReply rest = cp->pipe_read(42, 4096);
+    CHECK(rest.status == NtStatus::Success);
+    CHECK_FALSE(rest.more);
+    int naks = 0;
+    for (;;) {
+      ipc::PipeReply r = cp->pipe_read(42, 4096);
+      REQUIRE(r.status == NtStatus::Success);
+      if (r.data.empty()) break;
+      naks += r.data[2] == 13;  // bind_nak
+    }
+    CHECK(naks == 999);
+    CHECK(cp->pipe_write(42, many).status == NtStatus::Success);
+    cp->pipe_close(42);
+    CHECK(cp->pipe_read(42, 100).status == NtStatus::InvalidHandle);
+    CHECK(cp->pipe_write(42, one).status == NtStatus::InvalidHandle);
+  }
+  uint64_t one = 1;
+  REQUIRE(write(efd, &one, sizeof one) == sizeof one);
+  t.join();
+  close(efd);
+}

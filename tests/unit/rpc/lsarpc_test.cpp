@@ -139,15 +139,18 @@ TEST_CASE("lsarpc: open, query account and primary domain, close", "[rpc]") {
     CHECK(rp.u32() == 0);
     Reply bad = c.call(7, handle_level_stub(h, 2));
     CHECK(load_le32(&bad.stub[4]) == uint32_t(NtStatus::InvalidParameter));
-    // LsarClose zeroes the handle; a second close is an invalid handle.
+    // LsarClose zeroes the handle; a second close, or any use of the closed
+    // handle, is refused by the runtime with a context-mismatch fault.
     Bytes close_stub(h.bytes.begin(), h.bytes.end());
     Reply closed = c.call(0, close_stub);
     REQUIRE(closed.stub.size() == 24);
     CHECK(PolicyHandle{}.bytes == std::array<uint8_t, 20>{});
     CHECK(load_le32(&closed.stub[20]) == 0);
-    CHECK(load_le32(&c.call(0, close_stub).stub[20]) == uint32_t(NtStatus::InvalidHandle));
+    Reply again = c.call(0, close_stub);
+    CHECK(again.type == PduType::Fault);
+    CHECK(again.fault == kFaultContextMismatch);
     Reply stale = c.call(7, handle_level_stub(h, 5));
-    CHECK(load_le32(&stale.stub[4]) == uint32_t(NtStatus::InvalidHandle));
+    CHECK(stale.fault == kFaultContextMismatch);
   }
 }
 
@@ -305,10 +308,8 @@ TEST_CASE("lsarpc: truncated requests fault, bogus handles are refused", "[rpc]"
   }
   PolicyHandle bogus;
   bogus.bytes[5] = 1;
-  Reply r = c.call(68, lookup_names3_stub(bogus, {"alice"}));
-  CHECK(load_le32(&r.stub[r.stub.size() - 4]) == uint32_t(NtStatus::InvalidHandle));
-  r = c.call(57, lookup_sids2_stub(bogus, {*Sid::parse("S-1-1-0")}));
-  CHECK(load_le32(&r.stub[r.stub.size() - 4]) == uint32_t(NtStatus::InvalidHandle));
+  CHECK(c.call(68, lookup_names3_stub(bogus, {"alice"})).fault == kFaultContextMismatch);
+  CHECK(c.call(57, lookup_sids2_stub(bogus, {*Sid::parse("S-1-1-0")})).fault == kFaultContextMismatch);
 }
 
 TEST_CASE("lsarpc: the handle table is bounded", "[rpc]") {

@@ -39,6 +39,10 @@ class FakeAccounts final : public AccountSource {
     if (gid == 50) return std::string("staff");
     return std::nullopt;
   }
+  // carol maps to alice's Unix user: one account, listed once.
+  std::vector<Account> smb_users() const override {
+    return {Account{"alice", 1001, true}, Account{"carol", 1001, true}};
+  }
 };
 
 inline config::Config test_config(int extra_shares = 0) {

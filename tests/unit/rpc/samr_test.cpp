@@ -206,6 +206,64 @@ TEST_CASE("samr: domains enumerate and BUILTIN resolves its aliases", "[rpc]") {
   read_handle_reply(c.call(34, handle_then(builtin, {0, 544})), 0, uint32_t(NtStatus::NoSuchUser));
 }
 
+// SamrEnumerateUsersInDomain reply: (rid, name) pairs, then CountReturned and status.
+struct UserList {
+  uint32_t context = 0;
+  std::vector<std::pair<uint32_t, std::string>> users;
+  uint32_t count_returned = 0;
+  uint32_t status = 0;
+};
+
+UserList read_user_list(const Reply& rep) {
+  UserList out;
+  NdrReader r(rep.stub);
+  out.context = r.u32();
+  if (r.pointer() != 0) {
+    uint32_t n = r.u32();
+    if (r.pointer() != 0) {
+      REQUIRE(r.count(100) == n);
+      std::vector<std::pair<uint32_t, UnicodeStringHeader>> hs;
+      for (uint32_t i = 0; i < n; ++i) {
+        uint32_t rid = r.u32();
+        hs.emplace_back(rid, r.unicode_string_header());
+      }
+      for (const auto& [rid, h] : hs) out.users.emplace_back(rid, r.unicode_string_body(h));
+    }
+  }
+  out.count_returned = r.u32();
+  out.status = r.u32();
+  CHECK(r.ok());
+  CHECK(r.remaining() == 0);
+  return out;
+}
+
+TEST_CASE("samr: users of the machine domain enumerate once per RID", "[rpc]") {
+  Client c("samr");
+  c.bind();
+  Session s = open_machine_domain(c);
+  UserList all = read_user_list(c.call(13, handle_then(s.domain, {0, 0x10, 0xFFFF})));
+  CHECK(all.status == 0);
+  REQUIRE(all.users.size() == 1);  // carol shares alice's Unix user, so her RID
+  CHECK(all.users[0] == std::make_pair(2001u, std::string("alice")));
+  CHECK(all.count_returned == 1);
+  CHECK(all.context == 1);
+
+  UserList resumed = read_user_list(c.call(13, handle_then(s.domain, {1, 0x10, 0xFFFF})));
+  CHECK(resumed.users.empty());
+  CHECK(resumed.status == 0);
+  UserList far = read_user_list(c.call(13, handle_then(s.domain, {0xFFFFFFF0u, 0, 0xFFFF})));
+  CHECK(far.users.empty());
+  UserList trusts = read_user_list(c.call(13, handle_then(s.domain, {0, 0x40, 0xFFFF})));  // interdomain trusts
+  CHECK(trusts.users.empty());
+
+  PolicyHandle builtin = read_handle_reply(c.call(7, open_domain_stub(s.server, *Sid::parse("S-1-5-32"))));
+  CHECK(read_user_list(c.call(13, handle_then(builtin, {0, 0x10, 0xFFFF}))).users.empty());
+  UserList wrong = read_user_list(c.call(13, handle_then(s.server, {0, 0x10, 0xFFFF})));
+  CHECK(wrong.status == uint32_t(NtStatus::InvalidHandle));
+  Reply truncated = c.call(13, handle_then(s.domain, {0}));
+  CHECK(truncated.type == PduType::Fault);
+}
+
 TEST_CASE("samr: anonymous and guest sessions cannot connect", "[rpc]") {
   for (auto [user, guest] : {std::pair<std::string, bool>{"", false}, {"nobody", true}}) {
     Client c("samr", 0, user, guest);

@@ -206,3 +206,72 @@ TEST_CASE("srvsvc/wkssvc: every truncated request faults cleanly", "[rpc]") {
     }
   }
 }
+
+TEST_CASE("srvsvc: NetrShareEnumSticky lists the configured shares without IPC$", "[rpc]") {
+  Client c("srvsvc");
+  c.bind();
+  uint32_t total = 0, werr = 1;
+  auto all = decode_enum_level1(c.call(15, share_enum_stub(1)).stub, total, werr);
+  CHECK(total == 2);
+  auto sticky = decode_enum_level1(c.call(36, share_enum_stub(1)).stub, total, werr);
+  CHECK(werr == 0);
+  REQUIRE(sticky.size() == 1);
+  CHECK(total == 1);
+  CHECK(sticky[0].name == "data");
+  CHECK(load_le32(&c.call(36, share_enum_stub(501)).stub.back() - 3) == 124u);  // no level 501 here
+  CHECK(load_le32(&c.call(15, share_enum_stub(501)).stub.back() - 3) == 0u);
+  CHECK(all.back().name == "IPC$");
+}
+
+TEST_CASE("srvsvc: NetrShareCheck finds a shared path", "[rpc]") {
+  Client c("srvsvc");
+  c.bind();
+  auto check = [&](const std::string& device) {
+    Bytes out;
+    NdrWriter w(out);
+    w.unique_wstring("\\\\testsrv");
+    w.flush();
+    w.wstring(device);
+    Reply r = c.call(20, out);
+    REQUIRE(r.stub.size() == 8);
+    return std::make_pair(load_le32(&r.stub[0]), load_le32(&r.stub[4]));
+  };
+  CHECK(check("C:\\srv\\data") == std::make_pair(0u, 0u));  // STYPE_DISKTREE
+  CHECK(check("c:\\SRV\\DATA") == std::make_pair(0u, 0u));
+  CHECK(check("C:\\srv").second == 2311u);  // NERR_DeviceNotShared
+  CHECK(check("") == std::make_pair(0x80000003u, 0u));  // IPC$, whose path is empty
+  Bytes truncated;
+  NdrWriter w(truncated);
+  w.unique_wstring("\\\\testsrv");
+  w.flush();
+  CHECK(c.call(20, truncated).fault == kFaultNdr);
+}
+
+TEST_CASE("srvsvc: anonymous and guest sessions see no share paths", "[rpc]") {
+  for (auto [user, guest] : {std::pair<std::string, bool>{"", false}, {"nobody", true}}) {
+    Client c("srvsvc", 0, user, guest);
+    c.bind();
+    for (uint32_t level : {2u, 502u}) {
+      Reply e = c.call(15, share_enum_stub(level));
+      NdrReader r(e.stub);
+      CHECK(r.u32() == level);
+      CHECK(r.u32() == level);
+      CHECK(r.pointer() == 0);
+      CHECK(r.u32() == 0);
+      CHECK(r.pointer() != 0);
+      CHECK(r.u32() == 0);
+      CHECK(r.u32() == 5);  // ERROR_ACCESS_DENIED
+      CHECK(r.remaining() == 0);
+      Reply g = c.call(16, get_info_stub("data", level));
+      CHECK(g.stub == Bytes{uint8_t(level), uint8_t(level >> 8), 0, 0, 0, 0, 0, 0, 5, 0, 0, 0});
+    }
+    Reply e501 = c.call(15, share_enum_stub(501));
+    CHECK(load_le32(&e501.stub[e501.stub.size() - 4]) == 5u);
+    Reply g501 = c.call(16, get_info_stub("data", 501));
+    CHECK(load_le32(&g501.stub[g501.stub.size() - 4]) == 0u);
+    uint32_t total = 0, werr = 1;
+    auto shares = decode_enum_level1(c.call(15, share_enum_stub(1)).stub, total, werr);
+    CHECK(werr == 0);
+    CHECK(shares.size() == 2);
+  }
+}

@@ -70,6 +70,7 @@ class Smb2Fixture {
     t->writable = true;
     t->root.reset(::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     t->maximal_access = FILE_ALL_ACCESS;
+    t->identity = s->unix_user;
     tree = t.get();
     s->trees.emplace(1, std::move(t));
     session = s.get();

@@ -263,3 +263,33 @@ TEST_CASE("query_directory errors", "[smb2]") {
     CHECK(f.call(handle_query_directory, wire::Command::QueryDirectory, b).status == NtStatus::InvalidParameter);
   }
 }
+
+TEST_CASE("query_directory: veto files are invisible, dot files hidden", "[smb2][share-options]") {
+  Smb2Fixture f;
+  f.write_file("keep.txt");
+  f.write_file("junk.TMP");
+  f.write_file(".profile");
+  f.mkdir("Secret");
+  f.tree->share.veto_files = {"*.tmp", "secret"};
+  FileId dir = f.open_dir("");
+  Response r = f.call(handle_query_directory, wire::Command::QueryDirectory,
+                      query_body(dir, kFullDirectoryInfo, kRestart, "*", 65536));
+  REQUIRE(r.status == NtStatus::Success);
+  auto list = entries(r, kFullDirectoryInfo);
+  CHECK(names_of(list) == std::set<std::string>{".", "..", "keep.txt", ".profile"});
+  for (auto& e : list) {
+    INFO(e.name);
+    CHECK(bool(e.attributes & 0x2) == (e.name == ".profile"));  // FILE_ATTRIBUTE_HIDDEN
+  }
+  // A pattern naming a vetoed file finds nothing.
+  Response one = f.call(handle_query_directory, wire::Command::QueryDirectory,
+                        query_body(dir, kFullDirectoryInfo, kRestart, "junk.tmp", 65536));
+  CHECK(one.status == NtStatus::NoSuchFile);
+
+  // Without hide dot files, .profile is an ordinary file.
+  f.tree->share.hide_dot_files = false;
+  Response again = f.call(handle_query_directory, wire::Command::QueryDirectory,
+                          query_body(dir, kFullDirectoryInfo, kRestart, ".profile", 65536));
+  REQUIRE(again.status == NtStatus::Success);
+  CHECK((entries(again, kFullDirectoryInfo)[0].attributes & 0x2) == 0);
+}

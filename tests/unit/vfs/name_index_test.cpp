@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "temp_dir.hpp"
 #include "vfs/name_index.hpp"
@@ -215,4 +216,32 @@ TEST_CASE("a racy index serves lookups until its verification is due", "[vfs]") 
   share.write_file("Outside.TXT");  // possibly within the same mtime tick
   CHECK(verifying.find(root, "outside.txt") == std::optional<std::string>("Outside.TXT"));
   CHECK(verifying.scans() == 2);
+}
+
+TEST_CASE("a sharded name index serves many directories from several threads", "[vfs]") {
+  test::TempDir share;
+  constexpr int kDirs = 40;
+  for (int d = 0; d < kDirs; ++d) share.write_file("Dir" + std::to_string(d) + ".keep");
+  for (int d = 0; d < kDirs; ++d) {
+    share.mkdir("D" + std::to_string(d));
+    share.write_file("D" + std::to_string(d) + "/Name.Txt");
+  }
+  let_mtime_age();
+  NameIndexCache cache;  // the default size: sharded
+  const int root = share.fd();
+  // Catch2 assertions are not thread-safe: the threads only record.
+  std::vector<std::string> found(kDirs);
+  auto look_up_half = [&](int first) {
+    for (int d = first; d < kDirs; d += 2)
+      found[d] = resolve_case_insensitive(cache, root, "d" + std::to_string(d) + "/NAME.TXT");
+  };
+  std::thread even(look_up_half, 0), odd(look_up_half, 1);
+  even.join();
+  odd.join();
+  for (int d = 0; d < kDirs; ++d) CHECK(found[d] == "D" + std::to_string(d) + "/Name.Txt");
+  CHECK(cache.size() == kDirs + 1);  // every D<n> and the root
+  const uint64_t scans = cache.scans();
+  look_up_half(0);
+  look_up_half(1);
+  CHECK(cache.scans() == scans);
 }

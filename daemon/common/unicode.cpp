@@ -1,0 +1,103 @@
+#include "common/unicode.hpp"
+
+namespace ringsmb::unicode {
+
+bool decode_utf8(std::string_view s, size_t& i, char32_t& cp) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) {
+    cp = b0;
+    ++i;
+    return true;
+  }
+  size_t len;
+  char32_t min;
+  if ((b0 & 0xE0) == 0xC0) { len = 2; cp = b0 & 0x1F; min = 0x80; }
+  else if ((b0 & 0xF0) == 0xE0) { len = 3; cp = b0 & 0x0F; min = 0x800; }
+  else if ((b0 & 0xF8) == 0xF0) { len = 4; cp = b0 & 0x07; min = 0x10000; }
+  else return false;
+  if (s.size() - i < len) return false;
+  for (size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) return false;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (cp < min || cp > kMaxCodePoint || is_surrogate(cp)) return false;
+  i += len;
+  return true;
+}
+
+char32_t next_code_point(std::string_view s, size_t& i) {
+  char32_t cp;
+  if (decode_utf8(s, i, cp)) return cp;
+  ++i;
+  return kReplacement;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  char32_t cp;
+  for (size_t i = 0; i < s.size();) {
+    if (!decode_utf8(s, i, cp)) return false;
+  }
+  return true;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp > kMaxCodePoint || is_surrogate(cp)) cp = kReplacement;
+  if (cp < 0x80) {
+    out.push_back(char(cp));
+  } else if (cp < 0x800) {
+    out.push_back(char(0xC0 | (cp >> 6)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(char(0xE0 | (cp >> 12)));
+    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(char(0xF0 | (cp >> 18)));
+    out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  }
+}
+
+bool utf16le_to_utf8(ByteSpan in, std::string& out) {
+  out.clear();
+  if (in.size() % 2 != 0) return false;
+  out.reserve(in.size());
+  const size_t units = in.size() / 2;
+  for (size_t k = 0; k < units; ++k) {
+    char32_t cp = load_le16(&in[2 * k]);
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // low surrogate without a high one
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (k + 1 >= units) return false;
+      const char32_t lo = load_le16(&in[2 * (k + 1)]);
+      if (lo < 0xDC00 || lo > 0xDFFF) return false;
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+      ++k;
+    }
+    append_utf8(out, cp);
+  }
+  return true;
+}
+
+void utf8_to_utf16le(std::string_view in, Bytes& out) {
+  ByteWriter w(out);
+  for (size_t i = 0; i < in.size();) {
+    const char32_t cp = next_code_point(in, i);
+    if (cp < 0x10000) {
+      w.u16(uint16_t(cp));
+    } else {
+      const char32_t v = cp - 0x10000;
+      w.u16(uint16_t(0xD800 + (v >> 10)));
+      w.u16(uint16_t(0xDC00 + (v & 0x3FF)));
+    }
+  }
+}
+
+size_t utf16_length(std::string_view s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size();) n += next_code_point(s, i) >= 0x10000 ? 2 : 1;
+  return n;
+}
+
+}  // namespace ringsmb::unicode

@@ -1,0 +1,172 @@
+#include "ipc/ctl_status.hpp"
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "common/ntstatus.hpp"
+
+namespace ringsmb::ipc {
+namespace {
+
+using namespace abi;
+
+// A new datagram is started when the current one passes this size; the
+// largest entry (a 4 KiB path plus names) fits in what is left.
+constexpr size_t kFlushAt = kMaxMessage - 12 * 1024;
+
+std::string cut(const std::string& s, size_t max_with_nul) {
+  return s.size() < max_with_nul ? s : s.substr(0, max_with_nul - 1);
+}
+
+void put_entry(MsgBuilder& b, const ConnectionStatus& c) {
+  b.u64(ATTR_CONNECTION_ID, c.connection_id).str(ATTR_CLIENT_ADDRESS, cut(c.client_address, 128));
+  b.u32(ATTR_DIALECT, c.dialect);
+}
+
+void put_entry(MsgBuilder& b, const SessionStatus& s) {
+  b.u64(ATTR_SESSION_ID, s.session_id).u64(ATTR_CONNECTION_ID, s.connection_id);
+  b.str(ATTR_ACCOUNT, cut(s.user, 257)).str(ATTR_CLIENT_ADDRESS, cut(s.client_address, 128));
+  b.u32(ATTR_DIALECT, s.dialect).u32(ATTR_SESSION_FLAGS, s.flags);
+}
+
+void put_entry(MsgBuilder& b, const TreeConnectStatus& t) {
+  b.u64(ATTR_SESSION_ID, t.session_id).u32(ATTR_TREE_ID, t.tree_id).str(ATTR_SHARE_NAME, cut(t.share, 257));
+  b.str(ATTR_ACCOUNT, cut(t.user, 257)).str(ATTR_CLIENT_ADDRESS, cut(t.client_address, 128));
+}
+
+void put_entry(MsgBuilder& b, const OpenFileStatus& o) {
+  b.u64(ATTR_SESSION_ID, o.session_id).u32(ATTR_TREE_ID, o.tree_id).str(ATTR_SHARE_NAME, cut(o.share, 257));
+  b.str(ATTR_PATH, cut(o.path, 4096)).str(ATTR_ACCOUNT, cut(o.user, 257));
+  b.str(ATTR_CLIENT_ADDRESS, cut(o.client_address, 128));
+}
+
+Bytes finish(MsgBuilder& b) {
+  ByteSpan w = b.wire();
+  return Bytes(w.begin(), w.end());
+}
+
+template <typename T>
+std::vector<Bytes> encode_entries(Cmd cmd, uint32_t seq, const std::vector<T>& entries) {
+  std::vector<Bytes> out;
+  auto fresh = [&] {
+    auto b = std::make_unique<MsgBuilder>(cmd, seq, false);
+    b->u32(ATTR_STATUS, uint32_t(NtStatus::Success));
+    return b;
+  };
+  auto b = fresh();
+  for (const auto& e : entries) {
+    if (b->wire().size() > kFlushAt) {
+      b->u32(ATTR_MORE_ENTRIES, 1);
+      out.push_back(finish(*b));
+      b = fresh();
+    }
+    b->begin_nest(ATTR_ENTRY);
+    put_entry(*b, e);
+    b->end_nest();
+  }
+  out.push_back(finish(*b));
+  return out;
+}
+
+using Table = std::array<nlattr*, ATTR_COUNT>;
+
+std::string str_of(const Table& tb, Attr a) {
+  if (!tb[a]) return {};
+  const char* p = static_cast<const char*>(nla_data(tb[a]));
+  return std::string(p, strnlen(p, size_t(nla_len(tb[a]))));
+}
+
+bool has_all(const Table& tb, std::initializer_list<Attr> attrs) {
+  for (Attr a : attrs)
+    if (!tb[a]) return false;
+  return true;
+}
+
+bool decode_entry(Cmd cmd, const Table& tb, ServerStatus& out) {
+  switch (cmd) {
+    case CMD_LIST_CONNECTIONS:
+      if (!has_all(tb, {ATTR_CONNECTION_ID, ATTR_CLIENT_ADDRESS, ATTR_DIALECT})) return false;
+      out.connections.push_back(
+          {nla_get_u64(tb[ATTR_CONNECTION_ID]), str_of(tb, ATTR_CLIENT_ADDRESS), uint16_t(nla_get_u32(tb[ATTR_DIALECT]))});
+      return true;
+    case CMD_LIST_SESSIONS:
+      if (!has_all(tb, {ATTR_SESSION_ID, ATTR_CONNECTION_ID, ATTR_ACCOUNT, ATTR_CLIENT_ADDRESS, ATTR_DIALECT,
+                        ATTR_SESSION_FLAGS}))
+        return false;
+      out.sessions.push_back({nla_get_u64(tb[ATTR_SESSION_ID]), nla_get_u64(tb[ATTR_CONNECTION_ID]),
+                              str_of(tb, ATTR_ACCOUNT), str_of(tb, ATTR_CLIENT_ADDRESS),
+                              uint16_t(nla_get_u32(tb[ATTR_DIALECT])), nla_get_u32(tb[ATTR_SESSION_FLAGS])});
+      return true;
+    case CMD_LIST_TREE_CONNECTS:
+      if (!has_all(tb, {ATTR_SESSION_ID, ATTR_TREE_ID, ATTR_SHARE_NAME, ATTR_ACCOUNT, ATTR_CLIENT_ADDRESS}))
+        return false;
+      out.trees.push_back({nla_get_u64(tb[ATTR_SESSION_ID]), nla_get_u32(tb[ATTR_TREE_ID]),
+                           str_of(tb, ATTR_SHARE_NAME), str_of(tb, ATTR_ACCOUNT), str_of(tb, ATTR_CLIENT_ADDRESS)});
+      return true;
+    case CMD_LIST_OPEN_FILES:
+      if (!has_all(tb, {ATTR_SESSION_ID, ATTR_TREE_ID, ATTR_SHARE_NAME, ATTR_PATH, ATTR_ACCOUNT,
+                        ATTR_CLIENT_ADDRESS}))
+        return false;
+      out.open_files.push_back({nla_get_u64(tb[ATTR_SESSION_ID]), nla_get_u32(tb[ATTR_TREE_ID]),
+                                str_of(tb, ATTR_SHARE_NAME), str_of(tb, ATTR_PATH), str_of(tb, ATTR_ACCOUNT),
+                                str_of(tb, ATTR_CLIENT_ADDRESS)});
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::vector<Bytes> encode_list_replies(Cmd cmd, uint32_t seq, const ServerStatus& s) {
+  switch (cmd) {
+    case CMD_LIST_CONNECTIONS: return encode_entries(cmd, seq, s.connections);
+    case CMD_LIST_SESSIONS: return encode_entries(cmd, seq, s.sessions);
+    case CMD_LIST_TREE_CONNECTS: return encode_entries(cmd, seq, s.trees);
+    case CMD_LIST_OPEN_FILES: return encode_entries(cmd, seq, s.open_files);
+    default: return {};
+  }
+}
+
+bool decode_list_reply(const uint8_t* data, size_t len, const Message& m, ServerStatus& out) {
+  // parse_message() validated the outer attributes; walk them again for
+  // every ENTRY (the table keeps only the last one of a type).
+  if (len < NLMSG_HDRLEN + GENL_HDRLEN) return false;
+  auto* nlh = reinterpret_cast<nlmsghdr*>(const_cast<uint8_t*>(data));
+  auto* gh = static_cast<genlmsghdr*>(nlmsg_data(nlh));
+  nlattr* head = genlmsg_attrdata(gh, 0);
+  int attrs_len = genlmsg_attrlen(gh, 0);
+  nlattr* pos = nullptr;
+  int rem = 0;
+  nla_for_each_attr(pos, head, attrs_len, rem) {
+    if (nla_type(pos) != ATTR_ENTRY) continue;
+    Table tb{};
+    if (nla_parse_nested(tb.data(), kAttrMax, pos, const_cast<nla_policy*>(kPolicy.data())) < 0) return false;
+    if (!decode_entry(Cmd(m.cmd), tb, out)) return false;
+  }
+  return true;
+}
+
+std::string dialect_name(uint16_t dialect) {
+  switch (dialect) {
+    case 0: return "-";
+    case 0x0202: return "2.0.2";
+    case 0x0210: return "2.1";
+    case 0x0300: return "3.0";
+    case 0x0302: return "3.0.2";
+    case 0x0311: return "3.1.1";
+    case 0x02FF: return "2.x";
+    default: {
+      char buf[16];
+      snprintf(buf, sizeof buf, "0x%04x", dialect);
+      return buf;
+    }
+  }
+}
+
+}  // namespace ringsmb::ipc

@@ -1,0 +1,69 @@
+// What `ringsmbctl status` shows, as ringsmbd reports it: connections,
+// sessions, tree connects and open files, and their LIST_* encoding
+// (ctl_abi.hpp). ringsmbd fills a ServerStatus from its workers; ringsmbctl
+// decodes the replies into one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/bytes.hpp"
+#include "ipc/ctl_abi.hpp"
+#include "ipc/ctl_codec.hpp"
+
+namespace ringsmb::ipc {
+
+struct ConnectionStatus {
+  uint64_t connection_id = 0;
+  std::string client_address;
+  uint16_t dialect = 0;  // 0: NEGOTIATE not done yet
+};
+
+struct SessionStatus {
+  uint64_t session_id = 0;
+  uint64_t connection_id = 0;
+  std::string user;
+  std::string client_address;
+  uint16_t dialect = 0;
+  uint32_t flags = 0;  // abi::SESSION_* bits
+};
+
+struct TreeConnectStatus {
+  uint64_t session_id = 0;
+  uint32_t tree_id = 0;
+  std::string share;
+  std::string user;
+  std::string client_address;
+};
+
+struct OpenFileStatus {
+  uint64_t session_id = 0;
+  uint32_t tree_id = 0;
+  std::string share;
+  std::string path;  // relative to the share root; "" is the root itself
+  std::string user;
+  std::string client_address;
+};
+
+struct ServerStatus {
+  std::vector<ConnectionStatus> connections;
+  std::vector<SessionStatus> sessions;
+  std::vector<TreeConnectStatus> trees;
+  std::vector<OpenFileStatus> open_files;
+};
+
+// The reply datagrams of the LIST_* command CMD with handle SEQ: STATUS
+// Success and the entries of S that CMD lists, split so that each datagram
+// stays below kMaxMessage; all but the last carry MORE_ENTRIES = 1. Strings
+// longer than the policy allows are cut.
+std::vector<Bytes> encode_list_replies(abi::Cmd cmd, uint32_t seq, const ServerStatus& s);
+
+// Adds the entries of one parsed LIST_* reply M (parsed from DATA, LEN) to
+// OUT. False when an entry violates the policy or lacks a required attribute.
+bool decode_list_reply(const uint8_t* data, size_t len, const Message& m, ServerStatus& out);
+
+// "3.1.1", "2.0.2", ...; "-" for 0.
+std::string dialect_name(uint16_t dialect);
+
+}  // namespace ringsmb::ipc

@@ -1,0 +1,49 @@
+// Per-share options the data plane applies to file operations (create mask,
+// directory mask, veto files, hide dot files). Each check costs nothing
+// when the share does not configure it: the hot CREATE path calls these.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string_view>
+
+#include "ipc/control_plane.hpp"
+#include "state/session.hpp"
+#include "vfs/file_info.hpp"
+
+namespace ringsmb::smb2 {
+
+// Samba's mode for a new file or directory: 0666 / 0777 AND-ed with the
+// share's create mask / directory mask.
+inline mode_t new_file_mode(const ipc::ShareInfo& share) { return mode_t(0666 & share.create_mask); }
+inline mode_t new_dir_mode(const ipc::ShareInfo& share) { return mode_t(0777 & share.directory_mask); }
+
+// open(O_CREAT)/mkdir apply the process umask; the masks are what the
+// admin asked for, so bits the umask removed are put back with fchmod.
+// Only costs a syscall when the umask actually removed something.
+void restore_masked_mode(int fd, mode_t wanted);
+
+// Whether `path` (relative, '/'-separated) may be opened under the share's
+// veto files: OBJECT_NAME_NOT_FOUND when its last component is vetoed,
+// OBJECT_PATH_NOT_FOUND when a directory on the way is, else Success.
+NtStatus veto_status(const ipc::ShareInfo& share, std::string_view path);
+inline bool vetoes_anything(const ipc::ShareInfo& share) { return !share.veto_files.empty(); }
+// True when the single name `leaf` is vetoed on this share.
+bool is_vetoed_name(const ipc::ShareInfo& share, std::string_view leaf);
+
+// The DOS attributes reported for a file: what follows from its mode,
+// HIDDEN for dot files under "hide dot files", and under "store dos
+// attributes" what user.DOSATTRIB holds (one getxattr, only then). `fd` is
+// the file's own descriptor; the _at form names it inside directory `dirfd`.
+uint32_t reported_attributes(const ipc::ShareInfo& share, const vfs::FileStat& st, std::string_view name, int fd);
+uint32_t reported_attributes_at(const ipc::ShareInfo& share, const vfs::FileStat& st, int dirfd, std::string_view name);
+
+// Under "store dos attributes": keeps HIDDEN, SYSTEM and ARCHIVE of `attrs`
+// in user.DOSATTRIB of the file open as `fd`. The caller has checked that
+// the open may write attributes; the xattr is written with the daemon's
+// identity, as Samba does, because user.* xattrs otherwise need write
+// permission on the file data. A filesystem without user xattrs is not an
+// error (the attributes are then simply not kept).
+NtStatus store_dos_attributes(const state::Tree& tree, int fd, uint32_t attrs);
+
+}  // namespace ringsmb::smb2

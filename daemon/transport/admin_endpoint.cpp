@@ -1,0 +1,228 @@
+#include "transport/admin_endpoint.hpp"
+
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+
+#include "common/log.hpp"
+#include "common/sd_notify.hpp"
+#include "transport/worker.hpp"
+
+namespace ringsmb::transport {
+namespace {
+
+using namespace ipc::abi;
+
+constexpr int kGatherTimeoutMs = 2000;
+constexpr int64_t kSnapshotReuseMs = 2000;
+constexpr int kPollMs = 200;
+
+int64_t now_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+Bytes to_bytes(const ipc::MsgBuilder& b) {
+  ByteSpan w = b.wire();
+  return Bytes(w.begin(), w.end());
+}
+
+}  // namespace
+
+void AdminEndpoint::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+AdminEndpoint::~AdminEndpoint() {
+  stop();
+  if (!pid_file_.empty()) {
+    std::ifstream in(pid_file_);
+    long pid = 0;
+    if (in >> pid && pid == getpid()) unlink(pid_file_.c_str());
+  }
+}
+
+bool AdminEndpoint::open(const std::string& state_dir, std::string& error) {
+  auto s = ipc::NlSocket::open(uint32_t(getpid()));
+  if (!s) {
+    error = "admin socket: " + s.error();
+    return false;
+  }
+  sock_ = std::move(*s);
+  pid_file_ = state_dir + "/" + kDataPlanePidFileName;
+  std::string tmp = pid_file_ + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << getpid() << "\n";
+    if (!out.flush()) {
+      error = "cannot write " + tmp + ": " + strerror(errno);
+      pid_file_.clear();
+      return false;
+    }
+  }
+  if (rename(tmp.c_str(), pid_file_.c_str()) != 0) {
+    error = "cannot write " + pid_file_ + ": " + strerror(errno);
+    pid_file_.clear();
+    return false;
+  }
+  return true;
+}
+
+void AdminEndpoint::start(std::vector<Worker*> workers, AdminActions actions) {
+  workers_ = std::move(workers);
+  actions_ = std::move(actions);
+  thread_ = std::thread([this] { run(); });
+}
+
+std::expected<ipc::ServerStatus, std::string> AdminEndpoint::gather(const std::vector<Worker*>& workers,
+                                                                    int timeout_ms) {
+  // Each worker fills its own part on its own thread; the parts outlive a
+  // timeout because the tasks share them.
+  struct Parts {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t left = 0;
+    std::vector<ipc::ServerStatus> parts;
+  };
+  auto p = std::make_shared<Parts>();
+  p->left = workers.size();
+  p->parts.resize(workers.size());
+  for (size_t i = 0; i < workers.size(); ++i) {
+    Worker* w = workers[i];
+    w->post([p, w, i] {
+      ipc::ServerStatus part;
+      w->collect_status(part);
+      std::lock_guard lock(p->mu);
+      p->parts[i] = std::move(part);
+      if (--p->left == 0) p->cv.notify_all();
+    });
+  }
+  std::unique_lock lock(p->mu);
+  if (!p->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return p->left == 0; }))
+    return std::unexpected(std::to_string(p->left) + " worker(s) did not answer within " +
+                           std::to_string(timeout_ms) + " ms");
+  ipc::ServerStatus all;
+  for (auto& part : p->parts) {
+    auto move_into = [](auto& to, auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+    move_into(all.connections, part.connections);
+    move_into(all.sessions, part.sessions);
+    move_into(all.trees, part.trees);
+    move_into(all.open_files, part.open_files);
+  }
+  return all;
+}
+
+Bytes AdminEndpoint::status_reply(const ipc::Message& m, NtStatus status, const std::string& text) {
+  ipc::MsgBuilder b(Cmd(m.cmd), m.seq, false);
+  b.u32(ATTR_STATUS, uint32_t(status));
+  if (!text.empty()) b.str(ATTR_TEXT, text);
+  return to_bytes(b);
+}
+
+std::expected<ipc::ServerStatus, std::string> AdminEndpoint::snapshot_for(Cmd cmd, uint32_t from_port) {
+  int64_t now = now_ms();
+  if (cmd != CMD_LIST_CONNECTIONS && cached_.port == from_port && now - cached_.taken_ms < kSnapshotReuseMs)
+    return cached_.status;
+  auto status = gather(workers_, kGatherTimeoutMs);
+  if (status) cached_ = {from_port, now, *status};
+  return status;
+}
+
+std::vector<Bytes> AdminEndpoint::handle(const ipc::Message& m, uint32_t from_port) {
+  switch (Cmd(m.cmd)) {
+    case CMD_LIST_CONNECTIONS:
+    case CMD_LIST_SESSIONS:
+    case CMD_LIST_TREE_CONNECTS:
+    case CMD_LIST_OPEN_FILES: {
+      auto status = snapshot_for(Cmd(m.cmd), from_port);
+      if (!status) return {status_reply(m, NtStatus::IoTimeout, status.error())};
+      return ipc::encode_list_replies(Cmd(m.cmd), m.seq, *status);
+    }
+    case CMD_CLOSE_SESSION: {
+      uint64_t id = m.u64(ATTR_SESSION_ID);
+      struct Found {
+        std::mutex mu;
+        std::condition_variable cv;
+        size_t left = 0;
+        bool found = false;
+      };
+      auto f = std::make_shared<Found>();
+      f->left = workers_.size();
+      for (Worker* w : workers_)
+        w->post([f, w, id] {
+          bool closed = w->close_session(id);
+          std::lock_guard lock(f->mu);
+          f->found = f->found || closed;
+          if (--f->left == 0) f->cv.notify_all();
+        });
+      std::unique_lock lock(f->mu);
+      if (!f->cv.wait_for(lock, std::chrono::milliseconds(kGatherTimeoutMs), [&] { return f->left == 0; }))
+        return {status_reply(m, NtStatus::IoTimeout, "a worker did not answer")};
+      return {f->found ? status_reply(m, NtStatus::Success) : status_reply(m, NtStatus::NotFound)};
+    }
+    case CMD_RELOAD: {
+      auto r = actions_.reload ? actions_.reload() : std::expected<void, std::string>{};
+      return {r ? status_reply(m, NtStatus::Success) : status_reply(m, NtStatus::Unsuccessful, r.error())};
+    }
+    case CMD_SHUTDOWN:
+      LOG_INFO("SHUTDOWN requested by ringsmbctl");
+      if (actions_.shutdown) actions_.shutdown();
+      return {status_reply(m, NtStatus::Success)};
+    case CMD_HEARTBEAT: return {status_reply(m, NtStatus::Success)};
+    default: return {status_reply(m, NtStatus::NotSupported, "ringsmbd does not answer this command")};
+  }
+}
+
+void AdminEndpoint::watchdog_round() {
+  uint64_t usec = sd::watchdog_usec();
+  if (usec == 0 || workers_.empty()) return;
+  int64_t now = now_ms();
+  if (now < next_watchdog_ms_) return;
+  next_watchdog_ms_ = now + int64_t(usec / 1000 / 2);
+  // Ping only when every worker ran the previous round's probe: a worker
+  // stuck in a handler makes systemd restart the service.
+  if (probes_pending_ && probes_pending_->load() != 0) {
+    LOG_WARN("watchdog: %zu worker(s) did not run their probe; not pinging systemd", probes_pending_->load());
+  } else {
+    sd::notify("WATCHDOG=1");
+  }
+  if (!probes_pending_ || probes_pending_->load() == 0) {
+    probes_pending_ = std::make_shared<std::atomic<size_t>>(workers_.size());
+    for (Worker* w : workers_) w->post([p = probes_pending_] { p->fetch_sub(1); });
+  }
+}
+
+void AdminEndpoint::run() {
+  while (!stop_) {
+    watchdog_round();
+    if (sock_.fd() < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+      continue;
+    }
+    ipc::Datagram d;
+    if (!sock_.receive(d, kPollMs)) continue;
+    auto m = ipc::parse_message(sock_.buffer(), d.size);
+    if (!m) {
+      LOG_WARN("admin: rejected message from port %u: %s", d.port, ipc::to_string(m.error()));
+      continue;
+    }
+    if (!m->is_request) continue;
+    LOG_DEBUG("admin: %s from port %u (pid %d uid %u)", ipc::abi::cmd_name(m->cmd), d.port, int(d.cred.pid),
+              unsigned(d.cred.uid));
+    for (const auto& reply : handle(*m, d.port)) {
+      if (int err = sock_.send(d.port, reply)) {
+        LOG_WARN("admin: reply to port %u: %s", d.port, strerror(err));
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace ringsmb::transport

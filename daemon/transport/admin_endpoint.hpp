@@ -1,0 +1,78 @@
+// ringsmbd's admin socket: answers ringsmbctl's LIST_* (status),
+// CLOSE_SESSION, RELOAD and SHUTDOWN over netlink (ctl_abi.hpp), and pings
+// the systemd watchdog while every worker keeps answering. ringsmbd holds
+// the sessions and open files, so ringsmbctl asks it directly, whichever
+// control plane runs. Only root or ringsmbd's own uid get an answer
+// (nl_socket.hpp enforces it on every datagram).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ipc/ctl_codec.hpp"
+#include "ipc/ctl_status.hpp"
+#include "ipc/nl_socket.hpp"
+
+namespace ringsmb::transport {
+
+class Worker;
+
+struct AdminActions {
+  // Re-reads configuration and users; the error text when the file is bad.
+  std::function<std::expected<void, std::string>()> reload;
+  std::function<void()> shutdown;
+};
+
+class AdminEndpoint {
+ public:
+  AdminEndpoint() = default;
+  ~AdminEndpoint();  // stops the thread and removes the pid file
+  AdminEndpoint(const AdminEndpoint&) = delete;
+  AdminEndpoint& operator=(const AdminEndpoint&) = delete;
+
+  // Binds port id == our pid and writes STATE_DIR/ringsmbd.pid. Call it
+  // before any other netlink socket of the process exists: the kernel gives
+  // the first unbound socket the pid as its port.
+  bool open(const std::string& state_dir, std::string& error);
+  // Serves until stop(). WORKERS must outlive the serving thread.
+  void start(std::vector<Worker*> workers, AdminActions actions);
+  void stop();
+
+  // Runs collect_status on every worker and merges the parts; an error
+  // when a worker does not answer within TIMEOUT_MS.
+  static std::expected<ipc::ServerStatus, std::string> gather(const std::vector<Worker*>& workers, int timeout_ms);
+
+ private:
+  void run();
+  std::vector<Bytes> handle(const ipc::Message& m, uint32_t from_port);
+  std::expected<ipc::ServerStatus, std::string> snapshot_for(ipc::abi::Cmd cmd, uint32_t from_port);
+  Bytes status_reply(const ipc::Message& m, NtStatus status, const std::string& text = {});
+  void watchdog_round();
+
+  ipc::NlSocket sock_;
+  std::string pid_file_;
+  std::vector<Worker*> workers_;
+  AdminActions actions_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  // Watchdog: the previous round's probes must all have run on their
+  // workers before the next WATCHDOG=1 is sent.
+  std::shared_ptr<std::atomic<size_t>> probes_pending_;
+  int64_t next_watchdog_ms_ = 0;
+  // The snapshot taken for the last LIST_CONNECTIONS: the other LIST_* of
+  // the same requester shortly after are answered from it, so one
+  // `ringsmbctl status` shows one consistent picture.
+  struct Cached {
+    uint32_t port = 0;
+    int64_t taken_ms = 0;
+    ipc::ServerStatus status;
+  } cached_;
+};
+
+}  // namespace ringsmb::transport

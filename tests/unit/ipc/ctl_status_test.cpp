@@ -1,0 +1,117 @@
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "ipc/ctl_codec.hpp"
+#include "ipc/ctl_status.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::ipc;
+using namespace ringsmb::ipc::abi;
+
+namespace {
+
+// Aligned copies, as a receive buffer is.
+struct Wire {
+  std::vector<uint32_t> words;
+  size_t len = 0;
+  explicit Wire(const Bytes& b) : words((b.size() + 3) / 4 + 1), len(b.size()) { memcpy(words.data(), b.data(), len); }
+  uint8_t* data() { return reinterpret_cast<uint8_t*>(words.data()); }
+};
+
+ServerStatus decode_all(const std::vector<Bytes>& datagrams, Cmd cmd, uint32_t seq) {
+  ServerStatus out;
+  for (size_t i = 0; i < datagrams.size(); ++i) {
+    Wire w(datagrams[i]);
+    REQUIRE(datagrams[i].size() <= kMaxMessage);
+    auto m = parse_message(w.data(), w.len);
+    REQUIRE(m);
+    CHECK(m->cmd == cmd);
+    CHECK(m->seq == seq);
+    CHECK_FALSE(m->is_request);
+    CHECK(m->u32(ATTR_STATUS) == 0);
+    CHECK(m->u32(ATTR_MORE_ENTRIES) == (i + 1 < datagrams.size() ? 1u : 0u));
+    REQUIRE(decode_list_reply(w.data(), w.len, *m, out));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("LIST_* replies round-trip every kind of entry", "[ipc][status]") {
+  ServerStatus s;
+  s.connections = {{1, "127.0.0.1", 0x0311}, {(1ull << 48) | 2, "::1", 0}};
+  s.sessions = {{0x11, 1, "alice", "127.0.0.1", 0x0311, SESSION_SIGNED | SESSION_ENCRYPTED}};
+  s.trees = {{0x11, 3, "media", "alice", "127.0.0.1"}};
+  s.open_files = {{0x11, 3, "media", "dir/a file.txt", "alice", "127.0.0.1"}, {0x11, 3, "media", "", "alice", "x"}};
+
+  auto c = decode_all(encode_list_replies(CMD_LIST_CONNECTIONS, 7, s), CMD_LIST_CONNECTIONS, 7);
+  REQUIRE(c.connections.size() == 2);
+  CHECK(c.connections[1].connection_id == ((1ull << 48) | 2));
+  CHECK(c.connections[1].client_address == "::1");
+  CHECK(c.connections[0].dialect == 0x0311);
+  CHECK(c.sessions.empty());
+
+  auto se = decode_all(encode_list_replies(CMD_LIST_SESSIONS, 8, s), CMD_LIST_SESSIONS, 8);
+  REQUIRE(se.sessions.size() == 1);
+  CHECK(se.sessions[0].user == "alice");
+  CHECK(se.sessions[0].flags == (SESSION_SIGNED | SESSION_ENCRYPTED));
+
+  auto t = decode_all(encode_list_replies(CMD_LIST_TREE_CONNECTS, 9, s), CMD_LIST_TREE_CONNECTS, 9);
+  REQUIRE(t.trees.size() == 1);
+  CHECK(t.trees[0].share == "media");
+  CHECK(t.trees[0].tree_id == 3);
+
+  auto o = decode_all(encode_list_replies(CMD_LIST_OPEN_FILES, 10, s), CMD_LIST_OPEN_FILES, 10);
+  REQUIRE(o.open_files.size() == 2);
+  CHECK(o.open_files[0].path == "dir/a file.txt");
+  CHECK(o.open_files[1].path.empty());
+}
+
+TEST_CASE("an empty list is one datagram without entries", "[ipc][status]") {
+  auto d = encode_list_replies(CMD_LIST_OPEN_FILES, 1, {});
+  REQUIRE(d.size() == 1);
+  CHECK(decode_all(d, CMD_LIST_OPEN_FILES, 1).open_files.empty());
+}
+
+TEST_CASE("a long list is split into datagrams below the message limit", "[ipc][status]") {
+  ServerStatus s;
+  for (int i = 0; i < 400; ++i)
+    s.open_files.push_back({uint64_t(i), 1, "share", std::string(300, 'p') + std::to_string(i), "bob", "10.0.0.1"});
+  s.open_files.push_back({1, 1, "share", std::string(9000, 'x'), "bob", "10.0.0.1"});  // longer than the policy allows
+  auto d = encode_list_replies(CMD_LIST_OPEN_FILES, 5, s);
+  CHECK(d.size() > 1);
+  auto back = decode_all(d, CMD_LIST_OPEN_FILES, 5);
+  REQUIRE(back.open_files.size() == 401);
+  CHECK(back.open_files[399].path == std::string(300, 'p') + "399");
+  CHECK(back.open_files[400].path.size() == 4095);
+}
+
+TEST_CASE("an entry without its required attributes is rejected", "[ipc][status]") {
+  MsgBuilder b(CMD_LIST_SESSIONS, 3, false);
+  b.u32(ATTR_STATUS, 0).begin_nest(ATTR_ENTRY).u64(ATTR_SESSION_ID, 1).end_nest();
+  ByteSpan w = b.wire();
+  Wire wire(Bytes(w.begin(), w.end()));
+  auto m = parse_message(wire.data(), wire.len);
+  REQUIRE(m);
+  ServerStatus out;
+  CHECK_FALSE(decode_list_reply(wire.data(), wire.len, *m, out));
+
+  SECTION("and one whose attribute has the wrong size") {
+    MsgBuilder bad(CMD_LIST_CONNECTIONS, 3, false);
+    bad.u32(ATTR_STATUS, 0).begin_nest(ATTR_ENTRY);
+    bad.u32(ATTR_CONNECTION_ID, 1).str(ATTR_CLIENT_ADDRESS, "a").u32(ATTR_DIALECT, 0x311).end_nest();  // u64 sent as u32
+    ByteSpan bw = bad.wire();
+    Wire bwire(Bytes(bw.begin(), bw.end()));
+    auto bm = parse_message(bwire.data(), bwire.len);
+    REQUIRE(bm);
+    CHECK_FALSE(decode_list_reply(bwire.data(), bwire.len, *bm, out));
+  }
+}
+
+TEST_CASE("dialect names", "[ipc][status]") {
+  CHECK(dialect_name(0x0311) == "3.1.1");
+  CHECK(dialect_name(0x0202) == "2.0.2");
+  CHECK(dialect_name(0) == "-");
+  CHECK(dialect_name(0x0999) == "0x0999");
+}

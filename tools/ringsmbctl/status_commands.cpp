@@ -1,0 +1,204 @@
+// `status [--json]` and `session close ID`: questions for ringsmbd, which
+// holds connections, sessions, tree connects and open files in its workers
+// (LIST_* and CLOSE_SESSION in daemon/ipc/ctl_abi.hpp).
+#include <cinttypes>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "ctl.hpp"
+#include "ipc/ctl_codec.hpp"
+#include "ipc/ctl_status.hpp"
+
+namespace ringsmb::ctl {
+namespace {
+
+using namespace ipc::abi;
+
+std::string hex_id(uint64_t id) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
+  return buf;
+}
+
+std::string yes_no(bool b) { return b ? "yes" : "no"; }
+
+// LIST_CONNECTIONS first: ringsmbd answers the three others from the
+// snapshot it took for it (ctl_abi.hpp), so the lists agree.
+std::expected<ipc::ServerStatus, Failure> fetch_status(const config::Config& cfg) {
+  ipc::ServerStatus status;
+  for (Cmd cmd : {CMD_LIST_CONNECTIONS, CMD_LIST_SESSIONS, CMD_LIST_TREE_CONNECTS, CMD_LIST_OPEN_FILES}) {
+    auto a = ask(cfg, Daemon::Ringsmbd, cmd);
+    if (!a) return std::unexpected(a.error());
+    if (a->status != NtStatus::Success)
+      return std::unexpected(Failure{kExitError, std::string(cmd_name(cmd)) + " failed" +
+                                                     (a->text.empty() ? "" : ": " + a->text)});
+    for (const auto& d : a->datagrams) {
+      auto m = ipc::parse_message(d.data(), d.size());
+      if (!m || !ipc::decode_list_reply(d.data(), d.size(), *m, status))
+        return std::unexpected(Failure{kExitError, std::string("malformed ") + cmd_name(cmd) + " reply from ringsmbd"});
+    }
+  }
+  return status;
+}
+
+// A plain column table: widths from the longest cell.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print(std::ostream& out) const {
+    std::vector<size_t> w(rows_[0].size(), 0);
+    for (const auto& r : rows_)
+      for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+    for (const auto& r : rows_) {
+      out << "  ";
+      for (size_t i = 0; i < r.size(); ++i)
+        out << (i + 1 < r.size() ? std::string(r[i]) + std::string(w[i] - r[i].size() + 2, ' ') : r[i]);
+      out << "\n";
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+void print_text(const ipc::ServerStatus& s) {
+  std::cout << "Connections: " << s.connections.size() << "\n";
+  if (!s.connections.empty()) {
+    Table t({"ID", "CLIENT", "DIALECT"});
+    for (const auto& c : s.connections) t.add({std::to_string(c.connection_id), c.client_address, ipc::dialect_name(c.dialect)});
+    t.print(std::cout);
+  }
+  std::cout << "\nSessions: " << s.sessions.size() << "\n";
+  if (!s.sessions.empty()) {
+    Table t({"SESSION ID", "USER", "CLIENT", "DIALECT", "SIGNING", "ENCRYPTION"});
+    for (const auto& x : s.sessions) {
+      std::string user = x.user;
+      if (x.flags & SESSION_ANONYMOUS) user = "(anonymous)";
+      else if (x.flags & SESSION_GUEST) user += " (guest)";
+      t.add({hex_id(x.session_id), user, x.client_address, ipc::dialect_name(x.dialect),
+             yes_no(x.flags & SESSION_SIGNED), yes_no(x.flags & SESSION_ENCRYPTED)});
+    }
+    t.print(std::cout);
+  }
+  std::cout << "\nTree connects: " << s.trees.size() << "\n";
+  if (!s.trees.empty()) {
+    Table t({"SESSION ID", "SHARE", "USER", "CLIENT"});
+    for (const auto& x : s.trees) t.add({hex_id(x.session_id), x.share, x.user, x.client_address});
+    t.print(std::cout);
+  }
+  std::cout << "\nOpen files: " << s.open_files.size() << "\n";
+  if (!s.open_files.empty()) {
+    Table t({"SESSION ID", "SHARE", "PATH", "USER", "CLIENT"});
+    for (const auto& x : s.open_files)
+      t.add({hex_id(x.session_id), x.share, x.path.empty() ? "." : x.path, x.user, x.client_address});
+    t.print(std::cout);
+  }
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
+// One JSON object per line in arrays keeps the output greppable.
+template <typename T, typename F>
+void json_array(std::ostream& out, const char* name, const std::vector<T>& items, F&& object, bool last) {
+  out << "  \"" << name << "\": [";
+  for (size_t i = 0; i < items.size(); ++i) out << (i ? ",\n    " : "\n    ") << object(items[i]);
+  out << (items.empty() ? "]" : "\n  ]") << (last ? "\n" : ",\n");
+}
+
+void print_json(const ipc::ServerStatus& s) {
+  std::ostream& o = std::cout;
+  o << "{\n";
+  json_array(o, "connections", s.connections, [](const ipc::ConnectionStatus& c) {
+    return "{\"id\": " + std::to_string(c.connection_id) + ", \"client\": " + json_string(c.client_address) +
+           ", \"dialect\": " + json_string(ipc::dialect_name(c.dialect)) + "}";
+  }, false);
+  json_array(o, "sessions", s.sessions, [](const ipc::SessionStatus& x) {
+    return "{\"session_id\": " + json_string(hex_id(x.session_id)) +
+           ", \"connection_id\": " + std::to_string(x.connection_id) + ", \"user\": " + json_string(x.user) +
+           ", \"client\": " + json_string(x.client_address) +
+           ", \"dialect\": " + json_string(ipc::dialect_name(x.dialect)) +
+           ", \"signing\": " + (x.flags & SESSION_SIGNED ? "true" : "false") +
+           ", \"encryption\": " + (x.flags & SESSION_ENCRYPTED ? "true" : "false") +
+           ", \"guest\": " + (x.flags & SESSION_GUEST ? "true" : "false") +
+           ", \"anonymous\": " + (x.flags & SESSION_ANONYMOUS ? "true" : "false") + "}";
+  }, false);
+  json_array(o, "tree_connects", s.trees, [](const ipc::TreeConnectStatus& x) {
+    return "{\"session_id\": " + json_string(hex_id(x.session_id)) + ", \"tree_id\": " + std::to_string(x.tree_id) +
+           ", \"share\": " + json_string(x.share) + ", \"user\": " + json_string(x.user) +
+           ", \"client\": " + json_string(x.client_address) + "}";
+  }, false);
+  json_array(o, "open_files", s.open_files, [](const ipc::OpenFileStatus& x) {
+    return "{\"session_id\": " + json_string(hex_id(x.session_id)) + ", \"tree_id\": " + std::to_string(x.tree_id) +
+           ", \"share\": " + json_string(x.share) + ", \"path\": " + json_string(x.path) +
+           ", \"user\": " + json_string(x.user) + ", \"client\": " + json_string(x.client_address) + "}";
+  }, true);
+  o << "}\n";
+}
+
+int cmd_status(const Context& ctx, bool json) {
+  auto cfg = load_config(ctx.config_path);
+  if (!cfg) return fail(cfg.error());
+  auto s = fetch_status(*cfg);
+  if (!s) return fail(s.error());
+  if (json) print_json(*s);
+  else print_text(*s);
+  return kExitOk;
+}
+
+int cmd_session_close(const Context& ctx, const std::string& id_text) {
+  uint64_t id = 0;
+  try {
+    size_t used = 0;
+    id = std::stoull(id_text, &used, 0);  // 0x... as status prints it, or decimal
+    if (used != id_text.size()) throw std::invalid_argument(id_text);
+  } catch (const std::exception&) {
+    return fail(kExitUsage, "'" + id_text + "' is not a session id (see 'ringsmbctl status')");
+  }
+  auto cfg = load_config(ctx.config_path);
+  if (!cfg) return fail(cfg.error());
+  auto a = ask(*cfg, Daemon::Ringsmbd, CMD_CLOSE_SESSION, id);
+  if (!a) return fail(a.error());
+  if (a->status == NtStatus::NotFound) return fail(kExitNotFound, "session " + hex_id(id) + " not found");
+  if (a->status != NtStatus::Success) return fail("session close failed" + (a->text.empty() ? "" : ": " + a->text));
+  std::cout << "closed session " << hex_id(id) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_status_commands(CLI::App& app, Context& ctx) {
+  auto json = std::make_shared<bool>(false);
+  auto* status = app.add_subcommand(
+      "status", "Show connections, sessions (user, client, dialect, signing, encryption), tree connects and open files");
+  status->add_flag("--json", *json, "Print JSON instead of tables");
+  status->callback([&ctx, json] { ctx.exit_code = cmd_status(ctx, *json); });
+
+  auto* session = app.add_subcommand("session", "Act on client sessions");
+  session->require_subcommand(1);
+  auto id = std::make_shared<std::string>();
+  auto* close = session->add_subcommand(
+      "close", "Close a session: its open files are closed and its connection is dropped if it has no other session");
+  close->add_option("ID", *id, "Session id as 'ringsmbctl status' shows it (0x... or decimal)")->required();
+  close->callback([&ctx, id] { ctx.exit_code = cmd_session_close(ctx, *id); });
+}
+
+}  // namespace ringsmb::ctl
