@@ -41,6 +41,13 @@ FileTable::Shard& FileTable::shard_for(uint64_t dev, uint64_t ino) {
 
 namespace {
 
+// The lease or oplock held by the open `owner`, if any.
+const Lease* lease_of(const FileNode& n, const void* owner) {
+  for (const auto& r : n.opens)
+    if (r.owner == owner) return r.lease;
+  return nullptr;
+}
+
 // Another open of the file outside `mine` that reads, writes or deletes,
 // or holds an oplock or lease of its own (a stat open that created the file).
 bool others_open(const FileNode& n, const Lease* mine, const void* self) {
@@ -266,9 +273,7 @@ std::vector<BreakNotice> FileTable::break_readers(const std::shared_ptr<FileNode
   std::vector<BreakNotice> out;
   if (node->lease_count.load(std::memory_order_relaxed) == 0) return out;
   std::lock_guard lock(mutex_for(*node));
-  const Lease* mine = nullptr;
-  for (const auto& r : node->opens)
-    if (r.owner == owner) mine = r.lease;
+  const Lease* mine = lease_of(*node, owner);
   // A level II oplock breaks even on its own open's write or lock (MS-FSA
   // 2.1.5.3, 2.1.5.7); an exclusive or batch one, or a lease, does not
   // break for its own opens.
@@ -283,9 +288,7 @@ std::vector<BreakNotice> FileTable::break_handles(const std::shared_ptr<FileNode
   std::vector<BreakNotice> out;
   if (node->lease_count.load(std::memory_order_relaxed) == 0) return out;
   std::lock_guard lock(mutex_for(*node));
-  const Lease* mine = nullptr;
-  for (const auto& r : node->opens)
-    if (r.owner == owner) mine = r.lease;
+  const Lease* mine = lease_of(*node, owner);
   for (auto& l : node->leases)
     if (l.get() != mine && (l->state & kLeaseHandle))
       start_break(*l, normalise_lease(l->state & ~kLeaseHandle), now_ms, timeout_ms, out);
