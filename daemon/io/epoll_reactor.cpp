@@ -33,18 +33,18 @@ class EpollReactor final : public Reactor {
   const char* name() const override { return "epoll"; }
   void add_listener(int fd) override;
   void start_recv(uint64_t conn_id, int fd) override;
-  void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
+  void wait_writable(uint64_t conn_id, int fd) override;
   void wake() override;
   void run(const std::atomic<bool>& stop) override;
 
  private:
   struct Conn {
     int fd = -1;
-    struct msghdr* pending_send = nullptr;  // waiting for EPOLLOUT
+    bool wants_writable = false;  // waiting for EPOLLOUT
   };
   void accept_all(int listen_fd);
   void read_all(uint64_t conn_id);
-  void try_send(uint64_t conn_id, Conn& c);
+  void report_writable(uint64_t conn_id, Conn& c, int result);
   void update_interest(uint64_t conn_id, const Conn& c);
   void flush_completions();
 
@@ -54,9 +54,9 @@ class EpollReactor final : public Reactor {
   int wake_fd_ = -1;
   std::vector<uint8_t> buf_;
   std::unordered_map<uint64_t, Conn> conns_;
-  // Send completions are delivered after the event that caused them, so a
-  // handler never re-enters itself from start_send.
-  std::deque<std::pair<uint64_t, int>> send_done_;
+  // Writability is reported after the event that caused it, so a handler
+  // never re-enters itself from wait_writable.
+  std::deque<std::pair<uint64_t, int>> writable_;
 };
 
 bool EpollReactor::init() {
@@ -77,7 +77,7 @@ void EpollReactor::add_listener(int fd) {
 }
 
 void EpollReactor::start_recv(uint64_t conn_id, int fd) {
-  conns_[conn_id] = Conn{fd, nullptr};
+  conns_[conn_id] = Conn{fd, false};
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP;
   ev.data.u64 = pack(Kind::Conn, conn_id);
@@ -90,35 +90,25 @@ void EpollReactor::start_recv(uint64_t conn_id, int fd) {
 
 void EpollReactor::update_interest(uint64_t conn_id, const Conn& c) {
   epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLRDHUP | (c.pending_send ? uint32_t(EPOLLOUT) : 0u);
+  ev.events = EPOLLIN | EPOLLRDHUP | (c.wants_writable ? uint32_t(EPOLLOUT) : 0u);
   ev.data.u64 = pack(Kind::Conn, conn_id);
   epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev);
 }
 
-void EpollReactor::try_send(uint64_t conn_id, Conn& c) {
-  ssize_t n = sendmsg(c.fd, c.pending_send, MSG_NOSIGNAL | MSG_DONTWAIT);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // wait for EPOLLOUT
-  c.pending_send = nullptr;
+void EpollReactor::report_writable(uint64_t conn_id, Conn& c, int result) {
+  c.wants_writable = false;
   update_interest(conn_id, c);
-  send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+  writable_.emplace_back(conn_id, result);
 }
 
-void EpollReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
+void EpollReactor::wait_writable(uint64_t conn_id, int) {
   auto it = conns_.find(conn_id);
-  if (it == conns_.end()) {
-    // Receiving already ended; still report the send.
-    ssize_t n = sendmsg(fd, msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-    send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+  if (it == conns_.end()) {  // receiving already ended: nothing to wait for
+    writable_.emplace_back(conn_id, -EPIPE);
     return;
   }
-  it->second.pending_send = msg;
-  ssize_t n = sendmsg(fd, msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-    update_interest(conn_id, it->second);
-    return;
-  }
-  it->second.pending_send = nullptr;
-  send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+  it->second.wants_writable = true;
+  update_interest(conn_id, it->second);
 }
 
 void EpollReactor::wake() {
@@ -151,6 +141,8 @@ void EpollReactor::read_all(uint64_t conn_id) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     int err = n == 0 ? 0 : -errno;
     epoll_ctl(ep_, EPOLL_CTL_DEL, it->second.fd, nullptr);
+    // A wait for room ends with the connection (its EPOLLOUT is gone).
+    if (it->second.wants_writable) writable_.emplace_back(conn_id, -EPIPE);
     conns_.erase(it);
     handler_.on_recv_end(conn_id, err);
     return;
@@ -158,10 +150,10 @@ void EpollReactor::read_all(uint64_t conn_id) {
 }
 
 void EpollReactor::flush_completions() {
-  while (!send_done_.empty()) {
-    auto [id, res] = send_done_.front();
-    send_done_.pop_front();
-    handler_.on_send(id, res);
+  while (!writable_.empty()) {
+    auto [id, res] = writable_.front();
+    writable_.pop_front();
+    handler_.on_writable(id, res);
   }
 }
 
@@ -185,7 +177,10 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
         }
         case Kind::Conn: {
           auto it = conns_.find(id);
-          if (it != conns_.end() && (events[i].events & EPOLLOUT) && it->second.pending_send) try_send(id, it->second);
+          // EPOLLERR/EPOLLHUP end a wait too: the handler's next send reports the error.
+          if (it != conns_.end() && it->second.wants_writable &&
+              (events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+            report_writable(id, it->second, 0);
           if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_all(id);
           break;
         }

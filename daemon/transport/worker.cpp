@@ -131,6 +131,7 @@ void Worker::on_accept(int fd) {
   c->fd = fd;
   c->state.client_address = peer_name(fd);
   c->state.address = {uint32_t(index_), c->id};
+  c->state.transport_sends_files = true;  // send_queued() sends smb2::FileSegments
   c->last_activity_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
@@ -168,51 +169,34 @@ void Worker::consume_frames(Conn& c, ByteSpan data) {
 }
 
 void Worker::flush(Conn& c) {
-  if (c.sending || c.pending.empty()) return;
-  c.inflight.swap(c.pending);
-  c.pending.clear();
-  // Replies almost always fit the socket buffer: hand them to the kernel
-  // inline, one send() and no completion to reap. Through io_uring a reply
-  // cost a second io_uring_enter per request (submit, then wait again).
-  // Only what the kernel does not take now goes through the reactor.
-  ssize_t n = ::send(c.fd, c.inflight.data(), c.inflight.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  if (n == ssize_t(c.inflight.size())) {
-    c.inflight.clear();
-    return;
-  }
-  if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-    c.inflight.clear();
-    drop(c, "send failed");
-    return;
-  }
-  c.inflight_sent = n > 0 ? size_t(n) : 0;
-  c.iov = {c.inflight.data() + c.inflight_sent, c.inflight.size() - c.inflight_sent};
-  c.msg = {};
-  c.msg.msg_iov = &c.iov;
-  c.msg.msg_iovlen = 1;
-  c.sending = true;
-  reactor_->start_send(c.id, c.fd, &c.msg);
+  if (c.pending.empty()) return;
+  c.out.append(c.pending, c.state.out_files);
+  if (!c.waiting_writable) send_now(c);
 }
 
-void Worker::on_send(uint64_t conn_id, int result) {
+// Replies almost always fit the socket buffer: they go to the kernel inline
+// (send, or sendfile for READ data left in the file), with no completion to
+// reap; through io_uring a reply cost a second io_uring_enter per request.
+// Only when the socket is full does the reactor come in: it reports when
+// the socket has room again (on_writable) and the sending goes on.
+void Worker::send_now(Conn& c) {
+  switch (send_queued(c.out, c.fd)) {
+    case SendResult::Done: break;
+    case SendResult::WouldBlock:
+      c.waiting_writable = true;
+      reactor_->wait_writable(c.id, c.fd);
+      break;
+    case SendResult::Failed: drop(c, "send failed"); break;
+  }
+}
+
+void Worker::on_writable(uint64_t conn_id, int) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) return;
   Conn& c = *it->second;
-  c.sending = false;
-  if (result < 0) {
-    if (!c.closing) drop(c, "send failed");
-    return maybe_destroy(c);
-  }
-  c.inflight_sent += size_t(result);
-  if (c.inflight_sent < c.inflight.size() && !c.closing) {
-    c.iov = {c.inflight.data() + c.inflight_sent, c.inflight.size() - c.inflight_sent};
-    c.sending = true;
-    reactor_->start_send(c.id, c.fd, &c.msg);
-    return;
-  }
-  c.inflight.clear();
+  c.waiting_writable = false;
   if (c.closing) return maybe_destroy(c);
-  flush(c);
+  send_now(c);  // an error the wait reported shows up here as a failed send
 }
 
 void Worker::on_recv_end(uint64_t conn_id, int) {
@@ -221,6 +205,9 @@ void Worker::on_recv_end(uint64_t conn_id, int) {
   Conn& c = *it->second;
   c.recv_ended = true;
   c.closing = true;
+  // A peer that stopped sending may never read either: end the wait for
+  // room, so the connection is freed.
+  if (c.waiting_writable) shutdown(c.fd, SHUT_RDWR);
   maybe_destroy(c);
 }
 
@@ -232,7 +219,7 @@ void Worker::drop(Conn& c, const char* why) {
 }
 
 void Worker::maybe_destroy(Conn& c) {
-  if (!c.recv_ended || c.sending) return;
+  if (!c.recv_ended || c.waiting_writable) return;
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   conns_.erase(c.id);

@@ -3,8 +3,6 @@
 // life. Frames arriving in one receive are answered with one send.
 #pragma once
 
-#include <sys/uio.h>
-
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -19,6 +17,7 @@
 #include "smb2/conn_state.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/frame_assembler.hpp"
+#include "transport/send_queue.hpp"
 
 namespace ringsmb::transport {
 
@@ -44,7 +43,7 @@ class Worker final : public io::ReactorHandler {
   void on_accept(int fd) override;
   void on_recv(uint64_t conn_id, ByteSpan data) override;
   void on_recv_end(uint64_t conn_id, int err) override;
-  void on_send(uint64_t conn_id, int result) override;
+  void on_writable(uint64_t conn_id, int result) override;
   void on_wake() override;
   void on_tick() override;
   // Thread-safe: runs `task` on this worker's thread for connection
@@ -70,18 +69,16 @@ class Worker final : public io::ReactorHandler {
     int fd = -1;
     smb2::ConnState state;
     FrameAssembler framer;
-    Bytes pending;   // responses not yet handed to the kernel
-    Bytes inflight;  // the buffer of the send in progress
-    size_t inflight_sent = 0;
-    iovec iov{};
-    msghdr msg{};
-    bool sending = false;
+    Bytes pending;  // responses the processor appended (with state.out_files), not yet queued
+    SendQueue out;  // what the socket has not taken yet, in order
+    bool waiting_writable = false;  // the reactor reports when the socket has room
     bool closing = false;
     bool recv_ended = false;
     int64_t last_activity_s = 0;
   };
   void consume_frames(Conn& c, ByteSpan data);
   void flush(Conn& c);
+  void send_now(Conn& c);
   void run_conn_task(uint64_t conn_id, const smb2::ConnTask& task);
   void drop(Conn& c, const char* why);
   void maybe_destroy(Conn& c);
