@@ -171,30 +171,52 @@ void Worker::consume_frames(Conn& c, ByteSpan data) {
 void Worker::flush(Conn& c) {
   if (c.pending.empty()) return;
   c.out.append(c.pending, c.state.out_files);
-  if (!c.waiting_writable) send_now(c);
+  if (!c.waiting) send_now(c);
 }
 
 // Replies almost always fit the socket buffer: they go to the kernel inline
 // (send, or sendfile for READ data left in the file), with no completion to
 // reap; through io_uring a reply cost a second io_uring_enter per request.
-// Only when the socket is full does the reactor come in: it reports when
-// the socket has room again (on_writable) and the sending goes on.
+// Only when the socket is full does the reactor come in.
 void Worker::send_now(Conn& c) {
   switch (send_queued(c.out, c.fd)) {
     case SendResult::Done: break;
-    case SendResult::WouldBlock:
-      c.waiting_writable = true;
-      reactor_->wait_writable(c.id, c.fd);
-      break;
+    case SendResult::WouldBlock: wait_for_room(c); break;
     case SendResult::Failed: drop(c, "send failed"); break;
   }
+}
+
+// Bytes in memory go to the reactor's send: io_uring retries it in the
+// kernel as room appears, with no wake-up of this thread per retry (waiting
+// for POLLOUT and sending again cost a third more CPU per GiB on signed
+// reads). File data waits for room and goes out with sendfile again.
+void Worker::wait_for_room(Conn& c) {
+  SendQueue::Piece p = c.out.front();
+  c.waiting = true;
+  if (p.kind == SendQueue::Piece::Kind::File) return reactor_->wait_writable(c.id, c.fd);
+  c.iov = {const_cast<uint8_t*>(p.data), p.size};  // stays valid: the queue's front is not touched meanwhile
+  c.msg = {};
+  c.msg.msg_iov = &c.iov;
+  c.msg.msg_iovlen = 1;
+  reactor_->start_send(c.id, c.fd, &c.msg);
+}
+
+void Worker::on_send(uint64_t conn_id, int result) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return;
+  Conn& c = *it->second;
+  c.waiting = false;
+  if (result > 0) c.out.advance(size_t(result));
+  if (c.closing) return maybe_destroy(c);
+  if (result < 0) return drop(c, "send failed");
+  send_now(c);
 }
 
 void Worker::on_writable(uint64_t conn_id, int) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) return;
   Conn& c = *it->second;
-  c.waiting_writable = false;
+  c.waiting = false;
   if (c.closing) return maybe_destroy(c);
   send_now(c);  // an error the wait reported shows up here as a failed send
 }
@@ -207,7 +229,7 @@ void Worker::on_recv_end(uint64_t conn_id, int) {
   c.closing = true;
   // A peer that stopped sending may never read either: end the wait for
   // room, so the connection is freed.
-  if (c.waiting_writable) shutdown(c.fd, SHUT_RDWR);
+  if (c.waiting) shutdown(c.fd, SHUT_RDWR);
   maybe_destroy(c);
 }
 
@@ -219,7 +241,7 @@ void Worker::drop(Conn& c, const char* why) {
 }
 
 void Worker::maybe_destroy(Conn& c) {
-  if (!c.recv_ended || c.waiting_writable) return;
+  if (!c.recv_ended || c.waiting) return;
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   conns_.erase(c.id);

@@ -3,6 +3,8 @@
 // life. Frames arriving in one receive are answered with one send.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -43,6 +45,7 @@ class Worker final : public io::ReactorHandler {
   void on_accept(int fd) override;
   void on_recv(uint64_t conn_id, ByteSpan data) override;
   void on_recv_end(uint64_t conn_id, int err) override;
+  void on_send(uint64_t conn_id, int result) override;
   void on_writable(uint64_t conn_id, int result) override;
   void on_wake() override;
   void on_tick() override;
@@ -71,7 +74,11 @@ class Worker final : public io::ReactorHandler {
     FrameAssembler framer;
     Bytes pending;  // responses the processor appended (with state.out_files), not yet queued
     SendQueue out;  // what the socket has not taken yet, in order
-    bool waiting_writable = false;  // the reactor reports when the socket has room
+    // The socket was full: the reactor sends the front of `out` (memory)
+    // or reports when there is room (file data, for sendfile).
+    bool waiting = false;
+    iovec iov{};  // of the reactor's send
+    msghdr msg{};
     bool closing = false;
     bool recv_ended = false;
     int64_t last_activity_s = 0;
@@ -79,6 +86,7 @@ class Worker final : public io::ReactorHandler {
   void consume_frames(Conn& c, ByteSpan data);
   void flush(Conn& c);
   void send_now(Conn& c);
+  void wait_for_room(Conn& c);
   void run_conn_task(uint64_t conn_id, const smb2::ConnTask& task);
   void drop(Conn& c, const char* why);
   void maybe_destroy(Conn& c);
