@@ -24,8 +24,10 @@ void SendQueue::append(Bytes& bytes, std::vector<smb2::FileSegment>& files) {
   for (auto& f : files)
     if (f.length) c.files.push_back(std::move(f));
   files.clear();
-  bytes.swap(spare_);
-  bytes.clear();
+  if (!spares_.empty()) {
+    bytes.swap(spares_.back());
+    spares_.pop_back();
+  }
   if (!c.done()) chunks_.push_back(std::move(c));
 }
 
@@ -75,7 +77,10 @@ void SendQueue::file_ended() { chunks_.front().file_short = true; }
 
 void SendQueue::pop_done() {
   while (!chunks_.empty() && chunks_.front().done()) {
-    if (spare_.capacity() < chunks_.front().bytes.capacity()) spare_.swap(chunks_.front().bytes);
+    if (spares_.size() < kMaxSpares) {
+      spares_.push_back(std::move(chunks_.front().bytes));
+      spares_.back().clear();
+    }
     chunks_.pop_front();
   }
 }

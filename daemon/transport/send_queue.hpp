@@ -27,7 +27,8 @@ class SendQueue {
 
   // Queues `bytes` with the file segments positioned in it (each `at` is a
   // position in `bytes`, in order). Takes both; `bytes` gets back an empty
-  // buffer with the capacity of one already sent, so replies reuse memory.
+  // buffer with the capacity of one already sent, so replies reuse memory
+  // (a fresh 1 MiB reply buffer is a fresh mmap: page faults on every page).
   void append(Bytes& bytes, std::vector<smb2::FileSegment>& files);
   bool empty() const { return chunks_.empty(); }
   // Never empty-sized; only valid while !empty().
@@ -53,7 +54,10 @@ class SendQueue {
   void pop_done();
 
   std::deque<Chunk> chunks_;
-  Bytes spare_;  // a sent chunk's buffer, handed back by append()
+  // Sent chunks' buffers, handed back by append(): with the worker's
+  // pending buffer, two buffers take turns, as pending and in-flight did.
+  static constexpr size_t kMaxSpares = 1;
+  std::vector<Bytes> spares_;
 };
 
 enum class SendResult { Done, WouldBlock, Failed };

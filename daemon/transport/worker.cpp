@@ -168,10 +168,13 @@ void Worker::consume_frames(Conn& c, ByteSpan data) {
   }
 }
 
+// While the socket is full, replies gather in `pending` (one buffer that
+// keeps its capacity, so pipelined 1 MiB replies cost no fresh memory each)
+// and are queued once what was queued has gone out.
 void Worker::flush(Conn& c) {
-  if (c.pending.empty()) return;
+  if (c.waiting || c.pending.empty()) return;
   c.out.append(c.pending, c.state.out_files);
-  if (!c.waiting) send_now(c);
+  send_now(c);
 }
 
 // Replies almost always fit the socket buffer: they go to the kernel inline
@@ -209,7 +212,12 @@ void Worker::on_send(uint64_t conn_id, int result) {
   if (result > 0) c.out.advance(size_t(result));
   if (c.closing) return maybe_destroy(c);
   if (result < 0) return drop(c, "send failed");
+  // The socket was full a moment ago: more bytes in memory go straight to
+  // the reactor again (an inline send would take only a sliver, and the
+  // reply would leave in more, smaller pieces); file data tries sendfile.
+  if (!c.out.empty() && c.out.front().kind == SendQueue::Piece::Kind::Memory) return wait_for_room(c);
   send_now(c);
+  flush(c);
 }
 
 void Worker::on_writable(uint64_t conn_id, int) {
@@ -219,6 +227,7 @@ void Worker::on_writable(uint64_t conn_id, int) {
   c.waiting = false;
   if (c.closing) return maybe_destroy(c);
   send_now(c);  // an error the wait reported shows up here as a failed send
+  flush(c);
 }
 
 void Worker::on_recv_end(uint64_t conn_id, int) {
