@@ -13,6 +13,11 @@ namespace {
 
 constexpr size_t kDataOffset = wire::kHeaderSize + 16;
 
+// Each FileSegment holds a dup'd fd until the socket takes its data; a
+// client that pipelines reads and never reads its socket must not use up
+// the server's descriptors, so beyond this many the data is copied.
+constexpr size_t kMaxPendingFileSegments = 64;
+
 // The fixed part of the response; returns where DataLength goes.
 size_t write_response_head(ByteWriter& w) {
   size_t start = w.size();
@@ -95,7 +100,8 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   // transport's sendfile (FileSegment): DataLength is the size now; if the
   // file shrinks before the send, the transport pads with zeros.
   int dup_fd = -1;
-  if (available && req.may_send_file && want >= req.server.sendfile_min_read)
+  if (available && req.may_send_file && want >= req.server.sendfile_min_read &&
+      req.conn.out_files.size() < kMaxPendingFileSegments)
     dup_fd = fcntl(open->fd.get(), F_DUPFD_CLOEXEC, 0);
   if (dup_fd >= 0) {
     req.file_data = FileSegment{0, state::UniqueFd(dup_fd), offset, want};

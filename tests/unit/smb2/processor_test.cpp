@@ -466,3 +466,14 @@ TEST_CASE("a large unsigned READ leaves its data in the file for the transport",
     CHECK(out[4 + 80 + 5] == 'a' + 5);
   }
 }
+
+TEST_CASE("file segments waiting to be sent are bounded per connection", "[smb2][processor][sendfile]") {
+  SendfileFixture fx(200000);
+  fx.server.sendfile_min_read = 64 * 1024;
+  Bytes out;
+  for (int i = 0; i < 70; ++i)  // the transport never takes them: the socket is full
+    REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 0, 100000)}}, fx.mid++),
+                          out) == FrameResult::Ok);
+  CHECK(fx.conn.out_files.size() == 64);
+  CHECK(out.size() == 70 * (4 + 64 + 16) + 6 * 100000);  // the rest were copied
+}
