@@ -191,8 +191,8 @@ void Worker::send_now(Conn& c) {
 
 // Bytes in memory go to the reactor's send: io_uring retries it in the
 // kernel as room appears, with no wake-up of this thread per retry (waiting
-// for POLLOUT and sending again cost a third more CPU per GiB on signed
-// reads). File data waits for room and goes out with sendfile again.
+// for POLLOUT and sending again cost about a quarter more CPU per GiB on
+// signed reads). File data waits for room and goes out with sendfile again.
 void Worker::wait_for_room(Conn& c) {
   SendQueue::Piece p = c.out.front();
   c.waiting = true;
