@@ -34,17 +34,28 @@ class EpollReactor final : public Reactor {
   void add_listener(int fd) override;
   void start_recv(uint64_t conn_id, int fd) override;
   void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
+  void wait_writable(uint64_t conn_id, int fd) override;
   void wake() override;
   void run(const std::atomic<bool>& stop) override;
 
  private:
   struct Conn {
     int fd = -1;
-    struct msghdr* pending_send = nullptr;  // waiting for EPOLLOUT
+    // Waiting for EPOLLOUT: a send to finish, or a wait for room.
+    struct msghdr* pending_send = nullptr;
+    bool wants_writable = false;
+  };
+  // A send or a wait for room that ended, reported after the event that
+  // ended it, so a handler never re-enters itself from start_send.
+  struct Completion {
+    uint64_t conn_id;
+    int result;
+    bool writable;  // wait_writable's, else start_send's
   };
   void accept_all(int listen_fd);
   void read_all(uint64_t conn_id);
   void try_send(uint64_t conn_id, Conn& c);
+  void report_writable(uint64_t conn_id, Conn& c);
   void update_interest(uint64_t conn_id, const Conn& c);
   void flush_completions();
 
@@ -54,9 +65,7 @@ class EpollReactor final : public Reactor {
   int wake_fd_ = -1;
   std::vector<uint8_t> buf_;
   std::unordered_map<uint64_t, Conn> conns_;
-  // Send completions are delivered after the event that caused them, so a
-  // handler never re-enters itself from start_send.
-  std::deque<std::pair<uint64_t, int>> send_done_;
+  std::deque<Completion> done_;
 };
 
 bool EpollReactor::init() {
@@ -77,7 +86,7 @@ void EpollReactor::add_listener(int fd) {
 }
 
 void EpollReactor::start_recv(uint64_t conn_id, int fd) {
-  conns_[conn_id] = Conn{fd, nullptr};
+  conns_[conn_id] = Conn{fd};
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP;
   ev.data.u64 = pack(Kind::Conn, conn_id);
@@ -90,7 +99,7 @@ void EpollReactor::start_recv(uint64_t conn_id, int fd) {
 
 void EpollReactor::update_interest(uint64_t conn_id, const Conn& c) {
   epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLRDHUP | (c.pending_send ? uint32_t(EPOLLOUT) : 0u);
+  ev.events = EPOLLIN | EPOLLRDHUP | (c.pending_send || c.wants_writable ? uint32_t(EPOLLOUT) : 0u);
   ev.data.u64 = pack(Kind::Conn, conn_id);
   epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev);
 }
@@ -100,7 +109,7 @@ void EpollReactor::try_send(uint64_t conn_id, Conn& c) {
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // wait for EPOLLOUT
   c.pending_send = nullptr;
   update_interest(conn_id, c);
-  send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+  done_.push_back({conn_id, n < 0 ? -errno : int(n), false});
 }
 
 void EpollReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
@@ -108,7 +117,7 @@ void EpollReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
   if (it == conns_.end()) {
     // Receiving already ended; still report the send.
     ssize_t n = sendmsg(fd, msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-    send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+    done_.push_back({conn_id, n < 0 ? -errno : int(n), false});
     return;
   }
   it->second.pending_send = msg;
@@ -118,7 +127,23 @@ void EpollReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
     return;
   }
   it->second.pending_send = nullptr;
-  send_done_.emplace_back(conn_id, n < 0 ? -errno : int(n));
+  done_.push_back({conn_id, n < 0 ? -errno : int(n), false});
+}
+
+void EpollReactor::report_writable(uint64_t conn_id, Conn& c) {
+  c.wants_writable = false;
+  update_interest(conn_id, c);
+  done_.push_back({conn_id, 0, true});
+}
+
+void EpollReactor::wait_writable(uint64_t conn_id, int) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) {  // receiving already ended: nothing to wait for
+    done_.push_back({conn_id, -EPIPE, true});
+    return;
+  }
+  it->second.wants_writable = true;
+  update_interest(conn_id, it->second);
 }
 
 void EpollReactor::wake() {
@@ -151,6 +176,9 @@ void EpollReactor::read_all(uint64_t conn_id) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     int err = n == 0 ? 0 : -errno;
     epoll_ctl(ep_, EPOLL_CTL_DEL, it->second.fd, nullptr);
+    // A send or a wait for room ends with the connection (its EPOLLOUT is gone).
+    if (it->second.pending_send) done_.push_back({conn_id, -EPIPE, false});
+    if (it->second.wants_writable) done_.push_back({conn_id, -EPIPE, true});
     conns_.erase(it);
     handler_.on_recv_end(conn_id, err);
     return;
@@ -158,10 +186,11 @@ void EpollReactor::read_all(uint64_t conn_id) {
 }
 
 void EpollReactor::flush_completions() {
-  while (!send_done_.empty()) {
-    auto [id, res] = send_done_.front();
-    send_done_.pop_front();
-    handler_.on_send(id, res);
+  while (!done_.empty()) {
+    Completion c = done_.front();
+    done_.pop_front();
+    if (c.writable) handler_.on_writable(c.conn_id, c.result);
+    else handler_.on_send(c.conn_id, c.result);
   }
 }
 
@@ -185,7 +214,10 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
         }
         case Kind::Conn: {
           auto it = conns_.find(id);
-          if (it != conns_.end() && (events[i].events & EPOLLOUT) && it->second.pending_send) try_send(id, it->second);
+          // EPOLLERR/EPOLLHUP end a wait too: the next send reports the error.
+          bool room = events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP);
+          if (it != conns_.end() && room && it->second.pending_send) try_send(id, it->second);
+          if (it != conns_.end() && room && it->second.wants_writable) report_writable(id, it->second);
           if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_all(id);
           break;
         }

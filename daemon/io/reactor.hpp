@@ -1,5 +1,5 @@
 // The network I/O backend behind one small interface: io_uring (multishot
-// accept, multishot recv into a provided-buffer ring, sendmsg) or epoll with
+// accept, multishot recv into a provided-buffer ring, sendmsg, POLLOUT polls) or epoll with
 // plain syscalls where io_uring is unavailable. A worker thread owns one
 // reactor; every callback runs on that thread.
 #pragma once
@@ -25,6 +25,9 @@ class ReactorHandler {
   virtual void on_recv_end(uint64_t conn_id, int err) = 0;
   // The send of `start_send` finished: bytes sent, or -errno.
   virtual void on_send(uint64_t conn_id, int result) = 0;
+  // The socket of `wait_writable` has room to send (result >= 0), or the
+  // wait ended with -errno (the connection is going away).
+  virtual void on_writable(uint64_t conn_id, int result) = 0;
   // Another thread called wake().
   virtual void on_wake() = 0;
   // Called about every tick (timers: idle connections, lease timeouts).
@@ -38,9 +41,16 @@ class Reactor {
   virtual void add_listener(int listen_fd) = 0;
   // Starts receiving on a connected socket until it ends.
   virtual void start_recv(uint64_t conn_id, int fd) = 0;
-  // Sends `msg` (one outstanding send per connection; the caller keeps msg
-  // and its iovecs alive until on_send). A short send reports the bytes sent.
+  // The handler sends inline: accepted sockets are non-blocking, so send()
+  // and sendfile() return EAGAIN instead of blocking when the socket is
+  // full. Then it uses one of these two (one at a time per connection):
+  //
+  // Sends `msg` when the socket has room (the caller keeps msg and its
+  // iovecs alive until on_send). A short send reports the bytes sent.
   virtual void start_send(uint64_t conn_id, int fd, struct msghdr* msg) = 0;
+  // Calls on_writable once when socket `fd` can take more data (or fails),
+  // for what only the handler can send (sendfile).
+  virtual void wait_writable(uint64_t conn_id, int fd) = 0;
   // Thread-safe: makes the owning thread call on_wake soon.
   virtual void wake() = 0;
   // Runs until `stop` is set (checked at least every tick).

@@ -1,9 +1,11 @@
 // io_uring backend: one ring per worker thread, SINGLE_ISSUER|DEFER_TASKRUN
 // when the kernel has them, multishot accept, multishot recv into a
 // provided-buffer ring (set up by hand: liburing 2.3 lacks
-// io_uring_setup_buf_ring), sendmsg for scatter-gather replies, and an
+// io_uring_setup_buf_ring), sendmsg for what a full socket did not take,
+// a POLLOUT poll for what only the worker can send (sendfile), and an
 // eventfd read for cross-thread wake-ups.
 #include <liburing.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -19,7 +21,7 @@
 namespace ringsmb::io {
 namespace {
 
-enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6 };
+enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6, Writable = 7 };
 constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
 uint64_t pack(Op op, uint64_t id) { return (uint64_t(op) << 56) | (id & kIdMask); }
 Op op_of(uint64_t ud) { return Op(ud >> 56); }
@@ -36,6 +38,7 @@ class UringReactor final : public Reactor {
   void add_listener(int fd) override;
   void start_recv(uint64_t conn_id, int fd) override;
   void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
+  void wait_writable(uint64_t conn_id, int fd) override;
   void wake() override;
   void run(const std::atomic<bool>& stop) override;
 
@@ -168,7 +171,8 @@ void UringReactor::arm_tick() {
 
 void UringReactor::add_listener(int fd) {
   io_uring_sqe* s = sqe();
-  io_uring_prep_multishot_accept(s, fd, nullptr, nullptr, SOCK_CLOEXEC);
+  // Non-blocking: the worker sends inline and sendfile() has no flag for it.
+  io_uring_prep_multishot_accept(s, fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
   io_uring_sqe_set_data64(s, pack(Op::Accept, uint64_t(fd)));
 }
 
@@ -185,6 +189,12 @@ void UringReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
   io_uring_sqe* s = sqe();
   io_uring_prep_sendmsg(s, fd, msg, MSG_NOSIGNAL);
   io_uring_sqe_set_data64(s, pack(Op::Send, conn_id));
+}
+
+void UringReactor::wait_writable(uint64_t conn_id, int fd) {
+  io_uring_sqe* s = sqe();
+  io_uring_prep_poll_add(s, fd, POLLOUT);
+  io_uring_sqe_set_data64(s, pack(Op::Writable, conn_id));
 }
 
 void UringReactor::wake() {
@@ -222,6 +232,7 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
       break;
     case Op::Recv: handle_recv(id_of(ud), cqe); break;
     case Op::Send: handler_.on_send(id_of(ud), cqe->res); break;
+    case Op::Writable: handler_.on_writable(id_of(ud), cqe->res); break;
     case Op::Wake:
       arm_wake();
       handler_.on_wake();

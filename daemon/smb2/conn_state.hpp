@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "common/ntstatus.hpp"
 #include "crypto/primitives.hpp"
@@ -84,8 +85,26 @@ struct LateResponse {
   bool encrypt = false;
 };
 
+// File data that goes out with a response without being copied into the
+// output buffer: the transport sends the buffer's bytes before `at`, then
+// `length` bytes of the file from `offset` (sendfile, from the page cache),
+// then the rest. Only an unsigned, unencrypted, uncompounded READ response
+// does this (smb2/read.cpp); its DataLength was fixed from the file size.
+struct FileSegment {
+  size_t at = 0;           // position in the output buffer
+  state::UniqueFd fd;      // a dup of the open's fd: a CLOSE before the send cannot end it
+  uint64_t offset = 0;     // in the file
+  uint32_t length = 0;
+};
+
 struct ConnState {
   std::string client_address;
+  // Set by a transport that sends FileSegments (transport::Worker); a READ
+  // then may leave its data in the file. Tests and fuzzers leave it off.
+  bool transport_sends_files = false;
+  // The FileSegments of the responses in the transport's output buffer, in
+  // order of `at`; the transport takes them with the buffer.
+  std::vector<FileSegment> out_files;
   state::ConnAddress address;  // this connection's worker and id
   uint64_t next_async_id = 1;  // for every interim response: waiting CREATEs and pipe READs
   std::unordered_map<uint64_t, PendingRequest> pending;  // waiting CREATEs, by AsyncId

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "common/bytes.hpp"
 #include "common/ntstatus.hpp"
@@ -31,6 +32,11 @@ struct Request {
   uint64_t async_id = 0;
   bool can_go_async = false;  // the processor can answer this element PENDING
   std::shared_ptr<state::FileNode> wait_node;
+  // The response goes out alone and as written (not signed, encrypted or
+  // compounded) through a transport that sends files: a READ may then set
+  // file_data instead of copying the data; the processor positions it.
+  bool may_send_file = false;
+  std::optional<FileSegment> file_data;
 
   // Resolves a FileId from the body, honouring compound related ids.
   state::Open* find_open(FileId id);

@@ -83,6 +83,11 @@ class ChainProcessor {
       : conn_(c), server_(s), encrypted_(encrypted), transform_session_(transform_session) {}
   FrameResult run(ByteSpan chain, Bytes& plain_out);
   state::Session* signing_session() const { return last_session_; }
+  // `out` of run() is the transport's buffer itself, where a FileSegment's
+  // position means something (not a buffer that is encrypted or copied later).
+  void writes_transport_buffer() { direct_out_ = true; }
+  // Bytes of the responses that FileSegments carry instead of `out`.
+  size_t file_bytes() const { return file_bytes_; }
   // The chain is the rest of one that went async at its first element:
   // that element completes async request `async_id` (or is cancelled).
   void resume(uint64_t async_id, const CompoundState& compound, NtStatus create_error, bool cancel) {
@@ -101,6 +106,8 @@ class ChainProcessor {
   NtStatus lookup_session(Request& req, const CommandSpec& spec, uint64_t sid);
   NtStatus resolve_tree(Request& req);
   void finish_element(Bytes& out, size_t start, const Request& req, NtStatus status);
+  bool signs_response(const Header& h, NtStatus status, const state::Session* signer) const;
+  bool may_send_file(const Request& req) const;
   void seal_previous(Bytes& out, bool more_follow);
 
   ConnState& conn_;
@@ -115,6 +122,8 @@ class ChainProcessor {
   NtStatus create_error_ = NtStatus::Success;  // of the chain's last CREATE, until a FileId works again
   uint64_t resume_id_ = 0;  // the first element completes this async request
   bool cancel_ = false;
+  bool direct_out_ = false;
+  size_t file_bytes_ = 0;
   // The element just run went async: its async id and the file it waits on.
   uint64_t went_async_ = 0;
   std::shared_ptr<state::FileNode> wait_node_;
@@ -213,7 +222,27 @@ NtStatus ChainProcessor::check_and_dispatch(Request& req, const CommandSpec& spe
   if (req.hdr.is_related() && compound_.in_chain && spec.has_file_id && create_error_ != NtStatus::Success)
     return create_error_;
   if (req.tree) become_user(req.tree->identity);
+  req.may_send_file = may_send_file(req);
   return spec.handler(req, body);
+}
+
+// Sign when the request was signed or the session requires it. Interim
+// responses are not signed (MS-SMB2 3.3.4.2 "SHOULD NOT"; 3.3.4.1.1 signs a
+// response to a signed request unless it is an interim one).
+bool ChainProcessor::signs_response(const Header& h, NtStatus status, const state::Session* signer) const {
+  return !encrypted_ && status != NtStatus::Pending && signer && !signer->keys.signing_key.empty() &&
+         (h.is_signed() || signer->signing_required ||
+          (h.command == Command::SessionSetup && status == NtStatus::Success && !signer->is_guest &&
+           !signer->is_anonymous));
+}
+
+// A response may leave file data for the transport to send (FileSegment)
+// only when it goes out byte for byte as the handler wrote it: the chain's
+// only element, into the transport's own buffer, neither encrypted nor
+// signed (a signature or a cipher needs the data in memory).
+bool ChainProcessor::may_send_file(const Request& req) const {
+  return direct_out_ && conn_.transport_sends_files && !compound_.in_chain && req.hdr.next_command == 0 &&
+         !signs_response(req.hdr, NtStatus::Success, req.session);
 }
 
 void ChainProcessor::finish_element(Bytes& out, size_t start, const Request& req, NtStatus status) {
@@ -276,6 +305,10 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   if (!keeps_body(status) || out.size() == start + wire::kHeaderSize) {
     out.resize(start + wire::kHeaderSize);
     write_error_body(w);
+  } else if (req.file_data) {  // the data follows the body, straight from the file
+    req.file_data->at = out.size();
+    file_bytes_ += req.file_data->length;
+    conn_.out_files.push_back(std::move(*req.file_data));
   }
   if (req.session) last_session_ = req.session;
   if (!nt_success(status) && status != NtStatus::MoreProcessingRequired)
@@ -302,17 +335,11 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   wire::store_header(out.data() + start, rh);
   finish_element(out, start, req, status);
 
-  // Sign when the request was signed or the session requires it; the final
-  // SESSION_SETUP response is signed with the new key (MS-SMB2 3.3.5.5.3).
+  // The final SESSION_SETUP response is signed with the new key (MS-SMB2 3.3.5.5.3).
   state::Session* signer = req.session;
   if (h.command == Command::SessionSetup && status == NtStatus::Success)
     signer = conn_.find_session(req.response_session_id);
-  // Interim responses are not signed (MS-SMB2 3.3.4.2 "SHOULD NOT"; 3.3.4.1.1
-  // signs a response to a signed request unless it is an interim one).
-  bool sign = !encrypted_ && status != NtStatus::Pending && signer && !signer->keys.signing_key.empty() &&
-              (h.is_signed() || signer->signing_required ||
-               (h.command == Command::SessionSetup && status == NtStatus::Success && !signer->is_guest &&
-                !signer->is_anonymous));
+  bool sign = signs_response(h, status, signer);
   prev_start_ = start;
   prev_sign_ = sign;
   prev_signer_ = signer;
@@ -403,6 +430,8 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   size_t len_pos = out.size();
   out.resize(len_pos + 4);
   FrameResult result;
+  size_t files_before = conn.out_files.size();
+  size_t file_bytes = 0;
   switch (load_le32(frame.data())) {
     case wire::kProtocolIdSmb1:
       result = conn.negotiated ? FrameResult::Drop : handle_smb1_negotiate(conn, server, frame, out);
@@ -412,7 +441,9 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
       break;
     case wire::kProtocolIdSmb2: {
       ChainProcessor chain(conn, server, false, 0);
+      chain.writes_transport_buffer();
       result = chain.run(frame, out);
+      file_bytes = chain.file_bytes();
       break;
     }
     default:
@@ -420,9 +451,12 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
       return FrameResult::Drop;
   }
   conn.credits.commit();
-  if (result == FrameResult::Drop) return result;
+  if (result == FrameResult::Drop) {
+    conn.out_files.resize(files_before);  // nothing of this frame is sent
+    return result;
+  }
   std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
-  size_t len = out.size() - len_pos - 4;
+  size_t len = out.size() - len_pos - 4 + file_bytes;
   if (len == 0) {
     out.resize(len_pos);  // nothing to send (CANCEL)
   } else {

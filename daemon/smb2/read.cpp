@@ -1,4 +1,6 @@
 // SMB2 READ (MS-SMB2 2.2.19, 2.2.20, 3.3.5.12).
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "smb2/access.hpp"
@@ -7,6 +9,59 @@
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
+namespace {
+
+constexpr size_t kDataOffset = wire::kHeaderSize + 16;
+
+// Each FileSegment holds a dup'd fd until the socket takes its data; a
+// client that pipelines reads and never reads its socket must not use up
+// the server's descriptors, so beyond this many the data is copied.
+constexpr size_t kMaxPendingFileSegments = 64;
+
+// The fixed part of the response; returns where DataLength goes.
+size_t write_response_head(ByteWriter& w) {
+  size_t start = w.size();
+  w.u16(17);
+  w.u8(uint8_t(kDataOffset));
+  w.u8(0);
+  w.u32(0);  // DataLength, patched
+  w.u32(0);  // DataRemaining
+  w.u32(0);  // Reserved2
+  return start + 4;
+}
+
+// How many bytes a read at `offset` of up to `length` returns, from the
+// file's size now; nullopt when the open is not a regular file (or fstat
+// fails), whose size says nothing.
+std::optional<uint32_t> bytes_available(int fd, uint64_t offset, uint32_t length) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  uint64_t size = uint64_t(st.st_size);
+  if (offset >= size) return 0;
+  return uint32_t(std::min<uint64_t>(length, size - offset));
+}
+
+// Copies up to `length` bytes at `offset` into the reply; the number read,
+// or -errno.
+int64_t read_into_reply(int fd, uint64_t offset, uint32_t length, Bytes& buf) {
+  size_t data_at = buf.size();
+  buf.resize(data_at + length);
+  size_t got = 0;
+  while (got < length) {
+    ssize_t n = pread(fd, buf.data() + data_at + got, length - got, off_t(offset + got));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      buf.resize(data_at);
+      return -errno;
+    }
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  buf.resize(data_at + got);
+  return int64_t(got);
+}
+
+}  // namespace
 
 NtStatus handle_read(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
@@ -30,32 +85,36 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
     if (st != NtStatus::Success) return st;
   }
 
-  constexpr size_t kDataOffset = wire::kHeaderSize + 16;
-  size_t start = w.size();
-  w.u16(17);
-  w.u8(uint8_t(kDataOffset));
-  w.u8(0);
-  w.u32(0);  // DataLength, patched
-  w.u32(0);  // DataRemaining
-  w.u32(0);  // Reserved2
-  Bytes& buf = w.buffer();
-  size_t data_at = buf.size();
-  buf.resize(data_at + length);
-  size_t got = 0;
-  while (got < length) {
-    ssize_t n = pread(open->fd.get(), buf.data() + data_at + got, length - got, off_t(offset + got));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return nt_status_from_errno(errno);
-    }
-    if (n == 0) break;
-    got += size_t(n);
+  // For a large read, the regular file's size bounds the reply: it is the
+  // DataLength of a sendfile reply, and a long Length on a short file does
+  // not grow the buffer by Length. (Small reads skip the fstat.)
+  std::optional<uint32_t> available;
+  if (length >= req.server.sendfile_min_read) available = bytes_available(open->fd.get(), offset, length);
+  uint32_t want = available.value_or(length);
+  if (want == 0 && length > 0) return NtStatus::EndOfFile;
+  if (want < minimum) return NtStatus::EndOfFile;
+
+  size_t data_length_at = write_response_head(w);
+  uint32_t got;
+  // Large reads of regular files leave the data in the page cache for the
+  // transport's sendfile (FileSegment): DataLength is the size now; if the
+  // file shrinks before the send, the transport pads with zeros.
+  int dup_fd = -1;
+  if (available && req.may_send_file && want >= req.server.sendfile_min_read &&
+      req.conn.out_files.size() < kMaxPendingFileSegments)
+    dup_fd = fcntl(open->fd.get(), F_DUPFD_CLOEXEC, 0);
+  if (dup_fd >= 0) {
+    req.file_data = FileSegment{0, state::UniqueFd(dup_fd), offset, want};
+    got = want;
+  } else {
+    int64_t n = read_into_reply(open->fd.get(), offset, want, w.buffer());
+    if (n < 0) return nt_status_from_errno(int(-n));
+    got = uint32_t(n);
+    if (got == 0 && length > 0) return NtStatus::EndOfFile;
+    if (got < minimum) return NtStatus::EndOfFile;
+    if (got == 0) w.u8(0);  // zero-length read still carries the one-byte Buffer
   }
-  buf.resize(data_at + got);
-  if (got == 0 && length > 0) return NtStatus::EndOfFile;
-  if (got < minimum) return NtStatus::EndOfFile;
-  if (got == 0) w.u8(0);  // zero-length read still carries the one-byte Buffer
-  store_le32(buf.data() + start + 4, uint32_t(got));
+  w.patch_u32(data_length_at, got);
   open->position = offset + got;
   return NtStatus::Success;
 }

@@ -42,6 +42,11 @@ struct ServerContext {
   std::atomic<uint64_t> next_file_id{1};
   // Sizes advertised in NEGOTIATE (the config's smb2 max read/write/trans).
   uint32_t max_read = 0, max_write = 0, max_trans = 0;
+  // READs of at least this many bytes are sent with sendfile() instead of
+  // pread into the reply when nothing signs or encrypts the reply (below
+  // it, one copy costs less than the extra fstat, dup and syscalls; the
+  // measurements are in docs/PERFORMANCE.md).
+  uint32_t sendfile_min_read = 64 * 1024;
   // Oplocks and leases: the (ClientGuid, LeaseKey) index, how long a break
   // waits for its acknowledgment (MS-SMB2 3.3.2.5; Windows: 35 s), and the
   // way to reach another worker's connection.

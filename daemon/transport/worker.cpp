@@ -131,6 +131,7 @@ void Worker::on_accept(int fd) {
   c->fd = fd;
   c->state.client_address = peer_name(fd);
   c->state.address = {uint32_t(index_), c->id};
+  c->state.transport_sends_files = true;  // send_queued() sends smb2::FileSegments
   c->last_activity_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
@@ -167,30 +168,39 @@ void Worker::consume_frames(Conn& c, ByteSpan data) {
   }
 }
 
+// While the socket is full, replies gather in `pending` (one buffer that
+// keeps its capacity, so pipelined 1 MiB replies cost no fresh memory each)
+// and are queued once what was queued has gone out.
 void Worker::flush(Conn& c) {
-  if (c.sending || c.pending.empty()) return;
-  c.inflight.swap(c.pending);
-  c.pending.clear();
-  // Replies almost always fit the socket buffer: hand them to the kernel
-  // inline, one send() and no completion to reap. Through io_uring a reply
-  // cost a second io_uring_enter per request (submit, then wait again).
-  // Only what the kernel does not take now goes through the reactor.
-  ssize_t n = ::send(c.fd, c.inflight.data(), c.inflight.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  if (n == ssize_t(c.inflight.size())) {
-    c.inflight.clear();
-    return;
+  if (c.waiting || c.pending.empty()) return;
+  c.out.append(c.pending, c.state.out_files);
+  send_now(c);
+}
+
+// Replies almost always fit the socket buffer: they go to the kernel inline
+// (send, or sendfile for READ data left in the file), with no completion to
+// reap; through io_uring a reply cost a second io_uring_enter per request.
+// Only when the socket is full does the reactor come in.
+void Worker::send_now(Conn& c) {
+  switch (send_queued(c.out, c.fd)) {
+    case SendResult::Done: break;
+    case SendResult::WouldBlock: wait_for_room(c); break;
+    case SendResult::Failed: drop(c, "send failed"); break;
   }
-  if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-    c.inflight.clear();
-    drop(c, "send failed");
-    return;
-  }
-  c.inflight_sent = n > 0 ? size_t(n) : 0;
-  c.iov = {c.inflight.data() + c.inflight_sent, c.inflight.size() - c.inflight_sent};
+}
+
+// Bytes in memory go to the reactor's send: io_uring retries it in the
+// kernel as room appears, with no wake-up of this thread per retry (waiting
+// for POLLOUT and sending again cost about a quarter more CPU per GiB on
+// signed reads). File data waits for room and goes out with sendfile again.
+void Worker::wait_for_room(Conn& c) {
+  SendQueue::Piece p = c.out.front();
+  c.waiting = true;
+  if (p.kind == SendQueue::Piece::Kind::File) return reactor_->wait_writable(c.id, c.fd);
+  c.iov = {const_cast<uint8_t*>(p.data), p.size};  // stays valid: the queue's front is not touched meanwhile
   c.msg = {};
   c.msg.msg_iov = &c.iov;
   c.msg.msg_iovlen = 1;
-  c.sending = true;
   reactor_->start_send(c.id, c.fd, &c.msg);
 }
 
@@ -198,20 +208,25 @@ void Worker::on_send(uint64_t conn_id, int result) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) return;
   Conn& c = *it->second;
-  c.sending = false;
-  if (result < 0) {
-    if (!c.closing) drop(c, "send failed");
-    return maybe_destroy(c);
-  }
-  c.inflight_sent += size_t(result);
-  if (c.inflight_sent < c.inflight.size() && !c.closing) {
-    c.iov = {c.inflight.data() + c.inflight_sent, c.inflight.size() - c.inflight_sent};
-    c.sending = true;
-    reactor_->start_send(c.id, c.fd, &c.msg);
-    return;
-  }
-  c.inflight.clear();
+  c.waiting = false;
+  if (result > 0) c.out.advance(size_t(result));
   if (c.closing) return maybe_destroy(c);
+  if (result < 0) return drop(c, "send failed");
+  // The socket was full a moment ago: more bytes in memory go straight to
+  // the reactor again (an inline send would take only a sliver, and the
+  // reply would leave in more, smaller pieces); file data tries sendfile.
+  if (!c.out.empty() && c.out.front().kind == SendQueue::Piece::Kind::Memory) return wait_for_room(c);
+  send_now(c);
+  flush(c);
+}
+
+void Worker::on_writable(uint64_t conn_id, int) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return;
+  Conn& c = *it->second;
+  c.waiting = false;
+  if (c.closing) return maybe_destroy(c);
+  send_now(c);  // an error the wait reported shows up here as a failed send
   flush(c);
 }
 
@@ -221,6 +236,9 @@ void Worker::on_recv_end(uint64_t conn_id, int) {
   Conn& c = *it->second;
   c.recv_ended = true;
   c.closing = true;
+  // A peer that stopped sending may never read either: end the wait for
+  // room, so the connection is freed.
+  if (c.waiting) shutdown(c.fd, SHUT_RDWR);
   maybe_destroy(c);
 }
 
@@ -232,7 +250,7 @@ void Worker::drop(Conn& c, const char* why) {
 }
 
 void Worker::maybe_destroy(Conn& c) {
-  if (!c.recv_ended || c.sending) return;
+  if (!c.recv_ended || c.waiting) return;
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   conns_.erase(c.id);

@@ -19,6 +19,7 @@
 #include "smb2/conn_state.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/frame_assembler.hpp"
+#include "transport/send_queue.hpp"
 
 namespace ringsmb::transport {
 
@@ -45,6 +46,7 @@ class Worker final : public io::ReactorHandler {
   void on_recv(uint64_t conn_id, ByteSpan data) override;
   void on_recv_end(uint64_t conn_id, int err) override;
   void on_send(uint64_t conn_id, int result) override;
+  void on_writable(uint64_t conn_id, int result) override;
   void on_wake() override;
   void on_tick() override;
   // Thread-safe: runs `task` on this worker's thread for connection
@@ -70,18 +72,21 @@ class Worker final : public io::ReactorHandler {
     int fd = -1;
     smb2::ConnState state;
     FrameAssembler framer;
-    Bytes pending;   // responses not yet handed to the kernel
-    Bytes inflight;  // the buffer of the send in progress
-    size_t inflight_sent = 0;
-    iovec iov{};
+    Bytes pending;  // responses the processor appended (with state.out_files), not yet queued
+    SendQueue out;  // what the socket has not taken yet, in order
+    // The socket was full: the reactor sends the front of `out` (memory)
+    // or reports when there is room (file data, for sendfile).
+    bool waiting = false;
+    iovec iov{};  // of the reactor's send
     msghdr msg{};
-    bool sending = false;
     bool closing = false;
     bool recv_ended = false;
     int64_t last_activity_s = 0;
   };
   void consume_frames(Conn& c, ByteSpan data);
   void flush(Conn& c);
+  void send_now(Conn& c);
+  void wait_for_room(Conn& c);
   void run_conn_task(uint64_t conn_id, const smb2::ConnTask& task);
   void drop(Conn& c, const char* why);
   void maybe_destroy(Conn& c);

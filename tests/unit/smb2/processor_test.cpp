@@ -356,3 +356,124 @@ TEST_CASE("CANCEL completes a waiting CREATE with STATUS_CANCELLED", "[smb2][pro
   CHECK(fx.conn.opens.size() == 1);
   fx.server.poster = nullptr;
 }
+
+namespace {
+
+Bytes read_body(FileId id, uint64_t offset, uint32_t length) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u16(49);
+  w.u8(0);
+  w.u8(0);
+  w.u32(length);
+  w.u64(offset);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  w.u32(0);  // MinimumCount
+  w.zeros(12);
+  w.u8(0);
+  return b;
+}
+
+// A fixture whose transport sends FileSegments, with `size` bytes in big.bin
+// and enough credits granted for a few requests.
+struct SendfileFixture : Smb2Fixture {
+  explicit SendfileFixture(size_t size) {
+    conn.transport_sends_files = true;
+    std::string content(size, 'x');
+    for (size_t i = 0; i < size; ++i) content[i] = char('a' + i % 23);
+    write_file("big.bin", content);
+    file = open_file("big.bin", FILE_READ_DATA);
+    Bytes out;
+    REQUIRE(process_frame(conn, server, chain({{Command::Echo, echo_body()}}, 0, 32), out) == FrameResult::Ok);
+  }
+  FileId file;
+  uint64_t mid = 1;
+};
+
+size_t frame_length(const Bytes& out) { return (size_t(out[1]) << 16) | (size_t(out[2]) << 8) | out[3]; }
+
+}  // namespace
+
+TEST_CASE("a large unsigned READ leaves its data in the file for the transport", "[smb2][processor][sendfile]") {
+  const uint32_t min = 64 * 1024;
+  SendfileFixture fx(300000);
+  fx.server.sendfile_min_read = min;
+  Bytes out;
+
+  SECTION("DataLength comes from the file size and the frame length counts the data") {
+    REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 100000, 1 << 20)}}, fx.mid),
+                          out) == FrameResult::Ok);
+    REQUIRE(out.size() == 4 + 64 + 16);
+    CHECK(load_le32(out.data() + 4 + wire::hdr::Status) == uint32_t(NtStatus::Success));
+    CHECK(load_le32(out.data() + 4 + 64 + 4) == 200000);  // DataLength
+    CHECK(frame_length(out) == 64 + 16 + 200000);
+    REQUIRE(fx.conn.out_files.size() == 1);
+    const FileSegment& f = fx.conn.out_files[0];
+    CHECK(f.at == out.size());
+    CHECK(f.offset == 100000);
+    CHECK(f.length == 200000);
+    // The segment's fd outlives the open: a CLOSE in the same batch is harmless.
+    fx.close(fx.file);
+    char c = 0;
+    CHECK(pread(f.fd.get(), &c, 1, 100000) == 1);
+    CHECK(c == char('a' + 100000 % 23));
+  }
+  SECTION("below the threshold the data is copied") {
+    REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 0, min - 1)}}, fx.mid), out) ==
+            FrameResult::Ok);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(out.size() == 4 + 64 + 16 + min - 1);
+    CHECK(frame_length(out) == out.size() - 4);
+  }
+  SECTION("a read near the end that returns less than the threshold is copied") {
+    REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 299990, min)}}, fx.mid), out) ==
+            FrameResult::Ok);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(load_le32(out.data() + 4 + 64 + 4) == 10);
+    CHECK(out.size() == 4 + 64 + 16 + 10);
+  }
+  SECTION("past the end is END_OF_FILE, with no segment") {
+    REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 300000, min)}}, fx.mid), out) ==
+            FrameResult::Ok);
+    CHECK(load_le32(out.data() + 4 + wire::hdr::Status) == uint32_t(NtStatus::EndOfFile));
+    CHECK(fx.conn.out_files.empty());
+  }
+  SECTION("in a compound chain the data is copied") {
+    Bytes frame = chain({{Command::Read, read_body(fx.file, 0, min)}, {Command::Echo, echo_body()}}, fx.mid);
+    REQUIRE(process_frame(fx.conn, fx.server, frame, out) == FrameResult::Ok);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(frame_length(out) == out.size() - 4);
+  }
+  SECTION("when the session signs, the data is copied and signed") {
+    fx.session->keys.signing_key = Bytes(16, 0x42);
+    fx.session->signing_required = true;
+    fx.conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
+    Bytes req = chain({{Command::Read, read_body(fx.file, 0, min)}}, fx.mid);
+    crypto::sign_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key, req);
+    REQUIRE(process_frame(fx.conn, fx.server, req, out) == FrameResult::Ok);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(out.size() == 4 + 64 + 16 + min);
+    CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key,
+                                 ByteSpan(out.data() + 4, out.size() - 4)));
+  }
+  SECTION("a transport that does not send files gets the data in the buffer") {
+    fx.conn.transport_sends_files = false;
+    REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 0, 1 << 20)}}, fx.mid), out) ==
+            FrameResult::Ok);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(out.size() == 4 + 64 + 16 + 300000);
+    CHECK(out[4 + 80 + 5] == 'a' + 5);
+  }
+}
+
+TEST_CASE("file segments waiting to be sent are bounded per connection", "[smb2][processor][sendfile]") {
+  SendfileFixture fx(200000);
+  fx.server.sendfile_min_read = 64 * 1024;
+  Bytes out;
+  for (int i = 0; i < 70; ++i)  // the transport never takes them: the socket is full
+    REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 0, 100000)}}, fx.mid++),
+                          out) == FrameResult::Ok);
+  CHECK(fx.conn.out_files.size() == 64);
+  CHECK(out.size() == 70 * (4 + 64 + 16) + 6 * 100000);  // the rest were copied
+}

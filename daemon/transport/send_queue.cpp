@@ -1,0 +1,115 @@
+#include "transport/send_queue.hpp"
+
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace ringsmb::transport {
+namespace {
+
+// What a segment whose file shrank sends instead of the missing data.
+constexpr size_t kZeroBytes = 64 * 1024;
+const uint8_t kZeros[kZeroBytes] = {};
+
+// sendfile() moves at most this much per call (Linux's MAX_RW_COUNT).
+constexpr size_t kMaxSendfile = 0x7ffff000;
+
+}  // namespace
+
+void SendQueue::append(Bytes& bytes, std::vector<smb2::FileSegment>& files) {
+  Chunk c;
+  c.bytes.swap(bytes);
+  for (auto& f : files)
+    if (f.length) c.files.push_back(std::move(f));
+  files.clear();
+  if (!spares_.empty()) {
+    bytes.swap(spares_.back());
+    spares_.pop_back();
+  }
+  if (!c.done()) chunks_.push_back(std::move(c));
+}
+
+SendQueue::Piece SendQueue::front() const {
+  const Chunk& c = chunks_.front();
+  Piece p;
+  if (c.at_file()) {
+    const smb2::FileSegment& f = c.files[c.next_file];
+    uint64_t left = f.length - c.file_sent;
+    if (c.file_short) {
+      p.data = kZeros;
+      p.size = size_t(std::min<uint64_t>(left, kZeroBytes));
+    } else {
+      p.kind = Piece::Kind::File;
+      p.fd = f.fd.get();
+      p.file_offset = f.offset + c.file_sent;
+      p.size = size_t(left);
+    }
+    return p;
+  }
+  bool file_next = c.next_file < c.files.size();
+  size_t end = file_next ? c.files[c.next_file].at : c.bytes.size();
+  p.data = c.bytes.data() + c.pos;
+  p.size = end - c.pos;
+  p.file_follows = file_next;
+  return p;
+}
+
+void SendQueue::advance(size_t n) {
+  Chunk& c = chunks_.front();
+  if (c.at_file()) {
+    smb2::FileSegment& f = c.files[c.next_file];
+    c.file_sent += n;
+    if (c.file_sent >= f.length) {
+      f.fd.reset();  // sent: the file need not stay open until the whole chunk is
+      ++c.next_file;
+      c.file_sent = 0;
+      c.file_short = false;
+    }
+  } else {
+    c.pos += n;
+  }
+  pop_done();
+}
+
+void SendQueue::file_ended() { chunks_.front().file_short = true; }
+
+void SendQueue::pop_done() {
+  while (!chunks_.empty() && chunks_.front().done()) {
+    if (spares_.size() < kMaxSpares) {
+      spares_.push_back(std::move(chunks_.front().bytes));
+      spares_.back().clear();
+    }
+    chunks_.pop_front();
+  }
+}
+
+SendResult send_queued(SendQueue& q, int sock) {
+  while (!q.empty()) {
+    SendQueue::Piece p = q.front();
+    ssize_t n;
+    if (p.kind == SendQueue::Piece::Kind::File) {
+      off_t off = off_t(p.file_offset);
+      n = sendfile(sock, p.fd, &off, std::min(p.size, kMaxSendfile));
+      if (n == 0) {  // end of file before the segment's end: it shrank
+        q.file_ended();
+        continue;
+      }
+    } else {
+      // MSG_MORE before file data: the reply header waits for the data
+      // instead of leaving in a packet of its own (TCP_NODELAY is on).
+      int flags = MSG_DONTWAIT | MSG_NOSIGNAL | (p.file_follows ? MSG_MORE : 0);
+      n = ::send(sock, p.data, p.size, flags);
+    }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return SendResult::WouldBlock;
+      return SendResult::Failed;
+    }
+    q.advance(size_t(n));
+  }
+  return SendResult::Done;
+}
+
+}  // namespace ringsmb::transport

@@ -1,0 +1,70 @@
+// What a connection still has to send, in order: reply buffers and, inside
+// them, file data that goes out from the page cache with sendfile()
+// (smb2::FileSegment, the data of large unsigned READ replies). The queue
+// only keeps the books; send_queued() does the syscalls.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "common/bytes.hpp"
+#include "smb2/conn_state.hpp"
+
+namespace ringsmb::transport {
+
+class SendQueue {
+ public:
+  // The next thing to send: bytes in memory, or bytes of a file.
+  struct Piece {
+    enum class Kind { Memory, File } kind = Kind::Memory;
+    const uint8_t* data = nullptr;  // Memory
+    size_t size = 0;
+    int fd = -1;                    // File
+    uint64_t file_offset = 0;
+    bool file_follows = false;  // Memory right before a File: worth MSG_MORE
+  };
+
+  // Queues `bytes` with the file segments positioned in it (each `at` is a
+  // position in `bytes`, in order). Takes both; `bytes` gets back an empty
+  // buffer with the capacity of one already sent, so replies reuse memory
+  // (a fresh 1 MiB reply buffer is a fresh mmap: page faults on every page).
+  void append(Bytes& bytes, std::vector<smb2::FileSegment>& files);
+  bool empty() const { return chunks_.empty(); }
+  // Never empty-sized; only valid while !empty().
+  Piece front() const;
+  // `n` bytes of front() went out (0 < n <= front().size).
+  void advance(size_t n);
+  // The file of front() ended before the segment did (it shrank after its
+  // DataLength was sent): the rest of the segment goes out as zeros, so the
+  // framing stays right.
+  void file_ended();
+
+ private:
+  struct Chunk {
+    Bytes bytes;
+    std::vector<smb2::FileSegment> files;
+    size_t pos = 0;            // bytes sent of `bytes`
+    size_t next_file = 0;      // first segment not fully sent
+    uint64_t file_sent = 0;    // of files[next_file]
+    bool file_short = false;   // files[next_file] ended early: zeros from here
+    bool at_file() const { return next_file < files.size() && files[next_file].at == pos; }
+    bool done() const { return pos == bytes.size() && next_file == files.size(); }
+  };
+  void pop_done();
+
+  std::deque<Chunk> chunks_;
+  // Sent chunks' buffers, handed back by append(): with the worker's
+  // pending buffer, two buffers take turns, as pending and in-flight did.
+  static constexpr size_t kMaxSpares = 1;
+  std::vector<Bytes> spares_;
+};
+
+enum class SendResult { Done, WouldBlock, Failed };
+
+// Sends from the front of `q` on non-blocking socket `sock` until the queue
+// is empty (Done), the socket is full (WouldBlock: wait until writable and
+// call again) or a send fails (Failed, errno set).
+SendResult send_queued(SendQueue& q, int sock);
+
+}  // namespace ringsmb::transport
