@@ -97,11 +97,10 @@ bool UringReactor::init(std::string& why) {
   p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN |
             IORING_SETUP_R_DISABLED;
   int rc = io_uring_queue_init_params(opts_.ring_entries, &ring_, &p);
-  defer_taskrun_ = true;
+  defer_taskrun_ = rc == 0;
   if (rc == -EINVAL) {  // older kernel: no SINGLE_ISSUER / DEFER_TASKRUN
     p = {};
     disabled_ = false;
-    defer_taskrun_ = false;
     rc = io_uring_queue_init_params(opts_.ring_entries, &ring_, &p);
   }
   if (rc < 0) {
@@ -224,10 +223,12 @@ void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
 
 // A recv() of our own keeps the byte order only when no bytes the ring took
 // earlier are still waiting: not in this batch's remaining CQEs, not in CQEs
-// a submit during the batch may have posted, not in the kernel's overflow
-// list. The ring takes more only inside io_uring_enter (DEFER_TASKRUN).
+// beyond the batch or posted by a submit during it, not in the kernel's
+// overflow list. The ring takes more only inside io_uring_enter
+// (DEFER_TASKRUN).
 bool UringReactor::may_recv_in_place(uint64_t conn_id) const {
   if (!defer_taskrun_ || entered_in_batch_) return false;
+  if (io_uring_cq_ready(&ring_) > batch_count_) return false;
   if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_CQ_OVERFLOW) return false;
   size_t later = batch_count_ - batch_pos_ - 1;
   if (later > kMaxLookahead) return false;  // busy: the copy is cheaper than the search
@@ -240,8 +241,9 @@ bool UringReactor::may_recv_in_place(uint64_t conn_id) const {
 
 // Receives what the handler wants in place until the socket is empty (the
 // multishot recv, still armed, takes over again), the handler wants no
-// more, or a budget is spent (other connections wait meanwhile). End of stream and errors are left to the multishot recv, which
-// reports them through on_recv_end.
+// more, or a budget is spent (other connections wait meanwhile). End of
+// stream and errors are left to the multishot recv, which reports them
+// through on_recv_end.
 void UringReactor::recv_in_place(uint64_t conn_id) {
   auto it = recv_fds_.find(conn_id);
   if (it == recv_fds_.end()) return;
