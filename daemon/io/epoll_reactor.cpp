@@ -1,6 +1,7 @@
 // epoll backend: the same Reactor interface with plain non-blocking
 // syscalls, for kernels or sandboxes where io_uring is unavailable
-// (io_uring_disabled sysctl, seccomp).
+// (io_uring_disabled sysctl, seccomp). The rest of a large frame is
+// received straight into place (ReactorHandler::recv_space).
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -31,6 +33,7 @@ class EpollReactor final : public Reactor {
   }
   bool init();
   const char* name() const override { return "epoll"; }
+  bool receives_in_place() const override { return true; }
   void add_listener(int fd) override;
   void start_recv(uint64_t conn_id, int fd) override;
   void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
@@ -168,9 +171,14 @@ void EpollReactor::read_all(uint64_t conn_id) {
   for (int rounds = 0; rounds < 16; ++rounds) {  // bounded, so one client cannot starve others
     auto it = conns_.find(conn_id);
     if (it == conns_.end()) return;
-    ssize_t n = recv(it->second.fd, buf_.data(), buf_.size(), MSG_DONTWAIT);
+    // Every recv here takes the stream's next bytes, so reading into the
+    // handler's space keeps the order.
+    std::span<uint8_t> space = handler_.recv_space(conn_id);
+    uint8_t* into = space.empty() ? buf_.data() : space.data();
+    ssize_t n = recv(it->second.fd, into, space.empty() ? buf_.size() : space.size(), MSG_DONTWAIT);
     if (n > 0) {
-      handler_.on_recv(conn_id, ByteSpan(buf_.data(), size_t(n)));
+      if (space.empty()) handler_.on_recv(conn_id, ByteSpan(buf_.data(), size_t(n)));
+      else handler_.on_recv_in_place(conn_id, size_t(n));
       continue;
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "common/bytes.hpp"
@@ -21,6 +22,13 @@ class ReactorHandler {
   virtual void on_accept(int fd) = 0;
   // `data` is only valid during the call.
   virtual void on_recv(uint64_t conn_id, ByteSpan data) = 0;
+  // Receiving in place: where the connection's next bytes should go when
+  // the handler wants them straight in their final place (the rest of a
+  // large frame), or empty. A reactor that receives in place (see
+  // Reactor::receives_in_place) asks after on_recv, receives into the
+  // space itself and reports the count with on_recv_in_place.
+  virtual std::span<uint8_t> recv_space(uint64_t conn_id) = 0;
+  virtual void on_recv_in_place(uint64_t conn_id, size_t n) = 0;
   // Receiving stopped for good: peer closed (err 0), or -errno.
   virtual void on_recv_end(uint64_t conn_id, int err) = 0;
   // The send of `start_send` finished: bytes sent, or -errno.
@@ -38,6 +46,12 @@ class Reactor {
  public:
   virtual ~Reactor() = default;
   virtual const char* name() const = 0;
+  // Whether it uses ReactorHandler::recv_space. io_uring only can with
+  // DEFER_TASKRUN: then its multishot recv takes bytes from the socket only
+  // inside our own io_uring_enter, so a recv() between two enters cannot
+  // race with it. Without it, task work (and so the ring's recv) may run at
+  // the end of any syscall.
+  virtual bool receives_in_place() const = 0;
   virtual void add_listener(int listen_fd) = 0;
   // Starts receiving on a connected socket until it ends.
   virtual void start_recv(uint64_t conn_id, int fd) = 0;

@@ -2,8 +2,11 @@
 // when the kernel has them, multishot accept, multishot recv into a
 // provided-buffer ring (set up by hand: liburing 2.3 lacks
 // io_uring_setup_buf_ring), sendmsg for what a full socket did not take,
-// a POLLOUT poll for what only the worker can send (sendfile), and an
-// eventfd read for cross-thread wake-ups.
+// a POLLOUT poll for what only the worker can send (sendfile), an eventfd
+// read for cross-thread wake-ups, and a re-armed timeout for the tick. With
+// DEFER_TASKRUN it also receives the rest of a large frame in place
+// (ReactorHandler::recv_space) with plain recv() calls between two
+// io_uring_enters.
 #include <liburing.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -13,7 +16,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <unordered_map>
+#include <vector>
 
 #include "common/log.hpp"
 #include "io/reactor.hpp"
@@ -27,6 +32,9 @@ uint64_t pack(Op op, uint64_t id) { return (uint64_t(op) << 56) | (id & kIdMask)
 Op op_of(uint64_t ud) { return Op(ud >> 56); }
 uint64_t id_of(uint64_t ud) { return ud & kIdMask; }
 constexpr int kBufferGroup = 0;
+constexpr unsigned kBatchSize = 256;     // CQEs handled per look at the ring
+constexpr size_t kMaxLookahead = 64;    // CQEs searched for a connection's queued bytes
+constexpr size_t kInPlaceBudget = 8 << 20;  // bytes received in place per completion, for fairness
 
 class UringReactor final : public Reactor {
  public:
@@ -35,6 +43,7 @@ class UringReactor final : public Reactor {
   bool init(std::string& why);
 
   const char* name() const override { return "io_uring"; }
+  bool receives_in_place() const override { return defer_taskrun_; }
   void add_listener(int fd) override;
   void start_recv(uint64_t conn_id, int fd) override;
   void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
@@ -50,12 +59,23 @@ class UringReactor final : public Reactor {
   void arm_tick();
   void handle(const io_uring_cqe* cqe);
   void handle_recv(uint64_t conn_id, const io_uring_cqe* cqe);
+  void handle_batch();
+  bool may_recv_in_place(uint64_t conn_id) const;
+  void recv_in_place(uint64_t conn_id);
 
   ReactorHandler& handler_;
   ReactorOptions opts_;
   io_uring ring_{};
   bool ring_ok_ = false;
   bool disabled_ = true;  // created with IORING_SETUP_R_DISABLED
+  bool defer_taskrun_ = false;
+  // The CQEs being handled (they stay put until io_uring_cq_advance) and
+  // the position in them, and whether a submit entered the kernel since
+  // they were taken (it may have posted more).
+  std::vector<io_uring_cqe*> batch_ = std::vector<io_uring_cqe*>(kBatchSize);
+  size_t batch_count_ = 0;
+  size_t batch_pos_ = 0;
+  bool entered_in_batch_ = false;
   io_uring_buf_ring* buf_ring_ = nullptr;
   size_t buf_ring_bytes_ = 0;
   uint8_t* buffers_ = nullptr;
@@ -82,6 +102,7 @@ bool UringReactor::init(std::string& why) {
   p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN |
             IORING_SETUP_R_DISABLED;
   int rc = io_uring_queue_init_params(opts_.ring_entries, &ring_, &p);
+  defer_taskrun_ = rc == 0;
   if (rc == -EINVAL) {  // older kernel: no SINGLE_ISSUER / DEFER_TASKRUN
     p = {};
     disabled_ = false;
@@ -146,6 +167,7 @@ void UringReactor::recycle_buffer(uint16_t bid) {
 io_uring_sqe* UringReactor::sqe() {
   io_uring_sqe* s = io_uring_get_sqe(&ring_);
   if (!s) {
+    entered_in_batch_ = true;
     io_uring_submit(&ring_);
     s = io_uring_get_sqe(&ring_);
   }
@@ -209,6 +231,7 @@ void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
     uint16_t bid = uint16_t(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
     handler_.on_recv(conn_id, ByteSpan(buffers_ + size_t(bid) * opts_.recv_buffer_size, size_t(cqe->res)));
     recycle_buffer(bid);
+    recv_in_place(conn_id);
   }
   if (more) return;
   auto it = recv_fds_.find(conn_id);
@@ -220,6 +243,44 @@ void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
   }
   recv_fds_.erase(it);
   handler_.on_recv_end(conn_id, cqe->res);
+}
+
+// A recv() of our own keeps the byte order only when no bytes the ring took
+// earlier are still waiting: not in this batch's remaining CQEs, not in CQEs
+// beyond the batch or posted by a submit during it, not in the kernel's
+// overflow list. The ring takes more only inside io_uring_enter
+// (DEFER_TASKRUN).
+bool UringReactor::may_recv_in_place(uint64_t conn_id) const {
+  if (!defer_taskrun_ || entered_in_batch_) return false;
+  if (io_uring_cq_ready(&ring_) > batch_count_) return false;
+  if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_CQ_OVERFLOW) return false;
+  size_t later = batch_count_ - batch_pos_ - 1;
+  if (later > kMaxLookahead) return false;  // busy: the copy is cheaper than the search
+  for (size_t i = batch_pos_ + 1; i < batch_count_; ++i) {
+    uint64_t ud = io_uring_cqe_get_data64(batch_[i]);
+    if (op_of(ud) == Op::Recv && id_of(ud) == conn_id) return false;
+  }
+  return true;
+}
+
+// Receives what the handler wants in place until the socket is empty (the
+// multishot recv, still armed, takes over again), the handler wants no
+// more, or a budget is spent (other connections wait meanwhile). End of
+// stream and errors are left to the multishot recv, which reports them
+// through on_recv_end.
+void UringReactor::recv_in_place(uint64_t conn_id) {
+  auto it = recv_fds_.find(conn_id);
+  if (it == recv_fds_.end()) return;
+  int fd = it->second;
+  size_t received = 0;
+  while (received < kInPlaceBudget && may_recv_in_place(conn_id)) {
+    std::span<uint8_t> space = handler_.recv_space(conn_id);
+    if (space.empty()) return;
+    ssize_t n = ::recv(fd, space.data(), space.size(), MSG_DONTWAIT);
+    if (n <= 0) return;
+    received += size_t(n);
+    handler_.on_recv_in_place(conn_id, size_t(n));
+  }
 }
 
 void UringReactor::handle(const io_uring_cqe* cqe) {
@@ -245,6 +306,17 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
   }
 }
 
+void UringReactor::handle_batch() {
+  for (;;) {
+    batch_count_ = io_uring_peek_batch_cqe(&ring_, batch_.data(), kBatchSize);
+    if (batch_count_ == 0) return;
+    entered_in_batch_ = false;
+    for (batch_pos_ = 0; batch_pos_ < batch_count_; ++batch_pos_) handle(batch_[batch_pos_]);
+    io_uring_cq_advance(&ring_, unsigned(batch_count_));
+    batch_count_ = 0;
+  }
+}
+
 void UringReactor::run(const std::atomic<bool>& stop) {
   if (disabled_) {
     // liburing 2.3 declares io_uring_enable_rings but does not export it.
@@ -253,18 +325,12 @@ void UringReactor::run(const std::atomic<bool>& stop) {
     disabled_ = false;
   }
   while (!stop.load(std::memory_order_relaxed)) {
-    io_uring_cqe* cqe = nullptr;
     int rc = io_uring_submit_and_wait(&ring_, 1);
     if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EBUSY) {
       LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));
       return;
     }
-    unsigned head, seen = 0;
-    io_uring_for_each_cqe(&ring_, head, cqe) {
-      handle(cqe);
-      ++seen;
-    }
-    io_uring_cq_advance(&ring_, seen);
+    handle_batch();
   }
 }
 

@@ -1,10 +1,19 @@
 // Direct TCP transport framing (MS-SMB2 2.1): each SMB message is preceded
 // by a zero byte and a 24-bit big-endian length. Bytes arrive in arbitrary
 // pieces; the assembler hands out whole frames and keeps the remainder.
+//
+// Two ways in: feed() takes bytes received elsewhere (a reactor's buffer)
+// and copies only what belongs to an incomplete frame; recv_space() (or
+// header_space()) and commit() let the caller receive the rest of a large
+// frame straight into its final place, so its payload is never copied in
+// user space.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
-#include <functional>
+#include <cstring>
+#include <memory>
+#include <span>
 
 #include "common/bytes.hpp"
 
@@ -13,56 +22,95 @@ namespace ringsmb::transport {
 class FrameAssembler {
  public:
   enum class Result { Ok, BadMessageType, TooLarge, Stop };
+  static constexpr size_t kHeaderSize = 4;
 
   explicit FrameAssembler(size_t max_frame) : max_frame_(max_frame) {}
 
-  // Appends `data` and calls `on_frame(frame)` for every complete frame, in
+  // Takes `data` and calls `on_frame(frame)` for every complete frame, in
   // order. on_frame returns false to stop (the connection is being dropped).
   // A frame is only valid during its call.
   template <typename OnFrame>
   Result feed(ByteSpan data, OnFrame&& on_frame) {
-    if (buf_.empty()) {
-      // Common case: whole frames in one receive are handled in place, and
-      // only a trailing partial frame is copied.
-      size_t used = 0;
-      Result r = scan(data, used, on_frame);
-      if (r == Result::Ok) {
-        buf_.assign(data.begin() + used, data.end());
-        reserve_for_partial();
-      }
-      return r;
+    if (held_ > 0) {
+      size_t took = 0;
+      Result r = complete_partial(data, took, on_frame);
+      if (r != Result::Ok || held_ > 0) return r;  // an error, or `data` ended inside the frame
+      data = data.subspan(took);
     }
-    buf_.insert(buf_.end(), data.begin(), data.end());
+    // Whole frames are handed out in place; only a trailing partial frame
+    // is copied.
     size_t used = 0;
-    Result r = scan(buf_, used, on_frame);
-    buf_.erase(buf_.begin(), buf_.begin() + used);
-    reserve_for_partial();
+    Result r = scan(data, used, on_frame);
+    if (r == Result::Ok) keep_partial(data.subspan(used));
     return r;
   }
-  size_t buffered() const { return buf_.size(); }
+
+  // Where the rest of the frame being assembled goes, when its header is
+  // known and at least `min_missing` (> 0) bytes are still missing: its
+  // final place in the frame buffer, never past the frame's end (so never
+  // beyond the maximum frame size). Empty otherwise.
+  std::span<uint8_t> recv_space(size_t min_missing) {
+    size_t missing = missing_bytes();
+    if (missing == 0 || missing < min_missing) return {};
+    return {buf_.get() + held_, missing};
+  }
+
+  // Where the rest of the next frame's header goes, while it is incomplete:
+  // after a large frame the caller may read the next header itself, and
+  // then the rest of the frame in place. Empty once the header is whole.
+  std::span<uint8_t> header_space() {
+    if (held_ >= kHeaderSize) return {};
+    reserve(kHeaderSize);
+    return {buf_.get() + held_, kHeaderSize - held_};
+  }
+
+  // `n` bytes (at most the size of the space) were written at the start of
+  // recv_space() or header_space(). A header completed this way is checked
+  // as feed() checks it; a complete frame is handed out.
+  template <typename OnFrame>
+  Result commit(size_t n, OnFrame&& on_frame) {
+    if (held_ < kHeaderSize) {
+      held_ += std::min(n, kHeaderSize - held_);  // never past the header
+      if (held_ < kHeaderSize) return Result::Ok;
+      Result r = check_header(buf_.get());
+      if (r != Result::Ok) return r;
+      frame_len_ = frame_length(buf_.get());
+      reserve(kHeaderSize + frame_len_);
+    } else {
+      held_ += std::min(n, missing_bytes());  // never past the frame
+    }
+    if (held_ == kHeaderSize + frame_len_) return hand_out(on_frame);
+    return Result::Ok;
+  }
+
+  size_t buffered() const { return held_; }
+  // Bytes the frame being assembled still misses (0 while its header is incomplete).
+  size_t missing_bytes() const { return held_ >= kHeaderSize ? kHeaderSize + frame_len_ - held_ : 0; }
   void set_max_frame(size_t n) { max_frame_ = n; }
 
  private:
+  static size_t frame_length(const uint8_t* p) { return (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3]; }
+
+  Result check_header(const uint8_t* p) const {
+    if (p[0] != 0) return Result::BadMessageType;
+    if (frame_length(p) > max_frame_) return Result::TooLarge;
+    return Result::Ok;
+  }
+
   // Hands out the complete frames at the start of `data`; `used` is how
   // many bytes they took.
   template <typename OnFrame>
   Result scan(ByteSpan data, size_t& used, OnFrame& on_frame) {
     size_t off = 0;
     Result r = Result::Ok;
-    while (data.size() - off >= 4) {
+    while (data.size() - off >= kHeaderSize) {
       const uint8_t* p = data.data() + off;
-      if (p[0] != 0) {
-        r = Result::BadMessageType;
-        break;
-      }
-      size_t len = (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3];
-      if (len > max_frame_) {
-        r = Result::TooLarge;
-        break;
-      }
-      if (data.size() - off - 4 < len) break;
-      off += 4 + len;
-      if (!on_frame(ByteSpan(p + 4, len))) {
+      r = check_header(p);
+      if (r != Result::Ok) break;
+      size_t len = frame_length(p);
+      if (data.size() - off - kHeaderSize < len) break;
+      off += kHeaderSize + len;
+      if (!on_frame(ByteSpan(p + kHeaderSize, len))) {
         r = Result::Stop;
         break;
       }
@@ -71,17 +119,65 @@ class FrameAssembler {
     return r;
   }
 
-  // Once a partial frame's length is known, make room for all of it: a
-  // large WRITE arrives in many pieces, and growing the buffer by doubling
-  // would copy the payload several times.
-  void reserve_for_partial() {
-    if (buf_.size() < 4 || buf_[0] != 0) return;
-    size_t len = (size_t(buf_[1]) << 16) | (size_t(buf_[2]) << 8) | buf_[3];
-    if (len <= max_frame_) buf_.reserve(4 + len);
+  // Adds the start of `data` to the held partial frame: first the rest of
+  // its header, then at most the rest of the frame (`took` counts both).
+  template <typename OnFrame>
+  Result complete_partial(ByteSpan data, size_t& took, OnFrame& on_frame) {
+    if (held_ < kHeaderSize) {
+      took = append(data, kHeaderSize - held_);
+      if (held_ < kHeaderSize) return Result::Ok;
+      Result r = check_header(buf_.get());
+      if (r != Result::Ok) return r;
+      frame_len_ = frame_length(buf_.get());
+      reserve(kHeaderSize + frame_len_);
+    }
+    took += append(data.subspan(took), missing_bytes());
+    if (held_ == kHeaderSize + frame_len_) return hand_out(on_frame);
+    return Result::Ok;
+  }
+
+  // Keeps an incomplete frame (scan() has checked its header, if whole).
+  // Room for all of it is made at once: a large WRITE arrives in many
+  // pieces, and growing by doubling would copy the payload several times.
+  void keep_partial(ByteSpan rest) {
+    held_ = 0;
+    frame_len_ = 0;
+    if (rest.empty()) return;
+    if (rest.size() >= kHeaderSize) frame_len_ = frame_length(rest.data());
+    reserve(kHeaderSize + frame_len_);
+    append(rest, rest.size());
+  }
+
+  template <typename OnFrame>
+  Result hand_out(OnFrame& on_frame) {
+    size_t len = frame_len_;
+    held_ = 0;  // the bytes stay in buf_ until the next feed or commit
+    frame_len_ = 0;
+    return on_frame(ByteSpan(buf_.get() + kHeaderSize, len)) ? Result::Ok : Result::Stop;
+  }
+
+  size_t append(ByteSpan data, size_t at_most) {
+    size_t n = std::min(data.size(), at_most);
+    if (n) std::memcpy(buf_.get() + held_, data.data(), n);
+    held_ += n;
+    return n;
+  }
+
+  // The buffer is allocated without zeroing (a frame of up to max_frame_
+  // bytes is about to be written over it) and kept for the next frames.
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    auto bigger = std::make_unique_for_overwrite<uint8_t[]>(n);
+    if (held_) std::memcpy(bigger.get(), buf_.get(), held_);
+    buf_ = std::move(bigger);
+    capacity_ = n;
   }
 
   size_t max_frame_;
-  Bytes buf_;
+  std::unique_ptr<uint8_t[]> buf_;
+  size_t capacity_ = 0;
+  size_t held_ = 0;       // bytes of the incomplete frame at the start of buf_, header included
+  size_t frame_len_ = 0;  // its length, once its header is whole
 };
 
 }  // namespace ringsmb::transport

@@ -139,27 +139,55 @@ void Worker::on_accept(int fd) {
   reactor_->start_recv(id, fd);
 }
 
-void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
+Worker::Conn* Worker::receiving_conn(uint64_t conn_id) {
   auto it = conns_.find(conn_id);
-  if (it == conns_.end()) return;
-  Conn& c = *it->second;
-  if (c.closing) return;
-  c.last_activity_s = now_s();
-  consume_frames(c, data);
-  if (!c.closing) flush(c);
+  if (it == conns_.end() || it->second->closing) return nullptr;
+  return it->second.get();
 }
 
-void Worker::consume_frames(Conn& c, ByteSpan data) {
-  auto r = c.framer.feed(data, [&](ByteSpan frame) {
-    smb2::FrameResult fr;
-    try {
-      fr = smb2::process_frame(c.state, ctx_, frame, c.pending);
-    } catch (const std::exception& e) {
-      LOG_ERROR("%s: internal error: %s", c.state.client_address.c_str(), e.what());
-      fr = smb2::FrameResult::Drop;
-    }
-    return fr == smb2::FrameResult::Ok;
-  });
+void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
+  Conn* c = receiving_conn(conn_id);
+  if (!c) return;
+  c->last_activity_s = now_s();
+  c->bytes_received += data.size();
+  after_framing(*c, c->framer.feed(data, [&](ByteSpan frame) { return process_one(*c, frame); }));
+  if (!c->closing) flush(*c);
+}
+
+std::span<uint8_t> Worker::recv_space(uint64_t conn_id) {
+  Conn* c = receiving_conn(conn_id);
+  if (!c) return {};
+  std::span<uint8_t> space = c->framer.recv_space(kRecvInPlaceMin);
+  // Large WRITEs come in a stream: reading the next header ourselves (a
+  // 4-byte recv, usually answered from what is queued) lets its payload go
+  // in place too, instead of into the reactor's buffers.
+  if (space.empty() && c->last_frame_large) space = c->framer.header_space();
+  return space;
+}
+
+void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
+  Conn* c = receiving_conn(conn_id);
+  if (!c) return;
+  c->last_activity_s = now_s();
+  c->bytes_received += n;
+  c->bytes_received_in_place += n;
+  after_framing(*c, c->framer.commit(n, [&](ByteSpan frame) { return process_one(*c, frame); }));
+  if (!c->closing) flush(*c);
+}
+
+bool Worker::process_one(Conn& c, ByteSpan frame) {
+  c.last_frame_large = frame.size() >= kRecvInPlaceMin;
+  smb2::FrameResult fr;
+  try {
+    fr = smb2::process_frame(c.state, ctx_, frame, c.pending);
+  } catch (const std::exception& e) {
+    LOG_ERROR("%s: internal error: %s", c.state.client_address.c_str(), e.what());
+    fr = smb2::FrameResult::Drop;
+  }
+  return fr == smb2::FrameResult::Ok;
+}
+
+void Worker::after_framing(Conn& c, FrameAssembler::Result r) {
   switch (r) {
     case FrameAssembler::Result::Ok: break;
     case FrameAssembler::Result::BadMessageType: drop(c, "not a session message"); break;
@@ -251,6 +279,8 @@ void Worker::drop(Conn& c, const char* why) {
 
 void Worker::maybe_destroy(Conn& c) {
   if (!c.recv_ended || c.waiting) return;
+  LOG_DEBUG("%s: %llu of %llu bytes received in place", c.state.client_address.c_str(),
+            (unsigned long long)c.bytes_received_in_place, (unsigned long long)c.bytes_received);
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   conns_.erase(c.id);

@@ -13,6 +13,7 @@ import os
 import socket
 import struct
 import sys
+import time
 
 PORT = int(sys.argv[1])
 SHARE = sys.argv[2]
@@ -139,6 +140,37 @@ def test_frames():
     check("server still serves after bad frames", alive())
 
 
+def send_slowly(c, data, piece):
+    """Sends in pieces with pauses, so the server sees a large frame arrive
+    over many receives (the rest of it goes straight into place)."""
+    for off in range(0, len(data), piece):
+        c.s.sendall(data[off:off + piece])
+        time.sleep(0.002)
+
+
+def test_large_frames():
+    big = 1024 * 1024
+    c = Conn()
+    send_slowly(c, struct.pack(">I", big) + os.urandom(300 * 1024), 16 * 1024)
+    c.s.close()
+    check("1 MiB frame cut short by a close: server still serves", alive())
+    c = Conn()
+    send_slowly(c, struct.pack(">I", big) + os.urandom(big), 100 * 1024)
+    check("1 MiB frame of garbage: dropped", dropped(c))
+    c = Conn()
+    if c.negotiate() == 0:
+        echo = c.header(13, charge=16) + struct.pack("<HH", 4, 0) + b"\0" * (big - 200)
+        send_slowly(c, struct.pack(">I", len(echo)) + echo, 7 * 1024 + 3)
+        r = c.recv_frame()
+        st = struct.unpack_from("<I", r, 8)[0] if r else None
+        check("1 MiB ECHO sent in 7 KiB pieces: answered", r is not None, STATUS.get(st, hex(st or 0)))
+    c = Conn()
+    c.s.sendall(struct.pack(">I", big) + os.urandom(big // 2))
+    c.s.sendall(b"\0" * (big // 2) + struct.pack(">I", 0x00FFFFFF))
+    check("1 MiB frame followed by an oversized length: dropped", dropped(c))
+    check("server still serves after the large frames", alive())
+
+
 def test_negotiate():
     c = Conn()
     body = struct.pack("<HHHHI16sIHH", 36, 0xFFFF, 1, 0, 0, os.urandom(16), 0, 0, 0)
@@ -201,6 +233,7 @@ def test_long_compound():
 
 def main():
     test_frames()
+    test_large_frames()
     test_negotiate()
     test_create()
     test_long_compound()

@@ -1,6 +1,7 @@
 #include "transport/frame_assembler.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 
 using namespace ringsmb;
 using transport::FrameAssembler;
@@ -69,4 +70,171 @@ TEST_CASE("the callback can stop the stream", "[transport]") {
   auto r = fa.feed(stream, [&](ByteSpan) { return ++calls < 2; });
   CHECK(r == FrameAssembler::Result::Stop);
   CHECK(calls == 2);
+}
+
+// Receiving in place: a reactor that, whenever the assembler offers space
+// for a large frame's rest, receives straight into it (at most `piece`
+// bytes per recv), and otherwise hands over `piece` bytes through feed().
+namespace {
+
+struct InPlaceRun {
+  std::vector<Bytes> frames;
+  size_t in_place_bytes = 0;
+  FrameAssembler::Result result = FrameAssembler::Result::Ok;
+};
+
+// With `headers`, it also reads each next header in place, as the worker
+// does after a large frame.
+InPlaceRun deliver(FrameAssembler& fa, const Bytes& stream, size_t piece, size_t min_missing,
+                   bool headers = false) {
+  InPlaceRun run;
+  auto keep = [&](ByteSpan f) {
+    run.frames.emplace_back(f.begin(), f.end());
+    return true;
+  };
+  size_t off = 0;
+  while (off < stream.size() && run.result == FrameAssembler::Result::Ok) {
+    size_t n = std::min(piece, stream.size() - off);
+    std::span<uint8_t> space = fa.recv_space(min_missing);
+    if (space.empty() && headers) space = fa.header_space();
+    else if (!space.empty() && space.size() < min_missing) FAIL("space below the asked minimum: " << space.size());
+    if (!space.empty()) {
+      n = std::min(n, space.size());
+      std::memcpy(space.data(), stream.data() + off, n);
+      run.result = fa.commit(n, keep);
+      run.in_place_bytes += n;
+    } else {
+      run.result = fa.feed(ByteSpan(stream.data() + off, n), keep);
+    }
+    off += n;
+  }
+  return run;
+}
+
+constexpr size_t kThreshold = 64 * 1024;
+
+std::vector<Bytes> frames_of_sizes(std::initializer_list<size_t> sizes) {
+  std::vector<Bytes> frames;
+  for (size_t n : sizes) {
+    Bytes f(n);
+    for (size_t i = 0; i < n; ++i) f[i] = uint8_t(i * 13 + n + (i >> 8));
+    frames.push_back(f);
+  }
+  return frames;
+}
+
+}  // namespace
+
+TEST_CASE("frames survive any split when large frames are received in place", "[transport]") {
+  auto frames = frames_of_sizes({64, 1, 0, 300, kThreshold - 1, kThreshold, kThreshold + 1, kThreshold + 4,
+                                 7, (1 << 20) + 1, 3 * 1024 * 1024 + 3, 0, 5});
+  Bytes stream = framed(frames);
+  for (size_t piece : {1, 2, 5, 100, 4096, 16384, 65536, 1 << 20, 8 << 20}) {
+    for (size_t min_missing : {size_t(1), kThreshold}) {
+     for (bool headers : {false, true}) {
+      CAPTURE(piece, min_missing, headers);
+      FrameAssembler fa(4 << 20);
+      InPlaceRun run = deliver(fa, stream, piece, min_missing, headers);
+      REQUIRE(run.result == FrameAssembler::Result::Ok);
+      CHECK(run.frames == frames);
+      CHECK(fa.buffered() == 0);
+      // Only what the first piece of a frame brought is copied.
+      if (piece <= 16384) CHECK(run.in_place_bytes > (1 << 20));
+      if (headers && min_missing == 1) CHECK(run.in_place_bytes == stream.size());  // nothing through feed()
+     }
+    }
+  }
+}
+
+TEST_CASE("in-place receive starts exactly at the threshold", "[transport]") {
+  const size_t len = kThreshold + 10;
+  Bytes stream = framed(frames_of_sizes({len}));
+  for (size_t fed : {4 + 9, 4 + 10, 4 + 11}) {
+    CAPTURE(fed);
+    FrameAssembler fa(1 << 20);
+    int frames = 0;
+    auto count = [&](ByteSpan f) {
+      CHECK(f.size() == len);
+      ++frames;
+      return true;
+    };
+    REQUIRE(fa.feed(ByteSpan(stream.data(), fed), count) == FrameAssembler::Result::Ok);
+    size_t missing = stream.size() - fed;
+    CHECK(fa.missing_bytes() == missing);
+    std::span<uint8_t> space = fa.recv_space(kThreshold);
+    if (missing >= kThreshold) {
+      REQUIRE(space.size() == missing);  // the frame's rest, not a byte more
+      std::memcpy(space.data(), stream.data() + fed, missing);
+      CHECK(fa.commit(missing, count) == FrameAssembler::Result::Ok);
+    } else {
+      CHECK(space.empty());
+      CHECK(fa.feed(ByteSpan(stream.data() + fed, missing), count) == FrameAssembler::Result::Ok);
+    }
+    CHECK(frames == 1);
+    CHECK(fa.buffered() == 0);
+  }
+}
+
+TEST_CASE("no in-place space before a frame's header is whole", "[transport]") {
+  FrameAssembler fa(1 << 20);
+  CHECK(fa.recv_space(1).empty());
+  Bytes hdr{0, 0x01, 0x00};  // 3 bytes of a 64 KiB frame's header
+  REQUIRE(fa.feed(hdr, [](ByteSpan) { return true; }) == FrameAssembler::Result::Ok);
+  CHECK(fa.recv_space(1).empty());
+  Bytes last{0};
+  REQUIRE(fa.feed(last, [](ByteSpan) { return true; }) == FrameAssembler::Result::Ok);
+  CHECK(fa.recv_space(1).size() == 65536);
+}
+
+TEST_CASE("a frame over the limit gives TooLarge and no in-place space, however it is split", "[transport]") {
+  Bytes stream{0, 0x10, 0x00, 0x01};  // 1 MiB + 1
+  stream.resize(4 + 200000, 0xAB);
+  for (size_t piece : {1, 2, 3, 5, 100}) {
+    for (bool headers : {false, true}) {
+      CAPTURE(piece, headers);
+      FrameAssembler fa(1 << 20);
+      InPlaceRun run = deliver(fa, stream, piece, 1, headers);
+      CHECK(run.result == FrameAssembler::Result::TooLarge);
+      CHECK(run.in_place_bytes == (headers ? 4 : 0));  // the header only
+      CHECK(run.frames.empty());
+      CHECK(fa.recv_space(1).empty());
+    }
+  }
+}
+
+TEST_CASE("a header read in place after a large frame is checked", "[transport]") {
+  Bytes stream = framed(frames_of_sizes({200000}));
+  for (Bytes next : {Bytes{0x85, 0, 0, 0}, Bytes{0, 0x20, 0, 0}, Bytes{0, 0, 0, 0}}) {
+    Bytes s = stream;
+    s.insert(s.end(), next.begin(), next.end());
+    FrameAssembler fa(1 << 20);
+    InPlaceRun run = deliver(fa, s, 3, kThreshold, true);
+    CHECK(run.frames.size() == (next[1] == 0x20 || next[0] ? 1u : 2u));
+    if (next[0]) CHECK(run.result == FrameAssembler::Result::BadMessageType);
+    else if (next[1]) CHECK(run.result == FrameAssembler::Result::TooLarge);
+    else CHECK(run.result == FrameAssembler::Result::Ok);  // an empty frame, handed out at once
+  }
+}
+
+TEST_CASE("a bad message type split over receives is refused", "[transport]") {
+  Bytes stream{0x85, 0x01, 0x00, 0x00};
+  stream.resize(4 + 65536);
+  for (size_t piece : {1, 2, 5}) {
+    for (bool headers : {false, true}) {
+      FrameAssembler fa(1 << 20);
+      InPlaceRun run = deliver(fa, stream, piece, 1, headers);
+      CHECK(run.result == FrameAssembler::Result::BadMessageType);
+      CHECK(run.in_place_bytes == (headers ? 4 : 0));
+    }
+  }
+}
+
+TEST_CASE("the callback can stop the stream from a frame received in place", "[transport]") {
+  Bytes stream = framed(frames_of_sizes({200000, 10}));
+  FrameAssembler fa(1 << 20);
+  REQUIRE(fa.feed(ByteSpan(stream.data(), 100), [](ByteSpan) { return true; }) == FrameAssembler::Result::Ok);
+  std::span<uint8_t> space = fa.recv_space(kThreshold);
+  REQUIRE(space.size() == 4 + 200000 - 100);
+  std::memcpy(space.data(), stream.data() + 100, space.size());
+  CHECK(fa.commit(space.size(), [](ByteSpan) { return false; }) == FrameAssembler::Result::Stop);
 }
