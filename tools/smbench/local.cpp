@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <latch>
 #include <mutex>
 #include <thread>
 
@@ -57,14 +56,14 @@ int run_local(const Options& opt) {
   Bytes data(opt.size);
   for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + 7);
   std::atomic<uint64_t> next{0};
-  std::latch ready(opt.connections + 1);
+  StartingLine line(opt.connections);
   std::mutex mu;
   Stats total;
   std::vector<std::thread> threads;
   for (int c = 0; c < opt.connections; ++c) {
     threads.emplace_back([&] {
       Stats st;
-      ready.arrive_and_wait();
+      line.wait_for_start();
       for (uint64_t n; (n = next.fetch_add(1)) < opt.files;) {
         if (!one_file(opt, dirfd, n, data, st)) std::perror("smbench: local file");
       }
@@ -72,8 +71,9 @@ int run_local(const Options& opt) {
       total.merge(std::move(st));
     });
   }
-  ready.arrive_and_wait();
+  line.wait_until_ready();
   auto t0 = Clock::now();
+  line.start();
   for (auto& t : threads) t.join();
   double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   ::close(dirfd);
