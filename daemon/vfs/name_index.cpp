@@ -282,21 +282,26 @@ void withdraw(auto& index) {
 
 void NameIndexCache::end_change(Change& change, Change::Outcome outcome, std::string_view leaf) {
   if (!change.key_) return;
-  const auto ds = dir_state(change.dirfd_);
+  // Only a change counted as in flight needs the directory's new ctime.
+  const auto ds = change.generation_ != 0 ? dir_state(change.dirfd_) : std::nullopt;
   Shard& shard = shard_for(*change.key_);
   std::lock_guard lock(shard.mu);
   const auto it = shard.dirs.find(*change.key_);
-  if (it == shard.dirs.end()) return;
+  if (it == shard.dirs.end()) return;  // not indexed: nothing to keep current
   DirIndex& index = it->second;
-  // Not counted: begun before the directory was indexed, or its index was
-  // evicted since. Its own new ctime then looks like an outside change.
-  const bool counted = change.generation_ != 0 && index.generation == change.generation_;
-  if (counted && outcome == Change::Outcome::Unchanged) withdraw(index);
+  if (index.generation != change.generation_) {
+    // Not counted: begun before the directory was indexed, or its index was
+    // evicted since. Its effect on the ctime cannot be told from an outside one.
+    distrust(index);
+    record(index, outcome, leaf);
+    return;
+  }
+  if (outcome == Change::Outcome::Unchanged) withdraw(index);
   if (ds && ds->key == *change.key_)
     observe(index, ds->ctime_ns, now_coarse_ns());  // while it still counts: its own change is explained
   else
     distrust(index);  // the fd no longer shows this directory: cannot tell
-  if (counted && outcome != Change::Outcome::Unchanged) leave(index);
+  if (outcome != Change::Outcome::Unchanged) leave(index);
   record(index, outcome, leaf);
 }
 
