@@ -29,10 +29,15 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
                               O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
   if (dir < 0) return;
   std::string name(leaf);
-  if (unlinkat(dir, name.c_str(), open.is_directory ? AT_REMOVEDIR : 0) == 0)
-    server.names.note_removed(dir, name);
-  else
-    LOG_DEBUG("delete on close of %s: %m", open.path.c_str());
+  {
+    auto change = server.names.begin_change(dir);
+    if (unlinkat(dir, name.c_str(), open.is_directory ? AT_REMOVEDIR : 0) == 0) {
+      change.removed(name);
+    } else {
+      LOG_DEBUG("delete on close of %s: %m", open.path.c_str());
+      change.unchanged();
+    }
+  }
   close(dir);
 }
 

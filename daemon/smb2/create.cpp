@@ -212,25 +212,48 @@ bool open_exact(Request& req, const CreateRequest& c, uint32_t access, const vfs
   return true;
 }
 
+// Makes the directory or file; returns the new fd or -errno. The name index
+// is told what happened to the parent either way.
+int make_entry(Request& req, const CreateRequest& c, uint32_t access, const Target& t, const std::string& leaf) {
+  auto change = req.server.names.begin_change(t.parent_fd.get());
+  if (c.options & FILE_DIRECTORY_FILE) {
+    if (mkdirat(t.parent_fd.get(), leaf.c_str(), new_dir_mode(req.tree->share)) != 0) {
+      const int err = errno;
+      change.unchanged();
+      return -err;
+    }
+    change.added(leaf);
+    return vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  }
+  const int fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(),
+                                   open_flags_for(access, false) | O_CREAT | O_EXCL, new_file_mode(req.tree->share));
+  if (fd >= 0)
+    change.added(leaf);
+  else
+    change.unchanged();  // O_EXCL: a failed create made nothing
+  return fd;
+}
+
 NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
   std::string leaf(t.leaf);
-  int fd;
-  if (c.options & FILE_DIRECTORY_FILE) {
-    if (mkdirat(t.parent_fd.get(), leaf.c_str(), new_dir_mode(req.tree->share)) != 0)
-      return status_from_open_errno(errno);
-    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-  } else {
-    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(),
-                           open_flags_for(access, false) | O_CREAT | O_EXCL, new_file_mode(req.tree->share));
-  }
+  const int fd = make_entry(req, c, access, t, leaf);
   if (fd < 0) return status_from_open_errno(-fd);
   restore_masked_mode(fd, (c.options & FILE_DIRECTORY_FILE) ? new_dir_mode(req.tree->share)
                                                             : new_file_mode(req.tree->share));
   o.fd.reset(fd);
   o.action = FILE_CREATED;
   o.created = true;
-  req.server.names.note_created(t.parent_fd.get(), leaf);
   return NtStatus::Success;
+}
+
+// Takes back what create_new made when the open is refused after all.
+void remove_created(Request& req, const Target& t, bool is_directory) {
+  const std::string leaf(t.leaf);
+  auto change = req.server.names.begin_change(t.parent_fd.get());
+  if (unlinkat(t.parent_fd.get(), leaf.c_str(), is_directory ? AT_REMOVEDIR : 0) == 0)
+    change.removed(leaf);
+  else
+    change.unchanged();
 }
 
 void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts) {
@@ -390,7 +413,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     return NtStatus::Pending;
   }
   if (outcome.status != NtStatus::Success) {
-    if (o.created) unlinkat(t.parent_fd.get(), std::string(t.leaf).c_str(), o.st.is_directory ? AT_REMOVEDIR : 0);
+    if (o.created) remove_created(req, t, o.st.is_directory);
     return outcome.status;
   }
   if (o.truncate) {

@@ -215,6 +215,18 @@ NtStatus set_disposition_ex(Request& req, state::Open& open, ByteSpan buf) {
 
 // ---- rename ----------------------------------------------------------------
 
+// renameat2 with `flags`, falling back to renameat where RENAME_NOREPLACE
+// is not supported (the caller checked the target is absent).
+NtStatus rename_entry(int src_dir, const std::string& src_leaf, int dst_dir, const std::string& dst_leaf,
+                      unsigned flags) {
+  if (renameat2(src_dir, src_leaf.c_str(), dst_dir, dst_leaf.c_str(), flags) == 0) return NtStatus::Success;
+  const int err = errno;
+  if (err == EEXIST) return NtStatus::ObjectNameCollision;
+  if (err != EINVAL || flags != RENAME_NOREPLACE) return nt_status_from_errno(err);
+  if (renameat(src_dir, src_leaf.c_str(), dst_dir, dst_leaf.c_str()) != 0) return nt_status_from_errno(errno);
+  return NtStatus::Success;
+}
+
 state::UniqueFd open_dir(int root, std::string_view path) {
   int fd = vfs::open_beneath(root, path.empty() ? "." : std::string(path).c_str(), O_PATH | O_DIRECTORY, 0);
   return state::UniqueFd(fd < 0 ? -1 : fd);
@@ -334,19 +346,17 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   } else if (existing.error() != NtStatus::ObjectNameNotFound) {
     return existing.error();
   }
-  if (renameat2(src_dir.get(), src_leaf.c_str(), dst_dir.get(), dst_leaf.c_str(), flags) != 0) {
-    int err = errno;
-    if (err == EEXIST) return NtStatus::ObjectNameCollision;
-    if (err == EINVAL && flags == RENAME_NOREPLACE) {
-      // A filesystem without RENAME_NOREPLACE: the existence check above stands.
-      if (renameat(src_dir.get(), src_leaf.c_str(), dst_dir.get(), dst_leaf.c_str()) != 0)
-        return nt_status_from_errno(errno);
-    } else {
-      return nt_status_from_errno(err);
-    }
+  // Both directories change (or the one, twice): the name index counts
+  // both sides as in flight until it is told the outcome.
+  auto src_change = req.server.names.begin_change(src_dir.get());
+  auto dst_change = req.server.names.begin_change(dst_dir.get());
+  if (NtStatus s = rename_entry(src_dir.get(), src_leaf, dst_dir.get(), dst_leaf, flags); s != NtStatus::Success) {
+    src_change.unchanged();
+    dst_change.unchanged();
+    return s;
   }
-  req.server.names.note_removed(src_dir.get(), src_leaf);
-  req.server.names.note_created(dst_dir.get(), dst_leaf);
+  src_change.removed(src_leaf);
+  dst_change.added(dst_leaf);
   std::string new_path = to_parent.empty() ? dst_leaf : std::string(to_parent) + "/" + dst_leaf;
   update_open_paths(req, open, from, new_path);
   open.path = new_path;

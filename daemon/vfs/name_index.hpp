@@ -4,17 +4,26 @@
 // always tried first (one openat2/statx). Only on a miss does the cache
 // consult a per-directory index of case-folded names -> real names, built
 // by one scan of the directory the first time it is needed and kept current
-// by the server's own creates, renames and deletes. An index is trusted only
-// while the directory's mtime (ns) and inode match what was recorded, so
-// changes made outside the server rebuild it.
+// by the server's own creates, renames and deletes. Changes made outside
+// the server are noticed through the directory's ctime (and inode).
 //
-// Directory mtimes come from a coarse clock: an outside change in the same
-// tick as the scan (or as one of the server's own changes) leaves the mtime
-// as recorded. Such a "racy" index is still used, so a busy directory costs
-// no scan per create (that made writing n files O(n^2)), but it is verified
-// by a fresh scan once it is older than kRacyRescanNs, or than 100 times
-// what its scan took for a huge directory, so verification never costs more
-// than about 1% of a core: an outside change is seen within that bound.
+// The server's own changes are bracketed: begin_change() right before the
+// syscall, Change::added()/removed()/unchanged() right after it. While the
+// bracket is open the change is "in flight", and the directory is observed
+// (fstat) at both ends. A new ctime is taken for the server's own only while
+// a change of ours is in flight that can account for it; anything else is
+// an outside change and makes the next lookup rescan (the invariant is
+// written out above DirIndex). What that gives the callers:
+//
+//  - An outside change made while none of the server's changes to that
+//    directory is in flight is seen by the next lookup: it rescans.
+//  - One made while a change of ours is in flight can be taken for ours (a
+//    timestamp is one value, not a count), and one in the same timestamp
+//    tick as a ctime already seen leaves no trace where timestamps are
+//    coarse. Whenever either could have happened the index is "racy" and is
+//    verified by a fresh scan once it has been racy for kRacyRescanNs, or
+//    100 times what its scan took for a huge directory, so verification
+//    never costs more than about 1% of a core.
 #pragma once
 
 #include <atomic>
@@ -36,6 +45,12 @@ namespace ringsmb::vfs {
 std::string fold_case(std::string_view utf8);
 
 class NameIndexCache {
+  struct DirKey {
+    uint64_t dev = 0;
+    uint64_t ino = 0;
+    bool operator==(const DirKey&) const = default;
+  };
+
  public:
   // How long a racy index is trusted before a verifying rescan.
   static constexpr int64_t kRacyRescanNs = 1'000'000'000;
@@ -44,18 +59,41 @@ class NameIndexCache {
   // its own lock and LRU, so workers creating files in different
   // directories never wait for each other; a small one (tests) is one shard
   // with an exact LRU.
+  // `racy_rescan_ns` 0 verifies a racy index at every lookup (for tests).
   explicit NameIndexCache(size_t max_directories = 4096, int64_t racy_rescan_ns = kRacyRescanNs);
 
   // The real on-disk name of `leaf` inside directory `dirfd` when it exists
   // under another case; nullopt when no entry matches case-insensitively.
   // `dirfd` may be an O_PATH descriptor.
   std::optional<std::string> find(int dirfd, std::string_view leaf);
-  // Tell the cache the server created / removed `leaf` in `dirfd`, so the
-  // index stays valid without a rescan. Call right after the change: the
-  // directory's new mtime is recorded as ours, so an outside change landing
-  // in the same timestamp tick goes unnoticed until the next one.
-  void note_created(int dirfd, std::string_view leaf);
-  void note_removed(int dirfd, std::string_view leaf);
+
+  // One change the server makes to a directory: create, mkdir, unlink,
+  // rmdir, either side of a rename. Begin it right before the syscall and
+  // finish it right after with what the syscall did; `dirfd` must stay open
+  // until then. A Change destroyed unfinished (an early return) makes the
+  // index distrust the directory, since what happened is unknown.
+  class Change {
+   public:
+    Change(Change&& other) noexcept;
+    Change& operator=(Change&&) = delete;
+    ~Change();
+    void added(std::string_view leaf);    // the syscall made `leaf`
+    void removed(std::string_view leaf);  // the syscall took `leaf` away
+    void unchanged();                     // the syscall failed: nothing changed
+
+   private:
+    friend class NameIndexCache;
+    enum class Outcome { Added, Removed, Unchanged, Unknown };
+    Change(NameIndexCache* cache, int dirfd, std::optional<DirKey> key, uint64_t generation)
+        : cache_(cache), dirfd_(dirfd), key_(key), generation_(generation) {}
+    void finish(Outcome outcome, std::string_view leaf);
+
+    NameIndexCache* cache_;
+    int dirfd_;
+    std::optional<DirKey> key_;  // nullopt: the directory could not be stat'ed
+    uint64_t generation_;        // the index the change counts in; 0: none
+  };
+  [[nodiscard]] Change begin_change(int dirfd);
 
   // Number of directory scans so far (for tests and statistics).
   uint64_t scans() const;
@@ -63,53 +101,105 @@ class NameIndexCache {
   size_t size() const;
 
  private:
-  struct DirKey {
-    uint64_t dev = 0;
-    uint64_t ino = 0;
-    bool operator==(const DirKey&) const = default;
-  };
   struct DirKeyHash {
     size_t operator()(const DirKey& k) const { return std::hash<uint64_t>()(k.dev * 0x9E3779B97F4A7C15ULL ^ k.ino); }
   };
   // What fstat of a directory fd says about it.
   struct DirState {
     DirKey key;
-    int64_t mtime_ns = 0;
+    int64_t ctime_ns = 0;
   };
+  using Names = std::unordered_map<std::string, std::vector<std::string>>;  // fold_case(name) -> real names
+  struct Note {  // one of our changes, kept for the scans running meanwhile
+    std::string leaf;
+    bool added = false;
+  };
+  // One directory's index and the accounting that keeps it honest.
+  //
+  // The invariant, under the shard's lock: `ctime_ns` is the newest ctime
+  // of the directory the server has observed (at a lookup, or at either end
+  // of one of its changes), and while `trusted` every change to the
+  // directory between the scan that built `names` and that observation is
+  //   (a) one of the server's changes that has finished: it is in `names`
+  //       (one that finished during a scan is replayed onto the scan's
+  //       result from `notes_log`), or
+  //   (b) one of the server's changes still in flight, not in `names` yet:
+  //       a lookup racing with a create may miss the new name, as it would
+  //       had it come a moment earlier, or
+  //   (c) an outside change the ctime could not show, for which the index
+  //       is racy (`racy_since_ns`) and will be verified by a scan.
+  // How observations keep it: a ctime newer than `ctime_ns` is explained
+  // only by an in-flight change of ours whose effect has not been seen yet
+  // (`unseen`: one per change, spent by the first new ctime observed while
+  // it is in flight; that may hide an outside change made meanwhile, so it
+  // makes the index racy). With none to spend, the change is an outside
+  // one: `trusted` is cleared and the next lookup rescans. A change begins
+  // with an observation made before it counts as in flight, so an outside
+  // change from before ours can never be taken for ours; it ends with one
+  // made while it still counts, so its own new ctime is explained. A change
+  // that did nothing gives its credit back, and the index is distrusted if
+  // the credit may already have explained something.
+  // ctime, not mtime: nobody can set a ctime, so it only moves forward (a
+  // backward mtime, from touch -d or tar, would hide a change), and an
+  // observation sampled before a newer one but locked after it is simply
+  // older and says nothing new. (A clock stepped back makes new ctimes look
+  // old; they are also recent, which makes the index racy.)
   struct DirIndex {
-    int64_t mtime_ns = 0;  // directory mtime the index reflects
-    // Built or updated while the mtime was so recent that a later change
-    // could share the same timestamp; such an index is rescanned once it is
-    // older than kRacyRescanNs.
-    bool racy = false;
-    int64_t scanned_ns = 0;  // coarse realtime of the scan
-    int64_t scan_cost_ns = 0;  // how long the scan took
-    // fold_case(name) -> real names (several on a case-sensitive disk).
-    std::unordered_map<std::string, std::vector<std::string>> names;
+    uint64_t generation = 0;  // tells this index from an evicted one with the same key
+    Names names;
+    bool trusted = false;
+    int64_t ctime_ns = 0;
+    uint32_t in_flight = 0;   // our changes begun and not finished
+    uint32_t unseen = 0;      // credits of in-flight changes, <= in_flight
+    uint64_t distrusts = 0;   // outside changes seen so far (a scan compares it)
+    int64_t racy_since_ns = 0;  // 0: verified; else since when a change may be hidden
+    uint64_t racy_marks = 0;    // times it was made racy (a scan compares it)
+    int64_t scan_cost_ns = 0;
+    uint32_t scans_running = 0;
+    uint64_t notes_total = 0;     // our finished changes so far
+    std::vector<Note> notes_log;  // the last ones, kept while scans run
     std::list<DirKey>::iterator lru_pos;
   };
-
-  static std::optional<DirState> dir_state(int dirfd);
-  static std::optional<DirIndex> scan(int dirfd, int64_t mtime_ns);
-  // Looks `folded` up in a valid index; false when there is none.
+  // What a scan remembers of the index when it starts.
+  struct ScanTicket {
+    uint64_t generation = 0;
+    uint64_t notes_total = 0;
+    uint64_t distrusts = 0;
+    uint64_t racy_marks = 0;
+    int64_t started_ns = 0;
+    int64_t ctime_ns = 0;
+  };
+  struct Scanned {
+    Names names;
+    int64_t cost_ns = 0;
+  };
   struct Shard {
     mutable std::mutex mu;
     std::unordered_map<DirKey, DirIndex, DirKeyHash> dirs;
     std::list<DirKey> lru;  // most recently used first
     size_t max_dirs = 1;
   };
+
+  static std::optional<DirState> dir_state(int dirfd);
+  static std::optional<Scanned> read_directory(int dirfd);
+  static std::optional<std::string> pick(const Names& names, const std::string& folded, std::string_view leaf);
+  static void apply(Names& names, const Note& note);
+
   Shard& shard_for(const DirKey& key) const { return shards_[DirKeyHash()(key) % shard_count_]; }
-  bool lookup_locked(Shard& shard, const DirState& ds, const std::string& folded, std::string_view leaf,
-                     std::optional<std::string>& result);
-  static void insert_locked(Shard& shard, const DirKey& key, DirIndex&& index);
-  // Applies `fn` to the directory's index, if it has one, and records its new mtime.
-  template <typename Fn>
-  void update(int dirfd, Fn&& fn);
+  DirIndex& entry_locked(Shard& shard, const DirKey& key);
+  DirIndex* existing_locked(Shard& shard, const DirKey& key, uint64_t generation);
+  static void observe(DirIndex& index, int64_t ctime_ns, int64_t now_ns);
+  bool usable(const DirIndex& index, int64_t now_ns) const;
+  static ScanTicket start_scan(DirIndex& index, int64_t ctime_ns, int64_t now_ns);
+  void end_scan(Shard& shard, const DirKey& key, const ScanTicket& ticket, Scanned* scanned);
+  void end_change(Change& change, Change::Outcome outcome, std::string_view leaf);
+  static void record(DirIndex& index, Change::Outcome outcome, std::string_view leaf);
 
   int64_t racy_rescan_ns_;
   size_t shard_count_;
   std::unique_ptr<Shard[]> shards_;
   std::atomic<uint64_t> scans_{0};
+  std::atomic<uint64_t> next_generation_{1};
 };
 
 // Resolves `path` (relative Unix path from parse_smb_path) under `root_fd`

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <latch>
 #include <mutex>
 #include <thread>
 
@@ -119,7 +118,7 @@ int run_local(const Options& opt) {
   Bytes data(opt.size);
   for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + 7);
   std::atomic<uint64_t> next{0};
-  std::latch ready(opt.connections + 1);
+  StartingLine line(opt.connections);
   std::mutex mu;
   Stats total;
   std::vector<std::thread> threads;
@@ -128,7 +127,7 @@ int run_local(const Options& opt) {
       Stats st;
       FileIo io(opt.local_uring);
       if (opt.local_uring && !io.uring()) std::fprintf(stderr, "smbench: io_uring unavailable; using syscalls\n");
-      ready.arrive_and_wait();
+      line.wait_for_start();
       for (uint64_t n; (n = next.fetch_add(1)) < opt.files;) {
         if (!one_file(opt, io, dirfd, n, data, st)) std::perror("smbench: local file");
       }
@@ -136,9 +135,10 @@ int run_local(const Options& opt) {
       total.merge(std::move(st));
     });
   }
-  ready.arrive_and_wait();
+  line.wait_until_ready();
   auto t0 = Clock::now();
   double cpu0 = process_cpu_s();
+  line.start();
   for (auto& t : threads) t.join();
   double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   total.local_cpu_s = process_cpu_s() - cpu0;

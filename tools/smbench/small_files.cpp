@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
-#include <latch>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -163,7 +162,7 @@ int run_small_files(const Options& opt) {
   Bytes data(opt.size);
   for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + 7);
   std::atomic<uint64_t> next{0};
-  std::latch ready(opt.connections + 1);
+  StartingLine line(opt.connections);
   std::mutex mu;
   Stats total;
   std::vector<std::thread> threads;
@@ -175,7 +174,7 @@ int run_small_files(const Options& opt) {
       } catch (const std::exception& e) {
         die(e.what());
       }
-      ready.arrive_and_wait();
+      line.wait_for_start();
       try {
         Stats st = FileWriter(conn, opt, next, data).run();
         std::lock_guard lock(mu);
@@ -185,9 +184,10 @@ int run_small_files(const Options& opt) {
       }
     });
   }
-  ready.arrive_and_wait();
+  line.wait_until_ready();
   double cpu0 = tree_cpu_seconds(opt.server_pid);
   auto t0 = Clock::now();
+  line.start();
   for (auto& t : threads) t.join();
   double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   if (opt.server_pid) total.server_cpu_s = tree_cpu_seconds(opt.server_pid) - cpu0;

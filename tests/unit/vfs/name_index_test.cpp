@@ -16,14 +16,28 @@ using namespace ringsmb::vfs;
 
 namespace {
 
-// Directory mtimes come from a coarse clock: let the setup's changes age so
-// the first scan is trusted, and so the next change gets a new mtime.
+// Directory timestamps come from a coarse clock: let the setup's changes
+// age so the first scan is trusted, and so the next change gets a new ctime.
 void let_mtime_age() { std::this_thread::sleep_for(std::chrono::milliseconds(60)); }
 
-int64_t mtime_ns(const std::filesystem::path& p) {
+int64_t ctime_ns(const std::filesystem::path& p) {
   struct stat st;
   REQUIRE(stat(p.c_str(), &st) == 0);
-  return int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return int64_t(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+}
+
+// A file made behind the server's back (or, bracketed, by the server).
+void make_file(int dirfd, const std::string& name) {
+  const int fd = ::openat(dirfd, name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+}
+
+// A create by the server, which tells the index as the handlers do.
+void server_create(NameIndexCache& cache, int dirfd, const std::string& name) {
+  auto change = cache.begin_change(dirfd);
+  make_file(dirfd, name);
+  change.added(name);
 }
 
 }  // namespace
@@ -85,16 +99,14 @@ TEST_CASE("name index follows the server's own changes without a rescan", "[vfs]
   REQUIRE(cache.scans() == 1);
 
   // The server creates a file and tells the cache.
-  const int fd = open_beneath(root, "NewName.Doc", O_CREAT | O_WRONLY, 0644);
-  REQUIRE(fd >= 0);
-  ::close(fd);
-  cache.note_created(root, "NewName.Doc");
+  server_create(cache, root, "NewName.Doc");
   CHECK(resolve_case_insensitive(cache, root, "newname.doc") == "NewName.Doc");
   CHECK(cache.scans() == 1);
 
   // ... and removes one.
+  auto change = cache.begin_change(root);
   REQUIRE(unlinkat(root, "Existing.txt", 0) == 0);
-  cache.note_removed(root, "Existing.txt");
+  change.removed("Existing.txt");
   CHECK(resolve_case_insensitive(cache, root, "existing.txt") == "existing.txt");
   CHECK(cache.find(root, "EXISTING.TXT") == std::nullopt);
   CHECK(cache.scans() == 1);
@@ -108,11 +120,11 @@ TEST_CASE("name index rebuilds after changes made outside the server", "[vfs]") 
   const int root = share.fd();
   REQUIRE(cache.find(root, "first.txt") == std::optional<std::string>("First.txt"));
   REQUIRE(cache.scans() == 1);
-  const int64_t before = mtime_ns(share.path());
+  const int64_t before = ctime_ns(share.path());
 
   let_mtime_age();
   share.write_file("External.TXT");  // not announced to the cache
-  REQUIRE(mtime_ns(share.path()) != before);
+  REQUIRE(ctime_ns(share.path()) != before);
   CHECK(cache.find(root, "external.txt") == std::optional<std::string>("External.TXT"));
   CHECK(cache.scans() == 2);
 }
@@ -202,10 +214,7 @@ TEST_CASE("a racy index serves lookups until its verification is due", "[vfs]") 
   REQUIRE(trusting.scans() == 1);
   for (int i = 0; i < 50; ++i) {
     const std::string name = "New" + std::to_string(i);
-    const int fd = open_beneath(root, name.c_str(), O_CREAT | O_WRONLY, 0644);
-    REQUIRE(fd >= 0);
-    ::close(fd);
-    trusting.note_created(root, name);
+    server_create(trusting, root, name);
     CHECK(trusting.find(root, "NEW" + std::to_string(i)) == std::optional<std::string>(name));
     CHECK(trusting.find(root, "absent" + std::to_string(i)) == std::nullopt);
   }
@@ -244,4 +253,286 @@ TEST_CASE("a sharded name index serves many directories from several threads", "
   look_up_half(0);
   look_up_half(1);
   CHECK(cache.scans() == scans);
+}
+
+// ---- the server's changes in flight, and outside changes meanwhile ---------
+//
+// These caches never verify a racy index on their own (an hour), so each
+// test sees what the in-flight accounting alone decides: a rescan (scans()
+// grows) or trust.
+
+namespace {
+
+constexpr int64_t kAnHour = 3600LL * 1'000'000'000;
+
+// A directory with one file, indexed by one scan.
+struct IndexedDir {
+  test::TempDir share;
+  NameIndexCache cache{16, kAnHour};
+  int root = -1;
+  IndexedDir() {
+    share.write_file("First.txt");
+    let_mtime_age();
+    root = share.fd();
+    REQUIRE(cache.find(root, "FIRST.TXT") == std::optional<std::string>("First.txt"));
+    REQUIRE(cache.scans() == 1);
+  }
+  std::optional<std::string> find(const std::string& leaf) { return cache.find(root, leaf); }
+};
+
+}  // namespace
+
+TEST_CASE("a create of ours that is noted late costs no rescan", "[vfs]") {
+  IndexedDir d;
+  auto change = d.cache.begin_change(d.root);
+  make_file(d.root, "Mine.txt");
+  // Another worker looks up meanwhile: the new ctime is ours, in flight.
+  CHECK(d.find("other.txt") == std::nullopt);
+  CHECK(d.find("first.TXT") == std::optional<std::string>("First.txt"));
+  change.added("Mine.txt");
+  CHECK(d.find("MINE.TXT") == std::optional<std::string>("Mine.txt"));
+  CHECK(d.cache.scans() == 1);
+}
+
+TEST_CASE("an outside create right after ours is seen at once", "[vfs]") {
+  // The case the 100 ms "it must be ours" window got wrong.
+  IndexedDir d;
+  server_create(d.cache, d.root, "Mine.txt");
+  CHECK(d.find("mine.txt") == std::optional<std::string>("Mine.txt"));
+  make_file(d.root, "Outside.TXT");
+  CHECK(d.find("outside.txt") == std::optional<std::string>("Outside.TXT"));
+  CHECK(d.cache.scans() == 2);
+}
+
+TEST_CASE("an outside create right before ours begins is not taken for ours", "[vfs]") {
+  IndexedDir d;
+  make_file(d.root, "Outside.TXT");
+  server_create(d.cache, d.root, "Mine.txt");  // its begin sees the outside ctime first
+  CHECK(d.find("outside.txt") == std::optional<std::string>("Outside.TXT"));
+  CHECK(d.find("MINE.txt") == std::optional<std::string>("Mine.txt"));
+  CHECK(d.cache.scans() == 2);
+}
+
+TEST_CASE("an outside create while ours is in flight, after ours was seen, is seen", "[vfs]") {
+  IndexedDir d;
+  auto change = d.cache.begin_change(d.root);
+  make_file(d.root, "Mine.txt");
+  CHECK(d.find("nothing") == std::nullopt);  // spends our change's credit on its ctime
+  make_file(d.root, "Outside.TXT");
+  CHECK(d.find("outside.txt") == std::optional<std::string>("Outside.TXT"));
+  CHECK(d.cache.scans() == 2);
+  change.added("Mine.txt");
+  CHECK(d.find("mine.TXT") == std::optional<std::string>("Mine.txt"));
+}
+
+TEST_CASE("an outside create in the same moment as ours is found by the verification", "[vfs]") {
+  // Ours and the outside create land between the same two observations: the
+  // ctime is one value, so the outside one can be taken for ours. The index
+  // is then racy, and a cache that verifies racy indexes at once finds it.
+  test::TempDir share;
+  share.write_file("First.txt");
+  let_mtime_age();
+  const int root = share.fd();
+  NameIndexCache verifying(16, 0);
+  REQUIRE(verifying.find(root, "first.txt") == std::optional<std::string>("First.txt"));
+  auto change = verifying.begin_change(root);
+  make_file(root, "Mine.txt");
+  make_file(root, "Outside.TXT");
+  change.added("Mine.txt");
+  CHECK(verifying.find(root, "OUTSIDE.txt") == std::optional<std::string>("Outside.TXT"));
+  CHECK(verifying.find(root, "mine.txt") == std::optional<std::string>("Mine.txt"));
+}
+
+TEST_CASE("two workers creating at once cost no rescan, in any order", "[vfs]") {
+  // Each create is b(egin), c(reate), e(nd), by worker A or B; a lookup
+  // follows every step. All interleavings that keep each create's order.
+  const std::vector<std::string> orders = {
+      "Ab Ac Ae Bb Bc Be", "Ab Bb Ac Bc Ae Be", "Ab Bb Bc Ac Ae Be", "Ab Bb Ac Bc Be Ae",
+      "Ab Ac Bb Ae Bc Be", "Ab Ac Bb Bc Ae Be", "Ab Bb Bc Be Ac Ae", "Ab Ac Bb Bc Be Ae",
+  };
+  for (const auto& order : orders) {
+    INFO("order " << order);
+    IndexedDir d;
+    std::optional<NameIndexCache::Change> change[2];
+    const std::string names[2] = {"Alpha.dat", "Beta.dat"};
+    for (size_t i = 0; i + 1 < order.size(); i += 3) {
+      const int w = order[i] == 'A' ? 0 : 1;
+      switch (order[i + 1]) {
+        case 'b': change[w].emplace(d.cache.begin_change(d.root)); break;
+        case 'c': make_file(d.root, names[w]); break;
+        case 'e': change[w]->added(names[w]); break;
+      }
+      CHECK(d.find("nothing.here") == std::nullopt);
+    }
+    CHECK(d.find("ALPHA.DAT") == std::optional<std::string>("Alpha.dat"));
+    CHECK(d.find("beta.DAT") == std::optional<std::string>("Beta.dat"));
+    CHECK(d.cache.scans() == 1);
+    make_file(d.root, "Outside.TXT");  // and nothing of ours in flight
+    CHECK(d.find("outside.txt") == std::optional<std::string>("Outside.TXT"));
+    CHECK(d.cache.scans() == 2);
+  }
+}
+
+TEST_CASE("a rename between directories is followed in both", "[vfs]") {
+  test::TempDir share;
+  share.mkdir("From");
+  share.mkdir("To");
+  share.write_file("From/Moving.Txt");
+  share.write_file("To/Staying.Txt");
+  let_mtime_age();
+  NameIndexCache cache(16, kAnHour);
+  const int root = share.fd();
+  REQUIRE(resolve_case_insensitive(cache, root, "FROM/moving.txt") == "From/Moving.Txt");
+  REQUIRE(resolve_case_insensitive(cache, root, "TO/staying.txt") == "To/Staying.Txt");
+  const uint64_t scans = cache.scans();
+  const int from = open_beneath(root, "From", O_PATH | O_DIRECTORY, 0);
+  const int to = open_beneath(root, "To", O_PATH | O_DIRECTORY, 0);
+  REQUIRE(from >= 0);
+  REQUIRE(to >= 0);
+
+  auto src = cache.begin_change(from);
+  auto dst = cache.begin_change(to);
+  REQUIRE(renameat(from, "Moving.Txt", to, "Moved.Txt") == 0);
+  CHECK(cache.find(to, "staying.txt") == std::optional<std::string>("Staying.Txt"));  // in flight
+  src.removed("Moving.Txt");
+  dst.added("Moved.Txt");
+  CHECK(cache.find(from, "moving.txt") == std::nullopt);
+  CHECK(cache.find(to, "MOVED.TXT") == std::optional<std::string>("Moved.Txt"));
+  CHECK(cache.scans() == scans);
+
+  // A rename behind the server's back rescans both.
+  REQUIRE(renameat(to, "Staying.Txt", from, "Back.Txt") == 0);
+  CHECK(cache.find(from, "back.txt") == std::optional<std::string>("Back.Txt"));
+  CHECK(cache.find(to, "staying.txt") == std::nullopt);
+  CHECK(cache.scans() == scans + 2);
+  ::close(from);
+  ::close(to);
+}
+
+TEST_CASE("a rename within one directory is followed", "[vfs]") {
+  IndexedDir d;
+  auto src = d.cache.begin_change(d.root);
+  auto dst = d.cache.begin_change(d.root);
+  REQUIRE(renameat(d.root, "First.txt", d.root, "Second.TXT") == 0);
+  src.removed("First.txt");
+  dst.added("Second.TXT");
+  CHECK(d.find("first.txt") == std::nullopt);
+  CHECK(d.find("second.txt") == std::optional<std::string>("Second.TXT"));
+  CHECK(d.cache.scans() == 1);
+}
+
+TEST_CASE("an unlink of ours is followed, one from outside rescans", "[vfs]") {
+  IndexedDir d;
+  server_create(d.cache, d.root, "Second.txt");
+  auto change = d.cache.begin_change(d.root);
+  REQUIRE(unlinkat(d.root, "First.txt", 0) == 0);
+  change.removed("First.txt");
+  CHECK(d.find("FIRST.TXT") == std::nullopt);
+  CHECK(d.cache.scans() == 1);
+  REQUIRE(unlinkat(d.root, "Second.txt", 0) == 0);  // not announced
+  CHECK(d.find("second.TXT") == std::nullopt);
+  CHECK(d.cache.scans() == 2);
+}
+
+TEST_CASE("a change that failed explains nothing", "[vfs]") {
+  IndexedDir d;
+  SECTION("nothing else happened: no rescan") {
+    auto change = d.cache.begin_change(d.root);
+    REQUIRE(::openat(d.root, "First.txt", O_CREAT | O_EXCL | O_WRONLY, 0644) < 0);  // EEXIST
+    change.unchanged();
+    CHECK(d.find("first.txt") == std::optional<std::string>("First.txt"));
+    CHECK(d.cache.scans() == 1);
+  }
+  SECTION("an outside create during it is seen") {
+    auto change = d.cache.begin_change(d.root);
+    make_file(d.root, "Outside.TXT");
+    REQUIRE(::openat(d.root, "First.txt", O_CREAT | O_EXCL | O_WRONLY, 0644) < 0);
+    change.unchanged();
+    CHECK(d.find("outside.txt") == std::optional<std::string>("Outside.TXT"));
+    CHECK(d.cache.scans() == 2);
+  }
+  SECTION("... even when a lookup took its ctime for the failed change's") {
+    auto change = d.cache.begin_change(d.root);
+    make_file(d.root, "Outside.TXT");
+    CHECK(d.find("nothing") == std::nullopt);  // excused: ours was in flight
+    REQUIRE(::openat(d.root, "First.txt", O_CREAT | O_EXCL | O_WRONLY, 0644) < 0);
+    change.unchanged();  // so it was not ours
+    CHECK(d.find("outside.txt") == std::optional<std::string>("Outside.TXT"));
+    CHECK(d.cache.scans() == 2);
+  }
+}
+
+TEST_CASE("a change never finished makes the index rescan", "[vfs]") {
+  IndexedDir d;
+  {
+    auto change = d.cache.begin_change(d.root);
+    make_file(d.root, "Lost.txt");
+  }  // an early return: the index cannot know what happened
+  CHECK(d.find("lost.txt") == std::optional<std::string>("Lost.txt"));
+  CHECK(d.cache.scans() == 2);
+}
+
+TEST_CASE("a change begun before the directory was indexed counts as outside", "[vfs]") {
+  test::TempDir share;
+  let_mtime_age();
+  const int root = share.fd();
+  NameIndexCache cache(16, kAnHour);
+  auto change = cache.begin_change(root);  // no index yet: not counted
+  CHECK(cache.find(root, "nothing") == std::nullopt);  // the first scan
+  make_file(root, "Early.txt");
+  change.added("Early.txt");  // its own new ctime is not accounted for: distrust
+  CHECK(cache.find(root, "EARLY.txt") == std::optional<std::string>("Early.txt"));
+  CHECK(cache.scans() == 2);
+}
+
+TEST_CASE("concurrent creates, lookups and outside creates end consistent", "[vfs]") {
+  // Two "workers" create through the index while looking up, a third
+  // thread creates behind its back. Every name of ours is found as soon as
+  // its create has finished (even across the rescans the outside creates
+  // cause, whose results must replay our changes); the outside ones at the
+  // latest when the racy index has been verified.
+  test::TempDir share;
+  const int root = share.fd();
+  constexpr int64_t kVerifyNs = 50'000'000;
+  NameIndexCache cache(16, kVerifyNs);
+  REQUIRE(cache.find(root, "nothing") == std::nullopt);
+  constexpr int kPerWorker = 300;
+  std::atomic<int> missing_own{0};
+  auto worker = [&](char tag) {
+    for (int i = 0; i < kPerWorker; ++i) {
+      const std::string name = std::string(1, tag) + "_File_" + std::to_string(i);
+      auto change = cache.begin_change(root);
+      const int fd = ::openat(root, name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        ::close(fd);
+        change.added(name);
+      } else {
+        change.unchanged();
+      }
+      if (cache.find(root, fold_case(name)) != std::optional<std::string>(name)) ++missing_own;
+    }
+  };
+  auto outsider = [&] {
+    for (int i = 0; i < 40; ++i) {
+      const std::string name = "Outside_" + std::to_string(i);
+      const int fd = ::openat(root, name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+      if (fd >= 0) ::close(fd);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  };
+  std::thread a(worker, 'A'), b(worker, 'B'), o(outsider);
+  a.join();
+  b.join();
+  o.join();
+  CHECK(missing_own == 0);
+  std::this_thread::sleep_for(std::chrono::nanoseconds(2 * kVerifyNs));
+  for (int i = 0; i < 40; ++i) {
+    const std::string name = "Outside_" + std::to_string(i);
+    CHECK(cache.find(root, fold_case(name)) == std::optional<std::string>(name));
+  }
+  for (char tag : {'A', 'B'})
+    for (int i = 0; i < kPerWorker; i += 37) {
+      const std::string name = std::string(1, tag) + "_File_" + std::to_string(i);
+      CHECK(cache.find(root, fold_case(name)) == std::optional<std::string>(name));
+    }
 }
