@@ -51,6 +51,7 @@ void send_all(int s, const uint8_t* p, size_t n, int flags) {
 }
 
 enum class Way { CopyZeroed, Copy, Sendfile };
+constexpr int kWays = 3;
 
 void one_reply(Way way, int sock, int file, uint64_t off, size_t n, std::vector<uint8_t>& out, uint8_t* raw) {
   uint8_t header[kHeader] = {};
@@ -112,15 +113,15 @@ int main() {
   });
 
   std::vector<uint8_t> out;
-  auto raw = std::make_unique<uint8_t[]>(kHeader + (1 << 20));
+  auto raw = std::make_unique<uint8_t[]>(kHeader + (8 << 20));
   std::printf("sender CPU per reply, us (median of 5 interleaved rounds); process CPU s/GiB, both threads, in []\n");
   std::printf("%8s %12s %12s %12s\n", "bytes", "copy+zero", "copy", "sendfile");
-  for (size_t n = 4096; n <= (1 << 20); n *= 2) {
+  for (size_t n = 4096; n <= (8 << 20); n *= 2) {
     constexpr int kRounds = 5;
-    double us[3][kRounds], gib[3][kRounds];
-    size_t reps = std::max<size_t>((size_t(128) << 20) / n, 1000);
+    double us[kWays][kRounds], gib[kWays][kRounds];
+    size_t reps = std::max<size_t>((size_t(128) << 20) / n, 100);
     for (int round = 0; round < kRounds; ++round) {
-      for (int w = 0; w < 3; ++w) {
+      for (int w = 0; w < kWays; ++w) {
         uint64_t off = 0;
         for (size_t i = 0; i < 100; ++i) one_reply(Way(w), tx, file, 0, n, out, raw.get());  // warm up
         double t0 = thread_cpu_s(), p0 = process_cpu_s();
@@ -132,7 +133,7 @@ int main() {
         gib[w][round] = (process_cpu_s() - p0) / (double(reps * n) / double(1 << 30));
       }
     }
-    for (int w = 0; w < 3; ++w) {
+    for (int w = 0; w < kWays; ++w) {
       std::sort(us[w], us[w] + kRounds);
       std::sort(gib[w], gib[w] + kRounds);
     }

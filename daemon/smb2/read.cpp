@@ -3,6 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <optional>
+
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/pipe_io.hpp"
@@ -61,6 +65,19 @@ int64_t read_into_reply(int fd, uint64_t offset, uint32_t length, Bytes& buf) {
   return int64_t(got);
 }
 
+// Leaves the data of a large read in the page cache for the transport's
+// sendfile (a FileSegment after the body) instead of copying it; DataLength
+// is the size now, and if the file shrinks before the send, the transport
+// pads with zeros. False when the data must be copied.
+bool leave_in_file(Request& req, const state::Open& open, uint64_t offset, uint32_t want) {
+  if (!req.may_send_file || want < req.server.sendfile_min_read) return false;
+  if (req.conn.out_files.size() >= kMaxPendingFileSegments) return false;
+  int fd = fcntl(open.fd.get(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return false;  // out of descriptors: copy instead
+  req.file_data = FileSegment{0, state::UniqueFd(fd), offset, want};
+  return true;
+}
+
 }  // namespace
 
 NtStatus handle_read(Request& req, ByteWriter& w) {
@@ -95,18 +112,8 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   if (want < minimum) return NtStatus::EndOfFile;
 
   size_t data_length_at = write_response_head(w);
-  uint32_t got;
-  // Large reads of regular files leave the data in the page cache for the
-  // transport's sendfile (FileSegment): DataLength is the size now; if the
-  // file shrinks before the send, the transport pads with zeros.
-  int dup_fd = -1;
-  if (available && req.may_send_file && want >= req.server.sendfile_min_read &&
-      req.conn.out_files.size() < kMaxPendingFileSegments)
-    dup_fd = fcntl(open->fd.get(), F_DUPFD_CLOEXEC, 0);
-  if (dup_fd >= 0) {
-    req.file_data = FileSegment{0, state::UniqueFd(dup_fd), offset, want};
-    got = want;
-  } else {
+  uint32_t got = want;
+  if (!available || !leave_in_file(req, *open, offset, want)) {
     int64_t n = read_into_reply(open->fd.get(), offset, want, w.buffer());
     if (n < 0) return nt_status_from_errno(int(-n));
     got = uint32_t(n);
