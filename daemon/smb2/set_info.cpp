@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -144,6 +145,21 @@ NtStatus set_end_of_file(const state::Open& open, ByteSpan buf) {
   return NtStatus::Success;
 }
 
+// A reservation happens at once, unlike writing the same amount: one
+// request could take the whole disk from every other user of it. Refuse
+// one that would leave less than 5% of the filesystem free, as a full disk
+// would (STATUS_DISK_FULL); the client can still write that data.
+bool leaves_disk_headroom(int fd, uint64_t size, const struct stat& st) {
+  struct statvfs vfs;
+  if (fstatvfs(fd, &vfs) != 0) return true;  // no figures: let fallocate decide
+  uint64_t block = vfs.f_frsize ? vfs.f_frsize : vfs.f_bsize;
+  uint64_t free_bytes = uint64_t(vfs.f_bavail) * block;
+  uint64_t headroom = uint64_t(vfs.f_blocks) * block / 20;
+  uint64_t allocated = uint64_t(st.st_blocks) * 512;
+  uint64_t more = size > allocated ? size - allocated : 0;
+  return more + headroom <= free_bytes;
+}
+
 NtStatus set_allocation(const state::Open& open, ByteSpan buf) {
   uint64_t size;
   if (NtStatus s = read_u64(buf, size); s != NtStatus::Success) return s;
@@ -152,6 +168,7 @@ NtStatus set_allocation(const state::Open& open, ByteSpan buf) {
   struct stat st;
   if (fstat(open.fd.get(), &st) != 0) return nt_status_from_errno(errno);
   if (size <= uint64_t(st.st_size)) return NtStatus::Success;  // never truncates
+  if (!leaves_disk_headroom(open.fd.get(), size, st)) return NtStatus::DiskFull;
   if (fallocate(open.fd.get(), FALLOC_FL_KEEP_SIZE, 0, off_t(size)) != 0) {
     if (errno == EOPNOTSUPP || errno == ENOSYS) return NtStatus::Success;  // a hint only
     return nt_status_from_errno(errno);

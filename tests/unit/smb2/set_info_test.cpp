@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <string>
 #include <vector>
@@ -298,6 +299,15 @@ TEST_CASE("set_info end of file, allocation, position, mode and the rest", "[smb
   CHECK(stat_of(f, "a.txt").st_size == 100000);
   CHECK(set(f, id, kFile, kAllocation, u64_buf(1 << 20)) == NtStatus::Success);
   CHECK(stat_of(f, "a.txt").st_size == 100000);
+  // A reservation that would leave the filesystem (nearly) full is refused
+  // before anything is reserved.
+  struct statvfs vfs;
+  REQUIRE(statvfs(f.dir().c_str(), &vfs) == 0);
+  uint64_t free_bytes = uint64_t(vfs.f_bavail) * vfs.f_frsize;
+  auto blocks_before = stat_of(f, "a.txt").st_blocks;
+  CHECK(set(f, id, kFile, kAllocation, u64_buf(free_bytes + (1 << 20))) == NtStatus::DiskFull);
+  CHECK(set(f, id, kFile, kAllocation, u64_buf(free_bytes - free_bytes / 100)) == NtStatus::DiskFull);
+  CHECK(stat_of(f, "a.txt").st_blocks == blocks_before);
 
   CHECK(set(f, id, kFile, kPosition, u64_buf(77)) == NtStatus::Success);
   CHECK(f.find(id)->position == 77);
