@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <span>
 #include <unordered_map>
@@ -24,7 +23,7 @@
 namespace ringsmb::io {
 namespace {
 
-enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5 };
+enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6 };
 constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
 uint64_t pack(Op op, uint64_t id) { return (uint64_t(op) << 56) | (id & kIdMask); }
 Op op_of(uint64_t ud) { return Op(ud >> 56); }
@@ -53,6 +52,7 @@ class UringReactor final : public Reactor {
   bool setup_buffer_ring(std::string& why);
   void recycle_buffer(uint16_t bid);
   void arm_wake();
+  void arm_tick();
   void handle(const io_uring_cqe* cqe);
   void handle_recv(uint64_t conn_id, const io_uring_cqe* cqe);
   void handle_batch();
@@ -77,6 +77,7 @@ class UringReactor final : public Reactor {
   uint8_t* buffers_ = nullptr;
   int wake_fd_ = -1;
   uint64_t wake_value_ = 0;
+  __kernel_timespec tick_ts_{};
   // conn_id -> fd of connections with a recv armed, for re-arming after the
   // kernel ends a multishot recv early (out of buffers).
   std::unordered_map<uint64_t, int> recv_fds_;
@@ -122,6 +123,7 @@ bool UringReactor::init(std::string& why) {
     return false;
   }
   arm_wake();
+  arm_tick();
   return true;
 }
 
@@ -172,6 +174,17 @@ void UringReactor::arm_wake() {
   io_uring_sqe* s = sqe();
   io_uring_prep_read(s, wake_fd_, &wake_value_, sizeof wake_value_, 0);
   io_uring_sqe_set_data64(s, pack(Op::Wake, 0));
+}
+
+// The tick is a timeout operation of its own, re-armed when it fires, so
+// waiting for completions sets no timer: a wait with a timeout arms and
+// cancels an hrtimer on every request, and reprogramming the timer is a VM
+// exit on a guest.
+void UringReactor::arm_tick() {
+  tick_ts_ = {opts_.tick_ms / 1000, (opts_.tick_ms % 1000) * 1000000LL};
+  io_uring_sqe* s = sqe();
+  io_uring_prep_timeout(s, &tick_ts_, 0, 0);
+  io_uring_sqe_set_data64(s, pack(Op::Tick, 0));
 }
 
 void UringReactor::add_listener(int fd) {
@@ -273,6 +286,10 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
       arm_wake();
       handler_.on_wake();
       break;
+    case Op::Tick:
+      arm_tick();
+      handler_.on_tick();
+      break;
     case Op::Ignore: break;
   }
 }
@@ -295,21 +312,13 @@ void UringReactor::run(const std::atomic<bool>& stop) {
     if (rc < 0) LOG_ERROR("io_uring enable rings: %s", strerror(errno));
     disabled_ = false;
   }
-  auto last_tick = std::chrono::steady_clock::now();
   while (!stop.load(std::memory_order_relaxed)) {
-    __kernel_timespec ts{0, opts_.tick_ms * 1000000LL};
-    io_uring_cqe* cqe = nullptr;
-    int rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    int rc = io_uring_submit_and_wait(&ring_, 1);
     if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EBUSY) {
       LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));
       return;
     }
     handle_batch();
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_tick >= std::chrono::milliseconds(opts_.tick_ms)) {
-      last_tick = now;
-      handler_.on_tick();
-    }
   }
 }
 

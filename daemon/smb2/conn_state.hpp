@@ -111,6 +111,9 @@ struct ConnState {
   std::vector<AsyncRequest> async_requests;  // oldest first
   std::vector<LateResponse> late_responses;  // sent after the current frame's response
   uint64_t going_async = 0;  // set with a STATUS_PENDING return: the interim response's AsyncId
+  // CREATE's response contexts are built here before they are copied into
+  // the response; kept per connection so its capacity is reused.
+  Bytes create_contexts_scratch;
 
   state::Session* find_session(uint64_t id) {
     auto it = sessions.find(id);

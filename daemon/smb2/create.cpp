@@ -419,7 +419,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     answer.request.has_parent = outcome.grant.has_parent;
   }
   bool lease_answered = outcome.grant.oplock_level == state::kOplockLease;
-  Bytes contexts;
+  Bytes& contexts = req.conn.create_contexts_scratch;
+  contexts.clear();
   st = answer_create_contexts(req, c.contexts, *open, o.st, lease_answered ? &answer : nullptr, contexts);
   if (st != NtStatus::Success) {
     release(req, open->node, open.get());

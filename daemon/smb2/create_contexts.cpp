@@ -11,7 +11,10 @@ namespace {
 // MS-SMB2 2.2.13.2.8 / 2.2.13.2.10 LeaseFlags.
 enum : uint32_t { kLeaseFlagBreakInProgress = 0x2, kLeaseFlagParentKeySet = 0x4 };
 
-void append_context(Bytes& out, std::string_view name, ByteSpan data, size_t& last_start) {
+// Appends a context's header and name; its data follows at the returned
+// offset, and end_context() patches DataLength once it is written. Data is
+// written in place: no temporary buffer per context.
+size_t begin_context(Bytes& out, std::string_view name, size_t& last_start) {
   ByteWriter w(out);
   if (last_start != SIZE_MAX) {
     w.align(8);
@@ -23,10 +26,14 @@ void append_context(Bytes& out, std::string_view name, ByteSpan data, size_t& la
   w.u16(uint16_t(name.size()));
   w.u16(0);
   w.u16(24);
-  w.u32(uint32_t(data.size()));
+  w.u32(0);  // DataLength, patched by end_context
   w.bytes(name.data(), name.size());
   w.align(8, last_start);
-  w.bytes(data);
+  return out.size();
+}
+
+void end_context(Bytes& out, size_t context_start, size_t data_start) {
+  store_le32(out.data() + context_start + 12, uint32_t(out.size() - data_start));
 }
 
 bool user_in_group(const ipc::UnixUser& u, uint32_t gid) {
@@ -36,25 +43,26 @@ bool user_in_group(const ipc::UnixUser& u, uint32_t gid) {
 }  // namespace
 
 bool parse_create_contexts(ByteSpan buffer, std::vector<CreateContext>& out) {
-  size_t off = 0;
-  while (off < buffer.size()) {
-    ByteReader r(buffer.subspan(off));
-    uint32_t next = r.u32();
-    uint16_t name_off = r.u16(), name_len = r.u16();
-    r.u16();
-    uint16_t data_off = r.u16();
-    uint32_t data_len = r.u32();
-    if (!r.ok()) return false;
-    size_t limit = next ? next : buffer.size() - off;
-    if ((next && (next % 8 || next > buffer.size() - off)) || name_len == 0 || name_off < 16 ||
-        size_t(name_off) + name_len > limit || (data_len && (data_off < 16 || size_t(data_off) + data_len > limit)))
-      return false;
-    const uint8_t* base = buffer.data() + off;
-    out.push_back({std::string_view(reinterpret_cast<const char*>(base + name_off), name_len),
-                   ByteSpan(base + data_off, data_len)});
-    if (!next) break;
-    off += next;
-  }
+  return for_each_create_context(buffer, [&](const CreateContext& c) { out.push_back(c); });
+}
+
+bool next_create_context(ByteSpan buffer, size_t& off, CreateContext& out) {
+  if (off >= buffer.size()) return false;
+  ByteReader r(buffer.subspan(off));
+  uint32_t next = r.u32();
+  uint16_t name_off = r.u16(), name_len = r.u16();
+  r.u16();
+  uint16_t data_off = r.u16();
+  uint32_t data_len = r.u32();
+  if (!r.ok()) return false;
+  size_t limit = next ? next : buffer.size() - off;
+  if ((next && (next % 8 || next > buffer.size() - off)) || name_len == 0 || name_off < 16 ||
+      size_t(name_off) + name_len > limit || (data_len && (data_off < 16 || size_t(data_off) + data_len > limit)))
+    return false;
+  const uint8_t* base = buffer.data() + off;
+  out = {std::string_view(reinterpret_cast<const char*>(base + name_off), name_len),
+         ByteSpan(base + data_off, data_len)};
+  off = next ? off + next : buffer.size();
   return true;
 }
 
@@ -72,12 +80,14 @@ uint32_t maximal_access(const Request& req, const vfs::FileStat& st) {
 
 NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& out) {
   if (buffer.empty()) return NtStatus::Success;
-  std::vector<CreateContext> ctxs;
-  if (!parse_create_contexts(buffer, ctxs)) return NtStatus::InvalidParameter;
-  for (const auto& c : ctxs) {
-    if (c.name != "RqLs") continue;
+  bool bad_lease = false;
+  bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
+    if (c.name != "RqLs" || bad_lease) return;
     bool v2 = c.data.size() >= 52 && req.conn.is_smb3();
-    if (c.data.size() < 32) return NtStatus::InvalidParameter;
+    if (c.data.size() < 32) {
+      bad_lease = true;
+      return;
+    }
     ByteReader r(c.data);
     std::memcpy(out.key.data(), r.bytes(16).data(), 16);
     out.state = r.u32();
@@ -90,34 +100,32 @@ NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& o
     }
     out.version = v2 ? 2 : 1;
     out.present = true;
-  }
-  return NtStatus::Success;
+  });
+  return ok && !bad_lease ? NtStatus::Success : NtStatus::InvalidParameter;
 }
 
 NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open&, const vfs::FileStat& st,
                                 const LeaseAnswer* lease, Bytes& out) {
-  std::vector<CreateContext> ctxs;
-  if (!parse_create_contexts(buffer, ctxs)) return NtStatus::InvalidParameter;
   size_t last = SIZE_MAX;
-  for (const auto& c : ctxs) {
+  bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
+    ByteWriter w(out);
     if (c.name == "MxAc") {
-      Bytes data;
-      ByteWriter w(data);
+      size_t data = begin_context(out, "MxAc", last);
       w.u32(uint32_t(NtStatus::Success));
       w.u32(maximal_access(req, st));
-      append_context(out, "MxAc", data, last);
+      end_context(out, last, data);
     } else if (c.name == "QFid") {
-      Bytes data;
-      ByteWriter w(data);
+      size_t data = begin_context(out, "QFid", last);
       w.u64(st.file_id);
       w.u64(st.device);
       w.zeros(16);  // Reserved (DiskFileId, VolumeId, Reserved: MS-SMB2 2.2.14.2.9)
-      append_context(out, "QFid", data, last);
+      end_context(out, last, data);
     }
-  }
+  });
+  if (!ok) return NtStatus::InvalidParameter;
   if (lease) {
-    Bytes data;
-    ByteWriter w(data);
+    size_t data = begin_context(out, "RqLs", last);
+    ByteWriter w(out);
     const LeaseRequest& q = lease->request;
     w.bytes(q.key.data(), 16);
     w.u32(lease->state);
@@ -130,7 +138,7 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
       w.u16(lease->epoch);
       w.u16(0);
     }
-    append_context(out, "RqLs", data, last);
+    end_context(out, last, data);
   }
   return NtStatus::Success;
 }

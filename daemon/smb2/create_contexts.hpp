@@ -12,6 +12,21 @@ struct CreateContext {
   ByteSpan data;
 };
 
+// Reads the context at `off` and moves `off` to the next one (or to the
+// end); false at the end or when an offset/length is bad.
+bool next_create_context(ByteSpan buffer, size_t& off, CreateContext& out);
+// Calls on_context for each context in order, without allocating; false
+// when any offset/length is bad (the whole chain is checked).
+template <typename OnContext>
+bool for_each_create_context(ByteSpan buffer, OnContext&& on_context) {
+  size_t off = 0;
+  CreateContext c;
+  while (off < buffer.size()) {
+    if (!next_create_context(buffer, off, c)) return false;
+    on_context(c);
+  }
+  return true;
+}
 // Splits a CreateContexts buffer; false when any offset/length is bad.
 bool parse_create_contexts(ByteSpan buffer, std::vector<CreateContext>& out);
 

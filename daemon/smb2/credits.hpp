@@ -2,8 +2,9 @@
 // 3.3.5.2.3): which message ids the client may use now, each exactly once.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 namespace ringsmb::smb2 {
 
@@ -28,9 +29,19 @@ class CreditWindow {
   uint64_t outstanding() const { return high_ + pending_ - low_ - used_in_window_; }
 
  private:
+  bool used(uint64_t id) const { return (used_bits_[slot(id) / 64] >> (slot(id) % 64)) & 1; }
+  void set_used(uint64_t id, bool v);
+  size_t slot(uint64_t id) const { return size_t(id) & (capacity() - 1); }
+  size_t capacity() const { return used_bits_.size() * 64; }
+  // Makes the ring hold every id in [low_, high_); rare (the window only
+  // grows up to the credit limit), so steady state allocates nothing.
+  void fit_window();
+
   uint64_t low_;   // lowest id not yet used
   uint64_t high_;  // first id beyond the window
-  std::deque<bool> used_;  // used_[i] says whether id low_+i was used
+  // A ring of bits, indexed by id modulo its (power-of-two) capacity: whether
+  // each id in [low_, high_) was used. Bits outside the window are zero.
+  std::vector<uint64_t> used_bits_ = std::vector<uint64_t>(1, 0);
   uint64_t used_in_window_ = 0;
   uint64_t pending_ = 0;  // granted in responses not yet sent
 };

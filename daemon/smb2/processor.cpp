@@ -299,10 +299,7 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
     if (h.session_id == wire::kRelatedId) rh.session_id = compound_.session_id;
     if (h.tree_id == 0xFFFFFFFF) rh.tree_id = compound_.tree_id;
   }
-  Bytes hdr_bytes;
-  ByteWriter hw(hdr_bytes);
-  wire::write_header(hw, rh);
-  std::memcpy(out.data() + start, hdr_bytes.data(), wire::kHeaderSize);
+  wire::store_header(out.data() + start, rh);
   finish_element(out, start, req, status);
 
   // Sign when the request was signed or the session requires it; the final

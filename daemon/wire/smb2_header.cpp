@@ -30,24 +30,30 @@ bool parse_header(ByteSpan pdu, Header& h) {
   return true;
 }
 
-void write_header(ByteWriter& w, const Header& h) {
-  w.u32(kProtocolIdSmb2);
-  w.u16(kHeaderSize);
-  w.u16(h.credit_charge);
-  w.u32(h.status);
-  w.u16(uint16_t(h.command));
-  w.u16(h.credits);
-  w.u32(h.flags);
-  w.u32(h.next_command);
-  w.u64(h.message_id);
+void store_header(uint8_t* dst, const Header& h) {
+  store_le32(dst + hdr::ProtocolId, kProtocolIdSmb2);
+  store_le16(dst + hdr::StructureSize, uint16_t(kHeaderSize));
+  store_le16(dst + hdr::CreditCharge, h.credit_charge);
+  store_le32(dst + hdr::Status, h.status);
+  store_le16(dst + hdr::Command, uint16_t(h.command));
+  store_le16(dst + hdr::CreditRequestResponse, h.credits);
+  store_le32(dst + hdr::Flags, h.flags);
+  store_le32(dst + hdr::NextCommand, h.next_command);
+  store_le64(dst + hdr::MessageId, h.message_id);
   if (h.flags & SMB2_FLAGS_ASYNC_COMMAND) {
-    w.u64(h.async_id);
+    store_le64(dst + hdr::AsyncId, h.async_id);
   } else {
-    w.u32(0);
-    w.u32(h.tree_id);
+    store_le32(dst + hdr::Reserved, 0);
+    store_le32(dst + hdr::TreeId, h.tree_id);
   }
-  w.u64(h.session_id);
-  w.bytes(h.signature, 16);
+  store_le64(dst + hdr::SessionId, h.session_id);
+  std::memcpy(dst + hdr::Signature, h.signature, sizeof h.signature);
+}
+
+void write_header(ByteWriter& w, const Header& h) {
+  size_t at = w.size();
+  w.zeros(kHeaderSize);
+  store_header(w.buffer().data() + at, h);
 }
 
 }  // namespace ringsmb::wire

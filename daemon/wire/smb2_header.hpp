@@ -71,6 +71,9 @@ struct Header {
 // Parses the header at the start of `pdu`; false if it is short or its
 // ProtocolId / StructureSize are wrong.
 bool parse_header(ByteSpan pdu, Header& out);
+// Stores a 64-byte response header at `dst` (no allocation: the processor
+// writes it in place over the space it reserved before the handler ran).
+void store_header(uint8_t* dst, const Header& h);
 // Appends a 64-byte response header.
 void write_header(ByteWriter& w, const Header& h);
 

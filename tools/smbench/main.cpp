@@ -26,6 +26,9 @@ constexpr const char* kUsage = R"(usage: smbench [options]
   --prefix NAME       file name prefix                          [smbench]
   --server-pid PID    also report the CPU of PID's process tree (a local server) per file
   --local DIR         the same operations on DIR through the kernel, no SMB
+  --local-io inline|uring  with --local: plain syscalls, or openat/write/close
+                      through one io_uring per thread (futimens stays a
+                      syscall: io_uring has no such operation)     [inline]
   --large BYTES       write then read one file sequentially (1 MiB requests)
   --large-op write|read|both                                    [both]
   --idle-connections N  open N sessions, print READY, hold them until stdin closes
@@ -70,6 +73,11 @@ Options parse(int argc, char** argv) {
     else if (a == "--prefix") o.prefix = val();
     else if (a == "--server-pid") o.server_pid = int(number(val()));
     else if (a == "--local") o.local_dir = val();
+    else if (a == "--local-io") {
+      std::string io = val();
+      if (io != "inline" && io != "uring") usage("--local-io takes inline or uring");
+      o.local_uring = io == "uring";
+    }
     else if (a == "--large") o.large = number(val());
     else if (a == "--large-op") o.large_op = val();
     else if (a == "--idle-connections") o.idle = int(number(val()));

@@ -42,6 +42,12 @@ void report_files(const Options& opt, Stats& stats, double seconds) {
     kv.emplace_back("server_cpu_s", stats.server_cpu_s);
     kv.emplace_back("server_cpu_us_per_file", per_file);
   }
+  if (stats.local_cpu_s >= 0 && stats.files) {
+    double per_file = stats.local_cpu_s / double(stats.files) * 1e6;
+    std::printf("  CPU %.3f s, %.1f us per file (%s)\n", stats.local_cpu_s, per_file,
+                opt.local_uring ? "io_uring" : "syscalls");
+    kv.emplace_back("cpu_us_per_file", per_file);
+  }
   for (int op = 0; op < kOpCount; ++op) {
     auto& v = stats.lat[op];
     if (v.empty()) continue;

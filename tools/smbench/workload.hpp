@@ -21,6 +21,7 @@ struct Options {
   bool compound = false;
   bool lease = true;
   std::string local_dir;
+  bool local_uring = false;  // --local-io uring: open, write and close through io_uring
   uint64_t large = 0;
   std::string large_op = "both";  // write, read or both
   int idle = 0;
@@ -37,6 +38,7 @@ struct Stats {
   std::array<std::vector<uint32_t>, kOpCount> lat;
   uint64_t files = 0;
   double server_cpu_s = -1;  // measured with --server-pid, else negative
+  double local_cpu_s = -1;   // --local: this process's CPU for the files
   void merge(Stats&& o);
 };
 

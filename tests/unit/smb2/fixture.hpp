@@ -46,6 +46,33 @@ struct Response {
   uint64_t u64(size_t off) const { return load_le64(body.data() + off); }
 };
 
+// Makes `conn` a negotiated 3.1.1 connection with a valid session 1 (this
+// process's uid/gid) holding a writable tree 1 on `dir`; returns the tree.
+inline state::Tree* add_session_and_tree(ConnState& conn, const std::filesystem::path& dir,
+                                         state::Session*& session) {
+  conn.negotiated = true;
+  conn.dialect = 0x0311;
+  auto s = std::make_unique<state::Session>();
+  s->session_id = 1;
+  s->state = state::Session::State::Valid;
+  s->unix_user.uid = getuid();
+  s->unix_user.gid = getgid();
+  auto t = std::make_unique<state::Tree>();
+  t->tree_id = 1;
+  t->share.name = "share";
+  t->share.path = dir.string();
+  t->share.read_only = false;
+  t->writable = true;
+  t->root.reset(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  t->maximal_access = FILE_ALL_ACCESS;
+  t->identity = s->unix_user;
+  state::Tree* tree = t.get();
+  s->trees.emplace(1, std::move(t));
+  session = s.get();
+  conn.sessions.emplace(1, std::move(s));
+  return tree;
+}
+
 class Smb2Fixture {
  public:
   Smb2Fixture() {
@@ -55,26 +82,7 @@ class Smb2Fixture {
     server.max_trans = server.max_read = server.max_write = 1 << 20;
     server.start_time = 0x01D0000000000000ull;
     for (size_t i = 0; i < 16; ++i) server.server_guid[i] = uint8_t(0xA0 + i);
-    conn.negotiated = true;
-    conn.dialect = 0x0311;
-    auto s = std::make_unique<state::Session>();
-    s->session_id = 1;
-    s->state = state::Session::State::Valid;
-    s->unix_user.uid = getuid();
-    s->unix_user.gid = getgid();
-    auto t = std::make_unique<state::Tree>();
-    t->tree_id = 1;
-    t->share.name = "share";
-    t->share.path = dir_.string();
-    t->share.read_only = false;
-    t->writable = true;
-    t->root.reset(::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    t->maximal_access = FILE_ALL_ACCESS;
-    t->identity = s->unix_user;
-    tree = t.get();
-    s->trees.emplace(1, std::move(t));
-    session = s.get();
-    conn.sessions.emplace(1, std::move(s));
+    tree = add_session_and_tree(conn, dir_, session);
   }
   ~Smb2Fixture() {
     conn.opens.clear();
