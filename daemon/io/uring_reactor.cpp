@@ -2,9 +2,7 @@
 // when the kernel has them, multishot accept, multishot recv into a
 // provided-buffer ring (set up by hand: liburing 2.3 lacks
 // io_uring_setup_buf_ring), sendmsg for scatter-gather replies, and an
-// eventfd read for cross-thread wake-ups. With DEFER_TASKRUN it also
-// receives the rest of a large frame in place (ReactorHandler::recv_space)
-// with plain recv() calls between two io_uring_enters.
+// eventfd read for cross-thread wake-ups.
 #include <liburing.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -234,6 +232,9 @@ void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
   handler_.on_recv_end(conn_id, cqe->res);
 }
 
+// Receiving in place (ReactorHandler::recv_space), with DEFER_TASKRUN only:
+// plain recv() calls between two io_uring_enters, after a recv completion.
+//
 // A recv() of our own keeps the byte order only when no bytes the ring took
 // earlier are still waiting: not in this batch's remaining CQEs, not in CQEs
 // beyond the batch or posted by a submit during it, not in the kernel's
