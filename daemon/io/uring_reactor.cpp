@@ -245,6 +245,9 @@ void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
   handler_.on_recv_end(conn_id, cqe->res);
 }
 
+// Receiving in place (ReactorHandler::recv_space), with DEFER_TASKRUN only:
+// plain recv() calls between two io_uring_enters, after a recv completion.
+//
 // A recv() of our own keeps the byte order only when no bytes the ring took
 // earlier are still waiting: not in this batch's remaining CQEs, not in CQEs
 // beyond the batch or posted by a submit during it, not in the kernel's

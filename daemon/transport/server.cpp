@@ -137,6 +137,8 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   std::atomic<bool> stop{false};
   for (auto& w : workers) w->start(stop);
   LOG_INFO("ringsmbd: %u workers (%s) listening", n, workers[0]->backend_name());
+  LOG_INFO("ringsmbd: the rest of a large frame is received %s",
+           workers[0]->receives_in_place() ? "in place" : "through the reactor's buffers (no DEFER_TASKRUN)");
   auto reload = [&] { return reload_control_plane(*control, local, opts.config_path); };
   std::vector<Worker*> worker_ptrs;
   for (auto& w : workers) worker_ptrs.push_back(w.get());

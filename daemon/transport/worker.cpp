@@ -262,6 +262,8 @@ void Worker::on_recv_end(uint64_t conn_id, int) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) return;
   Conn& c = *it->second;
+  LOG_DEBUG("%s: %llu of %llu bytes received in place", c.state.client_address.c_str(),
+            (unsigned long long)c.bytes_received_in_place, (unsigned long long)c.bytes_received);
   c.recv_ended = true;
   c.closing = true;
   // A peer that stopped sending may never read either: end the wait for
@@ -279,8 +281,6 @@ void Worker::drop(Conn& c, const char* why) {
 
 void Worker::maybe_destroy(Conn& c) {
   if (!c.recv_ended || c.waiting) return;
-  LOG_DEBUG("%s: %llu of %llu bytes received in place", c.state.client_address.c_str(),
-            (unsigned long long)c.bytes_received_in_place, (unsigned long long)c.bytes_received);
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   conns_.erase(c.id);

@@ -44,6 +44,7 @@ class Worker final : public io::ReactorHandler {
   void start(std::atomic<bool>& stop);
   void join();
   const char* backend_name() const { return reactor_ ? reactor_->name() : "none"; }
+  bool receives_in_place() const { return reactor_ && reactor_->receives_in_place(); }
   size_t connection_count() const { return conn_count_.load(std::memory_order_relaxed); }
 
   void on_accept(int fd) override;

@@ -37,6 +37,7 @@ for backend in io_uring epoll; do
   [ "$backend" = epoll ] && args+=(--epoll)
   start_server "${args[@]}"
   check "$backend: server reports its backend" grep -q "($backend)" "$T/server.log"
+  check "$backend: server receives large frames in place" grep -q "large frame is received in place" "$T/server.log"
   for prot in off sign encrypt; do
     check "$backend: put of every size, md5 on disk ($prot)" put_all "${backend}_$prot" "$prot"
   done

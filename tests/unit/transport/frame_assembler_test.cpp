@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <random>
 
 using namespace ringsmb;
 using transport::FrameAssembler;
@@ -237,4 +238,37 @@ TEST_CASE("the callback can stop the stream from a frame received in place", "[t
   REQUIRE(space.size() == 4 + 200000 - 100);
   std::memcpy(space.data(), stream.data() + 100, space.size());
   CHECK(fa.commit(space.size(), [](ByteSpan) { return false; }) == FrameAssembler::Result::Stop);
+}
+
+TEST_CASE("random splits, mixing feed and in-place receives, keep every frame", "[transport]") {
+  std::mt19937 rng(12345);
+  auto frames = frames_of_sizes({0, 3, 100, 4000, kThreshold - 5, kThreshold + 5, 200000, 1 << 20, 17, 90000});
+  Bytes stream = framed(frames);
+  for (int round = 0; round < 200; ++round) {
+    FrameAssembler fa(2 << 20);
+    std::vector<Bytes> got;
+    auto keep = [&](ByteSpan f) {
+      got.emplace_back(f.begin(), f.end());
+      return true;
+    };
+    size_t min_missing = std::uniform_int_distribution<size_t>(1, 2 * kThreshold)(rng);
+    size_t off = 0;
+    while (off < stream.size()) {
+      size_t n = std::min(stream.size() - off, std::uniform_int_distribution<size_t>(1, 300000)(rng));
+      std::span<uint8_t> space = fa.recv_space(min_missing);
+      if (space.empty() && rng() % 2) space = fa.header_space();
+      FrameAssembler::Result r;
+      if (!space.empty() && rng() % 4) {
+        n = std::min(n, space.size());
+        std::memcpy(space.data(), stream.data() + off, n);
+        r = fa.commit(n, keep);
+      } else {
+        r = fa.feed(ByteSpan(stream.data() + off, n), keep);
+      }
+      REQUIRE(r == FrameAssembler::Result::Ok);
+      off += n;
+    }
+    REQUIRE(got == frames);
+    REQUIRE(fa.buffered() == 0);
+  }
 }
