@@ -17,6 +17,10 @@ namespace ringsmb::vfs {
 namespace {
 
 constexpr int64_t kNsPerSec = 1'000'000'000;
+// A sample of a directory's ctime taken before a newer one but looked at
+// after it is older by the moments in between; older by more than this,
+// the clock was set back.
+constexpr int64_t kClockStepNs = 1'000'000'000;
 // Never trust a directory timestamp younger than this, even on a fine-grained clock.
 constexpr int64_t kMinRacyWindowNs = 10'000'000;
 
@@ -163,7 +167,12 @@ void distrust(auto& index) {
 
 // One observation of the directory's ctime: see the invariant in the header.
 void NameIndexCache::observe(DirIndex& index, int64_t ctime_ns, int64_t now_ns) {
-  if (ctime_ns > index.ctime_ns) {
+  if (ctime_ns < index.ctime_ns - kClockStepNs) {
+    // Far older than seen before: not a late sample but a clock set back.
+    // Start over from this ctime, or every later change would look old.
+    distrust(index);
+    index.ctime_ns = ctime_ns;
+  } else if (ctime_ns > index.ctime_ns) {
     if (index.unseen > 0) {
       --index.unseen;  // taken for one of ours in flight
       make_racy(index, now_ns);

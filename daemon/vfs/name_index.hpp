@@ -142,8 +142,8 @@ class NameIndexCache {
   // ctime, not mtime: nobody can set a ctime, so it only moves forward (a
   // backward mtime, from touch -d or tar, would hide a change), and an
   // observation sampled before a newer one but locked after it is simply
-  // older and says nothing new. (A clock stepped back makes new ctimes look
-  // old; they are also recent, which makes the index racy.)
+  // older and says nothing new. (One older by more than a second means the
+  // clock was set back: the index is distrusted and starts over from it.)
   struct DirIndex {
     uint64_t generation = 0;  // tells this index from an evicted one with the same key
     Names names;

@@ -35,7 +35,7 @@ found_within() {
 }
 
 timeout 300 "$SMBENCH" --host 127.0.0.1 --port "$PORT" --user alice --password secret-A1 --share share \
-  --connections 4 --depth 4 --files 60000 --prefix load > "$T/load.out" 2>&1 &
+  --connections 4 --depth 4 --files 20000 --prefix load > "$T/load.out" 2>&1 &
 LOAD_PID=$!
 for _ in $(seq 1 100); do [ "$(ls "$T/share" | head -200 | wc -l)" -ge 100 ] && break; sleep 0.05; done
 
@@ -50,7 +50,7 @@ done
 [ "$during" -ge 1 ] || fail "the SMB load ended before any local create"
 echo "opens needed per local create during the load: $(tr '\n' ' ' < "$T/tries" 2>/dev/null)"
 check "the SMB load completed" wait "$LOAD_PID"
-check "the SMB load wrote every file" test "$(ls "$T/share" | grep -c '^load_')" -eq 60000
+check "the SMB load wrote every file" test "$(ls "$T/share" | grep -c '^load_')" -eq 20000
 
 # Nothing of the server's is in flight now: the very first open must find it.
 echo after > "$T/share/Local_After.TXT"
