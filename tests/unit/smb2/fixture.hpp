@@ -38,6 +38,23 @@ struct Body {
   uint16_t here() const { return uint16_t(wire::kHeaderSize + b.size()); }
 };
 
+// A READ request body (MS-SMB2 2.2.19).
+inline Bytes read_body(FileId id, uint64_t offset, uint32_t length, uint32_t minimum = 0) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u16(49);
+  w.u8(0);  // Padding
+  w.u8(0);  // Flags
+  w.u32(length);
+  w.u64(offset);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  w.u32(minimum);
+  w.zeros(12);  // Channel, RemainingBytes, ReadChannelInfoOffset/Length
+  w.u8(0);
+  return b;
+}
+
 struct Response {
   NtStatus status = NtStatus::Success;
   Bytes body;  // what the handler wrote after the header

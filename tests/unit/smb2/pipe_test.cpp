@@ -106,21 +106,7 @@ Bytes write_body(FileId id, ByteSpan data) {
   return b;
 }
 
-Bytes read_body(FileId id, uint32_t length) {
-  Bytes b;
-  ByteWriter w(b);
-  w.u16(49);
-  w.u8(0);
-  w.u8(0);
-  w.u32(length);
-  w.u64(0);
-  w.u64(id.persistent);
-  w.u64(id.volatile_id);
-  w.u32(0);
-  w.zeros(12);
-  w.u8(0);
-  return b;
-}
+Bytes read_body(FileId id, uint32_t length) { return test::read_body(id, 0, length); }
 
 Bytes ioctl_body(uint32_t code, FileId id, const Bytes& input, uint32_t max_out) {
   Body body;

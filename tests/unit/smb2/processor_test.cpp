@@ -359,22 +359,6 @@ TEST_CASE("CANCEL completes a waiting CREATE with STATUS_CANCELLED", "[smb2][pro
 
 namespace {
 
-Bytes read_body(FileId id, uint64_t offset, uint32_t length) {
-  Bytes b;
-  ByteWriter w(b);
-  w.u16(49);
-  w.u8(0);
-  w.u8(0);
-  w.u32(length);
-  w.u64(offset);
-  w.u64(id.persistent);
-  w.u64(id.volatile_id);
-  w.u32(0);  // MinimumCount
-  w.zeros(12);
-  w.u8(0);
-  return b;
-}
-
 // A fixture whose transport sends FileSegments, with `size` bytes in big.bin
 // and enough credits granted for a few requests.
 struct SendfileFixture : Smb2Fixture {

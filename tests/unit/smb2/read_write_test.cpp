@@ -27,21 +27,6 @@ Bytes write_body(FileId id, uint64_t offset, ByteSpan data, uint16_t data_offset
   return b;
 }
 
-Bytes read_body(FileId id, uint64_t offset, uint32_t length, uint32_t minimum = 0) {
-  Bytes b;
-  ByteWriter w(b);
-  w.u16(49);
-  w.u8(0);
-  w.u8(0);
-  w.u32(length);
-  w.u64(offset);
-  w.u64(id.persistent);
-  w.u64(id.volatile_id);
-  w.u32(minimum);
-  w.zeros(12);
-  w.u8(0);
-  return b;
-}
 
 Bytes close_body(FileId id, uint16_t flags) {
   Bytes b;
