@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "ipc/control_plane.hpp"
@@ -42,6 +43,17 @@ struct InlinePoster final : ConnPoster {
     tasks.clear();
   }
 };
+
+// What the transport relies on: segments in order, each inside the output
+// buffer. They are dropped here (their fds closed) instead of sent.
+void check_file_segments(ConnState& conn, const Bytes& out) {
+  size_t last = 0;
+  for (const FileSegment& f : conn.out_files) {
+    if (f.at < last || f.at > out.size() || f.fd.get() < 0) abort();
+    last = f.at;
+  }
+  conn.out_files.clear();
+}
 
 // Gives every element of the chain in `frame` the next message id.
 void renumber(Bytes& frame, uint64_t& next_mid) {
@@ -116,6 +128,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   conn.credits.grant(8192, 8192);
   conn.credits.commit();
   conn.supports_multi_credit = true;
+  // As the transport does: large READs may leave their data in the file.
+  conn.transport_sends_files = true;
 
   uint64_t next_mid = 1;
   Bytes out;
@@ -127,6 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     renumber(frame, next_mid);
     out.clear();
     if (process_frame(conn, server, frame, out) == FrameResult::Drop) break;
+    check_file_segments(conn, out);
     world->poster.run(conn, out);
     expire_pending(conn, server, monotonic_ms() + 60000);  // what the worker's tick does
     world->poster.run(conn, out);
