@@ -28,16 +28,8 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
   int dir = vfs::open_beneath(root_fd, parent.empty() ? "." : std::string(parent).c_str(),
                               O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
   if (dir < 0) return;
-  std::string name(leaf);
-  {
-    auto change = server.names.begin_change(dir);
-    if (unlinkat(dir, name.c_str(), open.is_directory ? AT_REMOVEDIR : 0) == 0) {
-      change.removed(name);
-    } else {
-      LOG_DEBUG("delete on close of %s: %m", open.path.c_str());
-      change.unchanged();
-    }
-  }
+  if (!vfs::unlink_noted(server.names, dir, std::string(leaf), open.is_directory))
+    LOG_DEBUG("delete on close of %s: %m", open.path.c_str());
   close(dir);
 }
 

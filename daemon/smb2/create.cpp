@@ -246,16 +246,6 @@ NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Targe
   return NtStatus::Success;
 }
 
-// Takes back what create_new made when the open is refused after all.
-void remove_created(Request& req, const Target& t, bool is_directory) {
-  const std::string leaf(t.leaf);
-  auto change = req.server.names.begin_change(t.parent_fd.get());
-  if (unlinkat(t.parent_fd.get(), leaf.c_str(), is_directory ? AT_REMOVEDIR : 0) == 0)
-    change.removed(leaf);
-  else
-    change.unchanged();
-}
-
 void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts) {
   size_t header_start = w.size() - wire::kHeaderSize;
   w.u16(89);
@@ -413,7 +403,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     return NtStatus::Pending;
   }
   if (outcome.status != NtStatus::Success) {
-    if (o.created) remove_created(req, t, o.st.is_directory);
+    // Take back what create_new made: the open is refused after all.
+    if (o.created) vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);
     return outcome.status;
   }
   if (o.truncate) {

@@ -391,4 +391,16 @@ std::string resolve_case_insensitive(NameIndexCache& cache, int root_fd, std::st
   return resolved;
 }
 
+bool unlink_noted(NameIndexCache& cache, int dirfd, const std::string& leaf, bool is_directory) {
+  auto change = cache.begin_change(dirfd);
+  if (unlinkat(dirfd, leaf.c_str(), is_directory ? AT_REMOVEDIR : 0) == 0) {
+    change.removed(leaf);
+    return true;
+  }
+  const int err = errno;
+  change.unchanged();
+  errno = err;  // the bracket's fstat must not hide why the unlink failed
+  return false;
+}
+
 }  // namespace ringsmb::vfs

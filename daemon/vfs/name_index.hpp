@@ -210,4 +210,9 @@ class NameIndexCache {
 // create uses the client's spelling.
 std::string resolve_case_insensitive(NameIndexCache& cache, int root_fd, std::string_view path);
 
+// Unlinks `leaf` (a directory with `is_directory`) from `dirfd` as one of
+// the server's changes, telling `cache` what happened. False with errno set
+// when unlinkat failed.
+bool unlink_noted(NameIndexCache& cache, int dirfd, const std::string& leaf, bool is_directory);
+
 }  // namespace ringsmb::vfs
