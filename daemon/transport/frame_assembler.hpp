@@ -72,15 +72,11 @@ class FrameAssembler {
     if (held_ < kHeaderSize) {
       held_ += std::min(n, kHeaderSize - held_);  // never past the header
       if (held_ < kHeaderSize) return Result::Ok;
-      Result r = check_header(buf_.get());
-      if (r != Result::Ok) return r;
-      frame_len_ = frame_length(buf_.get());
-      reserve(kHeaderSize + frame_len_);
+      if (Result r = start_frame(); r != Result::Ok) return r;
     } else {
       held_ += std::min(n, missing_bytes());  // never past the frame
     }
-    if (held_ == kHeaderSize + frame_len_) return hand_out(on_frame);
-    return Result::Ok;
+    return hand_out_if_whole(on_frame);
   }
 
   size_t buffered() const { return held_; }
@@ -126,13 +122,19 @@ class FrameAssembler {
     if (held_ < kHeaderSize) {
       took = append(data, kHeaderSize - held_);
       if (held_ < kHeaderSize) return Result::Ok;
-      Result r = check_header(buf_.get());
-      if (r != Result::Ok) return r;
-      frame_len_ = frame_length(buf_.get());
-      reserve(kHeaderSize + frame_len_);
+      if (Result r = start_frame(); r != Result::Ok) return r;
     }
     took += append(data.subspan(took), missing_bytes());
-    if (held_ == kHeaderSize + frame_len_) return hand_out(on_frame);
+    return hand_out_if_whole(on_frame);
+  }
+
+  // The held header just became whole: checks it, as scan() does, and makes
+  // room for its frame.
+  Result start_frame() {
+    Result r = check_header(buf_.get());
+    if (r != Result::Ok) return r;
+    frame_len_ = frame_length(buf_.get());
+    reserve(kHeaderSize + frame_len_);
     return Result::Ok;
   }
 
@@ -149,7 +151,8 @@ class FrameAssembler {
   }
 
   template <typename OnFrame>
-  Result hand_out(OnFrame& on_frame) {
+  Result hand_out_if_whole(OnFrame& on_frame) {
+    if (held_ != kHeaderSize + frame_len_) return Result::Ok;
     size_t len = frame_len_;
     held_ = 0;  // the bytes stay in buf_ until the next feed or commit
     frame_len_ = 0;
