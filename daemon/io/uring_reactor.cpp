@@ -329,7 +329,7 @@ void UringReactor::run(const std::atomic<bool>& stop) {
   }
   while (!stop.load(std::memory_order_relaxed)) {
     int rc = io_uring_submit_and_wait(&ring_, 1);
-    if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EBUSY) {
+    if (rc < 0 && rc != -EINTR && rc != -EBUSY) {
       LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));
       return;
     }

@@ -33,7 +33,8 @@ size_t begin_context(Bytes& out, std::string_view name, size_t& last_start) {
 }
 
 void end_context(Bytes& out, size_t context_start, size_t data_start) {
-  store_le32(out.data() + context_start + 12, uint32_t(out.size() - data_start));
+  constexpr size_t kDataLengthAt = 12;  // Next, NameOffset, NameLength, Reserved, DataOffset come first
+  store_le32(out.data() + context_start + kDataLengthAt, uint32_t(out.size() - data_start));
 }
 
 bool user_in_group(const ipc::UnixUser& u, uint32_t gid) {
@@ -41,10 +42,6 @@ bool user_in_group(const ipc::UnixUser& u, uint32_t gid) {
 }
 
 }  // namespace
-
-bool parse_create_contexts(ByteSpan buffer, std::vector<CreateContext>& out) {
-  return for_each_create_context(buffer, [&](const CreateContext& c) { out.push_back(c); });
-}
 
 bool next_create_context(ByteSpan buffer, size_t& off, CreateContext& out) {
   if (off >= buffer.size()) return false;

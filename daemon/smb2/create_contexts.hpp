@@ -27,8 +27,6 @@ bool for_each_create_context(ByteSpan buffer, OnContext&& on_context) {
   }
   return true;
 }
-// Splits a CreateContexts buffer; false when any offset/length is bad.
-bool parse_create_contexts(ByteSpan buffer, std::vector<CreateContext>& out);
 
 // SMB2_CREATE_REQUEST_LEASE (v1) / _V2 (MS-SMB2 2.2.13.2.8, 2.2.13.2.10).
 struct LeaseRequest {
