@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "auth/ntlmssp.hpp"
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 #include "crypto/primitives.hpp"
 
 namespace ringsmb::auth {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "auth/spnego.hpp"
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 
 namespace ringsmb::auth {
 namespace {

@@ -20,7 +20,7 @@
 #include "common/sd_notify.hpp"
 #include "config/config.hpp"
 #include "ipc/ctl_abi.hpp"
-#include "ipc/ctl_server.hpp"
+#include "ringsmb-ctld/ctl_server.hpp"
 #include "ipc/nl_socket.hpp"
 
 namespace {

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 
 namespace ringsmb::rpc {
 

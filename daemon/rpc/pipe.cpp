@@ -4,7 +4,7 @@
 
 #include <deque>
 
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 #include "rpc/dcerpc.hpp"
 #include "rpc/interface.hpp"
 

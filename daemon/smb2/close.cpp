@@ -5,7 +5,7 @@
 
 #include "common/log.hpp"
 #include "smb2/dispatch.hpp"
-#include "smb2/identity.hpp"
+#include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"

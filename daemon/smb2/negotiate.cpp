@@ -6,7 +6,7 @@
 #include "common/log.hpp"
 #include "crypto/primitives.hpp"
 #include "smb2/dispatch.hpp"
-#include "smb2/smb1_negotiate.hpp"
+#include "smb2/negotiate.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {

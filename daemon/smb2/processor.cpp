@@ -7,10 +7,10 @@
 #include "common/log.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/dispatch.hpp"
-#include "smb2/identity.hpp"
+#include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
-#include "smb2/smb1_negotiate.hpp"
+#include "smb2/negotiate.hpp"
 
 namespace ringsmb::smb2 {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "common/log.hpp"
-#include "smb2/identity.hpp"
+#include "smb2/thread_identity.hpp"
 #include "vfs/dos_xattr.hpp"
 #include "vfs/veto.hpp"
 

@@ -3,7 +3,7 @@
 
 #include "common/log.hpp"
 #include "smb2/dispatch.hpp"
-#include "smb2/identity.hpp"
+#include "smb2/thread_identity.hpp"
 #include "vfs/paths.hpp"
 
 namespace ringsmb::smb2 {

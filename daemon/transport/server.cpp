@@ -12,7 +12,7 @@
 #include "common/sd_notify.hpp"
 #include "crypto/primitives.hpp"
 #include "ipc/control_plane.hpp"
-#include "ipc/reloading_control_plane.hpp"
+#include "control/reloading_control_plane.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/admin_endpoint.hpp"
 #include "transport/worker.hpp"

@@ -7,7 +7,7 @@
 
 #include <cerrno>
 
-#include "vfs/unicode.hpp"
+#include "vfs/codepoints.hpp"
 
 namespace ringsmb::vfs {
 namespace {

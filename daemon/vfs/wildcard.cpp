@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "vfs/dir_entries.hpp"
-#include "vfs/unicode.hpp"
+#include "vfs/codepoints.hpp"
 
 namespace ringsmb::vfs {
 namespace {

@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "auth/spnego.hpp"
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 #include "crypto/primitives.hpp"
 #include "ntlm_client.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "auth/ntlmssp.hpp"
 #include "auth/spnego.hpp"
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 #include "crypto/primitives.hpp"
 
 namespace ringsmb::smbench {

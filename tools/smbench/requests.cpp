@@ -1,7 +1,7 @@
 // Request encoders and the few response decoders smbench needs.
 #include <cstdio>
 
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 #include "client.hpp"
 #include "common/ntstatus.hpp"
 #include "crypto/primitives.hpp"

@@ -6,7 +6,7 @@
 #include "auth/blog_vectors.hpp"
 #include "auth/ntlmssp.hpp"
 #include "auth/spnego.hpp"
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 #include "crypto/primitives.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "crypto/test_hex.hpp"

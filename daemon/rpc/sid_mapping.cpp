@@ -7,7 +7,7 @@
 #include <charconv>
 
 #include "auth/user_db.hpp"
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 #include "crypto/primitives.hpp"
 #include "rpc/interface.hpp"
 

@@ -1,4 +1,4 @@
-#include "auth/utf16.hpp"
+#include "auth/ntlm_utf16.hpp"
 
 #include "common/unicode.hpp"
 

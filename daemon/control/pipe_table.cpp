@@ -1,4 +1,4 @@
-#include "ipc/local_pipes.hpp"
+#include "control/pipe_table.hpp"
 
 #include "rpc/pipe.hpp"
 

@@ -1,4 +1,4 @@
-#include "ipc/share_access.hpp"
+#include "control/share_access.hpp"
 
 #include <grp.h>
 #include <unistd.h>

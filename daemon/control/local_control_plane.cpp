@@ -10,10 +10,10 @@
 
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
-#include "ipc/local_pipes.hpp"
+#include "control/pipe_table.hpp"
 #include "common/log.hpp"
 #include "ipc/control_plane.hpp"
-#include "ipc/share_access.hpp"
+#include "control/share_access.hpp"
 
 namespace ringsmb::ipc {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "ipc/share_access.hpp"
+#include "control/share_access.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::ipc;

@@ -1,4 +1,4 @@
-#include "ipc/reloading_control_plane.hpp"
+#include "control/reloading_control_plane.hpp"
 
 #include <mutex>
 #include <unordered_map>

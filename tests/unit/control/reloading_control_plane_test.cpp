@@ -8,7 +8,7 @@
 #include <string>
 
 #include "config/config.hpp"
-#include "ipc/reloading_control_plane.hpp"
+#include "control/reloading_control_plane.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::ipc;

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "common/log.hpp"
-#include "ipc/ctl_server.hpp"
+#include "ringsmb-ctld/ctl_server.hpp"
 
 namespace ringsmb::ipc {
 

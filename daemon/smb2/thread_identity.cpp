@@ -1,4 +1,4 @@
-#include "smb2/identity.hpp"
+#include "smb2/thread_identity.hpp"
 
 #include <sys/syscall.h>
 #include <unistd.h>

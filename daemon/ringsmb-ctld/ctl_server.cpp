@@ -1,4 +1,4 @@
-#include "ipc/ctl_server.hpp"
+#include "ringsmb-ctld/ctl_server.hpp"
 
 #include <poll.h>
 #include <unistd.h>

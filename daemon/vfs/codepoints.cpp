@@ -1,5 +1,5 @@
 // Simple case folding for names (the codec itself is common/unicode).
-#include "vfs/unicode.hpp"
+#include "vfs/codepoints.hpp"
 
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"

@@ -12,7 +12,7 @@
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
 #include "ipc/ctl_codec.hpp"
-#include "ipc/ctl_server.hpp"
+#include "ringsmb-ctld/ctl_server.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::ipc;
