@@ -14,6 +14,8 @@ packages=(
   smbclient samba-testsuite samba
   # test and benchmark tooling
   python3 procps psmisc iproute2 strace time
+  # systemd-analyze verifies the unit (test_install); systemd need not run
+  systemd
   # man pages are checked to render without warnings (test_install)
   groff-base
 )

@@ -3,6 +3,8 @@
 // wherever the share appears) and builds the shares from it.
 #include "config/config.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -236,7 +238,26 @@ std::expected<ParseOutput, std::string> parse_config_file(const std::string& pat
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) return std::unexpected(cat(path, ": read error"));
-  return parse_config_text(ss.str(), path);
+  auto parsed = parse_config_text(ss.str(), path);
+  if (parsed) warn_missing_share_paths(*parsed, path);
+  return parsed;
+}
+
+// A share whose directory is missing parses (the admin may mount it later)
+// but must not pass unnoticed: `config check`, start-up and reload print
+// this warning, and a tree connect to it fails with BAD_NETWORK_NAME.
+void warn_missing_share_paths(ParseOutput& out, std::string_view file) {
+  for (const ShareConfig& share : out.config.shares) {
+    if (share.path.empty()) continue;
+    struct stat st{};
+    if (stat(share.path.c_str(), &st) != 0) {
+      out.warnings.push_back(located(file, share.line, cat("share [", share.name, "]: path ", share.path, ": ",
+                                                           std::strerror(errno))));
+    } else if (!S_ISDIR(st.st_mode)) {
+      out.warnings.push_back(located(file, share.line, cat("share [", share.name, "]: path ", share.path,
+                                                           " is not a directory")));
+    }
+  }
 }
 
 }  // namespace ringsmb::config

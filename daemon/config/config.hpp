@@ -106,7 +106,9 @@ struct ParseOutput {
 
 // Errors are "FILE:LINE: message".
 std::expected<ParseOutput, std::string> parse_config_text(std::string_view text, std::string_view file_name);
+// parse_config_file also warns about shares whose path is not a directory.
 std::expected<ParseOutput, std::string> parse_config_file(const std::string& path);
+void warn_missing_share_paths(ParseOutput& out, std::string_view file);
 
 // Normalizes a key as the parser compares keys: lowercase, spaces and tabs removed.
 std::string normalize_key(std::string_view key);
