@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   config::Config cfg = parsed->config;
+  log_to_syslog_if_inherited("ringsmb-ctld");
   int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
   set_log_level(LogLevel(std::clamp(level, 0, 3)));
   if (sd::enabled()) foreground = true;

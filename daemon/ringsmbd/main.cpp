@@ -176,5 +176,6 @@ int main(int argc, char** argv) {
     perror("ringsmbd: daemon");
     return 1;
   }
+  if (!foreground) log_to_syslog("ringsmbd");
   return transport::run_server(cfg, opts);
 }
