@@ -9,7 +9,7 @@ namespace ringsmb::smb2 {
 namespace {
 
 // MS-SMB2 2.2.13.2.8 / 2.2.13.2.10 LeaseFlags.
-enum : uint32_t { kLeaseFlagBreakInProgress = 0x2, kLeaseFlagParentKeySet = 0x4 };
+constexpr uint32_t kLeaseFlagBreakInProgress = 0x2, kLeaseFlagParentKeySet = 0x4;
 
 // Appends a context's header and name; its data follows at the returned
 // offset, and end_context() patches DataLength once it is written. Data is

@@ -8,7 +8,7 @@
 namespace ringsmb::smb2 {
 namespace {
 
-enum : uint32_t { SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED = 0x1 };
+constexpr uint32_t SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED = 0x1;
 
 void frame(Bytes& out, ByteSpan msg) {
   size_t len = msg.size();

@@ -173,7 +173,7 @@ NtStatus handle_query_directory(Request& req, ByteWriter& w) {
 
   std::string pattern;
   if (!vfs::utf16le_to_utf8(q.name, pattern)) return NtStatus::InvalidParameter;
-  if (pattern.empty()) pattern = "*";
+  if (pattern.empty()) pattern.assign(1, '*');  // not = "*": g++ 12 -Wrestrict false positive
 
   state::DirCursor& cur = open->dir;
   bool first_query = !cur.loaded || (q.flags & (SMB2_RESTART_SCANS | SMB2_REOPEN)) || pattern != cur.pattern;

@@ -571,7 +571,7 @@ TEST_CASE("parse_config_file", "[config]") {
   std::string path = tmpl;
   {
     std::ofstream f(path);
-    f << "[global]\nworkers = 7\n[x]\npath = /x\nwat = 1\n";
+    f << "[global]\nworkers = 7\n[x]\npath = /tmp\nwat = 1\n";
   }
   auto r = parse_config_file(path);
   REQUIRE(r);
@@ -598,13 +598,13 @@ TEST_CASE("a share whose path is missing or not a directory is a warning of the 
   std::ofstream(base + "/plain") << "x";
   std::ofstream(conf) << "[global]\n\n[here]\n  path = " << base << "\n\n[gone]\n  path = " << base
                       << "/missing\n\n[file]\n  path = " << base << "/plain\n";
-  auto parsed = config::parse_config_file(conf);
+  auto parsed = parse_config_file(conf);
   REQUIRE(parsed);
   REQUIRE(parsed->warnings.size() == 2);
   CHECK(parsed->warnings[0] == conf + ":6: share [gone]: path " + base + "/missing: No such file or directory");
   CHECK(parsed->warnings[1] == conf + ":9: share [file]: path " + base + "/plain is not a directory");
   // The text parser stays free of file-system look-ups.
-  CHECK(config::parse_config_text("[gone]\n  path = /nonexistent-ringsmb\n", "t")->warnings.empty());
+  CHECK(parse_config_text("[gone]\n  path = /nonexistent-ringsmb\n", "t")->warnings.empty());
   std::remove((base + "/plain").c_str());
   std::remove(conf.c_str());
   rmdir(dir);
