@@ -312,6 +312,16 @@ NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, cons
   return NtStatus::Success;
 }
 
+// The delete happens at the last close, where a refusal reaches no one:
+// ask now what SET_INFO FileDispositionInformation would (MS-FSA 2.1.5.1.2:
+// a read-only file cannot be deleted; the file system's unlink rules). A
+// file this request made is ours to remove.
+NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Target& t, const Opened& o) {
+  if (!(c.options & FILE_DELETE_ON_CLOSE) || o.created || t.path.empty()) return NtStatus::Success;
+  if (vfs::dos_attributes(o.st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY) return NtStatus::CannotDelete;
+  return check_unlink_allowed(*req.tree, t.path);
+}
+
 // Drops an open registered in the file table that will not be used.
 void release(Request& req, const std::shared_ptr<state::FileNode>& node, const state::Open* owner) {
   auto closed = req.server.files.close_cached(node, owner);
@@ -376,10 +386,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   Target t;
   Opened o;
   if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
-  // The delete happens at the last close, where a refusal reaches no one:
-  // ask the file system's rules now (a file this request made is ours to remove).
-  if ((c.options & FILE_DELETE_ON_CLOSE) && !o.created && !t.path.empty())
-    if ((st = check_unlink_allowed(*req.tree, t.path)) != NtStatus::Success) return st;
+  if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
   if (o.created && req.tree->share.store_dos_attributes)
     store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);  // best effort: the file exists either way
 

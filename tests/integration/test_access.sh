@@ -61,6 +61,15 @@ expect_probe "writable share: MAXIMUM_ALLOWED + delete-on-close deletes" \
   "create=SUCCESS close=SUCCESS" share alice secret-A1 doc-max-file listed.txt
 check "writable share: the file is gone" test ! -e "$T/share/listed.txt"
 
+# A read-only file: delete-on-close says what a disposition would, not a
+# success that the close then honours or not.
+echo data > "$T/share/readonly.txt" && chmod 444 "$T/share/readonly.txt"
+expect_probe "writable share: delete-on-close of a read-only file is CANNOT_DELETE" \
+  "create=CANNOT_DELETE" share alice secret-A1 doc-delete readonly.txt
+expect_probe "writable share: so is its disposition" \
+  "create=SUCCESS setinfo=CANNOT_DELETE close=SUCCESS" share alice secret-A1 disposition readonly.txt
+check "writable share: the read-only file is still there" test -f "$T/share/readonly.txt"
+
 # --- defect 2: a delete the sticky bit forbids ------------------------------
 mkdir "$T/share/tmp" && chmod 1777 "$T/share/tmp"
 echo carol > "$T/share/tmp/carols.txt"

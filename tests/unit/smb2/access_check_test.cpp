@@ -182,3 +182,16 @@ TEST_CASE("access checks: a delete the sticky bit forbids is refused when asked 
   }
   CHECK_FALSE(f.exists("tmp/owned"));
 }
+
+TEST_CASE("access checks: delete-on-close of a read-only file is CANNOT_DELETE at CREATE", "[smb2][access]") {
+  Smb2Fixture f;
+  f.write_file("ro.txt", "x");
+  REQUIRE(chmod((f.dir() / "ro.txt").c_str(), 0444) == 0);
+  FileId id;
+  CHECK(f.create("ro.txt", DELETE, kOpen, kDeleteOnClose | kNonDirectoryFile, id) == NtStatus::CannotDelete);
+  CHECK(f.exists("ro.txt"));
+  REQUIRE(chmod((f.dir() / "ro.txt").c_str(), 0644) == 0);
+  REQUIRE(f.create("ro.txt", DELETE, kOpen, kDeleteOnClose | kNonDirectoryFile, id) == NtStatus::Success);
+  f.close(id);
+  CHECK_FALSE(f.exists("ro.txt"));
+}
