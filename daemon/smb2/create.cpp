@@ -318,8 +318,9 @@ NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, cons
 // file this request made is ours to remove.
 NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Target& t, const Opened& o) {
   if (!(c.options & FILE_DELETE_ON_CLOSE) || o.created || t.path.empty()) return NtStatus::Success;
+  if (NtStatus st = check_unlink_allowed(*req.tree, t.path); st != NtStatus::Success) return st;
   if (vfs::dos_attributes(o.st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY) return NtStatus::CannotDelete;
-  return check_unlink_allowed(*req.tree, t.path);
+  return NtStatus::Success;
 }
 
 // Drops an open registered in the file table that will not be used.
