@@ -73,6 +73,9 @@ struct GlobalConfig {
   EncryptionPolicy smb3_encryption = EncryptionPolicy::Off;  
   MapToGuest map_to_guest = MapToGuest::Never;            // "never", "bad user", "bad password"
   std::string guest_account = "nobody";
+  // "admin users": accounts (users database names) that administer the
+  // server over RPC, e.g. may see share paths (srvsvc levels 2 and 502).
+  std::vector<std::string> admin_users;
   std::string workgroup = "WORKGROUP";
   std::string netbios_name = "RINGSMB";
   std::string server_string = "ringsmb";

@@ -90,6 +90,8 @@ constexpr GlobalKey kGlobalKeys[] = {
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.guest_account, non_empty(v, "guest account"));
      }},
+    {"adminusers",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.admin_users, split_list(v, true)); }},
     {"workgroup",
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.workgroup, parse_netbios(v, "workgroup")); }},
     {"netbiosname",

@@ -62,13 +62,21 @@ std::optional<Share> find_share(const config::Config& cfg, std::string_view name
   return std::nullopt;
 }
 
+// Is the caller named by "admin users"? Never a guest or anonymous caller.
+bool is_admin(const CallContext& ctx) {
+  if (ctx.rpc.user.empty() || ctx.rpc.is_guest) return false;
+  for (const auto& name : ctx.rpc.config->global.admin_users)
+    if (iequals(name, ctx.rpc.user)) return true;
+  return false;
+}
+
 // Levels 2 and 502 show local paths (and 502 the security descriptor):
-// not to anonymous or guest sessions, as Windows keeps them to
-// authenticated users (MS-SRVS 3.1.4.8 and 3.1.4.10 access checks);
-// enumerating at level 501 is refused to them too, as Windows does.
+// only to administrators, as Windows keeps them to Administrators and
+// Server Operators (MS-SRVS 3.1.4.8 and 3.1.4.10 access checks). Anonymous
+// and guest callers may not enumerate at level 501 either, as on Windows.
 bool level_denied(uint32_t level, const CallContext& ctx, bool enumeration) {
-  bool restricted = level == 2 || level == 502 || (enumeration && level == 501);
-  return restricted && (ctx.rpc.user.empty() || ctx.rpc.is_guest);
+  if (level == 2 || level == 502) return !is_admin(ctx);
+  return enumeration && level == 501 && (ctx.rpc.user.empty() || ctx.rpc.is_guest);
 }
 
 bool share_level_ok(uint32_t level, bool enumeration) {

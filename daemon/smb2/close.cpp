@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include "common/log.hpp"
+#include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
@@ -27,9 +30,15 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
   if (leaf.empty()) return;  // never the share root
   int dir = vfs::open_beneath(root_fd, parent.empty() ? "." : std::string(parent).c_str(),
                               O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-  if (dir < 0) return;
+  // CREATE and SET_INFO checked that the user may delete the file
+  // (access_check.hpp); what still fails here (the directory changed since,
+  // a file system error) cannot be reported to any client: say so in the log.
+  if (dir < 0) {
+    LOG_WARN("delete on close of %s: directory gone: %s", open.path.c_str(), strerror(-dir));
+    return;
+  }
   if (!vfs::unlink_noted(server.names, dir, std::string(leaf), open.is_directory))
-    LOG_DEBUG("delete on close of %s: %m", open.path.c_str());
+    LOG_WARN("delete on close of %s failed, the file stays: %m", open.path.c_str());
   close(dir);
 }
 
@@ -42,7 +51,10 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   std::unique_ptr<state::Open> open = std::move(it->second);
   conn.opens.erase(it);
   state::Session* s = conn.find_session(open->session_id);
-  if (open->create_options & FILE_DELETE_ON_CLOSE) server.files.set_delete_pending(open->node, true);
+  // CREATE granted delete-on-close only with DELETE (grant_create_access);
+  // checked again so that no other path to an open can delete without it.
+  if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE))
+    server.files.set_delete_pending(open->node, true);
   bool pending = server.files.is_delete_pending(open->node);
   state::Tree* tree = nullptr;
   if (s) {

@@ -9,6 +9,7 @@
 
 #include "common/log.hpp"
 #include "smb2/access.hpp"
+#include "smb2/access_check.hpp"
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/lease.hpp"
@@ -77,12 +78,6 @@ NtStatus parse(const Request& req, CreateRequest& c) {
     return NtStatus::InvalidParameter;
   if (c.options & FILE_OPEN_BY_FILE_ID) return NtStatus::NotSupported;
   return NtStatus::Success;
-}
-
-uint32_t granted_access(const CreateRequest& c, const state::Tree& tree) {
-  uint32_t a = map_generic(c.desired_access);
-  if (a & MAXIMUM_ALLOWED) a = (a & ~MAXIMUM_ALLOWED) | tree.maximal_access;
-  return a;
 }
 
 int open_flags_for(uint32_t access, bool is_dir) {
@@ -279,13 +274,13 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
   auto st = stat_leaf(req, t);
   if (st) {
     if (c.disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
-    if (!req.tree->writable && (c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF))
-      return NtStatus::AccessDenied;
+    if (c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF)
+      if (NtStatus s = check_tree_change(*req.tree, Change::Overwrite); s != NtStatus::Success) return s;
     return open_existing(c, access, t, *st, o);
   }
   if (st.error() != NtStatus::ObjectNameNotFound) return st.error();
   if (c.disposition == FILE_OPEN || c.disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
-  if (!req.tree->writable) return NtStatus::AccessDenied;
+  if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
   NtStatus s = create_new(req, c, access, t, o);
   if (s == NtStatus::ObjectNameCollision && c.disposition != FILE_CREATE) {
     auto again = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());  // lost a race: open it
@@ -314,6 +309,17 @@ NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, cons
   auto stat = vfs::stat_fd(o.fd.get());
   if (!stat) return stat.error();
   o.st = *stat;
+  return NtStatus::Success;
+}
+
+// The delete happens at the last close, where a refusal reaches no one:
+// ask now what SET_INFO FileDispositionInformation would (MS-FSA 2.1.5.1.2:
+// a read-only file cannot be deleted; the file system's unlink rules). A
+// file this request made is ours to remove.
+NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Target& t, const Opened& o) {
+  if (!(c.options & FILE_DELETE_ON_CLOSE) || o.created || t.path.empty()) return NtStatus::Success;
+  if (NtStatus st = check_unlink_allowed(*req.tree, t.path); st != NtStatus::Success) return st;
+  if (vfs::dos_attributes(o.st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY) return NtStatus::CannotDelete;
   return NtStatus::Success;
 }
 
@@ -374,14 +380,14 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
     return st;
   if (req.conn.opens.size() >= req.server.config.global.max_open_files) return NtStatus::TooManyOpenedFiles;
-  uint32_t access = granted_access(c, *req.tree);
-  if (!req.tree->writable && (access & kWriteLikeAccess) && !(c.desired_access & MAXIMUM_ALLOWED))
-    return NtStatus::AccessDenied;
-  if (!req.tree->writable) access &= ~kWriteLikeAccess;
+  auto granted = grant_create_access(*req.tree, c.desired_access, c.options & FILE_DELETE_ON_CLOSE);
+  if (!granted) return granted.error();
+  const uint32_t access = *granted;
 
   Target t;
   Opened o;
   if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
+  if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
   if (o.created && req.tree->share.store_dos_attributes)
     store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);  // best effort: the file exists either way
 

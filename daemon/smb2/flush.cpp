@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "smb2/access.hpp"
+#include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
 
 namespace ringsmb::smb2 {
@@ -12,7 +13,7 @@ NtStatus handle_flush(Request& req, ByteWriter& w) {
   FileId id{r.u64(), r.u64()};
   state::Open* open = req.find_open(id);
   if (!open) return NtStatus::FileClosed;
-  if (!(open->granted_access & (FILE_WRITE_DATA | FILE_APPEND_DATA))) return NtStatus::AccessDenied;
+  if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
   if (fsync(open->fd.get()) != 0 && errno != EINVAL && errno != EBADF) return nt_status_from_errno(errno);
   w.u16(4);
   w.u16(0);

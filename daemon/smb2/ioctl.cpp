@@ -25,6 +25,7 @@
 
 #include "config/config.hpp"
 #include "smb2/access.hpp"
+#include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/object_id.hpp"
 #include "smb2/pipe_io.hpp"
@@ -144,10 +145,9 @@ NtStatus object_id(const IoctlRequest& q, const state::Open& open, Bytes& out) {
   return NtStatus::Success;
 }
 
-NtStatus set_sparse(const IoctlRequest& q, const state::Open& open) {
+NtStatus set_sparse(const Request& req, const IoctlRequest& q, const state::Open& open) {
   if (open.is_directory) return NtStatus::InvalidParameter;
-  if (!(open.granted_access & (FILE_WRITE_DATA | FILE_WRITE_ATTRIBUTES | FILE_APPEND_DATA)))
-    return NtStatus::AccessDenied;
+  if (NtStatus s = check_change(*req.tree, open, Change::Sparse); s != NtStatus::Success) return s;
   (void)q;  // the optional SetSparse byte changes nothing here
   return NtStatus::Success;
 }
@@ -175,7 +175,7 @@ NtStatus handle_ioctl(Request& req, ByteWriter& w) {
       response_id = {open->persistent_id, open->volatile_id};  // resolves a related FileId
       switch (q.ctl_code) {
         case FSCTL_SRV_REQUEST_RESUME_KEY: st = resume_key(q, *open, out); break;
-        case FSCTL_SET_SPARSE: st = set_sparse(q, *open); break;
+        case FSCTL_SET_SPARSE: st = set_sparse(req, q, *open); break;
         case FSCTL_GET_REPARSE_POINT: return NtStatus::NotAReparsePoint;
         case FSCTL_CREATE_OR_GET_OBJECT_ID: st = object_id(q, *open, out); break;
         case FSCTL_PIPE_TRANSCEIVE: st = transceive_pipe(req, *open, q.input, q.max_output_response, out); break;

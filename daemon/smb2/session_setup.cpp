@@ -108,6 +108,20 @@ NtStatus send_challenge(Request& req, state::Session& s, ByteSpan negotiate_msg,
   return NtStatus::MoreProcessingRequired;
 }
 
+bool server_requires_encryption(const Request& req) {
+  return req.server.config.global.smb3_encryption == config::EncryptionPolicy::Required;
+}
+
+// MS-SMB2 3.3.5.5 steps 1-2: a server that rejects unencrypted access
+// refuses the SESSION_SETUP of a connection that cannot encrypt (a 2.x
+// dialect, or 3.x without a common cipher), not a later request.
+NtStatus check_encryption_possible(const Request& req) {
+  if (!server_requires_encryption(req) || req.conn.cipher) return NtStatus::Success;
+  LOG_INFO("%s: session setup refused: encryption is required and dialect 0x%04x has no cipher",
+           req.conn.client_address.c_str(), req.conn.dialect);
+  return NtStatus::AccessDenied;
+}
+
 bool wants_encryption(const Request& req) {
   return req.conn.cipher && req.server.config.global.smb3_encryption != config::EncryptionPolicy::Off;
 }
@@ -144,6 +158,13 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
   }
   bool reauth = s.state == state::Session::State::Valid;
   if (reauth && !s.user.empty() && s.user != login.user) return NtStatus::AccessDenied;
+  // A guest or anonymous session has no key to encrypt with: where the
+  // server requires encryption it cannot be served at all.
+  if ((login.is_guest || login.is_anonymous) && server_requires_encryption(req)) {
+    LOG_INFO("%s: %s session refused: encryption is required", req.conn.client_address.c_str(),
+             login.is_guest ? "guest" : "anonymous");
+    return NtStatus::AccessDenied;
+  }
   if (!reauth) install_identity(req, s, login);
   s.state = state::Session::State::Valid;
   s.ntlm_negotiate.clear();
@@ -191,6 +212,7 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   ByteSpan blob;
   if (!r.ok() || !buffer_at(req, blob_off, blob_len, blob) || blob.empty()) return NtStatus::InvalidParameter;
   if (flags & SMB2_SESSION_FLAG_BINDING) return NtStatus::RequestNotAccepted;  // no multichannel yet
+  if (NtStatus st = check_encryption_possible(req); st != NtStatus::Success) return st;
 
   state::Session* s = find_or_create_session(req);
   if (!s) return NtStatus::UserSessionDeleted;

@@ -32,9 +32,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "smb2/access.hpp"
+#include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
@@ -96,7 +98,6 @@ bool time_given(uint64_t t) { return int64_t(t) > 0; }
 
 NtStatus set_basic(const state::Open& open, ByteSpan buf) {
   if (buf.size() < 40) return NtStatus::InfoLengthMismatch;
-  if (!(open.granted_access & FILE_WRITE_ATTRIBUTES)) return NtStatus::AccessDenied;
   ByteReader r(buf);
   uint64_t creation = r.u64(), access = r.u64(), write = r.u64(), change = r.u64();
   uint32_t attrs = r.u32();
@@ -139,7 +140,6 @@ NtStatus read_u64(ByteSpan buf, uint64_t& v) {
 NtStatus set_end_of_file(const state::Open& open, ByteSpan buf) {
   uint64_t eof;
   if (NtStatus s = read_u64(buf, eof); s != NtStatus::Success) return s;
-  if (!(open.granted_access & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
   if (open.is_directory || eof > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
   if (ftruncate(open.fd.get(), off_t(eof)) != 0) return nt_status_from_errno(errno);
   return NtStatus::Success;
@@ -163,7 +163,6 @@ bool leaves_disk_headroom(int fd, uint64_t size, const struct stat& st) {
 NtStatus set_allocation(const state::Open& open, ByteSpan buf) {
   uint64_t size;
   if (NtStatus s = read_u64(buf, size); s != NtStatus::Success) return s;
-  if (!(open.granted_access & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
   if (open.is_directory || size > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
   struct stat st;
   if (fstat(open.fd.get(), &st) != 0) return nt_status_from_errno(errno);
@@ -198,9 +197,11 @@ Result<bool> directory_empty(int fd) {
 }
 
 NtStatus set_delete_pending(Request& req, state::Open& open, bool pending, bool ignore_readonly) {
-  if (!(open.granted_access & DELETE)) return NtStatus::AccessDenied;
   if (pending) {
     if (open.path.empty()) return NtStatus::CannotDelete;  // the share root
+    // The unlink waits for the last close, where a refusal reaches no one:
+    // the file system's rules are asked now, with the user's identity.
+    if (NtStatus s = check_unlink_allowed(*req.tree, open.path); s != NtStatus::Success) return s;
     auto st = vfs::stat_fd(open.fd.get());
     if (!st) return st.error();
     if (!ignore_readonly && (vfs::dos_attributes(*st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY))
@@ -307,8 +308,6 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   uint32_t name_len = r.u32();
   ByteSpan name = r.bytes(name_len);
   if (!r.ok() || name_len == 0 || name_len % 2 || root_dir != 0) return NtStatus::InvalidParameter;
-  if (!(open.granted_access & DELETE)) return NtStatus::AccessDenied;
-  if (!req.tree->writable) return NtStatus::AccessDenied;
   if (name[0] == ':' && name[1] == 0) return NtStatus::NotSupported;  // stream rename: no named streams
   auto target = vfs::parse_smb_path(name);
   if (!target) return target.error();
@@ -421,9 +420,26 @@ void break_caching(Request& req, state::Open& open, FileInfoClass cls) {
   }
 }
 
+// The change each settable file class makes (access_check.hpp decides who
+// may); Position and Mode only change the handle.
+std::optional<Change> change_of(FileInfoClass cls) {
+  switch (cls) {
+    case FileInfoClass::Basic: return Change::BasicInfo;
+    case FileInfoClass::EndOfFile: return Change::EndOfFile;
+    case FileInfoClass::Allocation: return Change::Allocation;
+    case FileInfoClass::Disposition:
+    case FileInfoClass::DispositionEx: return Change::Delete;
+    case FileInfoClass::Rename:
+    case FileInfoClass::RenameEx: return Change::Rename;
+    case FileInfoClass::FullEa: return Change::ExtendedAttributes;
+    case FileInfoClass::Link: return Change::CreateName;
+    default: return std::nullopt;
+  }
+}
+
 NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteSpan buf) {
-  bool modifies = cls != FileInfoClass::Position && cls != FileInfoClass::Mode;
-  if (modifies && !req.tree->writable) return NtStatus::AccessDenied;
+  if (auto change = change_of(cls))
+    if (NtStatus s = check_change(*req.tree, open, *change); s != NtStatus::Success) return s;
   break_caching(req, open, cls);
   switch (cls) {
     case FileInfoClass::Basic: {
@@ -495,11 +511,12 @@ NtStatus apply_dacl(const state::Open& open, const vfs::FileStat& st, ByteSpan d
   return NtStatus::Success;
 }
 
-NtStatus set_security(const state::Open& open, uint32_t info, ByteSpan buf) {
+NtStatus set_security(const state::Tree& tree, const state::Open& open, uint32_t info, ByteSpan buf) {
   if (info & SACL_SECURITY_INFORMATION) return NtStatus::AccessDenied;  // ACCESS_SYSTEM_SECURITY is never granted
-  if ((info & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION)) && !(open.granted_access & WRITE_OWNER))
-    return NtStatus::AccessDenied;
-  if ((info & DACL_SECURITY_INFORMATION) && !(open.granted_access & WRITE_DAC)) return NtStatus::AccessDenied;
+  if (info & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION))
+    if (NtStatus s = check_change(tree, open, Change::Owner); s != NtStatus::Success) return s;
+  if (info & DACL_SECURITY_INFORMATION)
+    if (NtStatus s = check_change(tree, open, Change::Dacl); s != NtStatus::Success) return s;
   SdParts want;
   if (!parse_sd(buf, want)) return NtStatus::InvalidParameter;
   auto st = vfs::stat_fd(open.fd.get());
@@ -535,9 +552,7 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   if (find_pipe(req.conn, *open)) st = set_pipe_info(req.conn, *open, info_type, info_class, buf);
   else switch (info_type) {
     case SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
-    case SMB2_0_INFO_SECURITY:
-      if (!req.tree->writable) return NtStatus::AccessDenied;
-      st = set_security(*open, additional, buf);
+    case SMB2_0_INFO_SECURITY: st = set_security(*req.tree, *open, additional, buf);
       break;
     case SMB2_0_INFO_FILESYSTEM:
     case SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;

@@ -32,13 +32,17 @@ void write_response(ByteWriter& w, const state::Tree& t) {
   w.u32(t.maximal_access);
 }
 
-// MS-SMB2 3.3.5.7: decide whether the tree's traffic is encrypted.
+// MS-SMB2 3.3.5.7: decide whether the tree's traffic is encrypted. Only a
+// session with keys on a connection with a cipher can be: a guest or
+// anonymous session has no session key (and MS-SMB2 3.2.4.1.8 has its
+// client never encrypt). "desired" then leaves the tree in the clear;
+// "required" refuses the tree connect (RejectUnencryptedAccess).
 NtStatus decide_encryption(const Request& req, state::Tree& t) {
   auto policy = t.share.encryption;
   if (policy == config::EncryptionPolicy::Off || t.share.is_ipc) return NtStatus::Success;
-  if (!req.conn.cipher) {
-    return policy == config::EncryptionPolicy::Required ? NtStatus::AccessDenied : NtStatus::Success;
-  }
+  const state::Session& s = *req.session;
+  const bool can_encrypt = req.conn.cipher && !s.is_guest && !s.is_anonymous && !s.keys.encryption_key.empty();
+  if (!can_encrypt) return policy == config::EncryptionPolicy::Required ? NtStatus::AccessDenied : NtStatus::Success;
   t.encrypt = true;
   return NtStatus::Success;
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "smb2/access.hpp"
+#include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
@@ -30,7 +31,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (length > req.server.max_write) return NtStatus::InvalidParameter;
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   bool append_only = !(open->granted_access & FILE_WRITE_DATA) && (open->granted_access & FILE_APPEND_DATA);
-  if (!(open->granted_access & (FILE_WRITE_DATA | FILE_APPEND_DATA))) return NtStatus::AccessDenied;
+  if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
   if (find_pipe(req.conn, *open)) return write_pipe(req, *open, data, w);  // Offset means nothing on a pipe
   if (offset == kAppendOffset || append_only) {
     struct stat st;

@@ -6,7 +6,8 @@
 # Through ctld, every pipe opened is closed again (RPC_OPEN = RPC_CLOSE).
 source "$(dirname "$0")/lib.sh"
 
-write_config "server string = Ringsmb Test Server" "netbios name = RINGTEST" "workgroup = TESTGROUP"
+write_config "server string = Ringsmb Test Server" "netbios name = RINGTEST" "workgroup = TESTGROUP" \
+  "admin users = alice"
 add_share docs "$T/share" "comment = The team docs"
 add_share hidden "$T/share" "comment = Not listed" "browseable = no"
 add_user alice 'secret-A1'
@@ -94,6 +95,17 @@ run_checks() {  # run_checks MODE
   out_has "$m: anonymous smbclient -L" "The team docs" timeout 60 smbclient -L //127.0.0.1 -p "$PORT" -N
   expect_status "$m: anonymous sessions get no share paths" WERR_ACCESS_DENIED \
     timeout 60 rpcclient -p "$PORT" -U% -N -c "netshareenumall 2" ncacn_np:127.0.0.1
+  # Share paths (levels 2 and 502) only for "admin users": bob is logged in but not one.
+  for level in 2 502; do
+    expect_status "$m: a user who is no admin gets no share paths (level $level)" WERR_ACCESS_DENIED \
+      rpc "netshareenumall $level" -U bob%secret-B2
+  done
+  expect_status "$m: a user who is no admin gets no share path by name" WERR_ACCESS_DENIED \
+    rpc "netsharegetinfo docs 2" -U bob%secret-B2
+  out_has "$m: a user who is no admin still lists the shares (level 1)" "netname: docs" \
+    rpc "netshareenumall 1" -U bob%secret-B2
+  out_has "$m: smbclient -L works for a user who is no admin" "The team docs" \
+    timeout 60 smbclient -L //127.0.0.1 -p "$PORT" -U bob%secret-B2
   expect_status "$m: anonymous sessions cannot enumerate users" NT_STATUS_ACCESS_DENIED \
     timeout 60 rpcclient -p "$PORT" -U% -N -c enumdomusers ncacn_np:127.0.0.1
 

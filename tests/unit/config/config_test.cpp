@@ -84,6 +84,7 @@ TEST_CASE("interfaces, paths and names", "[config]") {
       "users db = /etc/ringsmb/users.db\n"
       "state directory = /run/ringsmb\n"
       "guest account = smbguest\n"
+      "admin users = alice, \"Bob Smith\" carol\n"
       "workgroup = home\n"
       "netbios name = nas1\n"
       "server string = My NAS %v\n");
@@ -92,6 +93,7 @@ TEST_CASE("interfaces, paths and names", "[config]") {
   CHECK(g.users_db == "/etc/ringsmb/users.db");
   CHECK(g.state_directory == "/run/ringsmb");
   CHECK(g.guest_account == "smbguest");
+  CHECK(g.admin_users == std::vector<std::string>{"alice", "Bob Smith", "carol"});
   CHECK(g.workgroup == "HOME");
   CHECK(g.netbios_name == "NAS1");
   CHECK(g.server_string == "My NAS %v");

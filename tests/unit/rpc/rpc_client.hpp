@@ -50,6 +50,7 @@ inline config::Config test_config(int extra_shares = 0) {
   cfg.global.netbios_name = "TestSrv";
   cfg.global.workgroup = "TestGroup";
   cfg.global.server_string = "ringsmb test";
+  cfg.global.admin_users = {"alice"};  // the default Client user sees share paths
   config::ShareConfig data;
   data.name = "data";
   data.path = "/srv/data";
@@ -125,9 +126,9 @@ class Client {
       : pipe_name_(pipe), chunk_(chunk), cfg_(test_config()) {
     init(user, guest);
   }
-  Client(const std::string& pipe, config::Config cfg, size_t chunk = 0)
+  Client(const std::string& pipe, config::Config cfg, size_t chunk = 0, const std::string& user = "alice")
       : pipe_name_(pipe), chunk_(chunk), cfg_(std::move(cfg)) {
-    init("alice", false);
+    init(user, false);
   }
 
   // Writes `data` in chunk_-sized pieces (all at once when 0).

@@ -275,3 +275,30 @@ TEST_CASE("srvsvc: anonymous and guest sessions see no share paths", "[rpc]") {
     CHECK(shares.size() == 2);
   }
 }
+
+TEST_CASE("srvsvc: share paths (levels 2 and 502) only to admin users", "[rpc]") {
+  for (const std::string user : {"carol", "bob"}) {  // logged in, not named by "admin users"
+    Client c("srvsvc", 0, user, false);
+    c.bind();
+    for (uint32_t level : {2u, 502u}) {
+      Reply e = c.call(15, share_enum_stub(level));
+      CHECK(load_le32(&e.stub[e.stub.size() - 4]) == 5u);  // ERROR_ACCESS_DENIED
+      CHECK(load_le32(&e.stub[8]) == 0u);                   // no share array
+      Reply g = c.call(16, get_info_stub("data", level));
+      CHECK(g.stub == Bytes{uint8_t(level), uint8_t(level >> 8), 0, 0, 0, 0, 0, 0, 5, 0, 0, 0});
+    }
+    for (uint32_t level : {0u, 1u, 501u}) {  // no paths in these: every logged-in user
+      Reply e = c.call(15, share_enum_stub(level));
+      CHECK(load_le32(&e.stub[e.stub.size() - 4]) == 0u);
+    }
+  }
+  config::Config cfg = test_config();
+  cfg.global.admin_users = {"CAROL"};  // names compare without case
+  Client admin("srvsvc", cfg, 0, "carol");
+  admin.bind();
+  for (uint32_t level : {2u, 502u}) {
+    Reply e = admin.call(15, share_enum_stub(level, false));
+    CHECK(load_le32(&e.stub[e.stub.size() - 4]) == 0u);
+    CHECK(load_le32(&e.stub[e.stub.size() - 12]) == 2u);  // TotalEntries
+  }
+}

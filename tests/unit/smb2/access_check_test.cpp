@@ -1,0 +1,197 @@
+// The access checks every modifying request goes through (smb2/access_check.hpp):
+// a read-only tree changes nothing whatever the open was granted, each change
+// needs its access right, delete-on-close needs DELETE, and a delete the file
+// system would refuse is refused when it is asked for, not lost at the close.
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "fixture.hpp"
+#include "smb2/access_check.hpp"
+#include "smb2/thread_identity.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::smb2;
+using namespace ringsmb::smb2::test;
+
+namespace {
+
+constexpr uint32_t kReadOnlyMaximalAccess = FILE_GENERIC_READ | FILE_GENERIC_EXECUTE;
+
+void make_read_only(state::Tree& tree) {
+  tree.writable = false;
+  tree.maximal_access = kReadOnlyMaximalAccess;
+}
+
+Bytes set_info_body(FileId id, uint8_t info_class, const Bytes& buf) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u16(33);
+  w.u8(1);  // SMB2_0_INFO_FILE
+  w.u8(info_class);
+  w.u32(uint32_t(buf.size()));
+  w.u16(uint16_t(wire::kHeaderSize + 32));
+  w.u16(0);
+  w.u32(0);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  w.bytes(buf);
+  return b;
+}
+
+Bytes write_body(FileId id, const Bytes& data) {
+  Bytes b;
+  ByteWriter w(b);
+  w.u16(49);
+  w.u16(uint16_t(wire::kHeaderSize + 48));
+  w.u32(uint32_t(data.size()));
+  w.u64(0);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  w.zeros(16);  // Channel, RemainingBytes, WriteChannelInfoOffset/Length, Flags
+  w.bytes(data);
+  return b;
+}
+
+constexpr uint8_t kDisposition = 13, kEndOfFile = 20;
+
+}  // namespace
+
+TEST_CASE("access checks: one rule per change, read-only trees change nothing", "[smb2][access]") {
+  Smb2Fixture f;
+  state::Open open;
+  for (const ChangeRule& rule : change_rules()) {
+    INFO(rule.name);
+    CHECK(&change_rule(rule.change) == &rule);
+    open.granted_access = FILE_ALL_ACCESS;
+    CHECK(check_change(*f.tree, open, rule.change) == NtStatus::Success);
+    f.tree->writable = false;
+    CHECK(check_change(*f.tree, open, rule.change) == NtStatus::AccessDenied);
+    CHECK(check_tree_change(*f.tree, rule.change) == NtStatus::AccessDenied);
+    f.tree->writable = true;
+    if (rule.any_of == 0) continue;
+    open.granted_access = FILE_ALL_ACCESS & ~rule.any_of;
+    CHECK(check_change(*f.tree, open, rule.change) == NtStatus::AccessDenied);
+    open.granted_access = rule.any_of & (~rule.any_of + 1);  // the lowest bit alone is enough
+    CHECK(check_change(*f.tree, open, rule.change) == NtStatus::Success);
+  }
+}
+
+TEST_CASE("access checks: the access CREATE grants", "[smb2][access]") {
+  Smb2Fixture f;
+  SECTION("writable tree: MAXIMUM_ALLOWED is everything, delete-on-close allowed") {
+    auto a = grant_create_access(*f.tree, MAXIMUM_ALLOWED, true);
+    REQUIRE(a);
+    CHECK((*a & DELETE) != 0);
+    CHECK(*grant_create_access(*f.tree, GENERIC_WRITE, false) == FILE_GENERIC_WRITE);
+  }
+  SECTION("read-only tree: no write, delete or security right, whatever is asked") {
+    make_read_only(*f.tree);
+    auto a = grant_create_access(*f.tree, MAXIMUM_ALLOWED, false);
+    REQUIRE(a);
+    CHECK((*a & kWriteLikeAccess) == 0);
+    CHECK((*a & FILE_READ_DATA) != 0);
+    CHECK(grant_create_access(*f.tree, MAXIMUM_ALLOWED, true).error() == NtStatus::AccessDenied);
+    CHECK(grant_create_access(*f.tree, MAXIMUM_ALLOWED | DELETE, false).error() == NtStatus::AccessDenied);
+    CHECK(grant_create_access(*f.tree, GENERIC_ALL, false).error() == NtStatus::AccessDenied);
+    CHECK(grant_create_access(*f.tree, DELETE, true).error() == NtStatus::AccessDenied);
+    CHECK(*grant_create_access(*f.tree, GENERIC_READ, false) == FILE_GENERIC_READ);
+  }
+}
+
+TEST_CASE("access checks: MAXIMUM_ALLOWED with delete-on-close on a read-only share deletes nothing",
+          "[smb2][access]") {
+  Smb2Fixture f;
+  f.write_file("keep.txt", "data");
+  f.mkdir("empty");
+  make_read_only(*f.tree);
+  FileId id;
+  CHECK(f.create("keep.txt", MAXIMUM_ALLOWED, kOpen, kDeleteOnClose | kNonDirectoryFile, id) ==
+        NtStatus::AccessDenied);
+  CHECK(f.create("empty", MAXIMUM_ALLOWED, kOpen, kDeleteOnClose | kDirectoryFile, id) == NtStatus::AccessDenied);
+  CHECK(f.exists("keep.txt"));
+  CHECK(f.exists("empty"));
+
+  SECTION("an open granted the maximum changes nothing") {
+    REQUIRE(f.create("keep.txt", MAXIMUM_ALLOWED, kOpen, kNonDirectoryFile, id) == NtStatus::Success);
+    CHECK((f.find(id)->granted_access & kWriteLikeAccess) == 0);
+    CHECK(f.call(handle_set_info, wire::Command::SetInfo, set_info_body(id, kDisposition, {1})).status ==
+          NtStatus::AccessDenied);
+    CHECK(f.call(handle_set_info, wire::Command::SetInfo, set_info_body(id, kEndOfFile, Bytes(8, 0))).status ==
+          NtStatus::AccessDenied);
+    CHECK(f.call(handle_write, wire::Command::Write, write_body(id, {'x'})).status == NtStatus::AccessDenied);
+    f.close(id);
+    CHECK(std::filesystem::file_size(f.dir() / "keep.txt") == 4);
+  }
+  SECTION("an open made while writable loses its rights with the tree") {
+    f.tree->writable = true;
+    f.tree->maximal_access = FILE_ALL_ACCESS;
+    REQUIRE(f.create("keep.txt", FILE_ALL_ACCESS, kOpen, kNonDirectoryFile, id) == NtStatus::Success);
+    f.tree->writable = false;
+    CHECK(f.call(handle_write, wire::Command::Write, write_body(id, {'x'})).status == NtStatus::AccessDenied);
+    CHECK(f.call(handle_set_info, wire::Command::SetInfo, set_info_body(id, kDisposition, {1})).status ==
+          NtStatus::AccessDenied);
+    f.close(id);
+    CHECK(f.exists("keep.txt"));
+  }
+}
+
+// Runs the rest of a test as another Unix user (this thread only), back to
+// root at the end.
+struct AsUser {
+  explicit AsUser(uint32_t uid) {
+    ipc::UnixUser u;
+    u.uid = u.gid = uid;
+    become_user(u);
+  }
+  ~AsUser() { become_root(); }
+};
+
+TEST_CASE("access checks: a delete the sticky bit forbids is refused when asked for", "[smb2][access]") {
+  if (geteuid() != 0) {
+    WARN("skipped: needs root to act as two users");
+    return;
+  }
+  Smb2Fixture f;
+  constexpr uint32_t kOwner = 64101, kOther = 64102;
+  REQUIRE(chmod(f.dir().c_str(), 0755) == 0);  // mkdtemp's 0700 would stop the users at the root
+  f.mkdir("tmp");
+  REQUIRE(chmod((f.dir() / "tmp").c_str(), 01777) == 0);
+  f.write_file("tmp/owned", "x");
+  REQUIRE(chown((f.dir() / "tmp/owned").c_str(), kOwner, kOwner) == 0);
+  REQUIRE(chmod((f.dir() / "tmp/owned").c_str(), 0666) == 0);
+  FileId id;
+  {
+    AsUser other(kOther);
+    CHECK(check_unlink_allowed(*f.tree, "tmp/owned") == NtStatus::AccessDenied);
+    CHECK(f.create("tmp\\owned", DELETE | FILE_READ_DATA, kOpen, kDeleteOnClose | kNonDirectoryFile, id) ==
+          NtStatus::AccessDenied);
+    REQUIRE(f.create("tmp\\owned", DELETE | FILE_READ_DATA, kOpen, kNonDirectoryFile, id) == NtStatus::Success);
+    CHECK(f.call(handle_set_info, wire::Command::SetInfo, set_info_body(id, kDisposition, {1})).status ==
+          NtStatus::AccessDenied);
+    f.close(id);
+  }
+  CHECK(f.exists("tmp/owned"));
+  {
+    AsUser owner(kOwner);
+    CHECK(check_unlink_allowed(*f.tree, "tmp/owned") == NtStatus::Success);
+    REQUIRE(f.create("tmp\\owned", DELETE, kOpen, kDeleteOnClose | kNonDirectoryFile, id) == NtStatus::Success);
+    f.close(id);
+  }
+  CHECK_FALSE(f.exists("tmp/owned"));
+}
+
+TEST_CASE("access checks: delete-on-close of a read-only file is CANNOT_DELETE at CREATE", "[smb2][access]") {
+  Smb2Fixture f;
+  f.write_file("ro.txt", "x");
+  REQUIRE(chmod((f.dir() / "ro.txt").c_str(), 0444) == 0);
+  FileId id;
+  CHECK(f.create("ro.txt", DELETE, kOpen, kDeleteOnClose | kNonDirectoryFile, id) == NtStatus::CannotDelete);
+  CHECK(f.exists("ro.txt"));
+  REQUIRE(chmod((f.dir() / "ro.txt").c_str(), 0644) == 0);
+  REQUIRE(f.create("ro.txt", DELETE, kOpen, kDeleteOnClose | kNonDirectoryFile, id) == NtStatus::Success);
+  f.close(id);
+  CHECK_FALSE(f.exists("ro.txt"));
+}
