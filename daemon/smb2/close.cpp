@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "common/log.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
@@ -36,6 +37,7 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
 }  // namespace
 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
+  withdraw_open(conn, server, volatile_id);  // requests waiting on the handle end with it
   if (close_pipe(conn, server, volatile_id)) return;
   auto it = conn.opens.find(volatile_id);
   if (it == conn.opens.end()) return;

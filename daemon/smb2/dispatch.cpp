@@ -7,27 +7,30 @@ namespace {
 
 using wire::Command;
 
+// Payload fields (MS-SMB2 2.2.19 READ Length, 2.2.21 WRITE Length, 2.2.31
+// IOCTL InputCount and MaxOutputResponse, 2.2.33 OutputBufferLength,
+// 2.2.35 OutputBufferLength, 2.2.37 OutputBufferLength, 2.2.39 BufferLength).
 constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
-    // handler                  size session tree fileid name
+    // handler                  size session tree fileid name            async  payload
     {handle_negotiate,          36, false, false, false, "NEGOTIATE"},
     {handle_session_setup,      25, false, false, false, "SESSION_SETUP"},
     {handle_logoff,              4, true,  false, false, "LOGOFF"},
     {handle_tree_connect,        9, true,  false, false, "TREE_CONNECT"},
     {handle_tree_disconnect,     4, true,  true,  false, "TREE_DISCONNECT"},
-    {handle_create,             57, true,  true,  false, "CREATE"},
+    {handle_create,             57, true,  true,  false, "CREATE",          true},   // behind a break
     {handle_close,              24, true,  true,  true,  "CLOSE"},
     {handle_flush,              24, true,  true,  true,  "FLUSH"},
-    {handle_read,               49, true,  true,  true,  "READ"},
-    {handle_write,              49, true,  true,  true,  "WRITE"},
-    {handle_lock,               48, true,  true,  true,  "LOCK"},
-    {handle_ioctl,              57, true,  true,  true,  "IOCTL"},
+    {handle_read,               49, true,  true,  true,  "READ",            true,  {4, 0}},   // an empty pipe
+    {handle_write,              49, true,  true,  true,  "WRITE",           false, {4, 0}},
+    {handle_lock,               48, true,  true,  true,  "LOCK",            true},   // a blocking lock
+    {handle_ioctl,              57, true,  true,  true,  "IOCTL",           false, {28, 44}},
     {nullptr,                    4, false, false, false, "CANCEL"},  // handled by the processor
     {handle_echo,                4, false, false, false, "ECHO"},
-    {handle_query_directory,    33, true,  true,  true,  "QUERY_DIRECTORY"},
-    {handle_change_notify,      32, true,  true,  true,  "CHANGE_NOTIFY"},
-    {handle_query_info,         41, true,  true,  true,  "QUERY_INFO"},
-    {handle_set_info,           33, true,  true,  true,  "SET_INFO"},
-    {handle_oplock_break,       24, true,  true,  true,  "OPLOCK_BREAK", 36},
+    {handle_query_directory,    33, true,  true,  true,  "QUERY_DIRECTORY", false, {28, 0}},
+    {handle_change_notify,      32, true,  true,  true,  "CHANGE_NOTIFY",   true,  {4, 0}},
+    {handle_query_info,         41, true,  true,  true,  "QUERY_INFO",      false, {4, 0}},
+    {handle_set_info,           33, true,  true,  true,  "SET_INFO",        false, {4, 0}},
+    {handle_oplock_break,       24, true,  true,  true,  "OPLOCK_BREAK",    false, {},      36},
 }};
 
 }  // namespace

@@ -2,6 +2,7 @@
 // command's preconditions live in it, not in the handlers).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -26,12 +27,10 @@ struct Request {
   state::Tree* tree = nullptr;        // set when the command needs a tree
   // Response header fields a handler may set.
   uint64_t response_session_id = 0;
-  // Async: set when this run completes a request answered PENDING earlier.
-  // A handler that must wait returns STATUS_PENDING with wait_node set (and
-  // async_id, which it registered as the waiter).
+  // Async (smb2/async_engine.hpp): the AsyncId of a request answered
+  // PENDING earlier that this run completes (a CREATE run again), or the
+  // one start_waiting() gave a handler that returns STATUS_PENDING.
   uint64_t async_id = 0;
-  bool can_go_async = false;  // the processor can answer this element PENDING
-  std::shared_ptr<state::FileNode> wait_node;
   // The response goes out alone and as written (not signed, encrypted or
   // compounded) through a transport that sends files: a READ may then set
   // file_data instead of copying the data; the processor positions it.
@@ -54,6 +53,11 @@ struct CommandSpec {
   bool needs_tree;
   bool has_file_id;  // body carries a FileId whose related value is the chain's
   const char* name;
+  // May be answered STATUS_PENDING and complete later (async_engine.hpp).
+  bool may_go_async = false;
+  // Body offsets of the 32-bit length fields whose largest is the payload
+  // the CreditCharge must cover (MS-SMB2 3.3.5.2.5); 0: none.
+  std::array<uint8_t, 2> payload_at{};
   uint16_t alt_structure_size = 0;  // OPLOCK_BREAK: 24 for oplocks, 36 for leases
 };
 
