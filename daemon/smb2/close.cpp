@@ -8,6 +8,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/lock.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
 #include "state/lock_table.hpp"
@@ -52,7 +53,7 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
     if (t != s->trees.end()) tree = t->second.get();
   }
   open->fd.reset();
-  state::release_locks(open.get(), open->node->device, open->node->inode);
+  post_lock_grants(server, state::release_locks(open.get(), open->node->device, open->node->inode));
   auto closed = server.files.close_cached(open->node, open.get());
   post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
   if (closed.last && pending && tree && tree->root) {
