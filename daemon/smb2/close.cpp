@@ -69,8 +69,8 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
   r.skip(2);
   uint16_t flags = r.u16();
   r.skip(4);
-  FileId id{r.u64(), r.u64()};
-  state::Open* open = req.find_open(id);
+  r.skip(16);  // FileId: Request::open_file()
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   vfs::FileStat st{};
   bool have_stat = false;

@@ -37,8 +37,15 @@ struct Request {
   bool may_send_file = false;
   std::optional<FileSegment> file_data;
 
-  // Resolves a FileId from the body, honouring compound related ids.
+  // Resolves a FileId, honouring compound related ids.
   state::Open* find_open(FileId id);
+  // The FileId in the body, where the dispatch table says it is.
+  FileId body_file_id() const;
+  // The open it names (related ids resolved), looked up once per element;
+  // null when it names none.
+  state::Open* open_file();
+  bool open_looked_up = false;
+  state::Open* open = nullptr;
 };
 
 // Writes the response body (after the header). A handler returns the status;
@@ -51,7 +58,9 @@ struct CommandSpec {
   uint16_t structure_size;
   bool needs_session;
   bool needs_tree;
-  bool has_file_id;  // body carries a FileId whose related value is the chain's
+  // Body offset of the FileId the command carries (its related value is
+  // the chain's; Request::open_file() resolves it); 0: none.
+  uint8_t file_id_at;
   const char* name;
   // May be answered STATUS_PENDING and complete later (async_engine.hpp).
   bool may_go_async = false;

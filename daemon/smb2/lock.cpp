@@ -112,7 +112,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   r.skip(2);
   uint16_t count = r.u16();
   r.u32();  // LockSequenceNumber / LockSequenceIndex
-  FileId id{r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   if (!r.ok() || count == 0) return NtStatus::InvalidParameter;
   if (req.body.size() < kLocksOffsetInBody + size_t(count) * kLockElementSize) return NtStatus::InvalidParameter;
   std::vector<LockElement> elems(count);
@@ -124,7 +124,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   }
   if (!r.ok()) return NtStatus::InvalidParameter;
 
-  state::Open* open = req.find_open(id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (open->is_directory) return NtStatus::InvalidParameter;
   if (!(open->granted_access & (FILE_READ_DATA | FILE_WRITE_DATA))) return NtStatus::AccessDenied;

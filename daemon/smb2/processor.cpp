@@ -223,7 +223,7 @@ NtStatus ChainProcessor::resolve(Request& req, const CommandSpec& spec) {
   // that would use its FileId fail with its status. Other failures do not
   // cascade: the next element uses the same FileId and succeeds or fails on
   // its own (what Windows and Samba do; smb2.compound.interim2).
-  if (req.hdr.is_related() && compound_.in_chain && spec.has_file_id && create_error_ != NtStatus::Success)
+  if (req.hdr.is_related() && compound_.in_chain && spec.file_id_at && create_error_ != NtStatus::Success)
     return create_error_;
   return NtStatus::Success;
 }
@@ -302,7 +302,7 @@ void ChainProcessor::bookkeep(const Request& req, const CommandSpec* spec, NtSta
   compound_.in_chain = true;
   if (req.hdr.command == Command::Create)
     create_error_ = status;
-  else if (spec && spec->has_file_id && nt_success(status))
+  else if (spec && spec->file_id_at && nt_success(status))
     create_error_ = NtStatus::Success;
 }
 
