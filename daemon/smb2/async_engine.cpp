@@ -24,6 +24,7 @@ ResponseSeal seal_for(const Request& req) {
 
 void insert(ConnState& conn, WaitingRequest&& w) {
   ++conn.async.per_session[w.session_id];
+  conn.async.by_message_id[w.message_id] = w.async_id;
   uint64_t id = w.async_id;
   conn.async.waiting.insert_or_assign(id, std::move(w));
 }
@@ -31,6 +32,7 @@ void insert(ConnState& conn, WaitingRequest&& w) {
 WaitingRequest erase(ConnState& conn, std::map<uint64_t, WaitingRequest>::iterator it) {
   WaitingRequest w = std::move(it->second);
   conn.async.waiting.erase(it);
+  conn.async.by_message_id.erase(w.message_id);
   auto s = conn.async.per_session.find(w.session_id);
   if (s != conn.async.per_session.end() && --s->second == 0) conn.async.per_session.erase(s);
   return w;
@@ -139,12 +141,14 @@ bool complete(ConnState& conn, uint64_t async_id, NtStatus status, ByteSpan body
 }
 
 void cancel_request(ConnState& conn, ServerContext& server, const wire::Header& cancel) {
-  for (const auto& [id, w] : conn.async.waiting) {
-    if (cancel.is_async() ? id != cancel.async_id : w.message_id != cancel.message_id) continue;
-    uint64_t found = id;
-    withdraw_if(conn, server, WithdrawReason::Cancel, [found](const WaitingRequest& x) { return x.async_id == found; });
-    return;
+  uint64_t id = cancel.async_id;
+  if (!cancel.is_async()) {
+    auto m = conn.async.by_message_id.find(cancel.message_id);
+    if (m == conn.async.by_message_id.end()) return;  // answered already, or never ours
+    id = m->second;
   }
+  if (!conn.async.waiting.count(id)) return;
+  withdraw_if(conn, server, WithdrawReason::Cancel, [id](const WaitingRequest& x) { return x.async_id == id; });
 }
 
 void withdraw_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
@@ -168,6 +172,7 @@ void withdraw_all(ConnState& conn, ServerContext& server) {
   withdraw_if(conn, server, WithdrawReason::ConnectionLost, [](const WaitingRequest&) { return true; });
   conn.async.waiting.clear();  // those completed elsewhere: nobody left to answer
   conn.async.per_session.clear();
+  conn.async.by_message_id.clear();
   conn.async.ready.clear();
   conn.async.reruns.clear();
 }

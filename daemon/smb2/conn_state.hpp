@@ -138,6 +138,7 @@ struct ReadyMessage {
 // Every request of one connection that waits (smb2/async_engine.hpp).
 struct AsyncTable {
   std::map<uint64_t, WaitingRequest> waiting;  // by AsyncId, which grows: arrival order
+  std::unordered_map<uint64_t, uint64_t> by_message_id;  // MessageId -> AsyncId (CANCEL of a sync header)
   uint64_t next_id = 1;
   std::unordered_map<uint64_t, uint32_t> per_session;  // waiting requests by SessionId
   std::vector<ReadyMessage> ready;  // final responses for after the current frame
