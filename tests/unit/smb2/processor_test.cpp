@@ -462,3 +462,40 @@ TEST_CASE("file segments waiting to be sent are bounded per connection", "[smb2]
   CHECK(fx.conn.out_files.size() == 64);
   CHECK(out.size() == 70 * (4 + 64 + 16) + 6 * 100000);  // the rest were copied
 }
+
+TEST_CASE("the CreditCharge must cover the payload fields the dispatch table names", "[smb2][processor]") {
+  Smb2Fixture fx;
+  fx.conn.supports_multi_credit = true;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 64), out) == FrameResult::Ok);
+  // IOCTL (MS-SMB2 2.2.31): InputCount at 28, MaxOutputResponse at 44;
+  // the payload is the larger: 70000 bytes need a charge of 2.
+  auto ioctl = [](uint32_t input_count, uint32_t max_output) {
+    Bytes b(56, 0);
+    store_le16(b.data(), 57);
+    store_le32(b.data() + 4, 0x00060194);  // FSCTL_DFS_GET_REFERRALS: no open needed
+    store_le32(b.data() + 28, input_count);
+    store_le32(b.data() + 44, max_output);
+    b.push_back(0);
+    return b;
+  };
+  uint64_t mid = 1;
+  auto run = [&](Bytes body, uint16_t charge) {
+    Bytes frame = chain({{Command::Ioctl, body}}, mid);
+    store_le16(frame.data() + wire::hdr::CreditCharge, charge);
+    mid += charge;
+    Bytes o;
+    REQUIRE(process_frame(fx.conn, fx.server, frame, o) == FrameResult::Ok);
+    return replies(o)[0].status;
+  };
+  CHECK(run(ioctl(0, 70000), 1) == uint32_t(NtStatus::InvalidParameter));
+  CHECK(run(ioctl(70000, 0), 1) == uint32_t(NtStatus::InvalidParameter));
+  CHECK(run(ioctl(0, 70000), 2) != uint32_t(NtStatus::InvalidParameter));
+  CHECK(run(ioctl(0, 65536), 1) != uint32_t(NtStatus::InvalidParameter));
+  // QUERY_DIRECTORY (2.2.33): OutputBufferLength at 28.
+  Bytes qd(32, 0);
+  store_le16(qd.data(), 33);
+  store_le32(qd.data() + 28, 3 * 65536);
+  qd.push_back(0);
+  CHECK(run(qd, 2) == uint32_t(NtStatus::InvalidParameter));
+}
