@@ -10,6 +10,7 @@
 #include "fixture.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/processor.hpp"
+#include "smb2/send_path.hpp"
 #include "state/lock_table.hpp"
 
 using namespace ringsmb;
@@ -239,4 +240,57 @@ TEST_CASE("async: a waiting lock's response is signed with the key it came with,
   REQUIRE(r.size() == 1);  // smb2.lock.cancel-logoff: granted as the holder closed first
   CHECK(r[0].hdr.status == 0);
   CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, Bytes(16, 0x42), ByteSpan(out).subspan(4)));
+}
+
+TEST_CASE("send path: one function frames, signs or encrypts every message", "[smb2][async]") {
+  ConnState conn;
+  conn.framing = &transport::direct_tcp_framing();
+  Bytes msg(80, 0);
+  wire::Header h{};
+  h.command = wire::Command::Lock;
+  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR;
+  h.session_id = 7;
+  wire::store_header(msg.data(), h);
+  Bytes out = {9};  // something already queued stays in front
+
+  SECTION("plain: framed only") {
+    REQUIRE(send_message(conn, out, msg, ResponseSeal{}));
+    REQUIRE(out.size() == 1 + 4 + msg.size());
+    CHECK(out[1] == 0);
+    CHECK(((size_t(out[2]) << 16) | (size_t(out[3]) << 8) | out[4]) == msg.size());
+    CHECK(Bytes(out.begin() + 5, out.end()) == msg);
+  }
+  SECTION("signed") {
+    conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
+    ResponseSeal seal;
+    seal.sign = true;
+    seal.signing_key = Bytes(16, 0x11);
+    REQUIRE(send_message(conn, out, msg, seal));
+    CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, seal.signing_key, ByteSpan(out).subspan(5)));
+  }
+  SECTION("encrypted for the session") {
+    conn.cipher = crypto::Aead::Aes128Gcm;
+    ResponseSeal seal;
+    seal.encrypt = true;
+    seal.session_id = 7;
+    seal.encryption_key = Bytes(16, 0x22);
+    REQUIRE(send_message(conn, out, msg, seal));
+    size_t len = (size_t(out[2]) << 16) | (size_t(out[3]) << 8) | out[4];
+    REQUIRE(out.size() == 1 + 4 + len);
+    auto plain = crypto::decrypt_message(crypto::Aead::Aes128Gcm, seal.encryption_key, ByteSpan(out).subspan(5));
+    REQUIRE(plain);
+    CHECK(*plain == msg);
+  }
+  SECTION("encryption without a cipher: dropped, nothing framed") {
+    ResponseSeal seal;
+    seal.encrypt = true;
+    seal.encryption_key = Bytes(16, 0x22);
+    CHECK_FALSE(send_message(conn, out, msg, seal));
+    CHECK(out == Bytes{9});
+  }
+  SECTION("an empty message takes its frame header back") {
+    size_t start = open_message(conn, out);
+    REQUIRE(close_message(conn, out, start, ResponseSeal{}));
+    CHECK(out == Bytes{9});
+  }
 }
