@@ -21,11 +21,11 @@ NtStatus handle_change_notify(Request& req, ByteWriter&) {
   r.skip(2);
   uint16_t flags = r.u16();
   uint32_t output_length = r.u32();
-  FileId id{r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   uint32_t filter = r.u32();
   if (!r.ok()) return NtStatus::InvalidParameter;
   (void)flags;
-  state::Open* open = req.find_open(id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (!open->is_directory) return NtStatus::InvalidParameter;
   if (output_length > req.server.max_trans) return NtStatus::InvalidParameter;

@@ -7,9 +7,11 @@
 
 #include "common/log.hpp"
 #include "smb2/access.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/lock.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
 #include "state/lock_table.hpp"
@@ -45,6 +47,7 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
 }  // namespace
 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
+  withdraw_open(conn, server, volatile_id);  // requests waiting on the handle end with it
   if (close_pipe(conn, server, volatile_id)) return;
   auto it = conn.opens.find(volatile_id);
   if (it == conn.opens.end()) return;
@@ -62,7 +65,7 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
     if (t != s->trees.end()) tree = t->second.get();
   }
   open->fd.reset();
-  state::release_locks(open.get(), open->node->device, open->node->inode);
+  post_lock_grants(server, state::release_locks(open.get(), open->node->device, open->node->inode));
   auto closed = server.files.close_cached(open->node, open.get());
   post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
   if (closed.last && pending && tree && tree->root) {
@@ -78,8 +81,8 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
   r.skip(2);
   uint16_t flags = r.u16();
   r.skip(4);
-  FileId id{r.u64(), r.u64()};
-  state::Open* open = req.find_open(id);
+  r.skip(16);  // FileId: Request::open_file()
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   vfs::FileStat st{};
   bool have_stat = false;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,8 +18,12 @@
 #include "crypto/smb2_keys.hpp"
 #include "smb2/credits.hpp"
 #include "state/session.hpp"
+#include "wire/smb2_header.hpp"
 
 namespace ringsmb::smb2 {
+
+struct ConnState;
+struct ServerContext;
 
 inline constexpr uint64_t kRelatedFileId = 0xFFFFFFFFFFFFFFFFull;
 
@@ -40,49 +45,12 @@ struct CompoundState {
   bool tree_failed = false;
 };
 
-// A CREATE answered STATUS_PENDING (MS-SMB2 3.3.4.2) that waits for
-// oplock/lease break acknowledgments. It is run again from its saved bytes
-// (the rest of its chain) when woken. Pipe READs wait as AsyncRequests.
-struct PendingRequest {
-  Bytes pdu;  // header + body, as received (decrypted)
-  uint64_t message_id = 0;
-  bool encrypted = false;
-  uint64_t transform_session = 0;
-  std::shared_ptr<state::FileNode> node;  // the file whose breaks it waits for
-  CompoundState compound;  // as it was before the element
-  NtStatus create_error = NtStatus::Success;
-};
-
 // An open of an IPC$ named pipe: its state::Open (no fd, no FileNode) is in
 // ConnState::opens like any other; this says which control-plane pipe it is.
 struct PipeOpen {
   uint32_t handle = 0;  // the control plane's (ipc::PipeOpenRequest::handle)
   std::string name;     // as the client named it
   bool byte_mode = false;  // FilePipeInformation ReadMode: byte stream instead of message
-};
-
-// A request answered with an interim STATUS_PENDING whose final response is
-// still owed (MS-SMB2 3.3.4.2) that is completed in place: a READ on an empty
-// pipe. (A waiting CREATE is a PendingRequest; both draw their AsyncId from
-// ConnState::next_async_id.)
-struct AsyncRequest {
-  uint64_t async_id = 0;
-  uint64_t message_id = 0;
-  uint64_t session_id = 0;
-  uint16_t command = 0;
-  uint16_t credit_charge = 0;
-  bool sign = false;         // the final response is signed...
-  bool encrypt = false;      // ...or encrypted, as the request was
-  uint64_t volatile_id = 0;  // the open it waits on
-  uint32_t length = 0;       // READ Length
-};
-
-// A final response that became ready outside its request's own frame.
-struct LateResponse {
-  Bytes message;  // header + body, unsigned
-  uint64_t session_id = 0;
-  bool sign = false;
-  bool encrypt = false;
 };
 
 // File data that goes out with a response without being copied into the
@@ -97,6 +65,86 @@ struct FileSegment {
   uint32_t length = 0;
 };
 
+// The transport's framing of one message on the wire (MS-SMB2 2.1: a
+// 4-byte header in direct TCP). smb2/ writes messages; the transport says
+// how they are delimited.
+class MessageFraming {
+ public:
+  virtual ~MessageFraming() = default;
+  // Reserves the frame header in OUT; returns where the message starts.
+  virtual size_t open(Bytes& out) const = 0;
+  // The message from START to the end of OUT, plus FILE_BYTES sent from a
+  // file after it (FileSegment), is complete: writes the frame header.
+  virtual void close(Bytes& out, size_t start, size_t file_bytes) const = 0;
+  // Takes back a reservation that got no message (START as open returned).
+  virtual void discard(Bytes& out, size_t start) const = 0;
+};
+
+// How a response is protected: signed with, or encrypted for, the session
+// it answers. The keys are copies for a request that waits: its session may
+// log off before it completes (smb2.lock.cancel-logoff expects the answer).
+struct ResponseSeal {
+  uint64_t session_id = 0;
+  bool sign = false;
+  bool encrypt = false;
+  Bytes signing_key;
+  Bytes encryption_key;
+};
+
+// What a waiting request waits for. Each kind has its own cancel/cleanup
+// hook (WaitingRequest::withdraw).
+enum class WaitKind : uint8_t { CreateBreak, PipeRead, ByteRangeLock };
+// Why a waiting request is being withdrawn.
+enum class WithdrawReason : uint8_t { Cancel, Close, TreeDisconnect, Logoff, ConnectionLost };
+
+struct WaitingRequest;
+using WithdrawHook = NtStatus (*)(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason why);
+
+// A request answered with an interim STATUS_PENDING (MS-SMB2 3.3.4.2)
+// whose final response is still owed.
+struct WaitingRequest {
+  uint64_t async_id = 0;
+  uint64_t message_id = 0;
+  wire::Command command{};
+  uint16_t credit_charge = 0;
+  uint64_t session_id = 0;
+  uint32_t tree_id = 0;
+  uint64_t volatile_id = 0;  // the open it waits on; 0 for a CREATE
+  WaitKind kind{};
+  ResponseSeal seal;
+  // Cancel and cleanup: undoes the registration elsewhere (file table,
+  // lock table) and returns the status the request completes with, or
+  // STATUS_PENDING when it was already completed elsewhere (a lock granted
+  // on another worker, whose posted completion is on its way).
+  WithdrawHook withdraw = nullptr;
+  // CreateBreak: the rest of the chain from the CREATE, run again when the
+  // breaks end (as received, decrypted), and the chain state before it.
+  Bytes pdu;
+  bool encrypted = false;
+  uint64_t transform_session = 0;
+  CompoundState compound;
+  NtStatus create_error = NtStatus::Success;
+  std::shared_ptr<state::FileNode> node;  // CreateBreak, ByteRangeLock: the file
+  uint32_t read_length = 0;               // PipeRead: READ Length
+  const void* lock_owner = nullptr;       // ByteRangeLock: the state::Open
+};
+
+// A final response ready to go out after the current frame's.
+struct ReadyMessage {
+  Bytes message;  // header + body, unsealed (a rerun chain: its elements signed)
+  ResponseSeal seal;
+};
+
+// Every request of one connection that waits (smb2/async_engine.hpp).
+struct AsyncTable {
+  std::map<uint64_t, WaitingRequest> waiting;  // by AsyncId, which grows: arrival order
+  std::unordered_map<uint64_t, uint64_t> by_message_id;  // MessageId -> AsyncId (CANCEL of a sync header)
+  uint64_t next_id = 1;
+  std::unordered_map<uint64_t, uint32_t> per_session;  // waiting requests by SessionId
+  std::vector<ReadyMessage> ready;  // final responses for after the current frame
+  std::vector<std::pair<uint64_t, bool>> reruns;  // CREATE chains to run again (async id, cancelled)
+};
+
 struct ConnState {
   std::string client_address;
   // Set by a transport that sends FileSegments (transport::Worker); a READ
@@ -106,8 +154,10 @@ struct ConnState {
   // order of `at`; the transport takes them with the buffer.
   std::vector<FileSegment> out_files;
   state::ConnAddress address;  // this connection's worker and id
-  uint64_t next_async_id = 1;  // for every interim response: waiting CREATEs and pipe READs
-  std::unordered_map<uint64_t, PendingRequest> pending;  // waiting CREATEs, by AsyncId
+  // How the transport frames each message (its 4-byte length); set by the
+  // transport before the first frame.
+  const MessageFraming* framing = nullptr;
+  AsyncTable async;  // requests answered STATUS_PENDING (smb2/async_engine.hpp)
   // NEGOTIATE results
   bool negotiated = false;
   uint16_t dialect = 0;  // 0x02FF after an SMB1 upgrade until the SMB2 NEGOTIATE
@@ -127,9 +177,6 @@ struct ConnState {
   std::unordered_map<uint64_t, std::unique_ptr<state::Session>> sessions;
   std::unordered_map<uint64_t, std::unique_ptr<state::Open>> opens;  // by volatile id
   std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
-  std::vector<AsyncRequest> async_requests;  // oldest first
-  std::vector<LateResponse> late_responses;  // sent after the current frame's response
-  uint64_t going_async = 0;  // set with a STATUS_PENDING return: the interim response's AsyncId
   // CREATE's response contexts are built here before they are copied into
   // the response; kept per connection so its capacity is reused.
   Bytes create_contexts_scratch;

@@ -10,6 +10,7 @@
 #include "common/log.hpp"
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/lease.hpp"
@@ -352,14 +353,36 @@ void describe_caching(Request& req, const CreateRequest& c, const Opened& o, con
     cache.oplock_level = c.oplock_level;
   }
   cache.overwrite = overwrites(c);
-  cache.can_wait = req.can_go_async;
-  cache.waiter = {req.conn.address, req.async_id ? req.async_id : req.conn.next_async_id++};
+  // Past the async engine's limits the open does not wait for the breaks
+  // it starts (as in the middle of nothing that could wait).
+  cache.can_wait = req.async_id || has_room_to_wait(req);
+  cache.waiter = {req.conn.address, req.async_id ? req.async_id : next_async_id(req.conn)};
   cache.holder = req.conn.address;
   cache.session_id = req.session->session_id;
   cache.persistent_id = open.persistent_id;
   cache.volatile_id = open.volatile_id;
   cache.now_ms = monotonic_ms();
   cache.break_timeout_ms = req.server.lease_break_timeout_ms;
+}
+
+// A waiting CREATE withdrawn (CANCEL, TREE_DISCONNECT, LOGOFF, the
+// connection's end) stops waiting for the breaks; the breaks go on.
+NtStatus withdraw_create(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason) {
+  server.files.drop_waiter(w.node, {conn.address, w.async_id});
+  return NtStatus::Cancelled;
+}
+
+// 3.3.4.2: answered PENDING; the chain from this CREATE runs again when
+// the breaks it waits for end (rerun_waiting_chain).
+NtStatus wait_for_breaks(Request& req, std::shared_ptr<state::FileNode> node) {
+  uint64_t expected = req.async_id ? req.async_id : next_async_id(req.conn);
+  WaitingRequest w;
+  w.kind = WaitKind::CreateBreak;
+  w.node = node;
+  w.withdraw = withdraw_create;
+  NtStatus st = start_waiting(req, std::move(w));
+  if (st != NtStatus::Pending) req.server.files.drop_waiter(node, {req.conn.address, expected});
+  return st;
 }
 
 }  // namespace
@@ -402,12 +425,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   LOG_DEBUG("create %s: oplock %u lease %u access %x share %x -> %s wait %d breaks %zu granted %u",
             t.path.c_str(), c.oplock_level, lease_req.state, access, c.share_access, nt_status_name(outcome.status),
             outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);
-  if (outcome.wait) {  // 3.3.4.2: answered PENDING; runs again when the breaks end
-    req.async_id = cache.waiter.async_id;
-    req.conn.going_async = cache.waiter.async_id;  // the interim response's AsyncId, as for pipe READs
-    req.wait_node = std::move(outcome.node);
-    return NtStatus::Pending;
-  }
+  if (outcome.wait) return wait_for_breaks(req, std::move(outcome.node));
   if (outcome.status != NtStatus::Success) {
     // Take back what create_new made: the open is refused after all.
     if (o.created) vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);

@@ -2,6 +2,7 @@
 // command's preconditions live in it, not in the handlers).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -26,20 +27,25 @@ struct Request {
   state::Tree* tree = nullptr;        // set when the command needs a tree
   // Response header fields a handler may set.
   uint64_t response_session_id = 0;
-  // Async: set when this run completes a request answered PENDING earlier.
-  // A handler that must wait returns STATUS_PENDING with wait_node set (and
-  // async_id, which it registered as the waiter).
+  // Async (smb2/async_engine.hpp): the AsyncId of a request answered
+  // PENDING earlier that this run completes (a CREATE run again), or the
+  // one start_waiting() gave a handler that returns STATUS_PENDING.
   uint64_t async_id = 0;
-  bool can_go_async = false;  // the processor can answer this element PENDING
-  std::shared_ptr<state::FileNode> wait_node;
   // The response goes out alone and as written (not signed, encrypted or
   // compounded) through a transport that sends files: a READ may then set
   // file_data instead of copying the data; the processor positions it.
   bool may_send_file = false;
   std::optional<FileSegment> file_data;
 
-  // Resolves a FileId from the body, honouring compound related ids.
+  // Resolves a FileId, honouring compound related ids.
   state::Open* find_open(FileId id);
+  // The FileId in the body, where the dispatch table says it is.
+  FileId body_file_id() const;
+  // The open it names (related ids resolved), looked up once per element;
+  // null when it names none.
+  state::Open* open_file();
+  bool open_looked_up = false;
+  state::Open* open = nullptr;
 };
 
 // Writes the response body (after the header). A handler returns the status;
@@ -52,8 +58,15 @@ struct CommandSpec {
   uint16_t structure_size;
   bool needs_session;
   bool needs_tree;
-  bool has_file_id;  // body carries a FileId whose related value is the chain's
+  // Body offset of the FileId the command carries (its related value is
+  // the chain's; Request::open_file() resolves it); 0: none.
+  uint8_t file_id_at;
   const char* name;
+  // May be answered STATUS_PENDING and complete later (async_engine.hpp).
+  bool may_go_async = false;
+  // Body offsets of the 32-bit length fields whose largest is the payload
+  // the CreditCharge must cover (MS-SMB2 3.3.5.2.5); 0: none.
+  std::array<uint8_t, 2> payload_at{};
   uint16_t alt_structure_size = 0;  // OPLOCK_BREAK: 24 for oplocks, 36 for leases
 };
 

@@ -10,8 +10,8 @@ namespace ringsmb::smb2 {
 NtStatus handle_flush(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
   r.skip(8);
-  FileId id{r.u64(), r.u64()};
-  state::Open* open = req.find_open(id);
+  r.skip(16);  // FileId: Request::open_file()
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
   if (fsync(open->fd.get()) != 0 && errno != EINVAL && errno != EBADF) return nt_status_from_errno(errno);

@@ -170,7 +170,7 @@ NtStatus handle_ioctl(Request& req, ByteWriter& w) {
     case FSCTL_DFS_GET_REFERRALS_EX: return NtStatus::FsDriverRequired;
     case FSCTL_PIPE_WAIT: st = wait_pipe(req, q.input); break;
     default: {
-      state::Open* open = req.find_open(q.id);
+      state::Open* open = req.open_file();
       if (!open) return NtStatus::FileClosed;
       response_id = {open->persistent_id, open->volatile_id};  // resolves a related FileId
       switch (q.ctl_code) {

@@ -18,13 +18,10 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
 // Runs each waiting request again on its connection's thread.
 void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters);
 
-// Appends the framed, and where the session requires it encrypted,
-// notification for `b` to `out`. Runs on the connection's worker thread.
+// Sends the notification for `b` (encrypted where the session requires
+// it) through the send path into `out`. Runs on the connection's worker thread.
 void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out);
 
-// Completes async request `async_id` of `conn` (run again, or CANCELLED)
-// and appends its framed response to `out`.
-void resume_pending(ConnState& conn, ServerContext& server, uint64_t async_id, bool cancel, Bytes& out);
 // Breaks past their deadline count as acknowledged; their waiters run again.
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms);
 

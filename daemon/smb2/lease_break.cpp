@@ -1,7 +1,9 @@
 // Break notifications and wake-ups, posted across worker threads.
 #include <time.h>
 
-#include "crypto/smb2_keys.hpp"
+#include "smb2/async_engine.hpp"
+#include "smb2/processor.hpp"
+#include "smb2/send_path.hpp"
 #include "smb2/lease.hpp"
 #include "wire/smb2_header.hpp"
 
@@ -9,15 +11,6 @@ namespace ringsmb::smb2 {
 namespace {
 
 constexpr uint32_t SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED = 0x1;
-
-void frame(Bytes& out, ByteSpan msg) {
-  size_t len = msg.size();
-  out.push_back(0);
-  out.push_back(uint8_t(len >> 16));
-  out.push_back(uint8_t(len >> 8));
-  out.push_back(uint8_t(len));
-  out.insert(out.end(), msg.begin(), msg.end());
-}
 
 // MS-SMB2 3.3.4.1.4: a session that encrypts (itself or through one of its
 // trees) gets its unsolicited messages encrypted too.
@@ -65,27 +58,24 @@ void write_break_notification(ConnState& conn, const state::BreakNotice& b, Byte
     w.u32(0);  // AccessMaskHint
     w.u32(0);  // ShareMaskHint
   }
+  ResponseSeal seal;  // unsolicited messages are not signed (3.3.4.1.1)
   if (state::Session* s = encrypting_session(conn, b.session_id)) {
-    Bytes sealed = crypto::encrypt_message(*conn.cipher, s->keys.encryption_key, s->session_id, msg);
-    frame(out, sealed);
-    return;
+    seal.encrypt = true;
+    seal.session_id = s->session_id;
+    seal.encryption_key = s->keys.encryption_key;
   }
-  frame(out, msg);
+  send_message(conn, out, msg, seal);
 }
 
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
-  if (!server.poster) return;
   for (const auto& b : breaks)
-    server.poster->post(b.to, [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
+    post_to_conn(server, b.to, [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
 }
 
 void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {
-  if (!server.poster) return;
   for (const auto& w : waiters) {
     uint64_t id = w.async_id;
-    server.poster->post(w.conn, [&server, id](ConnState& conn, Bytes& out) {
-      resume_pending(conn, server, id, false, out);
-    });
+    post_to_conn(server, w.conn, [&server, id](ConnState& conn, Bytes&) { rerun_waiting_chain(conn, server, id, false); });
   }
 }
 

@@ -1,10 +1,14 @@
 // SMB2 LOCK (MS-SMB2 2.2.26, 2.2.27, 3.3.5.14; MS-FSA 2.1.5.7, 2.1.5.8).
 //
-// Byte-range locks live in the server-wide state::LockTable. Every lock is
-// processed as if SMB2_LOCKFLAG_FAIL_IMMEDIATELY were set: a blocking lock
-// that conflicts fails at once with STATUS_LOCK_NOT_GRANTED instead of
-// going async and waiting. Waiting arrives with the async machinery
-// (interim STATUS_PENDING, CANCEL).
+// Byte-range locks live in the server-wide state::LockTable. A blocking
+// lock (one element without SMB2_LOCKFLAG_FAIL_IMMEDIATELY) that conflicts
+// goes async (async_engine.hpp): the table queues it, and grants it, in
+// arrival order, when the conflicting range is unlocked or its open closes,
+// whichever connection or worker that happens on; the grant is posted to
+// the waiter's connection, which sends the final response. CANCEL answers
+// STATUS_CANCELLED; closing the waiting handle STATUS_RANGE_NOT_LOCKED (as
+// Windows, smb2.lock.cancel). A blocking lock in the middle of a compound
+// chain, where nothing may wait, is processed as FAIL_IMMEDIATELY.
 //
 // Lock sequence numbers (3.3.5.14) only matter for resilient, durable and
 // persistent opens, which the server does not grant yet; they are ignored.
@@ -12,8 +16,10 @@
 #include <vector>
 
 #include "smb2/access.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/lock.hpp"
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
@@ -48,14 +54,65 @@ bool valid_lock_flags(uint32_t flags, size_t count) {
   }
 }
 
+// MS-FSA 2.1.5.7: a byte-range lock ends level II / read caching.
+void break_read_caching(ServerContext& server, const std::shared_ptr<state::FileNode>& node, const void* owner) {
+  if (node->lease_count.load(std::memory_order_relaxed))
+    post_breaks(server, server.files.break_readers(node, owner, monotonic_ms(), server.lease_break_timeout_ms));
+}
+
+// The LOCK response body (2.2.27).
+constexpr uint8_t kLockResponse[4] = {4, 0, 0, 0};
+
+// A waiting lock withdrawn: out of the table's queue, unless the table
+// granted it already (its completion is posted: STATUS_PENDING keeps it).
+NtStatus withdraw_lock(ServerContext&, ConnState& conn, WaitingRequest& w, WithdrawReason why) {
+  if (!state::lock_table().cancel_wait(w.node->device, w.node->inode, conn.address, w.async_id))
+    return NtStatus::Pending;
+  return why == WithdrawReason::Cancel ? NtStatus::Cancelled : NtStatus::RangeNotLocked;
+}
+
+// A blocking lock that conflicts: queued in the table and answered PENDING.
+NtStatus lock_or_wait(Request& req, state::Open* open, const state::ByteRange& range) {
+  const state::FileNode& node = *open->node;
+  state::LockTable& table = state::lock_table();
+  bool can_wait = req.hdr.next_command == 0 && has_room_to_wait(req);
+  state::LockWaiter waiter{req.conn.address, next_async_id(req.conn), open, range};
+  NtStatus st = table.lock(node.device, node.inode, open, std::span(&range, 1), can_wait ? &waiter : nullptr);
+  if (st == NtStatus::LockNotGranted && req.hdr.next_command == 0) return NtStatus::InsufficientResources;
+  if (st != NtStatus::Pending) return st;
+  WaitingRequest w;
+  w.kind = WaitKind::ByteRangeLock;
+  w.volatile_id = open->volatile_id;
+  w.node = open->node;
+  w.lock_owner = open;
+  w.withdraw = withdraw_lock;
+  st = start_waiting(req, std::move(w));
+  if (st != NtStatus::Pending) table.cancel_wait(node.device, node.inode, req.conn.address, waiter.async_id);
+  return st;
+}
+
 }  // namespace
+
+void post_lock_grants(ServerContext& server, const std::vector<state::LockWaiter>& granted) {
+  for (const state::LockWaiter& g : granted) {
+    uint64_t id = g.async_id;
+    post_to_conn(server, g.conn, [&server, id](ConnState& conn, Bytes&) {
+      WaitingRequest* w = find_waiting(conn, id);
+      if (!w) return;  // the connection let go of it meanwhile
+      std::shared_ptr<state::FileNode> node = w->node;
+      const void* owner = w->lock_owner;
+      complete(conn, id, NtStatus::Success, kLockResponse);
+      break_read_caching(server, node, owner);
+    });
+  }
+}
 
 NtStatus handle_lock(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
   r.skip(2);
   uint16_t count = r.u16();
   r.u32();  // LockSequenceNumber / LockSequenceIndex
-  FileId id{r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   if (!r.ok() || count == 0) return NtStatus::InvalidParameter;
   if (req.body.size() < kLocksOffsetInBody + size_t(count) * kLockElementSize) return NtStatus::InvalidParameter;
   std::vector<LockElement> elems(count);
@@ -67,7 +124,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   }
   if (!r.ok()) return NtStatus::InvalidParameter;
 
-  state::Open* open = req.find_open(id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (open->is_directory) return NtStatus::InvalidParameter;
   if (!(open->granted_access & (FILE_READ_DATA | FILE_WRITE_DATA))) return NtStatus::AccessDenied;
@@ -79,12 +136,16 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
     // 3.3.5.14.1: elements are processed in order and processing stops at
     // the first failure; an element that is not a plain unlock fails then
     // (unlocks before it stay done, as on Windows).
+    std::vector<state::LockWaiter> granted;
+    NtStatus st = NtStatus::Success;
     for (const auto& e : elems) {
-      if (e.flags != SMB2_LOCKFLAG_UNLOCK) return NtStatus::InvalidParameter;
-      if (wraps(e)) return NtStatus::InvalidLockRange;
-      NtStatus st = table.unlock(dev, ino, open, e.offset, e.length);
-      if (st != NtStatus::Success) return st;
+      if (e.flags != SMB2_LOCKFLAG_UNLOCK) st = NtStatus::InvalidParameter;
+      else if (wraps(e)) st = NtStatus::InvalidLockRange;
+      else st = table.unlock(dev, ino, open, e.offset, e.length, granted);
+      if (st != NtStatus::Success) break;
     }
+    post_lock_grants(req.server, granted);
+    if (st != NtStatus::Success) return st;
   } else {
     // 3.3.5.14.2: all locks are granted or none.
     std::vector<state::ByteRange> ranges;
@@ -94,12 +155,10 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
       if (wraps(e)) return NtStatus::InvalidLockRange;
       ranges.push_back({e.offset, e.length, bool(e.flags & SMB2_LOCKFLAG_EXCLUSIVE_LOCK)});
     }
-    NtStatus st = table.lock(dev, ino, open, ranges);
+    bool blocking = !(elems[0].flags & SMB2_LOCKFLAG_FAIL_IMMEDIATELY);
+    NtStatus st = blocking ? lock_or_wait(req, open, ranges[0]) : table.lock(dev, ino, open, ranges);
     if (st != NtStatus::Success) return st;
-    // MS-FSA 2.1.5.7: a byte-range lock ends level II / read caching.
-    if (open->node->lease_count.load(std::memory_order_relaxed))
-      post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
-                                                             req.server.lease_break_timeout_ms));
+    break_read_caching(req.server, open->node, open);
   }
   w.u16(4);
   w.u16(0);

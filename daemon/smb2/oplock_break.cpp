@@ -43,9 +43,9 @@ NtStatus ack_oplock(Request& req, ByteWriter& w) {
   r.skip(2);
   uint8_t level = r.u8();
   r.skip(5);  // Reserved, Reserved2
-  FileId id{r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   if (!r.ok()) return NtStatus::InvalidParameter;
-  state::Open* open = req.find_open(id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (!open->node) return NtStatus::InvalidDeviceState;
   std::vector<state::Waiter> wake;
@@ -60,6 +60,7 @@ NtStatus ack_oplock(Request& req, ByteWriter& w) {
   w.u8(*granted);
   w.u8(0);
   w.u32(0);
+  FileId id = req.body_file_id();
   w.u64(id.persistent);
   w.u64(id.volatile_id);
   return NtStatus::Success;

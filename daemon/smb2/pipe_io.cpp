@@ -12,16 +12,17 @@
 // way a message appears: an RPC server answers nothing unasked) completes
 // it; CANCEL or closing the pipe completes it with STATUS_CANCELLED. Clients
 // that pipeline RPC calls (Samba's async ones) post their READs first. In
-// the middle of a compound chain, where nothing may wait, and past
-// kMaxAsyncPerConnection waiting READs, an empty pipe answers
-// STATUS_PIPE_EMPTY, as a non-blocking pipe does.
+// the middle of a compound chain, where nothing may wait, an empty pipe
+// answers STATUS_PIPE_EMPTY, as a non-blocking pipe does; past the async
+// engine's limits, STATUS_INSUFFICIENT_RESOURCES. The waiting itself is
+// the async engine's (async_engine.hpp).
 #include "smb2/pipe_io.hpp"
 
 #include <algorithm>
 #include <atomic>
 
 #include "common/log.hpp"
-#include "crypto/smb2_keys.hpp"
+#include "smb2/async_engine.hpp"
 #include "rpc/pipe.hpp"
 #include "smb2/access.hpp"
 #include "vfs/paths.hpp"
@@ -58,9 +59,6 @@ enum : uint32_t {
   kUnlimitedInstances = 0xFFFFFFFF,
 };
 
-// READs waiting on empty pipes, per connection (MS-SMB2 3.3.4.2 lets a
-// server refuse to go async when resources are constrained).
-constexpr size_t kMaxAsyncPerConnection = 64;
 // Open pipes per connection: the control plane's table is shared by every
 // client (ringsmb-ctld keeps at most 16 384), so one client cannot fill it.
 constexpr size_t kMaxPipesPerConnection = 256;
@@ -93,68 +91,47 @@ void write_read_body(ByteWriter& w, ByteSpan data) {
   if (data.empty()) w.u8(0);  // the one-byte Buffer
 }
 
-// The final response of an async request (MS-SMB2 3.3.4.3/3.3.4.4: its
-// AsyncId, no credits: they came with the interim response).
-void queue_final(ConnState& conn, const AsyncRequest& a, NtStatus status, ByteSpan data) {
-  LateResponse late{{}, a.session_id, a.sign, a.encrypt};
-  ByteWriter w(late.message);
-  wire::Header h{};
-  h.credit_charge = a.credit_charge;
-  h.status = uint32_t(status);
-  h.command = wire::Command(a.command);
-  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | wire::SMB2_FLAGS_ASYNC_COMMAND;
-  h.message_id = a.message_id;
-  h.async_id = a.async_id;
-  h.session_id = a.session_id;
-  wire::write_header(w, h);
-  if (nt_success(status)) {
-    write_read_body(w, data);
-  } else {  // MS-SMB2 2.2.2 ERROR response
-    w.u16(9);
-    w.zeros(6);
-    w.u8(0);
-  }
-  conn.late_responses.push_back(std::move(late));
+// Completes waiting READ ASYNC_ID with STATUS and DATA (async_engine.hpp).
+void complete_read(ConnState& conn, uint64_t async_id, NtStatus status, ByteSpan data) {
+  Bytes body;
+  ByteWriter w(body);
+  write_read_body(w, data);
+  complete(conn, async_id, status, body);
+}
+
+bool waits_on_pipe(const WaitingRequest& w, uint64_t volatile_id) {
+  return w.kind == WaitKind::PipeRead && w.volatile_id == volatile_id;
 }
 
 // After bytes reached the pipe: the READs waiting on it take the messages
 // now queued, oldest READ first.
 void complete_waiting_reads(ConnState& conn, ServerContext& server, const state::Open& open, uint32_t handle) {
-  auto& waiting = conn.async_requests;
-  for (auto it = waiting.begin(); it != waiting.end();) {
-    if (it->volatile_id != open.volatile_id) {
-      ++it;
-      continue;
-    }
-    ipc::PipeReply reply = server.control->pipe_read(handle, it->length);
+  std::vector<std::pair<uint64_t, uint32_t>> reads;  // AsyncId, Length
+  for (const auto& [id, w] : conn.async.waiting)
+    if (waits_on_pipe(w, open.volatile_id)) reads.emplace_back(id, w.read_length);
+  for (auto [id, length] : reads) {
+    ipc::PipeReply reply = server.control->pipe_read(handle, length);
     if (reply.status == NtStatus::Success && reply.data.empty() && !reply.more) return;  // nothing more yet
     NtStatus st = reply.status != NtStatus::Success ? relay_status(reply.status)
                   : reply.more && !conn.pipes.at(open.volatile_id).byte_mode ? NtStatus::BufferOverflow
                                                                               : NtStatus::Success;
-    queue_final(conn, *it, st, reply.data);
-    it = waiting.erase(it);
+    complete_read(conn, id, st, reply.data);
   }
 }
 
+// A waiting READ ends with its handle, its tree or session, or CANCEL
+// (its IRP is cancelled): nothing to undo elsewhere.
+NtStatus withdraw_read(ServerContext&, ConnState&, WaitingRequest&, WithdrawReason) { return NtStatus::Cancelled; }
+
 // A READ on an empty pipe waits (the top of this file).
 NtStatus wait_for_message(Request& req, const state::Open& open, uint32_t length) {
-  ConnState& conn = req.conn;
   if (req.hdr.next_command != 0) return NtStatus::PipeEmpty;
-  size_t waiting = conn.async_requests.size();
-  if (waiting >= kMaxAsyncPerConnection) return NtStatus::PipeEmpty;
-  AsyncRequest a;
-  a.async_id = conn.next_async_id++;
-  a.message_id = req.hdr.message_id;
-  a.session_id = req.session->session_id;
-  a.command = uint16_t(wire::Command::Read);
-  a.credit_charge = req.hdr.credit_charge;
-  a.encrypt = req.encrypted;
-  a.sign = !req.encrypted && (req.hdr.is_signed() || req.session->signing_required);
-  a.volatile_id = open.volatile_id;
-  a.length = length;
-  conn.async_requests.push_back(a);
-  conn.going_async = a.async_id;
-  return NtStatus::Pending;
+  WaitingRequest w;
+  w.kind = WaitKind::PipeRead;
+  w.volatile_id = open.volatile_id;
+  w.read_length = length;
+  w.withdraw = withdraw_read;
+  return start_waiting(req, std::move(w));
 }
 
 void write_create_response(ByteWriter& w, const state::Open& open) {
@@ -215,8 +192,8 @@ NtStatus read_pipe(Request& req, const state::Open& open, uint32_t length, ByteW
   const PipeOpen* pipe = find_pipe(req.conn, open);
   if (!pipe || !req.server.control) return NtStatus::InvalidHandle;
   // A READ already waiting gets the next message first.
-  bool others_waiting = std::any_of(req.conn.async_requests.begin(), req.conn.async_requests.end(),
-                                    [&](const AsyncRequest& a) { return a.volatile_id == open.volatile_id; });
+  bool others_waiting = std::any_of(req.conn.async.waiting.begin(), req.conn.async.waiting.end(),
+                                    [&](const auto& kv) { return waits_on_pipe(kv.second, open.volatile_id); });
   if (others_waiting) return wait_for_message(req, open, length);
   ipc::PipeReply reply = req.server.control->pipe_read(pipe->handle, length);
   if (reply.status != NtStatus::Success) return relay_status(reply.status);
@@ -348,47 +325,10 @@ NtStatus query_pipe_info(const ConnState& conn, const state::Open& open, uint8_t
   return NtStatus::Success;
 }
 
-void cancel_async(ConnState& conn, const wire::Header& cancel) {
-  auto& waiting = conn.async_requests;
-  auto it = std::find_if(waiting.begin(), waiting.end(), [&](const AsyncRequest& a) {
-    return cancel.is_async() ? a.async_id == cancel.async_id : a.message_id == cancel.message_id;
-  });
-  if (it == waiting.end()) return;  // already answered, or never ours
-  queue_final(conn, *it, NtStatus::Cancelled, {});
-  waiting.erase(it);
-}
-
-void append_late_responses(ConnState& conn, Bytes& out) {
-  for (auto& late : conn.late_responses) {
-    state::Session* s = conn.find_session(late.session_id);
-    if (!s) continue;  // logged off meanwhile: nobody to answer
-    Bytes frame;
-    if (late.encrypt) {
-      if (!conn.cipher || s->keys.encryption_key.empty()) continue;
-      frame = crypto::encrypt_message(*conn.cipher, s->keys.encryption_key, late.session_id, late.message);
-    } else {
-      frame = std::move(late.message);
-      if (late.sign) crypto::sign_message(conn.signing_algorithm, s->keys.signing_key, std::span<uint8_t>(frame));
-    }
-    size_t n = frame.size();
-    out.push_back(0);  // the transport's 4-byte length: 0, then 24 bits big-endian
-    out.push_back(uint8_t(n >> 16));
-    out.push_back(uint8_t(n >> 8));
-    out.push_back(uint8_t(n));
-    out.insert(out.end(), frame.begin(), frame.end());
-  }
-  conn.late_responses.clear();
-}
-
 bool close_pipe(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   auto it = conn.pipes.find(volatile_id);
   if (it == conn.pipes.end()) return false;
-  // READs still waiting end with the handle (their IRPs are cancelled).
-  std::erase_if(conn.async_requests, [&](const AsyncRequest& a) {
-    if (a.volatile_id != volatile_id) return false;
-    queue_final(conn, a, NtStatus::Cancelled, {});
-    return true;
-  });
+  // READs still waiting ended with the handle (close_open withdrew them).
   uint32_t handle = it->second.handle;
   conn.pipes.erase(it);
   conn.opens.erase(volatile_id);

@@ -41,14 +41,6 @@ NtStatus query_pipe_info(const ConnState& conn, const state::Open& open, uint8_t
 // Windows' RPC runtime sets message read mode after opening a pipe.
 NtStatus set_pipe_info(ConnState& conn, const state::Open& open, uint8_t info_type, uint8_t info_class,
                        ByteSpan buf);
-// Async requests (MS-SMB2 3.3.4.2), which only pipe READs become so far.
-// The processor's hooks: CANCEL (3.3.5.16) completes the matching request
-// with STATUS_CANCELLED; after each frame, the final responses that became
-// ready are appended to OUT, each its own frame, signed or encrypted as its
-// request was.
-void cancel_async(ConnState& conn, const wire::Header& cancel);
-void append_late_responses(ConnState& conn, Bytes& out);
-
 // Forgets the open of a pipe and closes the pipe in the control plane;
 // false when VOLATILE_ID is not a pipe.
 bool close_pipe(ConnState& conn, ServerContext& server, uint64_t volatile_id);

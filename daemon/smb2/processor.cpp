@@ -6,11 +6,12 @@
 
 #include "common/log.hpp"
 #include "crypto/smb2_keys.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
-#include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
-#include "smb2/pipe_io.hpp"
 #include "smb2/negotiate.hpp"
+#include "smb2/send_path.hpp"
+#include "smb2/thread_identity.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -29,60 +30,20 @@ void write_error_body(ByteWriter& w) {
 
 bool keeps_body(NtStatus s) { return nt_success(s) || s == NtStatus::MoreProcessingRequired; }
 
-// MS-SMB2 3.3.5.2.5: charge = 1 + (max(payload) - 1) / 64 KiB.
-uint16_t expected_charge(const Request& req) {
-  ByteReader r(req.body);
+// MS-SMB2 3.3.5.2.5: charge = 1 + (max(payload) - 1) / 64 KiB, the payload
+// being the largest of the body fields the dispatch table names.
+uint16_t expected_charge(const CommandSpec& spec, ByteSpan body) {
   uint64_t payload = 0;
-  switch (req.hdr.command) {
-    case Command::Read: r.skip(4); payload = r.u32(); break;
-    case Command::Write: r.skip(4); payload = r.u32(); break;
-    case Command::Ioctl: {
-      r.skip(24);
-      r.skip(4);  // InputOffset
-      uint32_t in = r.u32();
-      r.skip(8);
-      uint32_t max_out = (r.skip(4), r.u32());
-      payload = std::max(in, max_out);
-      break;
-    }
-    case Command::QueryDirectory: r.skip(28); payload = r.u32(); break;
-    case Command::QueryInfo: r.skip(4); payload = r.u32(); break;
-    case Command::SetInfo: r.skip(4); payload = r.u32(); break;
-    case Command::ChangeNotify: r.skip(4); payload = r.u32(); break;
-    default: return 1;
-  }
+  for (uint8_t at : spec.payload_at)
+    if (at && body.size() >= size_t(at) + 4) payload = std::max<uint64_t>(payload, load_le32(body.data() + at));
   return payload == 0 ? 1 : uint16_t(1 + (payload - 1) / 65536);
-}
-
-// MS-SMB2 3.3.5.16: CANCEL names a request by AsyncId (async) or MessageId.
-// A waiting CREATE completes with STATUS_CANCELLED in a message of its own,
-// posted to this connection so the CANCEL's frame is done first; a waiting
-// pipe READ is answered after the frame (pipe_io.cpp).
-bool cancel_pending_create(ConnState& conn, ServerContext& server, const Header& h) {
-  for (auto& [id, p] : conn.pending) {
-    if (h.is_async() ? id != h.async_id : p.message_id != h.message_id) continue;
-    if (p.node) server.files.drop_waiter(p.node, {conn.address, id});
-    if (server.poster) {
-      uint64_t async_id = id;
-      server.poster->post(conn.address, [&server, async_id](ConnState& c, Bytes& out) {
-        resume_pending(c, server, async_id, true, out);
-      });
-    }
-    return true;
-  }
-  return false;
-}
-
-void cancel_request(ConnState& conn, ServerContext& server, const Header& h) {
-  if (!cancel_pending_create(conn, server, h)) cancel_async(conn, h);
 }
 
 class ChainProcessor {
  public:
   ChainProcessor(ConnState& c, ServerContext& s, bool encrypted, uint64_t transform_session)
       : conn_(c), server_(s), encrypted_(encrypted), transform_session_(transform_session) {}
-  FrameResult run(ByteSpan chain, Bytes& plain_out);
-  state::Session* signing_session() const { return last_session_; }
+  FrameResult run(ByteSpan chain, Bytes& out);
   // `out` of run() is the transport's buffer itself, where a FileSegment's
   // position means something (not a buffer that is encrypted or copied later).
   void writes_transport_buffer() { direct_out_ = true; }
@@ -98,24 +59,30 @@ class ChainProcessor {
   }
 
  private:
-  void save_pending(ByteSpan rest, const CompoundState& before, NtStatus create_error_before);
-
-  FrameResult one(ByteSpan pdu, const Header& h, Bytes& out);
-  NtStatus check_and_dispatch(Request& req, const CommandSpec& spec, ByteWriter& body);
+  // The steps of one element, in order.
+  bool charge_credits(const Header& h, const CommandSpec* spec, ByteSpan body, NtStatus& status);
+  NtStatus resolve(Request& req, const CommandSpec& spec);
   NtStatus resolve_session(Request& req, const CommandSpec& spec);
   NtStatus lookup_session(Request& req, const CommandSpec& spec, uint64_t sid);
   NtStatus resolve_tree(Request& req);
-  void finish_element(Bytes& out, size_t start, const Request& req, NtStatus status);
+  NtStatus run_handler(Request& req, const CommandSpec& spec, ByteWriter& body);
+  void finish_body(Bytes& out, size_t start, Request& req, NtStatus status);
+  void write_header(Bytes& out, size_t start, const Request& req, NtStatus status, uint64_t resumed);
+  void hash_preauth(Bytes& out, size_t start, const Request& req, NtStatus status);
+  void bookkeep(const Request& req, const CommandSpec* spec, NtStatus status, size_t start);
+
+  FrameResult one(ByteSpan pdu, const Header& h, Bytes& out);
   bool signs_response(const Header& h, NtStatus status, const state::Session* signer) const;
   bool may_send_file(const Request& req) const;
   void seal_previous(Bytes& out, bool more_follow);
+  bool next_element(ByteSpan rest, Header& h, size_t& len) const;
+  void save_chain(ByteSpan rest, const CompoundState& before, NtStatus create_error_before);
 
   ConnState& conn_;
   ServerContext& server_;
   bool encrypted_;
   uint64_t transform_session_;
   CompoundState compound_;
-  state::Session* last_session_ = nullptr;
   size_t prev_start_ = SIZE_MAX;
   bool prev_sign_ = false;
   state::Session* prev_signer_ = nullptr;
@@ -124,24 +91,41 @@ class ChainProcessor {
   bool cancel_ = false;
   bool direct_out_ = false;
   size_t file_bytes_ = 0;
-  // The element just run went async: its async id and the file it waits on.
+  // The element just run went async and waits with the rest of its chain
+  // (a CREATE behind a break): its AsyncId.
   uint64_t went_async_ = 0;
-  std::shared_ptr<state::FileNode> wait_node_;
 };
 
-// Saves the chain from the element that went async to its end; it runs
-// again when the wait ends (resume_pending).
-void ChainProcessor::save_pending(ByteSpan rest, const CompoundState& before, NtStatus create_error_before) {
-  PendingRequest& p = conn_.pending[went_async_];
-  p.pdu.assign(rest.begin(), rest.end());
-  p.message_id = load_le64(rest.data() + wire::hdr::MessageId);
-  p.encrypted = encrypted_;
-  p.transform_session = transform_session_;
-  p.node = std::move(wait_node_);
-  p.compound = before;
-  p.create_error = create_error_before;
+// Saves the chain from the element that went async to its end in its
+// waiting request; it runs again when the wait ends (rerun_waiting_chain).
+void ChainProcessor::save_chain(ByteSpan rest, const CompoundState& before, NtStatus create_error_before) {
+  WaitingRequest* w = find_waiting(conn_, went_async_);
+  if (!w) return;
+  w->pdu.assign(rest.begin(), rest.end());
+  w->encrypted = encrypted_;
+  w->transform_session = transform_session_;
+  w->compound = before;
+  w->create_error = create_error_before;
 }
 
+// MS-SMB2 3.3.5.2.3 and 3.3.5.2.5: the MessageId must lie in the credit
+// window (else the connection is dropped: false) and the CreditCharge must
+// cover the payload (else STATUS_INVALID_PARAMETER in STATUS).
+bool ChainProcessor::charge_credits(const Header& h, const CommandSpec* spec, ByteSpan body, NtStatus& status) {
+  status = NtStatus::Success;
+  if (!spec) {
+    status = NtStatus::InvalidParameter;
+    return true;
+  }
+  uint16_t charge = conn_.supports_multi_credit ? std::max<uint16_t>(h.credit_charge, 1) : 1;
+  if (!conn_.credits.consume(h.message_id, charge)) {
+    LOG_WARN("%s: message id %llu outside the credit window; dropping", conn_.client_address.c_str(),
+             (unsigned long long)h.message_id);
+    return false;
+  }
+  if (conn_.supports_multi_credit && expected_charge(*spec, body) > charge) status = NtStatus::InvalidParameter;
+  return true;
+}
 NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) {
   uint64_t sid = req.hdr.session_id;
   bool inherits = req.hdr.is_related() && compound_.in_chain;
@@ -197,7 +181,27 @@ NtStatus ChainProcessor::resolve_tree(Request& req) {
   return NtStatus::Success;
 }
 
-NtStatus ChainProcessor::check_and_dispatch(Request& req, const CommandSpec& spec, ByteWriter& body) {
+// Sign when the request was signed or the session requires it. Interim
+// responses are not signed (MS-SMB2 3.3.4.2 "SHOULD NOT"; 3.3.4.1.1 signs a
+// response to a signed request unless it is an interim one).
+bool ChainProcessor::signs_response(const Header& h, NtStatus status, const state::Session* signer) const {
+  return !encrypted_ && status != NtStatus::Pending && signer && !signer->keys.signing_key.empty() &&
+         (h.is_signed() || signer->signing_required ||
+          (h.command == Command::SessionSetup && status == NtStatus::Success && !signer->is_guest &&
+           !signer->is_anonymous));
+}
+
+// A response may leave file data for the transport to send (FileSegment)
+// only when it goes out byte for byte as the handler wrote it: the chain's
+// only element, into the transport's own buffer, neither encrypted nor
+// signed (a signature or a cipher needs the data in memory).
+bool ChainProcessor::may_send_file(const Request& req) const {
+  return direct_out_ && conn_.transport_sends_files && !compound_.in_chain && req.hdr.next_command == 0 &&
+         !signs_response(req.hdr, NtStatus::Success, req.session);
+}
+
+// Session, tree and the compound rules, before the handler runs.
+NtStatus ChainProcessor::resolve(Request& req, const CommandSpec& spec) {
   uint16_t size = req.body.size() >= 2 ? load_le16(req.body.data()) : 0;
   if (size != spec.structure_size && (!spec.alt_structure_size || size != spec.alt_structure_size))
     return NtStatus::InvalidParameter;
@@ -219,101 +223,34 @@ NtStatus ChainProcessor::check_and_dispatch(Request& req, const CommandSpec& spe
   // that would use its FileId fail with its status. Other failures do not
   // cascade: the next element uses the same FileId and succeeds or fails on
   // its own (what Windows and Samba do; smb2.compound.interim2).
-  if (req.hdr.is_related() && compound_.in_chain && spec.has_file_id && create_error_ != NtStatus::Success)
+  if (req.hdr.is_related() && compound_.in_chain && spec.file_id_at && create_error_ != NtStatus::Success)
     return create_error_;
+  return NtStatus::Success;
+}
+
+NtStatus ChainProcessor::run_handler(Request& req, const CommandSpec& spec, ByteWriter& body) {
   if (req.tree) become_user(req.tree->identity);
   req.may_send_file = may_send_file(req);
   return spec.handler(req, body);
 }
 
-// Sign when the request was signed or the session requires it. Interim
-// responses are not signed (MS-SMB2 3.3.4.2 "SHOULD NOT"; 3.3.4.1.1 signs a
-// response to a signed request unless it is an interim one).
-bool ChainProcessor::signs_response(const Header& h, NtStatus status, const state::Session* signer) const {
-  return !encrypted_ && status != NtStatus::Pending && signer && !signer->keys.signing_key.empty() &&
-         (h.is_signed() || signer->signing_required ||
-          (h.command == Command::SessionSetup && status == NtStatus::Success && !signer->is_guest &&
-           !signer->is_anonymous));
-}
-
-// A response may leave file data for the transport to send (FileSegment)
-// only when it goes out byte for byte as the handler wrote it: the chain's
-// only element, into the transport's own buffer, neither encrypted nor
-// signed (a signature or a cipher needs the data in memory).
-bool ChainProcessor::may_send_file(const Request& req) const {
-  return direct_out_ && conn_.transport_sends_files && !compound_.in_chain && req.hdr.next_command == 0 &&
-         !signs_response(req.hdr, NtStatus::Success, req.session);
-}
-
-void ChainProcessor::finish_element(Bytes& out, size_t start, const Request& req, NtStatus status) {
-  // Preauth integrity (3.1.1): NEGOTIATE response into the connection hash,
-  // unfinished SESSION_SETUP responses into the session hash.
-  ByteSpan element(out.data() + start, out.size() - start);
-  if (conn_.dialect == config::kDialect311) {
-    if (req.hdr.command == Command::Negotiate && status == NtStatus::Success) {
-      auto h = crypto::sha512(conn_.preauth_hash, element);
-      std::memcpy(conn_.preauth_hash.data(), h.data(), 64);
-    } else if (req.hdr.command == Command::SessionSetup && status == NtStatus::MoreProcessingRequired) {
-      if (state::Session* s = conn_.find_session(req.response_session_id)) {
-        auto h = crypto::sha512(s->preauth_hash, element);
-        std::memcpy(s->preauth_hash.data(), h.data(), 64);
-      }
-    }
-  }
-}
-
-FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
-  const CommandSpec* spec = command_spec(h.command);
-  Request req{conn_, server_, h, pdu, pdu.subspan(wire::kHeaderSize), encrypted_, compound_};
-  uint64_t resumed = std::exchange(resume_id_, 0);
-  req.async_id = resumed;
-  // Only a CREATE waits (for oplock/lease break acknowledgments).
-  req.can_go_async = h.command == Command::Create;
-  NtStatus status;
-  uint16_t charge = h.credit_charge;
-  if (resumed) {
-    status = NtStatus::Success;  // credits were taken when it first arrived
-  } else if (!spec) {
-    status = NtStatus::InvalidParameter;
-  } else if (!conn_.credits.consume(h.message_id, conn_.supports_multi_credit ? std::max<uint16_t>(charge, 1) : 1)) {
-    LOG_WARN("%s: message id %llu outside the credit window; dropping", conn_.client_address.c_str(),
-             (unsigned long long)h.message_id);
-    return FrameResult::Drop;
-  } else if (conn_.supports_multi_credit && expected_charge(req) > std::max<uint16_t>(charge, 1)) {
-    status = NtStatus::InvalidParameter;
-  } else {
-    status = NtStatus::Success;
-  }
-
-  size_t start = out.size();
-  ByteWriter w(out);
-  Header rh{};
-  w.zeros(wire::kHeaderSize);  // header written after the handler ran
-  if (status == NtStatus::Success && resumed && cancel_) status = NtStatus::Cancelled;
-  else if (status == NtStatus::Success) status = check_and_dispatch(req, *spec, w);
-  // STATUS_PENDING: the handler set conn_.going_async to the AsyncId of
-  // the interim response (MS-SMB2 3.3.4.2), for a pipe READ or a CREATE.
-  uint64_t interim_id = status == NtStatus::Pending ? std::exchange(conn_.going_async, 0) : 0;
-  if (status == NtStatus::Pending && req.wait_node) {  // a CREATE: its chain is saved (run())
-    went_async_ = interim_id;
-    wait_node_ = std::move(req.wait_node);
-    if (resumed) {  // still waiting: nothing to send yet
-      out.resize(start);
-      return FrameResult::Ok;
-    }
-  }
+// The body stays as the handler wrote it, or becomes the ERROR response;
+// file data a READ left in the file is positioned after it.
+void ChainProcessor::finish_body(Bytes& out, size_t start, Request& req, NtStatus status) {
   if (!keeps_body(status) || out.size() == start + wire::kHeaderSize) {
     out.resize(start + wire::kHeaderSize);
+    ByteWriter w(out);
     write_error_body(w);
-  } else if (req.file_data) {  // the data follows the body, straight from the file
+  } else if (req.file_data) {
     req.file_data->at = out.size();
     file_bytes_ += req.file_data->length;
     conn_.out_files.push_back(std::move(*req.file_data));
   }
-  if (req.session) last_session_ = req.session;
-  if (!nt_success(status) && status != NtStatus::MoreProcessingRequired)
-    LOG_DEBUG("%s: %s mid %llu -> %s", conn_.client_address.c_str(), spec ? spec->name : "?",
-              (unsigned long long)h.message_id, nt_status_name(status));
+}
+
+void ChainProcessor::write_header(Bytes& out, size_t start, const Request& req, NtStatus status, uint64_t resumed) {
+  const Header& h = req.hdr;
+  Header rh{};
   rh.credit_charge = h.credit_charge;
   rh.status = uint32_t(status);
   rh.command = h.command;
@@ -323,7 +260,7 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
   if (resumed || status == NtStatus::Pending) {  // final or interim response of an async request
     rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
-    rh.async_id = resumed ? resumed : interim_id;
+    rh.async_id = resumed ? resumed : req.async_id;
   }
   rh.message_id = h.message_id;
   rh.tree_id = req.tree ? req.tree->tree_id : h.tree_id;
@@ -333,22 +270,70 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
     if (h.tree_id == 0xFFFFFFFF) rh.tree_id = compound_.tree_id;
   }
   wire::store_header(out.data() + start, rh);
-  finish_element(out, start, req, status);
+}
 
+// Preauth integrity (3.1.1): NEGOTIATE response into the connection hash,
+// unfinished SESSION_SETUP responses into the session hash.
+void ChainProcessor::hash_preauth(Bytes& out, size_t start, const Request& req, NtStatus status) {
+  if (conn_.dialect != config::kDialect311) return;
+  ByteSpan element(out.data() + start, out.size() - start);
+  if (req.hdr.command == Command::Negotiate && status == NtStatus::Success) {
+    auto h = crypto::sha512(conn_.preauth_hash, element);
+    std::memcpy(conn_.preauth_hash.data(), h.data(), 64);
+  } else if (req.hdr.command == Command::SessionSetup && status == NtStatus::MoreProcessingRequired) {
+    if (state::Session* s = conn_.find_session(req.response_session_id)) {
+      auto h = crypto::sha512(s->preauth_hash, element);
+      std::memcpy(s->preauth_hash.data(), h.data(), 64);
+    }
+  }
+}
+
+// What the next element needs of this one: who signs it (sealed when the
+// next one starts), and the compound state.
+void ChainProcessor::bookkeep(const Request& req, const CommandSpec* spec, NtStatus status, size_t start) {
   // The final SESSION_SETUP response is signed with the new key (MS-SMB2 3.3.5.5.3).
   state::Session* signer = req.session;
-  if (h.command == Command::SessionSetup && status == NtStatus::Success)
+  if (req.hdr.command == Command::SessionSetup && status == NtStatus::Success)
     signer = conn_.find_session(req.response_session_id);
-  bool sign = signs_response(h, status, signer);
   prev_start_ = start;
-  prev_sign_ = sign;
+  prev_sign_ = signs_response(req.hdr, status, signer);
   prev_signer_ = signer;
   compound_.last_status = status;
   compound_.in_chain = true;
-  if (h.command == Command::Create)
+  if (req.hdr.command == Command::Create)
     create_error_ = status;
-  else if (spec && spec->has_file_id && nt_success(status))
+  else if (spec && spec->file_id_at && nt_success(status))
     create_error_ = NtStatus::Success;
+}
+
+FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
+  const CommandSpec* spec = command_spec(h.command);
+  Request req{conn_, server_, h, pdu, pdu.subspan(wire::kHeaderSize), encrypted_, compound_};
+  uint64_t resumed = std::exchange(resume_id_, 0);
+  req.async_id = resumed;
+  NtStatus status = NtStatus::Success;  // a resumed request's credits were taken when it arrived
+  if (!resumed && !charge_credits(h, spec, req.body, status)) return FrameResult::Drop;
+  size_t start = out.size();
+  ByteWriter w(out);
+  w.zeros(wire::kHeaderSize);  // written after the handler ran
+  if (resumed && cancel_) status = NtStatus::Cancelled;
+  if (status == NtStatus::Success) status = resolve(req, *spec);
+  if (status == NtStatus::Success) status = run_handler(req, *spec, w);
+  if (status == NtStatus::Pending) {
+    const WaitingRequest* waiting = find_waiting(conn_, req.async_id);
+    if (waiting && waiting->kind == WaitKind::CreateBreak) went_async_ = req.async_id;  // run() saves the chain
+    if (resumed) {  // still waiting: nothing to send yet
+      out.resize(start);
+      return FrameResult::Ok;
+    }
+  }
+  finish_body(out, start, req, status);
+  if (!nt_success(status) && status != NtStatus::MoreProcessingRequired)
+    LOG_DEBUG("%s: %s mid %llu -> %s", conn_.client_address.c_str(), spec ? spec->name : "?",
+              (unsigned long long)h.message_id, nt_status_name(status));
+  write_header(out, start, req, status, resumed);
+  hash_preauth(out, start, req, status);
+  bookkeep(req, spec, status, start);
   return FrameResult::Ok;
 }
 
@@ -363,9 +348,23 @@ void ChainProcessor::seal_previous(Bytes& out, bool more_follow) {
     store_le32(out.data() + prev_start_ + wire::hdr::NextCommand, uint32_t(out.size() - prev_start_));
   }
   if (prev_sign_)
-    crypto::sign_message(conn_.signing_algorithm, prev_signer_->keys.signing_key,
-                         std::span<uint8_t>(out.data() + prev_start_, out.size() - prev_start_));
+    sign_element(conn_, prev_signer_->keys.signing_key,
+                 std::span<uint8_t>(out.data() + prev_start_, out.size() - prev_start_));
   prev_start_ = SIZE_MAX;
+}
+
+// The header of the element at the start of REST and its length; false
+// (drop the connection) for a malformed one.
+bool ChainProcessor::next_element(ByteSpan rest, Header& h, size_t& len) const {
+  if (!wire::parse_header(rest, h)) return false;
+  len = rest.size();
+  if (!h.next_command) return true;
+  if (h.next_command < wire::kHeaderSize || h.next_command > rest.size() || h.next_command % 8) {
+    LOG_WARN("%s: bad NextCommand %u; dropping", conn_.client_address.c_str(), h.next_command);
+    return false;
+  }
+  len = h.next_command;
+  return true;
 }
 
 FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
@@ -373,17 +372,10 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
   for (;;) {
     ByteSpan rest = chain.subspan(off);
     Header h;
-    if (!wire::parse_header(rest, h)) return FrameResult::Drop;
-    size_t len = rest.size();
-    if (h.next_command) {
-      if (h.next_command < wire::kHeaderSize || h.next_command > rest.size() || h.next_command % 8) {
-        LOG_WARN("%s: bad NextCommand %u; dropping", conn_.client_address.c_str(), h.next_command);
-        return FrameResult::Drop;
-      }
-      len = h.next_command;
-    }
+    size_t len;
+    if (!next_element(rest, h, len)) return FrameResult::Drop;
     // CANCEL gets no response of its own and uses no credit; the request it
-    // names answers STATUS_CANCELLED later (cancel_request).
+    // names answers STATUS_CANCELLED after this frame (async_engine).
     if (h.command == Command::Cancel) {
       cancel_request(conn_, server_, h);
     } else {
@@ -392,7 +384,7 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
       NtStatus create_error_before = create_error_;
       if (one(rest.first(len), h, out) == FrameResult::Drop) return FrameResult::Drop;
       if (went_async_) {  // the rest of the chain runs when the wait ends
-        save_pending(rest, before, create_error_before);
+        save_chain(rest, before, create_error_before);
         break;
       }
     }
@@ -403,7 +395,10 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
   return FrameResult::Ok;
 }
 
-FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {
+// An encrypted frame (MS-SMB2 3.3.5.2.1.1): the chain inside is answered
+// in one message encrypted for the same session.
+FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out,
+                              ResponseSeal& seal) {
   auto th = crypto::parse_transform_header(frame);
   if (!th || !conn.cipher) return FrameResult::Drop;
   state::Session* session = conn.find_session(th->session_id);
@@ -413,31 +408,28 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
     LOG_WARN("%s: decryption failed; dropping", conn.client_address.c_str());
     return FrameResult::Drop;
   }
-  Bytes encryption_key = session->keys.encryption_key;  // the chain may log the session off
-  Bytes response;
+  seal.encrypt = true;
+  seal.session_id = th->session_id;
+  seal.encryption_key = session->keys.encryption_key;  // the chain may log the session off
   ChainProcessor chain(conn, server, true, th->session_id);
-  if (chain.run(*plain, response) == FrameResult::Drop) return FrameResult::Drop;
-  if (response.empty()) return FrameResult::Ok;
-  Bytes sealed = crypto::encrypt_message(*conn.cipher, encryption_key, th->session_id, response);
-  out.insert(out.end(), sealed.begin(), sealed.end());
-  return FrameResult::Ok;
+  return chain.run(*plain, out);
 }
 
 }  // namespace
 
 FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {
   if (frame.size() < 4) return FrameResult::Drop;
-  size_t len_pos = out.size();
-  out.resize(len_pos + 4);
+  size_t start = open_message(conn, out);
   FrameResult result;
   size_t files_before = conn.out_files.size();
   size_t file_bytes = 0;
+  ResponseSeal seal;  // the elements sign themselves; only an encrypted chain is sealed whole
   switch (load_le32(frame.data())) {
     case wire::kProtocolIdSmb1:
       result = conn.negotiated ? FrameResult::Drop : handle_smb1_negotiate(conn, server, frame, out);
       break;
     case wire::kProtocolIdTransform:
-      result = process_transform(conn, server, frame, out);
+      result = process_transform(conn, server, frame, out, seal);
       break;
     case wire::kProtocolIdSmb2: {
       ChainProcessor chain(conn, server, false, 0);
@@ -448,69 +440,50 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
     }
     default:
       LOG_WARN("%s: not an SMB frame; dropping", conn.client_address.c_str());
-      return FrameResult::Drop;
+      result = FrameResult::Drop;
   }
   conn.credits.commit();
   if (result == FrameResult::Drop) {
+    out.resize(start);
+    conn.framing->discard(out, start);
     conn.out_files.resize(files_before);  // nothing of this frame is sent
     return result;
   }
   std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
-  size_t len = out.size() - len_pos - 4 + file_bytes;
-  if (len == 0) {
-    out.resize(len_pos);  // nothing to send (CANCEL)
-  } else {
-    out[len_pos] = 0;
-    out[len_pos + 1] = uint8_t(len >> 16);
-    out[len_pos + 2] = uint8_t(len >> 8);
-    out[len_pos + 3] = uint8_t(len);
-  }
-  append_late_responses(conn, out);  // async requests this frame completed, after its own response
+  close_message(conn, out, start, seal, file_bytes);  // nothing to send for a lone CANCEL
+  send_ready(conn, server, out);  // async requests this frame completed, after its own response
   return result;
 }
 
-void resume_pending(ConnState& conn, ServerContext& server, uint64_t async_id, bool cancel, Bytes& out) {
-  auto it = conn.pending.find(async_id);
-  if (it == conn.pending.end()) return;
-  PendingRequest p = std::move(it->second);
-  conn.pending.erase(it);
-  Bytes response;
-  ChainProcessor chain(conn, server, p.encrypted, p.transform_session);
-  chain.resume(async_id, p.compound, p.create_error, cancel);
-  FrameResult r = chain.run(p.pdu, response);
+void rerun_waiting_chain(ConnState& conn, ServerContext& server, uint64_t async_id, bool cancel) {
+  std::optional<WaitingRequest> w = take_waiting(conn, async_id);
+  if (!w) return;
+  ReadyMessage ready;
+  ChainProcessor chain(conn, server, w->encrypted, w->transform_session);
+  chain.resume(async_id, w->compound, w->create_error, cancel);
+  FrameResult r = chain.run(w->pdu, ready.message);
   conn.credits.commit();
-  if (r == FrameResult::Drop || response.empty()) return;
-  Bytes message;
-  if (p.encrypted) {
-    state::Session* s = conn.find_session(p.transform_session);
-    if (!s || !conn.cipher) return;  // logged off meanwhile: nothing can be sent
-    message = crypto::encrypt_message(*conn.cipher, s->keys.encryption_key, p.transform_session, response);
-  } else {
-    message = std::move(response);
+  if (r == FrameResult::Drop || ready.message.empty()) return;
+  if (w->encrypted) {
+    state::Session* s = conn.find_session(w->transform_session);
+    if (!s) return;  // logged off meanwhile: nothing can be sent
+    ready.seal.encrypt = true;
+    ready.seal.session_id = w->transform_session;
+    ready.seal.encryption_key = s->keys.encryption_key;
   }
-  size_t len = message.size();
-  out.push_back(0);
-  out.push_back(uint8_t(len >> 16));
-  out.push_back(uint8_t(len >> 8));
-  out.push_back(uint8_t(len));
-  out.insert(out.end(), message.begin(), message.end());
-  append_late_responses(conn, out);  // pipe READs the resumed chain completed
+  conn.async.ready.push_back(std::move(ready));
 }
 
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
   std::vector<std::shared_ptr<state::FileNode>> nodes;
-  for (auto& [id, p] : conn.pending)
-    if (p.node) nodes.push_back(p.node);
+  for (auto& [id, w] : conn.async.waiting)
+    if (w.kind == WaitKind::CreateBreak && w.node) nodes.push_back(w.node);
   for (auto& n : nodes) post_wakeups(server, server.files.expire_breaks(n, now_ms));
 }
 
 void teardown_connection(ConnState& conn, ServerContext& server) {
-  for (auto& [id, p] : conn.pending)
-    if (p.node) server.files.drop_waiter(p.node, {conn.address, id});
-  conn.pending.clear();
+  withdraw_all(conn, server);
   while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);  // pipes too
-  conn.async_requests.clear();  // nobody left to answer
-  conn.late_responses.clear();
   for (auto& [id, s] : conn.sessions)
     if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
   conn.sessions.clear();

@@ -11,9 +11,16 @@ namespace ringsmb::smb2 {
 
 enum class FrameResult { Ok, Drop };
 
-// Handles one frame (without its 4-byte length) and appends the response
-// frame (with its length) to `out`. Drop means: close the connection.
+// Handles one frame (without its transport header) and appends the
+// response message, framed by conn.framing, to `out`, then the final
+// responses of async requests that became ready. Drop means: close the
+// connection.
 FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out);
+
+// Runs again the chain of waiting CREATE `async_id` (its breaks ended), or
+// answers it STATUS_CANCELLED (CANCEL, TREE_DISCONNECT, LOGOFF); the
+// response joins conn.async.ready.
+void rerun_waiting_chain(ConnState& conn, ServerContext& server, uint64_t async_id, bool cancel);
 
 // Releases everything a connection holds (opens, sessions) when it ends.
 void teardown_connection(ConnState& conn, ServerContext& server);

@@ -60,7 +60,6 @@ size_t name_length_field(FileInfoClass cls) { return cls == FileInfoClass::Names
 struct QueryDirectoryRequest {
   FileInfoClass cls{};
   uint8_t flags = 0;
-  FileId id;
   ByteSpan name;
   uint32_t output_length = 0;
 };
@@ -71,7 +70,7 @@ NtStatus parse(const Request& req, QueryDirectoryRequest& q) {
   q.cls = FileInfoClass(r.u8());
   q.flags = r.u8();
   r.u32();  // FileIndex: NTFS ignores it, and so do we
-  q.id = {r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   uint16_t name_off = r.u16(), name_len = r.u16();
   q.output_length = r.u32();
   if (!r.ok() || !buffer_at(req, name_off, name_len, q.name) || name_len % 2) return NtStatus::InvalidParameter;
@@ -162,7 +161,7 @@ NtStatus handle_query_directory(Request& req, ByteWriter& w) {
   QueryDirectoryRequest q;
   NtStatus st = parse(req, q);
   if (st != NtStatus::Success) return st;
-  state::Open* open = req.find_open(q.id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (!open->is_directory) return NtStatus::InvalidParameter;
   if (q.output_length > req.server.max_trans) return NtStatus::InvalidParameter;

@@ -122,7 +122,6 @@ struct QueryInfoRequest {
   ByteSpan input;
   uint32_t additional_info = 0;
   uint32_t flags = 0;
-  FileId id;
 };
 
 NtStatus parse(const Request& req, QueryInfoRequest& q) {
@@ -136,7 +135,7 @@ NtStatus parse(const Request& req, QueryInfoRequest& q) {
   uint32_t in_len = r.u32();
   q.additional_info = r.u32();
   q.flags = r.u32();
-  q.id = {r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   if (!r.ok() || !buffer_at(req, in_off, in_len, q.input)) return NtStatus::InvalidParameter;
   return NtStatus::Success;
 }
@@ -245,7 +244,7 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   QueryInfoRequest q;
   NtStatus st = parse(req, q);
   if (st != NtStatus::Success) return st;
-  state::Open* open = req.find_open(q.id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (q.output_length > req.server.max_trans) return NtStatus::InvalidParameter;
 

@@ -87,10 +87,10 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   r.u8();  // Flags
   uint32_t length = r.u32();
   uint64_t offset = r.u64();
-  FileId id{r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   uint32_t minimum = r.u32();
   if (!r.ok()) return NtStatus::InvalidParameter;
-  state::Open* open = req.find_open(id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (length > req.server.max_read) return NtStatus::InvalidParameter;
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;

@@ -53,6 +53,11 @@ struct ServerContext {
   state::LeaseTable leases;
   int64_t lease_break_timeout_ms = 35000;
   ConnPoster* poster = nullptr;
+  // Requests answered STATUS_PENDING that may wait at once (smb2/async_engine.hpp):
+  // past either limit a request that would wait gets STATUS_INSUFFICIENT_RESOURCES
+  // (MS-SMB2 3.3.4.2 lets a server refuse to go async). docs/configuration.md.
+  uint32_t max_async_per_connection = 512;
+  uint32_t max_async_per_session = 256;
   // Open TCP connections over all workers, for "max connections".
   std::atomic<uint32_t> connections{0};
 };

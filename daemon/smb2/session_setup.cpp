@@ -1,6 +1,7 @@
 // SMB2 SESSION_SETUP and LOGOFF (MS-SMB2 2.2.5-2.2.8, 3.3.5.5, 3.3.5.6):
 // SPNEGO-wrapped (or raw) NTLMSSP, NTLMv2 checked by the control plane,
 // keys derived here, 3.1.1 preauth integrity, re-authentication.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -9,6 +10,7 @@
 #include "auth/spnego.hpp"
 #include "common/log.hpp"
 #include "crypto/primitives.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
 #include "vfs/file_info.hpp"
 
@@ -246,7 +248,9 @@ NtStatus handle_logoff(Request& req, ByteWriter& w) {
   std::vector<uint64_t> to_close;
   for (auto& [vid, open] : req.conn.opens)
     if (open->session_id == s->session_id) to_close.push_back(vid);
+  std::sort(to_close.begin(), to_close.end());  // oldest first, as TREE_DISCONNECT
   for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
+  withdraw_session(req.conn, req.server, s->session_id);
   if (req.server.control) req.server.control->logout(s->user);
   req.response_session_id = s->session_id;
   // Keep the session object alive until the response is signed: it is

@@ -541,11 +541,11 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   uint16_t buf_off = r.u16();
   r.skip(2);
   uint32_t additional = r.u32();
-  FileId id{r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   ByteSpan buf;
   if (!r.ok() || !buffer_at(req, buf_off, buf_len, buf)) return NtStatus::InvalidParameter;
   if (buf_len > req.server.max_trans) return NtStatus::InvalidParameter;
-  state::Open* open = req.find_open(id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
 
   NtStatus st;

@@ -1,7 +1,10 @@
 // SMB2 TREE_CONNECT and TREE_DISCONNECT (MS-SMB2 2.2.9-2.2.12, 3.3.5.7, 3.3.5.8).
 #include <fcntl.h>
 
+#include <algorithm>
+
 #include "common/log.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "vfs/paths.hpp"
@@ -102,7 +105,11 @@ NtStatus handle_tree_disconnect(Request& req, ByteWriter& w) {
   std::vector<uint64_t> to_close;
   for (auto& [vid, open] : req.conn.opens)
     if (open->session_id == req.session->session_id && open->tree_id == tid) to_close.push_back(vid);
+  // Oldest first: a lock another handle of the tree waits for is released
+  // (and granted) before the waiting handle closes (smb2.lock.cancel-tdis).
+  std::sort(to_close.begin(), to_close.end());
   for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
+  withdraw_tree(req.conn, req.server, req.session->session_id, tid);
   if (req.server.control) req.server.control->tree_disconnect(req.tree->share.name, req.session->user);
   req.session->trees.erase(tid);
   req.tree = nullptr;

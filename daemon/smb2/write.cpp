@@ -21,12 +21,12 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   uint16_t data_offset = r.u16();
   uint32_t length = r.u32();
   uint64_t offset = r.u64();
-  FileId id{r.u64(), r.u64()};
+  r.skip(16);  // FileId: Request::open_file()
   r.skip(12);  // Channel, RemainingBytes, WriteChannelInfoOffset/Length
   uint32_t flags = r.u32();
   ByteSpan data;
   if (!r.ok() || !buffer_at(req, data_offset, length, data)) return NtStatus::InvalidParameter;
-  state::Open* open = req.find_open(id);
+  state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (length > req.server.max_write) return NtStatus::InvalidParameter;
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;

@@ -29,38 +29,77 @@ bool LockTable::conflicts(const Lock& held, const void* owner, const ByteRange& 
   return held.exclusive && held.owner != owner;
 }
 
-NtStatus LockTable::lock(uint64_t dev, uint64_t ino, const void* owner, std::span<const ByteRange> ranges) {
+bool LockTable::clashes(const std::vector<Lock>& locks, const void* owner, const ByteRange& want) {
+  return std::any_of(locks.begin(), locks.end(), [&](const Lock& l) { return conflicts(l, owner, want); });
+}
+
+// After locks went: each waiter, oldest first, that no longer conflicts
+// (with what is held, the locks just granted included) gets its lock.
+void LockTable::grant_waiters(FileLocks& f, std::vector<LockWaiter>& granted) {
+  for (auto it = f.waiters.begin(); it != f.waiters.end();) {
+    if (clashes(f.locks, it->owner, it->range)) {
+      ++it;
+      continue;
+    }
+    f.locks.push_back({it->owner, it->range.offset, it->range.length, it->range.exclusive});
+    granted.push_back(*it);
+    it = f.waiters.erase(it);
+  }
+}
+
+NtStatus LockTable::lock(uint64_t dev, uint64_t ino, const void* owner, std::span<const ByteRange> ranges,
+                         const LockWaiter* wait) {
   Shard& s = shard_for(dev, ino);
   std::lock_guard guard(s.mu);
-  auto& locks = s.files[{dev, ino}];
-  size_t before = locks.size();
+  FileLocks& f = s.files[{dev, ino}];
+  size_t before = f.locks.size();
   for (const ByteRange& r : ranges) {
-    bool clash = std::any_of(locks.begin(), locks.end(), [&](const Lock& l) { return conflicts(l, owner, r); });
-    if (clash) {
-      locks.resize(before);  // all or nothing
-      if (locks.empty()) s.files.erase({dev, ino});
+    if (clashes(f.locks, owner, r)) {
+      f.locks.resize(before);  // all or nothing
+      if (wait) {
+        f.waiters.push_back(*wait);
+        return NtStatus::Pending;
+      }
+      if (f.empty()) s.files.erase({dev, ino});
       return NtStatus::LockNotGranted;
     }
-    locks.push_back({owner, r.offset, r.length, r.exclusive});
+    f.locks.push_back({owner, r.offset, r.length, r.exclusive});
   }
-  if (locks.empty()) s.files.erase({dev, ino});
+  if (f.empty()) s.files.erase({dev, ino});
   return NtStatus::Success;
 }
 
-NtStatus LockTable::unlock(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length) {
+NtStatus LockTable::unlock(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length,
+                           std::vector<LockWaiter>& granted) {
   Shard& s = shard_for(dev, ino);
   std::lock_guard guard(s.mu);
   auto it = s.files.find({dev, ino});
   if (it == s.files.end()) return NtStatus::RangeNotLocked;
-  auto& locks = it->second;
+  auto& locks = it->second.locks;
   // Of stacked locks on the same range, the exclusive one goes first.
   auto matches = [&](const Lock& x) { return x.owner == owner && x.offset == offset && x.length == length; };
   auto l = std::find_if(locks.begin(), locks.end(), [&](const Lock& x) { return matches(x) && x.exclusive; });
   if (l == locks.end()) l = std::find_if(locks.begin(), locks.end(), matches);
   if (l == locks.end()) return NtStatus::RangeNotLocked;
   locks.erase(l);
-  if (locks.empty()) s.files.erase(it);
+  grant_waiters(it->second, granted);
+  if (it->second.empty()) s.files.erase(it);
   return NtStatus::Success;
+}
+
+bool LockTable::cancel_wait(uint64_t dev, uint64_t ino, const ConnAddress& conn, uint64_t async_id) {
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard guard(s.mu);
+  auto it = s.files.find({dev, ino});
+  if (it == s.files.end()) return false;
+  auto& waiters = it->second.waiters;
+  auto w = std::find_if(waiters.begin(), waiters.end(), [&](const LockWaiter& x) {
+    return x.async_id == async_id && x.conn.worker == conn.worker && x.conn.conn_id == conn.conn_id;
+  });
+  if (w == waiters.end()) return false;
+  waiters.erase(w);
+  if (it->second.empty()) s.files.erase(it);
+  return true;
 }
 
 NtStatus LockTable::check_io(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length,
@@ -71,19 +110,20 @@ NtStatus LockTable::check_io(uint64_t dev, uint64_t ino, const void* owner, uint
   auto it = s.files.find({dev, ino});
   if (it == s.files.end()) return NtStatus::Success;
   uint64_t last = offset + std::min(length - 1, UINT64_MAX - offset);
-  for (const Lock& l : it->second) {
+  for (const Lock& l : it->second.locks) {
     if (l.length == 0 || l.offset > last || last_byte(l.offset, l.length) < offset) continue;
     if (l.exclusive ? l.owner != owner : write) return NtStatus::FileLockConflict;
   }
   return NtStatus::Success;
 }
 
-void LockTable::release(const void* owner, uint64_t dev, uint64_t ino) {
+void LockTable::release(const void* owner, uint64_t dev, uint64_t ino, std::vector<LockWaiter>& granted) {
   Shard& s = shard_for(dev, ino);
   std::lock_guard guard(s.mu);
   auto it = s.files.find({dev, ino});
   if (it == s.files.end()) return;
-  std::erase_if(it->second, [&](const Lock& l) { return l.owner == owner; });
+  if (std::erase_if(it->second.locks, [&](const Lock& l) { return l.owner == owner; }))
+    grant_waiters(it->second, granted);
   if (it->second.empty()) s.files.erase(it);
 }
 
@@ -91,7 +131,14 @@ size_t LockTable::count(uint64_t dev, uint64_t ino) {
   Shard& s = shard_for(dev, ino);
   std::lock_guard guard(s.mu);
   auto it = s.files.find({dev, ino});
-  return it == s.files.end() ? 0 : it->second.size();
+  return it == s.files.end() ? 0 : it->second.locks.size();
+}
+
+size_t LockTable::waiting(uint64_t dev, uint64_t ino) {
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard guard(s.mu);
+  auto it = s.files.find({dev, ino});
+  return it == s.files.end() ? 0 : it->second.waiters.size();
 }
 
 LockTable& lock_table() {
@@ -99,6 +146,10 @@ LockTable& lock_table() {
   return table;
 }
 
-void release_locks(const void* owner, uint64_t dev, uint64_t ino) { lock_table().release(owner, dev, ino); }
+std::vector<LockWaiter> release_locks(const void* owner, uint64_t dev, uint64_t ino) {
+  std::vector<LockWaiter> granted;
+  lock_table().release(owner, dev, ino, granted);
+  return granted;
+}
 
 }  // namespace ringsmb::state

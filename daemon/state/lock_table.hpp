@@ -9,6 +9,14 @@
 //    (an open may stack a shared lock on its own exclusive range);
 //  - a zero-length lock at X overlaps a range that contains both X-1 and X,
 //    and never another zero-length lock.
+//
+// Blocking locks (MS-SMB2 3.3.5.14, MS-FSA 2.1.5.7): a lock that conflicts
+// may wait in the file's queue. When locks go (unlock, an open's release)
+// the table grants the waiters that no longer conflict, in arrival order,
+// under the same shard lock, and hands them back to the caller, who tells
+// each waiter's connection (on whichever worker it lives). The table is
+// the arbiter: a waiter is either still queued (cancel_wait removes it) or
+// granted, never both.
 #pragma once
 
 #include <array>
@@ -20,6 +28,7 @@
 #include <vector>
 
 #include "common/ntstatus.hpp"
+#include "state/lease_table.hpp"
 
 namespace ringsmb::state {
 
@@ -29,23 +38,43 @@ struct ByteRange {
   bool exclusive = false;
 };
 
+// A blocking lock request waiting for its range: who asked (the
+// connection and the AsyncId of its interim response) and what.
+struct LockWaiter {
+  ConnAddress conn;
+  uint64_t async_id = 0;
+  const void* owner = nullptr;
+  ByteRange range;
+};
+
 class LockTable {
  public:
   // Takes all `ranges` for `owner` or none: LockNotGranted on a conflict.
-  // Ranges must not wrap past 2^64 (the caller validates).
-  NtStatus lock(uint64_t dev, uint64_t ino, const void* owner, std::span<const ByteRange> ranges);
+  // Ranges must not wrap past 2^64 (the caller validates). With `wait` (one
+  // range, the request's own), a conflict queues the request instead:
+  // Pending, and the lock is granted later by unlock() or release().
+  NtStatus lock(uint64_t dev, uint64_t ino, const void* owner, std::span<const ByteRange> ranges,
+                const LockWaiter* wait = nullptr);
   // Removes one lock of `owner` with exactly this offset and length (an
   // exclusive one before a shared one); RangeNotLocked when there is none.
-  NtStatus unlock(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length);
+  // Waiters it lets through are granted and appended to `granted`.
+  NtStatus unlock(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length,
+                  std::vector<LockWaiter>& granted);
+  // Takes a waiter out of the queue: false when it is not there (granted
+  // already, or never queued).
+  bool cancel_wait(uint64_t dev, uint64_t ino, const ConnAddress& conn, uint64_t async_id);
   // MS-FSA 2.1.5.2 / 2.1.5.3: may `owner` read (or write) `length` bytes at
   // `offset`? A read conflicts with another open's exclusive lock; a write
   // also with any shared lock, the writer's own included. Zero-length I/O
   // and zero-length locks never conflict. FileLockConflict when it would.
   NtStatus check_io(uint64_t dev, uint64_t ino, const void* owner, uint64_t offset, uint64_t length, bool write);
-  // Drops every lock `owner` holds on the file (when the open closes).
-  void release(const void* owner, uint64_t dev, uint64_t ino);
+  // Drops every lock `owner` holds on the file (when the open closes);
+  // waiters it lets through are granted and appended to `granted`.
+  void release(const void* owner, uint64_t dev, uint64_t ino, std::vector<LockWaiter>& granted);
   // Number of locks held on the file (tests, statistics).
   size_t count(uint64_t dev, uint64_t ino);
+  // Number of requests waiting on the file (tests).
+  size_t waiting(uint64_t dev, uint64_t ino);
 
  private:
   struct Lock {
@@ -59,12 +88,19 @@ class LockTable {
   struct KeyHash {
     size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.first * 0x9E3779B97F4A7C15ull ^ k.second); }
   };
+  struct FileLocks {
+    std::vector<Lock> locks;
+    std::vector<LockWaiter> waiters;  // arrival order
+    bool empty() const { return locks.empty() && waiters.empty(); }
+  };
   struct Shard {
     std::mutex mu;
-    std::unordered_map<Key, std::vector<Lock>, KeyHash> files;
+    std::unordered_map<Key, FileLocks, KeyHash> files;
   };
   Shard& shard_for(uint64_t dev, uint64_t ino) { return shards_[KeyHash()({dev, ino}) % kShards]; }
   static bool conflicts(const Lock& held, const void* owner, const ByteRange& want);
+  static bool clashes(const std::vector<Lock>& locks, const void* owner, const ByteRange& want);
+  static void grant_waiters(FileLocks& f, std::vector<LockWaiter>& granted);
   std::array<Shard, kShards> shards_;
 };
 
@@ -72,7 +108,8 @@ class LockTable {
 LockTable& lock_table();
 
 // Releases the byte-range locks an open holds; call when the open closes
-// (owner is the state::Open pointer, dev/ino its FileNode's).
-void release_locks(const void* owner, uint64_t dev, uint64_t ino);
+// (owner is the state::Open pointer, dev/ino its FileNode's). Returns the
+// waiters that got their locks.
+std::vector<LockWaiter> release_locks(const void* owner, uint64_t dev, uint64_t ino);
 
 }  // namespace ringsmb::state

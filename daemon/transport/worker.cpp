@@ -14,6 +14,7 @@
 #include "common/log.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
+#include "transport/direct_tcp.hpp"
 
 namespace ringsmb::transport {
 namespace {
@@ -132,6 +133,7 @@ void Worker::on_accept(int fd) {
   c->state.client_address = peer_name(fd);
   c->state.address = {uint32_t(index_), c->id};
   c->state.transport_sends_files = true;  // send_queued() sends smb2::FileSegments
+  c->state.framing = &direct_tcp_framing();
   c->last_activity_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
@@ -326,7 +328,7 @@ void Worker::on_wake() {
 void Worker::on_tick() {
   int64_t now_ms = smb2::monotonic_ms();
   for (auto& [id, c] : conns_)
-    if (!c->closing && !c->state.pending.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
+    if (!c->closing && !c->state.async.waiting.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
   uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;
   if (!deadtime_min) return;
   int64_t now = now_s();

@@ -121,6 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   world->reset_share();
   ServerContext& server = world->fx.server;
   ConnState conn;
+  conn.framing = &transport::direct_tcp_framing();
   state::Session* session = nullptr;
   test::add_session_and_tree(conn, world->fx.dir(), session);
   // A window wide enough for every frame of one input.

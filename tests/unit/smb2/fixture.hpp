@@ -18,6 +18,7 @@
 #include "smb2/conn_state.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/server_context.hpp"
+#include "transport/direct_tcp.hpp"
 #include "vfs/paths.hpp"
 #include "wire/smb2_header.hpp"
 
@@ -58,6 +59,7 @@ inline Bytes read_body(FileId id, uint64_t offset, uint32_t length, uint32_t min
 struct Response {
   NtStatus status = NtStatus::Success;
   Bytes body;  // what the handler wrote after the header
+  uint64_t async_id = 0;  // a STATUS_PENDING return: the interim response's AsyncId
   uint16_t u16(size_t off) const { return load_le16(body.data() + off); }
   uint32_t u32(size_t off) const { return load_le32(body.data() + off); }
   uint64_t u64(size_t off) const { return load_le64(body.data() + off); }
@@ -100,6 +102,7 @@ class Smb2Fixture {
     server.start_time = 0x01D0000000000000ull;
     for (size_t i = 0; i < 16; ++i) server.server_guid[i] = uint8_t(0xA0 + i);
     tree = add_session_and_tree(conn, dir_, session);
+    conn.framing = &transport::direct_tcp_framing();
   }
   ~Smb2Fixture() {
     conn.opens.clear();
@@ -132,6 +135,7 @@ class Smb2Fixture {
     ByteWriter w(out);
     Response r;
     r.status = h(req, w);
+    r.async_id = req.async_id;
     r.body.assign(out.begin() + wire::kHeaderSize, out.end());
     return r;
   }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "fixture.hpp"
+#include "smb2/async_engine.hpp"
 #include "state/lock_table.hpp"
 
 using namespace ringsmb;
@@ -43,6 +44,13 @@ NtStatus lock(Smb2Fixture& f, FileId id, const std::vector<El>& els) {
   return r.status;
 }
 
+void cancel(Smb2Fixture& f, uint64_t async_id) {
+  wire::Header h{};
+  h.flags = wire::SMB2_FLAGS_ASYNC_COMMAND;
+  h.async_id = async_id;
+  cancel_request(f.conn, f.server, h);
+}
+
 }  // namespace
 
 TEST_CASE("lock: exclusive and shared conflicts between opens", "[smb2]") {
@@ -54,7 +62,13 @@ TEST_CASE("lock: exclusive and shared conflicts between opens", "[smb2]") {
 
   REQUIRE(lock(f, a, {{0, 10, kExclusive | kFailImmediately}}) == NtStatus::Success);
   CHECK(lock(f, b, {{5, 10, kShared | kFailImmediately}}) == NtStatus::LockNotGranted);
-  CHECK(lock(f, b, {{5, 10, kExclusive}}) == NtStatus::LockNotGranted);  // blocking: fails at once for now
+  // Blocking: waits (the tests below), until CANCEL here.
+  Response waiting = f.call(handle_lock, wire::Command::Lock, lock_body(b, {{5, 10, kExclusive}}));
+  CHECK(waiting.status == NtStatus::Pending);
+  CHECK(state::lock_table().waiting(node->device, node->inode) == 1);
+  cancel(f, waiting.async_id);
+  CHECK(state::lock_table().waiting(node->device, node->inode) == 0);
+  f.conn.async.ready.clear();
   CHECK(lock(f, b, {{10, 10, kExclusive | kFailImmediately}}) == NtStatus::Success);  // adjacent
   CHECK(lock(f, a, {{2, 2, kExclusive | kFailImmediately}}) == NtStatus::LockNotGranted);  // own exclusive
   CHECK(lock(f, a, {{2, 2, kShared | kFailImmediately}}) == NtStatus::Success);  // stacks on own exclusive

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "crypto/smb2_keys.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/processor.hpp"
 
@@ -228,7 +229,7 @@ TEST_CASE("pipe: WRITE then READ in message mode, with BUFFER_OVERFLOW", "[smb2]
   Response w = fx.call(handle_write, Command::Write, write_body(id, bind));
   REQUIRE(w.status == NtStatus::Success);
   CHECK(w.u32(4) == bind.size());
-  CHECK(fx.conn.late_responses.empty());
+  CHECK(fx.conn.async.ready.empty());
 
   Response part = fx.call(handle_read, Command::Read, read_body(id, 10));
   REQUIRE(part.status == NtStatus::BufferOverflow);
@@ -251,12 +252,12 @@ struct Late {
 };
 
 Late take_late(ConnState& conn) {
-  REQUIRE(conn.late_responses.size() == 1);
+  REQUIRE(conn.async.ready.size() == 1);
   Late l;
-  Bytes msg = conn.late_responses[0].message;
+  Bytes msg = conn.async.ready[0].message;
   REQUIRE(wire::parse_header(msg, l.hdr));
   l.body.assign(msg.begin() + 64, msg.end());
-  conn.late_responses.clear();
+  conn.async.ready.clear();
   return l;
 }
 
@@ -265,16 +266,14 @@ TEST_CASE("pipe: a READ on an empty pipe waits for the next WRITE", "[smb2][pipe
   FileId id = fx.open_pipe("srvsvc");
   Response pending = fx.call(handle_read, Command::Read, read_body(id, 4096));
   REQUIRE(pending.status == NtStatus::Pending);
-  REQUIRE(fx.conn.async_requests.size() == 1);
-  uint64_t async_id = fx.conn.async_requests[0].async_id;
+  REQUIRE(fx.conn.async.waiting.size() == 1);
+  uint64_t async_id = fx.conn.async.waiting.begin()->first;
   CHECK(async_id != 0);
-  CHECK(fx.conn.going_async == async_id);  // for the interim response's header
-  fx.conn.going_async = 0;
+  CHECK(pending.async_id == async_id);  // for the interim response's header
 
   // A second READ queues behind the first.
   REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 16)).status == NtStatus::Pending);
-  fx.conn.going_async = 0;
-  REQUIRE(fx.conn.async_requests.size() == 2);
+  REQUIRE(fx.conn.async.waiting.size() == 2);
 
   Bytes bind = srvsvc_bind();
   REQUIRE(fx.call(handle_write, Command::Write, write_body(id, bind)).status == NtStatus::Success);
@@ -289,7 +288,7 @@ TEST_CASE("pipe: a READ on an empty pipe waits for the next WRITE", "[smb2][pipe
   auto h = rpc::parse_header(ack);
   REQUIRE(h);
   CHECK(h->type == rpc::PduType::BindAck);
-  CHECK(fx.conn.async_requests.size() == 1);  // the second still waits
+  CHECK(fx.conn.async.waiting.size() == 1);  // the second still waits
 
   // A second bind is answered with a bind_nak, longer than the 16 asked.
   REQUIRE(fx.call(handle_write, Command::Write, write_body(id, srvsvc_bind(2))).status == NtStatus::Success);
@@ -298,65 +297,71 @@ TEST_CASE("pipe: a READ on an empty pipe waits for the next WRITE", "[smb2][pipe
   CHECK(load_le32(l2.body.data() + 4) == 16);
   Response rest = fx.call(handle_read, Command::Read, read_body(id, 4096));
   CHECK(rest.status == NtStatus::Success);
-  CHECK(fx.conn.async_requests.empty());
+  CHECK(fx.conn.async.waiting.empty());
 }
 
 TEST_CASE("pipe: CANCEL and CLOSE end a waiting READ with STATUS_CANCELLED", "[smb2][pipe]") {
   PipeFixture fx;
   FileId id = fx.open_pipe("lsarpc");
-  REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 100)).status == NtStatus::Pending);
-  uint64_t async_id = std::exchange(fx.conn.going_async, 0);
+  Response pending = fx.call(handle_read, Command::Read, read_body(id, 100));
+  REQUIRE(pending.status == NtStatus::Pending);
+  uint64_t async_id = pending.async_id;
   wire::Header other{};
   other.flags = wire::SMB2_FLAGS_ASYNC_COMMAND;
   other.async_id = async_id + 100;
-  cancel_async(fx.conn, other);
-  CHECK(fx.conn.late_responses.empty());
+  cancel_request(fx.conn, fx.server, other);
+  CHECK(fx.conn.async.ready.empty());
   wire::Header cancel{};
   cancel.flags = wire::SMB2_FLAGS_ASYNC_COMMAND;
   cancel.async_id = async_id;
-  cancel_async(fx.conn, cancel);
+  cancel_request(fx.conn, fx.server, cancel);
   Late l = take_late(fx.conn);
   CHECK(l.hdr.status == uint32_t(NtStatus::Cancelled));
   CHECK(l.body.size() == 9);  // ERROR response
-  CHECK(fx.conn.async_requests.empty());
-  cancel_async(fx.conn, cancel);  // twice: nothing left to cancel
-  CHECK(fx.conn.late_responses.empty());
+  CHECK(fx.conn.async.waiting.empty());
+  cancel_request(fx.conn, fx.server, cancel);  // twice: nothing left to cancel
+  CHECK(fx.conn.async.ready.empty());
 
   REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 100)).status == NtStatus::Pending);
-  fx.conn.going_async = 0;
   fx.close(id);
   Late closed = take_late(fx.conn);
   CHECK(closed.hdr.status == uint32_t(NtStatus::Cancelled));
-  CHECK(fx.conn.async_requests.empty());
+  CHECK(fx.conn.async.waiting.empty());
 }
 
 TEST_CASE("pipe: waiting READs come out as frames, encrypted or signed as asked", "[smb2][pipe]") {
   PipeFixture fx;
   FileId id = fx.open_pipe("srvsvc");
-  REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 4096)).status == NtStatus::Pending);
-  fx.conn.going_async = 0;
-  fx.conn.async_requests[0].sign = true;
   fx.session->keys.signing_key = Bytes(16, 0x5A);
+  fx.session->signing_required = true;
   fx.conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
+  REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 4096)).status == NtStatus::Pending);
+  REQUIRE(fx.conn.async.waiting.begin()->second.seal.sign);
   REQUIRE(fx.call(handle_write, Command::Write, write_body(id, srvsvc_bind())).status == NtStatus::Success);
   Bytes out = {1, 2, 3};
-  append_late_responses(fx.conn, out);
+  send_ready(fx.conn, fx.server, out);
   REQUIRE(out.size() > 3 + 4 + 64);
   size_t len = (size_t(out[4]) << 16) | (size_t(out[5]) << 8) | out[6];
   CHECK(out[3] == 0);
   REQUIRE(out.size() == 3 + 4 + len);
   ByteSpan msg(out.data() + 7, len);
   CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key, msg));
-  CHECK(fx.conn.late_responses.empty());
+  CHECK(fx.conn.async.ready.empty());
 
-  // A session gone meanwhile: nothing is sent.
+  // A session gone meanwhile: the response still goes out, signed with
+  // the key the request had (smb2.lock.cancel-logoff expects it).
   REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 4096)).status == NtStatus::Pending);
-  fx.conn.going_async = 0;
-  fx.conn.async_requests[0].session_id = 99;
-  REQUIRE(fx.call(handle_write, Command::Write, write_body(id, srvsvc_bind(2))).status == NtStatus::Success);
-  Bytes none;
-  append_late_responses(fx.conn, none);
-  CHECK(none.empty());
+  Bytes key = fx.session->keys.signing_key;
+  fx.conn.sessions.clear();
+  fx.session = nullptr;
+  std::vector<uint64_t> ids;
+  for (auto& [aid, w] : fx.conn.async.waiting) ids.push_back(aid);
+  REQUIRE(ids.size() == 1);
+  REQUIRE(complete(fx.conn, ids[0], NtStatus::Cancelled));
+  Bytes late;
+  send_ready(fx.conn, fx.server, late);
+  REQUIRE(late.size() > 4 + 64);
+  CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, key, ByteSpan(late).subspan(4)));
 }
 
 TEST_CASE("pipe: a broken DCE/RPC stream fails the WRITE with PIPE_BROKEN", "[smb2][pipe]") {
@@ -624,8 +629,9 @@ TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL 
   CHECK(read_interim.is_async());
   CHECK(read_interim.async_id != 0);
   CHECK(read_interim.async_id != create_interim.async_id);  // one counter per connection
-  CHECK(fx.conn.pending.size() == 1);
-  CHECK(fx.conn.async_requests.size() == 1);
+  REQUIRE(fx.conn.async.waiting.size() == 2);
+  CHECK(fx.conn.async.waiting.at(create_interim.async_id).kind == WaitKind::CreateBreak);
+  CHECK(fx.conn.async.waiting.at(read_interim.async_id).kind == WaitKind::PipeRead);
   poster.run_all(fx.conn);  // the break notification
 
   // CANCEL by MessageId finds the READ: answered after the (empty) frame.
@@ -636,22 +642,20 @@ TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL 
   CHECK(read_final.command == Command::Read);
   CHECK(read_final.status == uint32_t(NtStatus::Cancelled));
   CHECK(read_final.async_id == read_interim.async_id);
-  CHECK(fx.conn.async_requests.empty());
-  CHECK(fx.conn.pending.size() == 1);
+  CHECK(fx.conn.async.waiting.size() == 1);
 
-  // CANCEL by AsyncId finds the CREATE: answered in a posted task.
+  // CANCEL by AsyncId finds the CREATE: its chain runs again after the
+  // frame, the CREATE answered STATUS_CANCELLED.
   Bytes cancel_create = request_frame(Command::Cancel, {4, 0, 0, 0}, 0, 1);
   store_le32(cancel_create.data() + wire::hdr::Flags, wire::SMB2_FLAGS_ASYNC_COMMAND);
   store_le64(cancel_create.data() + wire::hdr::AsyncId, create_interim.async_id);
   out.clear();
   REQUIRE(process_frame(fx.conn, fx.server, cancel_create, out) == FrameResult::Ok);
-  CHECK(out.empty());
-  Bytes cancelled = poster.run_all(fx.conn);
-  wire::Header create_final = response_header(cancelled);
+  wire::Header create_final = response_header(out);
   CHECK(create_final.command == Command::Create);
   CHECK(create_final.status == uint32_t(NtStatus::Cancelled));
   CHECK(create_final.async_id == create_interim.async_id);
-  CHECK(fx.conn.pending.empty());
+  CHECK(fx.conn.async.waiting.empty());
 
   // Both kinds waiting when the connection goes: teardown drops both.
   out.clear();
@@ -660,12 +664,10 @@ TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL 
   out.clear();
   REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Read, read_body(pipe, 100), 5, 2), out) ==
           FrameResult::Ok);
-  REQUIRE(fx.conn.pending.size() == 1);
-  REQUIRE(fx.conn.async_requests.size() == 1);
+  REQUIRE(fx.conn.async.waiting.size() == 2);
   teardown_connection(fx.conn, fx.server);
-  CHECK(fx.conn.pending.empty());
-  CHECK(fx.conn.async_requests.empty());
-  CHECK(fx.conn.late_responses.empty());
+  CHECK(fx.conn.async.waiting.empty());
+  CHECK(fx.conn.async.ready.empty());
   CHECK(fx.conn.opens.empty());
   CHECK(fx.control.open.empty());
   fx.server.poster = nullptr;

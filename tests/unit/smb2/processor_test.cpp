@@ -127,6 +127,7 @@ TEST_CASE("NEGOTIATE picks the highest common dialect", "[smb2][processor]") {
   server.config.global.min_protocol = 0x0202;
   server.config.global.max_protocol = 0x0311;
   ConnState conn;
+  conn.framing = &transport::direct_tcp_framing();
   Bytes out;
   REQUIRE(process_frame(conn, server, chain({{Command::Negotiate, negotiate_body({0x0202, 0x0210}), 0, 0, 0}}, 0),
                         out) == FrameResult::Ok);
@@ -296,7 +297,7 @@ TEST_CASE("a CREATE contending a batch oplock goes async until the acknowledgmen
   CHECK(header_flags(out) & wire::SMB2_FLAGS_ASYNC_COMMAND);
   uint64_t async_id = header_async_id(out);
   CHECK(async_id != 0);
-  REQUIRE(fx.conn.pending.size() == 1);
+  REQUIRE(fx.conn.async.waiting.size() == 1);
 
   Bytes notice = poster.run_all(fx.conn);  // the break notification, on the holder's connection
   r = replies(notice);
@@ -320,7 +321,7 @@ TEST_CASE("a CREATE contending a batch oplock goes async until the acknowledgmen
   CHECK(header_flags(final_response) & wire::SMB2_FLAGS_ASYNC_COMMAND);
   CHECK(header_async_id(final_response) == async_id);
   CHECK(load_le64(final_response.data() + 4 + wire::hdr::MessageId) == 2);
-  CHECK(fx.conn.pending.empty());
+  CHECK(fx.conn.async.waiting.empty());
   CHECK(fx.conn.opens.size() == 2);
   fx.server.poster = nullptr;
 }
@@ -340,19 +341,19 @@ TEST_CASE("CANCEL completes a waiting CREATE with STATUS_CANCELLED", "[smb2][pro
   uint64_t async_id = header_async_id(out);
   poster.run_all(fx.conn);  // the break notification
 
-  // CANCEL by AsyncId: no response of its own.
+  // CANCEL by AsyncId: no response of its own; the CREATE's final
+  // response follows the frame.
   Bytes cancel = chain({{Command::Cancel, {4, 0, 0, 0}, wire::SMB2_FLAGS_ASYNC_COMMAND}}, 0);
   store_le64(cancel.data() + wire::hdr::AsyncId, async_id);
   out.clear();
   REQUIRE(process_frame(fx.conn, fx.server, cancel, out) == FrameResult::Ok);
-  CHECK(out.empty());
-  Bytes cancelled = poster.run_all(fx.conn);
+  Bytes cancelled = out;
   auto r = replies(cancelled);
   REQUIRE(r.size() == 1);
   CHECK(r[0].cmd == Command::Create);
   CHECK(r[0].status == uint32_t(NtStatus::Cancelled));
   CHECK(header_async_id(cancelled) == async_id);
-  CHECK(fx.conn.pending.empty());
+  CHECK(fx.conn.async.waiting.empty());
   CHECK(fx.conn.opens.size() == 1);
   fx.server.poster = nullptr;
 }
@@ -460,4 +461,41 @@ TEST_CASE("file segments waiting to be sent are bounded per connection", "[smb2]
                           out) == FrameResult::Ok);
   CHECK(fx.conn.out_files.size() == 64);
   CHECK(out.size() == 70 * (4 + 64 + 16) + 6 * 100000);  // the rest were copied
+}
+
+TEST_CASE("the CreditCharge must cover the payload fields the dispatch table names", "[smb2][processor]") {
+  Smb2Fixture fx;
+  fx.conn.supports_multi_credit = true;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 64), out) == FrameResult::Ok);
+  // IOCTL (MS-SMB2 2.2.31): InputCount at 28, MaxOutputResponse at 44;
+  // the payload is the larger: 70000 bytes need a charge of 2.
+  auto ioctl = [](uint32_t input_count, uint32_t max_output) {
+    Bytes b(56, 0);
+    store_le16(b.data(), 57);
+    store_le32(b.data() + 4, 0x00060194);  // FSCTL_DFS_GET_REFERRALS: no open needed
+    store_le32(b.data() + 28, input_count);
+    store_le32(b.data() + 44, max_output);
+    b.push_back(0);
+    return b;
+  };
+  uint64_t mid = 1;
+  auto run = [&](Bytes body, uint16_t charge) {
+    Bytes frame = chain({{Command::Ioctl, body}}, mid);
+    store_le16(frame.data() + wire::hdr::CreditCharge, charge);
+    mid += charge;
+    Bytes o;
+    REQUIRE(process_frame(fx.conn, fx.server, frame, o) == FrameResult::Ok);
+    return replies(o)[0].status;
+  };
+  CHECK(run(ioctl(0, 70000), 1) == uint32_t(NtStatus::InvalidParameter));
+  CHECK(run(ioctl(70000, 0), 1) == uint32_t(NtStatus::InvalidParameter));
+  CHECK(run(ioctl(0, 70000), 2) != uint32_t(NtStatus::InvalidParameter));
+  CHECK(run(ioctl(0, 65536), 1) != uint32_t(NtStatus::InvalidParameter));
+  // QUERY_DIRECTORY (2.2.33): OutputBufferLength at 28.
+  Bytes qd(32, 0);
+  store_le16(qd.data(), 33);
+  store_le32(qd.data() + 28, 3 * 65536);
+  qd.push_back(0);
+  CHECK(run(qd, 2) == uint32_t(NtStatus::InvalidParameter));
 }

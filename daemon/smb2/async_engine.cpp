@@ -1,0 +1,198 @@
+#include "smb2/async_engine.hpp"
+
+#include <algorithm>
+
+#include "common/log.hpp"
+#include "smb2/processor.hpp"
+#include "smb2/send_path.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+// The seal of the final response: as the request was protected. The keys
+// are copied: the session may be gone when the request completes.
+ResponseSeal seal_for(const Request& req) {
+  ResponseSeal seal;
+  const state::Session& s = *req.session;
+  seal.session_id = s.session_id;
+  seal.encrypt = req.encrypted;
+  seal.sign = !req.encrypted && (req.hdr.is_signed() || s.signing_required);
+  if (seal.encrypt) seal.encryption_key = s.keys.encryption_key;
+  if (seal.sign) seal.signing_key = s.keys.signing_key;
+  return seal;
+}
+
+void insert(ConnState& conn, WaitingRequest&& w) {
+  ++conn.async.per_session[w.session_id];
+  conn.async.by_message_id[w.message_id] = w.async_id;
+  uint64_t id = w.async_id;
+  conn.async.waiting.insert_or_assign(id, std::move(w));
+}
+
+WaitingRequest erase(ConnState& conn, std::map<uint64_t, WaitingRequest>::iterator it) {
+  WaitingRequest w = std::move(it->second);
+  conn.async.waiting.erase(it);
+  conn.async.by_message_id.erase(w.message_id);
+  auto s = conn.async.per_session.find(w.session_id);
+  if (s != conn.async.per_session.end() && --s->second == 0) conn.async.per_session.erase(s);
+  return w;
+}
+
+// MS-SMB2 2.2.2 ERROR response body.
+void write_error_body(ByteWriter& w) {
+  w.u16(9);
+  w.u8(0);   // ErrorContextCount
+  w.u8(0);   // Reserved
+  w.u32(0);  // ByteCount
+  w.u8(0);   // ErrorData
+}
+
+// The final response (3.3.4.4): the request's AsyncId and MessageId, no
+// credits (the interim response granted them).
+Bytes final_response(const WaitingRequest& w, NtStatus status, ByteSpan body) {
+  Bytes msg;
+  ByteWriter bw(msg);
+  wire::Header h{};
+  h.credit_charge = w.credit_charge;
+  h.status = uint32_t(status);
+  h.command = w.command;
+  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | wire::SMB2_FLAGS_ASYNC_COMMAND;
+  h.message_id = w.message_id;
+  h.async_id = w.async_id;
+  h.session_id = w.session_id;
+  h.tree_id = w.tree_id;
+  wire::write_header(bw, h);
+  if (nt_success(status) && !body.empty())
+    bw.bytes(body);
+  else
+    write_error_body(bw);
+  return msg;
+}
+
+// Withdraws every waiting request MATCHES selects, oldest first.
+template <typename Pred>
+void withdraw_if(ConnState& conn, ServerContext& server, WithdrawReason why, Pred matches) {
+  std::vector<uint64_t> ids;
+  for (const auto& [id, w] : conn.async.waiting)
+    if (matches(w)) ids.push_back(id);
+  for (uint64_t id : ids) {
+    auto it = conn.async.waiting.find(id);
+    if (it == conn.async.waiting.end()) continue;
+    WaitingRequest& w = it->second;
+    NtStatus status = w.withdraw ? w.withdraw(server, conn, w, why) : NtStatus::Cancelled;
+    if (status == NtStatus::Pending) continue;  // completed elsewhere; its completion is on its way
+    if (why == WithdrawReason::ConnectionLost) {
+      erase(conn, it);
+    } else if (w.kind == WaitKind::CreateBreak) {
+      conn.async.reruns.emplace_back(id, true);  // its chain answers, the CREATE with STATUS_CANCELLED
+    } else {
+      complete(conn, id, status);
+    }
+  }
+}
+
+}  // namespace
+
+bool has_room_to_wait(const Request& req) {
+  const AsyncTable& t = req.conn.async;
+  if (t.waiting.size() >= req.server.max_async_per_connection) return false;
+  auto s = t.per_session.find(req.session ? req.session->session_id : 0);
+  return s == t.per_session.end() || s->second < req.server.max_async_per_session;
+}
+
+NtStatus start_waiting(Request& req, WaitingRequest&& w) {
+  const CommandSpec* spec = command_spec(req.hdr.command);
+  if (!spec || !spec->may_go_async || !req.session) return NtStatus::InvalidParameter;
+  bool rerun = req.async_id != 0;  // a CREATE run again keeps its AsyncId (and its place in the limits)
+  if (!rerun && !has_room_to_wait(req)) {
+    LOG_DEBUG("%s: %s mid %llu: too many waiting requests", req.conn.client_address.c_str(), spec->name,
+              (unsigned long long)req.hdr.message_id);
+    return NtStatus::InsufficientResources;
+  }
+  w.async_id = rerun ? req.async_id : req.conn.async.next_id++;
+  w.message_id = req.hdr.message_id;
+  w.command = req.hdr.command;
+  w.credit_charge = req.hdr.credit_charge;
+  w.session_id = req.session->session_id;
+  w.tree_id = req.tree ? req.tree->tree_id : req.hdr.tree_id;
+  w.seal = seal_for(req);
+  req.async_id = w.async_id;
+  insert(req.conn, std::move(w));
+  return NtStatus::Pending;
+}
+
+WaitingRequest* find_waiting(ConnState& conn, uint64_t async_id) {
+  auto it = conn.async.waiting.find(async_id);
+  return it == conn.async.waiting.end() ? nullptr : &it->second;
+}
+
+std::optional<WaitingRequest> take_waiting(ConnState& conn, uint64_t async_id) {
+  auto it = conn.async.waiting.find(async_id);
+  if (it == conn.async.waiting.end()) return std::nullopt;
+  return erase(conn, it);
+}
+
+bool complete(ConnState& conn, uint64_t async_id, NtStatus status, ByteSpan body) {
+  auto it = conn.async.waiting.find(async_id);
+  if (it == conn.async.waiting.end()) return false;
+  WaitingRequest w = erase(conn, it);
+  conn.async.ready.push_back({final_response(w, status, body), std::move(w.seal)});
+  return true;
+}
+
+void cancel_request(ConnState& conn, ServerContext& server, const wire::Header& cancel) {
+  uint64_t id = cancel.async_id;
+  if (!cancel.is_async()) {
+    auto m = conn.async.by_message_id.find(cancel.message_id);
+    if (m == conn.async.by_message_id.end()) return;  // answered already, or never ours
+    id = m->second;
+  }
+  if (!conn.async.waiting.count(id)) return;
+  withdraw_if(conn, server, WithdrawReason::Cancel, [id](const WaitingRequest& x) { return x.async_id == id; });
+}
+
+void withdraw_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
+  if (conn.async.waiting.empty()) return;  // the common CLOSE
+  withdraw_if(conn, server, WithdrawReason::Close,
+              [volatile_id](const WaitingRequest& w) { return w.volatile_id == volatile_id; });
+}
+
+void withdraw_tree(ConnState& conn, ServerContext& server, uint64_t session_id, uint32_t tree_id) {
+  withdraw_if(conn, server, WithdrawReason::TreeDisconnect, [=](const WaitingRequest& w) {
+    return w.session_id == session_id && w.tree_id == tree_id;
+  });
+}
+
+void withdraw_session(ConnState& conn, ServerContext& server, uint64_t session_id) {
+  withdraw_if(conn, server, WithdrawReason::Logoff,
+              [session_id](const WaitingRequest& w) { return w.session_id == session_id; });
+}
+
+void withdraw_all(ConnState& conn, ServerContext& server) {
+  withdraw_if(conn, server, WithdrawReason::ConnectionLost, [](const WaitingRequest&) { return true; });
+  conn.async.waiting.clear();  // those completed elsewhere: nobody left to answer
+  conn.async.per_session.clear();
+  conn.async.by_message_id.clear();
+  conn.async.ready.clear();
+  conn.async.reruns.clear();
+}
+
+void send_ready(ConnState& conn, ServerContext& server, Bytes& out) {
+  while (!conn.async.reruns.empty()) {
+    auto reruns = std::move(conn.async.reruns);
+    conn.async.reruns.clear();
+    for (auto [id, cancelled] : reruns) rerun_waiting_chain(conn, server, id, cancelled);
+  }
+  for (ReadyMessage& m : conn.async.ready) send_message(conn, out, m.message, m.seal);
+  conn.async.ready.clear();
+}
+
+void post_to_conn(ServerContext& server, const state::ConnAddress& to, EngineTask task) {
+  if (!server.poster) return;
+  server.poster->post(to, [&server, task = std::move(task)](ConnState& conn, Bytes& out) {
+    task(conn, out);
+    send_ready(conn, server, out);
+  });
+}
+
+}  // namespace ringsmb::smb2
