@@ -319,7 +319,10 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   rh.command = h.command;
   // MS-SMB2 3.3.4.2: the interim response grants the credits; the final
   // one of an async request grants none.
-  rh.credits = resumed ? 0 : conn_.credits.grant(h.credits, server_.config.global.smb2_max_credits);
+  // While the transport throttles a client that leaves its replies unread
+  // (docs/security.md), a response replaces what its request charged, no more.
+  uint16_t wanted = conn_.credits_throttled ? std::min<uint16_t>(h.credits, std::max<uint16_t>(charge, 1)) : h.credits;
+  rh.credits = resumed ? 0 : conn_.credits.grant(wanted, server_.config.global.smb2_max_credits);
   rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
   if (resumed || status == NtStatus::Pending) {  // final or interim response of an async request
     rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
@@ -455,7 +458,8 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
     conn.out_files.resize(files_before);  // nothing of this frame is sent
     return result;
   }
-  std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
+  if (std::exchange(conn.sessions_expired, false))  // not per frame: a search of every session
+    std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
   size_t len = out.size() - len_pos - 4 + file_bytes;
   if (len == 0) {
     out.resize(len_pos);  // nothing to send (CANCEL)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Issue 11, defect 4: a client that pipelines 8 MiB READs and never reads
+# its socket must not grow the server's memory without bound ("max send
+# queue size": its requests are not read while its replies wait), and
+# once it reads, every response arrives whole and correct.
+source "$(dirname "$0")/lib.sh"
+
+reads=200
+[ -n "${RINGSMB_QUICK:-}" ] && reads=60
+write_config "map to guest = bad user"
+sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+head -c $((8 * 1024 * 1024)) /dev/urandom > "$T/share/big"
+add_user alice 'secret-A1'
+start_server
+# Before the bound, 200 READs took the RSS up by about 1 GiB; at the
+# default 32 MiB bound it grows by the queue, one reply in the making and
+# the reply buffers' capacity.
+check "$reads pipelined 8 MiB READs, unread: RSS bounded, then all correct" \
+  env SHARE_DIR="$T/share" python3 "$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py" \
+  pipelined-reads "$PORT" share "$SERVER_PID" big "$reads" 128
+sed 's/^/    /' "$T/check.out" | grep -E "RSS|responses" || true
+check "a real client still works" smb alice%secret-A1 share "ls"
+finish

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 11, acceptance: at the default limits, 500 idle connections, 40
+# connections holding half-sent 8 MiB frames and one client pipelining 200
+# 8 MiB READs without reading keep ringsmbd's RSS at most 256 MiB
+# (docs/security.md), and a fresh smbclient logs in and lists the share
+# within 2 s meanwhile. RINGSMB_QUICK (the sanitizer run) scales it down.
+source "$(dirname "$0")/lib.sh"
+
+idle=500 frames=40 reads=200
+[ -n "${RINGSMB_QUICK:-}" ] && idle=100 frames=10 reads=40
+client="$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py"
+holders=()
+stop_holders() { for p in "${holders[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; holders=(); }
+trap 'stop_holders; cleanup' EXIT
+hold() {  # hold NAME ARGS...: limits_client.py in the background until "ready N"; echoes N
+  local out="$T/hold.$1"
+  : > "$out"
+  shift
+  python3 "$client" "$@" > "$out" 2>&1 &
+  holders+=($!)
+  for _ in $(seq 1 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
+  awk '/^ready/ {print $2}' "$out"
+}
+rss_mib() { echo $(( $(awk '/^VmRSS:/ {print $2}' "/proc/$SERVER_PID/status") / 1024 )); }
+
+write_config "map to guest = bad user"
+sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+head -c $((8 * 1024 * 1024)) /dev/urandom > "$T/share/big"
+add_user alice 'secret-A1'
+start_server
+echo "    RSS at start: $(rss_mib) MiB"
+n=$(hold idle hold-idle "$PORT" "$idle" 2)
+check "$idle idle connections held (got $n)" test "$n" -eq "$idle"
+hold frames hold-frames "$PORT" "$frames" 200 > /dev/null
+SHARE_DIR="$T/share" HOLD_S=6 python3 "$client" pipelined-reads "$PORT" share "$SERVER_PID" big "$reads" 256 \
+  > "$T/reads.out" 2>&1 &
+reader=$!
+sleep 3
+peak=$(rss_mib)
+start=$(date +%s%N)
+check "a fresh smbclient logs in and lists the share" smb alice%secret-A1 share "ls"
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "    meanwhile: RSS $peak MiB, smbclient took $took_ms ms"
+check "smbclient within 2 s (${took_ms} ms)" test "$took_ms" -le 2000
+check "RSS at most 256 MiB under the load ($peak MiB)" test "$peak" -le 256
+check "the pipelining client then gets every response, correct" wait "$reader"
+sed 's/^/    /' "$T/reads.out"
+stop_holders
+finish
