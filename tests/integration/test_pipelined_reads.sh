@@ -19,5 +19,11 @@ check "$reads pipelined 8 MiB READs, unread: RSS bounded, then all correct" \
   env SHARE_DIR="$T/share" python3 "$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py" \
   pipelined-reads "$PORT" share "$SERVER_PID" big "$reads" 128
 sed 's/^/    /' "$T/check.out" | grep -E "RSS|responses" || true
+# Compounded READs are copied into memory (only a lone unsigned READ is
+# sent from the file, as signed and encrypted ones are copied too).
+check "$((reads / 2)) pipelined compounds of two 4 MiB READs, unread: RSS bounded, then all correct" \
+  env SHARE_DIR="$T/share" python3 "$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py" \
+  pipelined-reads "$PORT" share "$SERVER_PID" big "$((reads / 2))" 128 2
+sed 's/^/    /' "$T/check.out" | grep -E "RSS|responses" || true
 check "a real client still works" smb alice%secret-A1 share "ls"
 finish
