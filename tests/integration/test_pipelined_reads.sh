@@ -26,4 +26,11 @@ check "$((reads / 2)) pipelined compounds of two 4 MiB READs, unread: RSS bounde
   pipelined-reads "$PORT" share "$SERVER_PID" big "$((reads / 2))" 128 2
 sed 's/^/    /' "$T/check.out" | grep -E "RSS|responses" || true
 check "a real client still works" smb alice%secret-A1 share "ls"
+# The epoll backend pauses and resumes receiving its own way.
+stop_server
+start_server --epoll
+check "epoll: $((reads / 2)) pipelined compounds, unread: RSS bounded, then all correct" \
+  env SHARE_DIR="$T/share" python3 "$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py" \
+  pipelined-reads "$PORT" share "$SERVER_PID" big "$((reads / 2))" 128 2
+sed 's/^/    /' "$T/check.out" | grep -E "RSS|responses" || true
 finish
