@@ -124,6 +124,7 @@ class ChainProcessor {
   bool cancel_ = false;
   bool direct_out_ = false;
   size_t file_bytes_ = 0;
+  size_t reply_start_ = 0;  // Request::reply_start
   // The element just run went async: its async id and the file it waits on.
   uint64_t went_async_ = 0;
   std::shared_ptr<state::FileNode> wait_node_;
@@ -265,6 +266,7 @@ void ChainProcessor::finish_element(Bytes& out, size_t start, const Request& req
 FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   const CommandSpec* spec = command_spec(h.command);
   Request req{conn_, server_, h, pdu, pdu.subspan(wire::kHeaderSize), encrypted_, compound_};
+  req.reply_start = reply_start_;
   uint64_t resumed = std::exchange(resume_id_, 0);
   req.async_id = resumed;
   // Only a CREATE waits (for oplock/lease break acknowledgments).
@@ -373,6 +375,7 @@ void ChainProcessor::seal_previous(Bytes& out, bool more_follow) {
 
 FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
   size_t off = 0;
+  reply_start_ = out.size();
   for (;;) {
     ByteSpan rest = chain.subspan(off);
     Header h;

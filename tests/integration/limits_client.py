@@ -14,6 +14,9 @@ usage: limits_client.py COMMAND PORT [ARGS...]
                                     whose data is copied), not read while the
                                     server's RSS is sampled; then reads and
                                     checks every response
+  compound-burst PORT SHARE PID FILE K BOUND_MIB
+                                    one compound of K 8 MiB READs: the server
+                                    answers those that fit its memory bound
   half-open PORT N MAX_EXTRA_US     N unfinished session setups on one
                                     connection: most refused, and an ECHO
                                     costs less than MAX_EXTRA_US more after them
@@ -166,6 +169,35 @@ def pipelined_reads(share, pid, name, n, bound_mib, per_frame=1):
     return grew_mib <= bound_mib and good == n
 
 
+def compound_burst(share, pid, name, k, bound_mib):
+    """One frame: a compound of K 8 MiB READs, answered while its RSS is sampled."""
+    c = logged_in(share)
+    st, fid = open_file(c, name)
+    if st != 0:
+        sys.exit(f"CREATE {name}: {st:#x}")
+    c.request(13, struct.pack("<HH", 4, 0), credits=8000)
+    before = rss_kib(pid)
+    length = 8 * MIB
+    msg = b"".join(read_request(c, fid, length, 120 if i + 1 < k else 0) for i in range(k))
+    c.s.settimeout(None)
+    c.s.sendall(struct.pack(">I", len(msg)) + msg)
+    peak = before
+    for _ in range(30):
+        time.sleep(0.1)
+        peak = max(peak, rss_kib(pid))
+    hdr = recv_exact(c.s, 4)
+    frame = recv_exact(c.s, struct.unpack(">I", hdr)[0] & 0xFFFFFF)
+    statuses, at = [], 0
+    for _ in range(k):
+        statuses.append(struct.unpack_from("<I", frame, at + 8)[0])
+        at += struct.unpack_from("<I", frame, at + 20)[0]
+    ok = statuses.count(0)
+    grew_mib = (peak - before) / 1024
+    print(f"compound of {k} x 8 MiB READs: {ok} answered, the rest "
+          f"{sorted(set(hex(x) for x in statuses if x))}; RSS +{grew_mib:.0f} MiB (bound {bound_mib} MiB)")
+    return grew_mib <= bound_mib and 0 < ok < k and all(x in (0, 0xC000009A) for x in statuses)
+
+
 def session_setup_start(c):
     neg = b"NTLMSSP\0" + struct.pack("<II", 1, 0x00000205 | 0x00080000) + b"\0" * 16
     saved = c.session
@@ -230,6 +262,8 @@ def main():
     elif CMD == "pipelined-reads":
         per_frame = int(ARGS[6]) if len(ARGS) > 6 else 1
         sys.exit(0 if pipelined_reads(ARGS[1], int(ARGS[2]), ARGS[3], int(ARGS[4]), int(ARGS[5]), per_frame) else 1)
+    elif CMD == "compound-burst":
+        sys.exit(0 if compound_burst(ARGS[1], int(ARGS[2]), ARGS[3], int(ARGS[4]), int(ARGS[5])) else 1)
     elif CMD == "half-open":
         sys.exit(0 if half_open(int(ARGS[1]), int(ARGS[2])) else 1)
     elif CMD == "open-many":

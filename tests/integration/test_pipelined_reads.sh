@@ -25,6 +25,11 @@ check "$((reads / 2)) pipelined compounds of two 4 MiB READs, unread: RSS bounde
   env SHARE_DIR="$T/share" python3 "$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py" \
   pipelined-reads "$PORT" share "$SERVER_PID" big "$((reads / 2))" 128 2
 sed 's/^/    /' "$T/check.out" | grep -E "RSS|responses" || true
+# One frame can ask for much more: a compound of 32 8 MiB READs (256 MiB).
+check "a compound of 32 x 8 MiB READs: memory bounded, the READs beyond it INSUFFICIENT_RESOURCES" \
+  python3 "$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py" \
+  compound-burst "$PORT" share "$SERVER_PID" big 32 128
+sed 's/^/    /' "$T/check.out" | grep -E "compound" || true
 check "a real client still works" smb alice%secret-A1 share "ls"
 # The epoll backend pauses and resumes receiving its own way.
 stop_server
