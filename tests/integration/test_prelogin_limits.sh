@@ -5,22 +5,7 @@
 # buffered), a connection that does not log in within "login timeout" is
 # closed, and "max connections per address" bounds one address.
 source "$(dirname "$0")/lib.sh"
-
-client="$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py"
-rss_mib() { echo $(( $(awk '/^VmRSS:/ {print $2}' "/proc/$SERVER_PID/status") / 1024 )); }
-holders=()
-stop_holders() { for p in "${holders[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; holders=(); }
-trap 'stop_holders; cleanup' EXIT
-# hold NAME ARGS...: runs limits_client.py in the background until it says "ready N"; echoes N.
-hold() {
-  local out="$T/hold.$1"
-  : > "$out"
-  shift
-  python3 "$client" "$@" > "$out" 2>&1 &
-  holders+=($!)
-  for _ in $(seq 1 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
-  awk '/^ready/ {print $2}' "$out"
-}
+source "$(dirname "$0")/holders.sh"
 
 write_config "login timeout = 3" "max connections per address = 50"
 add_user alice 'secret-A1'

@@ -8,20 +8,7 @@ source "$(dirname "$0")/lib.sh"
 
 idle=500 frames=40 reads=200
 [ -n "${RINGSMB_QUICK:-}" ] && idle=100 frames=10 reads=40
-client="$RINGSMB_SOURCE_DIR/tests/integration/limits_client.py"
-holders=()
-stop_holders() { for p in "${holders[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; holders=(); }
-trap 'stop_holders; cleanup' EXIT
-hold() {  # hold NAME ARGS...: limits_client.py in the background until "ready N"; echoes N
-  local out="$T/hold.$1"
-  : > "$out"
-  shift
-  python3 "$client" "$@" > "$out" 2>&1 &
-  holders+=($!)
-  for _ in $(seq 1 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
-  awk '/^ready/ {print $2}' "$out"
-}
-rss_mib() { echo $(( $(awk '/^VmRSS:/ {print $2}' "/proc/$SERVER_PID/status") / 1024 )); }
+source "$(dirname "$0")/holders.sh"
 
 write_config "map to guest = bad user"
 sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
