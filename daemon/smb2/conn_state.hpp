@@ -98,6 +98,7 @@ struct FileSegment {
   state::UniqueFd fd;      // a dup of the open's fd: a CLOSE before the send cannot end it
   uint64_t offset = 0;     // in the file
   uint32_t length = 0;
+  state::OpenCharge charge;  // the dup counts against the descriptor budget until the segment is gone
 };
 
 struct ConnState {

@@ -72,9 +72,11 @@ int64_t read_into_reply(int fd, uint64_t offset, uint32_t length, Bytes& buf) {
 bool leave_in_file(Request& req, const state::Open& open, uint64_t offset, uint32_t want) {
   if (!req.may_send_file || want < req.server.sendfile_min_read) return false;
   if (req.conn.out_files.size() >= kMaxPendingFileSegments) return false;
+  state::ResourceBudget& budget = req.server.budget;
+  if (!budget.open_file_fits(req.server.connections.load(std::memory_order_relaxed))) return false;
   int fd = fcntl(open.fd.get(), F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return false;  // out of descriptors: copy instead
-  req.file_data = FileSegment{0, state::UniqueFd(fd), offset, want};
+  req.file_data = FileSegment{0, state::UniqueFd(fd), offset, want, state::OpenCharge(&budget.open_files, nullptr)};
   return true;
 }
 
