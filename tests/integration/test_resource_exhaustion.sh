@@ -6,8 +6,10 @@
 # within 2 s meanwhile. RINGSMB_QUICK (the sanitizer run) scales it down.
 source "$(dirname "$0")/lib.sh"
 
-idle=500 frames=40 reads=200
-[ -n "${RINGSMB_QUICK:-}" ] && idle=100 frames=10 reads=40
+idle=500 frames=40 reads=200 rss_bound=256
+# Under the sanitizers, shadow memory and the quarantine of freed blocks add
+# to the RSS: the bound there is looser (before the limits it was 1 GiB).
+[ -n "${RINGSMB_QUICK:-}" ] && idle=100 frames=10 reads=40 rss_bound=512
 source "$(dirname "$0")/holders.sh"
 
 write_config "map to guest = bad user"
@@ -19,7 +21,7 @@ echo "    RSS at start: $(rss_mib) MiB"
 n=$(hold idle hold-idle "$PORT" "$idle" 2)
 check "$idle idle connections held (got $n)" test "$n" -eq "$idle"
 hold frames hold-frames "$PORT" "$frames" 200 > /dev/null
-SHARE_DIR="$T/share" HOLD_S=6 python3 "$client" pipelined-reads "$PORT" share "$SERVER_PID" big "$reads" 256 \
+SHARE_DIR="$T/share" HOLD_S=6 python3 "$client" pipelined-reads "$PORT" share "$SERVER_PID" big "$reads" "$rss_bound" \
   > "$T/reads.out" 2>&1 &
 reader=$!
 sleep 3
@@ -29,7 +31,7 @@ check "a fresh smbclient logs in and lists the share" smb alice%secret-A1 share 
 took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "    meanwhile: RSS $peak MiB, smbclient took $took_ms ms"
 check "smbclient within 2 s (${took_ms} ms)" test "$took_ms" -le 2000
-check "RSS at most 256 MiB under the load ($peak MiB)" test "$peak" -le 256
+check "RSS at most $rss_bound MiB under the load ($peak MiB)" test "$peak" -le "$rss_bound"
 check "the pipelining client then gets every response, correct" wait "$reader"
 sed 's/^/    /' "$T/reads.out"
 stop_holders
