@@ -240,7 +240,9 @@ NtStatus handle_logoff(Request& req, ByteWriter& w) {
   if (req.server.control) req.server.control->logout(s->user);
   req.response_session_id = s->session_id;
   // Keep the session object alive until the response is signed: it is
-  // erased after this chain element by marking it expired.
+  // erased after this chain element by marking it expired. (LOGOFF may end
+  // a session whose setup is still in progress, MS-SMB2 3.3.5.2.9.)
+  if (s->state == state::Session::State::InProgress) --req.conn.sessions_in_progress;
   s->state = state::Session::State::Expired;
   req.conn.sessions_expired = true;
   s->trees.clear();
