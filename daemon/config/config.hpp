@@ -79,8 +79,18 @@ struct GlobalConfig {
   std::string workgroup = "WORKGROUP";
   std::string netbios_name = "RINGSMB";
   std::string server_string = "ringsmb";
-  uint32_t max_connections = 0;   // TCP connections over all workers; 0: unlimited
+  // Resource limits (docs/security.md, "Resource limits"). Beyond these,
+  // the descriptor budget (state::ResourceBudget) bounds connections and
+  // open files together by the process's RLIMIT_NOFILE.
+  uint32_t max_connections = 2048;  // TCP connections over all workers; 0: unlimited
+  uint32_t max_connections_per_address = 256;  // from one client address; 0: unlimited
   uint32_t max_open_files = 16384;  // open handles per connection (Samba: per smbd process, i.e. per client)
+  uint32_t max_open_files_per_user = 16384;  // over all connections of one user (at most half the budget)
+  // Reply bytes one connection may have queued that its client has not
+  // read; over it, its requests are not read until half has gone out.
+  uint32_t max_send_queue_bytes = 32 * 1024 * 1024;
+  // Seconds a connection has to complete NEGOTIATE and SESSION_SETUP.
+  uint32_t login_timeout_s = 30;
   uint32_t smb2_max_credits = 8192;
   uint32_t smb2_max_read = 8 * 1024 * 1024;
   // 1 MiB, the size Windows clients write in: a larger WRITE is assembled

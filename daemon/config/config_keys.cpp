@@ -107,9 +107,26 @@ constexpr GlobalKey kGlobalKeys[] = {
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.max_connections, parse_ranged(v, 0, 1000000));
      }},
+    {"maxconnectionsperaddress",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.max_connections_per_address, parse_ranged(v, 0, 1000000));
+     }},
     {"maxopenfiles",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.max_open_files, parse_ranged(v, 1, 16u * 1024 * 1024));
+     }},
+    {"maxopenfilesperuser",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.max_open_files_per_user, parse_ranged(v, 1, 16u * 1024 * 1024));
+     }},
+    // At least one largest READ reply (8 MiB) must fit.
+    {"maxsendqueuesize",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.max_send_queue_bytes, parse_ranged(v, 9 * 1024 * 1024, 1024u * 1024 * 1024));
+     }},
+    {"logintimeout",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.login_timeout_s, parse_ranged(v, 1, 3600));
      }},
     {"smb2maxcredits",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {

@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -38,6 +39,8 @@ class EpollReactor final : public Reactor {
   void start_recv(uint64_t conn_id, int fd) override;
   void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
   void wait_writable(uint64_t conn_id, int fd) override;
+  void pause_recv(uint64_t conn_id) override;
+  void resume_recv(uint64_t conn_id) override;
   void wake() override;
   void run(const std::atomic<bool>& stop) override;
 
@@ -47,6 +50,12 @@ class EpollReactor final : public Reactor {
     // Waiting for EPOLLOUT: a send to finish, or a wait for room.
     struct msghdr* pending_send = nullptr;
     bool wants_writable = false;
+    bool paused = false;  // pause_recv: no EPOLLIN interest
+  };
+  // A listener taken out of the epoll set after a failed accept, until `at`.
+  struct RestingListener {
+    int fd;
+    std::chrono::steady_clock::time_point at;
   };
   // A send or a wait for room that ended, reported after the event that
   // ended it, so a handler never re-enters itself from start_send.
@@ -56,6 +65,8 @@ class EpollReactor final : public Reactor {
     bool writable;  // wait_writable's, else start_send's
   };
   void accept_all(int listen_fd);
+  void wake_rested_listeners();
+  int wait_timeout_ms() const;
   void read_all(uint64_t conn_id);
   void try_send(uint64_t conn_id, Conn& c);
   void report_writable(uint64_t conn_id, Conn& c);
@@ -69,6 +80,7 @@ class EpollReactor final : public Reactor {
   std::vector<uint8_t> buf_;
   std::unordered_map<uint64_t, Conn> conns_;
   std::deque<Completion> done_;
+  std::vector<RestingListener> resting_;
 };
 
 bool EpollReactor::init() {
@@ -102,7 +114,8 @@ void EpollReactor::start_recv(uint64_t conn_id, int fd) {
 
 void EpollReactor::update_interest(uint64_t conn_id, const Conn& c) {
   epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLRDHUP | (c.pending_send || c.wants_writable ? uint32_t(EPOLLOUT) : 0u);
+  ev.events = (c.paused ? 0u : uint32_t(EPOLLIN | EPOLLRDHUP)) |
+              (c.pending_send || c.wants_writable ? uint32_t(EPOLLOUT) : 0u);
   ev.data.u64 = pack(Kind::Conn, conn_id);
   epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev);
 }
@@ -149,28 +162,63 @@ void EpollReactor::wait_writable(uint64_t conn_id, int) {
   update_interest(conn_id, it->second);
 }
 
+void EpollReactor::pause_recv(uint64_t conn_id) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end() || it->second.paused) return;
+  it->second.paused = true;
+  update_interest(conn_id, it->second);
+}
+
+void EpollReactor::resume_recv(uint64_t conn_id) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end() || !it->second.paused) return;
+  it->second.paused = false;
+  update_interest(conn_id, it->second);  // level-triggered: bytes queued meanwhile are reported at once
+}
+
 void EpollReactor::wake() {
   uint64_t one = 1;
   ssize_t n = write(wake_fd_, &one, sizeof one);
   (void)n;
 }
 
+// A failed accept (out of descriptors, most likely) takes the listener out
+// of the set for kAcceptRetryMs: level-triggered, it would report the
+// waiting client again at once, and the worker would spin.
 void EpollReactor::accept_all(int listen_fd) {
   for (;;) {
     int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) {
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED) LOG_WARN("accept: %s", strerror(errno));
-      if (errno != ECONNABORTED) return;
+    if (fd >= 0) {
+      handler_.on_accept(fd);
       continue;
     }
-    handler_.on_accept(fd);
+    int err = errno;
+    if (err == ECONNABORTED || err == EINTR) continue;
+    if (err == EAGAIN || err == EWOULDBLOCK) return;
+    handler_.on_accept_failed(listen_fd, err);
+    epoll_ctl(ep_, EPOLL_CTL_DEL, listen_fd, nullptr);
+    resting_.push_back({listen_fd, std::chrono::steady_clock::now() + std::chrono::milliseconds(kAcceptRetryMs)});
+    return;
   }
 }
+
+void EpollReactor::wake_rested_listeners() {
+  auto now = std::chrono::steady_clock::now();
+  std::vector<int> due;
+  std::erase_if(resting_, [&](const RestingListener& r) {
+    if (r.at > now) return false;
+    due.push_back(r.fd);
+    return true;
+  });
+  for (int fd : due) add_listener(fd);
+}
+
+int EpollReactor::wait_timeout_ms() const { return resting_.empty() ? opts_.tick_ms : std::min(opts_.tick_ms, kAcceptRetryMs); }
 
 void EpollReactor::read_all(uint64_t conn_id) {
   for (int rounds = 0; rounds < 16; ++rounds) {  // bounded, so one client cannot starve others
     auto it = conns_.find(conn_id);
-    if (it == conns_.end()) return;
+    if (it == conns_.end() || it->second.paused) return;
     // Every recv here takes the stream's next bytes, so reading into the
     // handler's space keeps the order.
     std::span<uint8_t> space = handler_.recv_space(conn_id);
@@ -207,7 +255,7 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
   auto last_tick = std::chrono::steady_clock::now();
   while (!stop.load(std::memory_order_relaxed)) {
     flush_completions();
-    int n = epoll_wait(ep_, events, 64, opts_.tick_ms);
+    int n = epoll_wait(ep_, events, 64, wait_timeout_ms());
     for (int i = 0; i < n; ++i) {
       uint64_t ud = events[i].data.u64;
       uint64_t id = ud & kIdMask;
@@ -226,12 +274,18 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
           bool room = events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP);
           if (it != conns_.end() && room && it->second.pending_send) try_send(id, it->second);
           if (it != conns_.end() && room && it->second.wants_writable) report_writable(id, it->second);
+          if (it != conns_.end() && it->second.paused && (events[i].events & (EPOLLHUP | EPOLLERR))) {
+            // Reported whatever the interest: resumed, the next recv sees the end.
+            it->second.paused = false;
+            update_interest(id, it->second);
+          }
           if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_all(id);
           break;
         }
       }
       flush_completions();
     }
+    if (!resting_.empty()) wake_rested_listeners();
     auto now = std::chrono::steady_clock::now();
     if (now - last_tick >= std::chrono::milliseconds(opts_.tick_ms)) {
       last_tick = now;

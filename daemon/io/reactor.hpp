@@ -20,6 +20,11 @@ class ReactorHandler {
  public:
   virtual ~ReactorHandler() = default;
   virtual void on_accept(int fd) = 0;
+  // accept() on LISTEN_FD failed with ERR (EMFILE, ENFILE, ENOMEM...): the
+  // reactor tries that listener again only after kAcceptRetryMs, so a
+  // process out of descriptors does not spin; the handler may refuse the
+  // waiting clients meanwhile (accept and close them) and logs.
+  virtual void on_accept_failed(int listen_fd, int err) = 0;
   // `data` is only valid during the call.
   virtual void on_recv(uint64_t conn_id, ByteSpan data) = 0;
   // Receiving in place: where the connection's next bytes should go when
@@ -65,11 +70,22 @@ class Reactor {
   // Calls on_writable once when socket `fd` can take more data (or fails),
   // for what only the handler can send (sendfile).
   virtual void wait_writable(uint64_t conn_id, int fd) = 0;
+  // Stops taking bytes from the connection's socket (its client is not
+  // reading our replies: the kernel's buffers, then TCP, hold its next
+  // requests back), and starts again. A few receives already in flight
+  // may still be reported after pause_recv; the end of the stream is
+  // reported only once receiving resumed.
+  virtual void pause_recv(uint64_t conn_id) = 0;
+  virtual void resume_recv(uint64_t conn_id) = 0;
   // Thread-safe: makes the owning thread call on_wake soon.
   virtual void wake() = 0;
   // Runs until `stop` is set (checked at least every tick).
   virtual void run(const std::atomic<bool>& stop) = 0;
 };
+
+// How long a listener rests after an accept() that failed for want of
+// descriptors or memory.
+inline constexpr int kAcceptRetryMs = 100;
 
 struct ReactorOptions {
   int tick_ms = 1000;

@@ -26,7 +26,7 @@
 namespace ringsmb::io {
 namespace {
 
-enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6, Writable = 7 };
+enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6, Writable = 7, AcceptRetry = 8 };
 constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
 uint64_t pack(Op op, uint64_t id) { return (uint64_t(op) << 56) | (id & kIdMask); }
 Op op_of(uint64_t ud) { return Op(ud >> 56); }
@@ -48,6 +48,8 @@ class UringReactor final : public Reactor {
   void start_recv(uint64_t conn_id, int fd) override;
   void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
   void wait_writable(uint64_t conn_id, int fd) override;
+  void pause_recv(uint64_t conn_id) override;
+  void resume_recv(uint64_t conn_id) override;
   void wake() override;
   void run(const std::atomic<bool>& stop) override;
 
@@ -57,6 +59,8 @@ class UringReactor final : public Reactor {
   void recycle_buffer(uint16_t bid);
   void arm_wake();
   void arm_tick();
+  void arm_recv(uint64_t conn_id, int fd);
+  void handle_accept(int listen_fd, const io_uring_cqe* cqe);
   void handle(const io_uring_cqe* cqe);
   void handle_recv(uint64_t conn_id, const io_uring_cqe* cqe);
   void handle_batch();
@@ -82,9 +86,16 @@ class UringReactor final : public Reactor {
   int wake_fd_ = -1;
   uint64_t wake_value_ = 0;
   __kernel_timespec tick_ts_{};
-  // conn_id -> fd of connections with a recv armed, for re-arming after the
-  // kernel ends a multishot recv early (out of buffers).
-  std::unordered_map<uint64_t, int> recv_fds_;
+  __kernel_timespec accept_retry_ts_{0, kAcceptRetryMs * 1000000LL};  // never changed
+  // The connections still receiving: their fd, for re-arming after the
+  // kernel ends a multishot recv early (out of buffers), and whether the
+  // handler paused them and their multishot recv is still armed.
+  struct Receiving {
+    int fd = -1;
+    bool paused = false;
+    bool armed = false;
+  };
+  std::unordered_map<uint64_t, Receiving> recv_fds_;
 };
 
 UringReactor::~UringReactor() {
@@ -199,12 +210,38 @@ void UringReactor::add_listener(int fd) {
 }
 
 void UringReactor::start_recv(uint64_t conn_id, int fd) {
+  recv_fds_[conn_id] = Receiving{fd};
+  arm_recv(conn_id, fd);
+}
+
+void UringReactor::arm_recv(uint64_t conn_id, int fd) {
   io_uring_sqe* s = sqe();
   io_uring_prep_recv_multishot(s, fd, nullptr, 0, 0);
   s->flags |= IOSQE_BUFFER_SELECT;
   s->buf_group = kBufferGroup;
   io_uring_sqe_set_data64(s, pack(Op::Recv, conn_id));
-  recv_fds_[conn_id] = fd;
+  recv_fds_[conn_id].armed = true;
+}
+
+// The armed multishot recv is cancelled; it ends with -ECANCELED (or with
+// data, if it ended on its own first), and handle_recv leaves it unarmed.
+void UringReactor::pause_recv(uint64_t conn_id) {
+  auto it = recv_fds_.find(conn_id);
+  if (it == recv_fds_.end() || it->second.paused) return;
+  it->second.paused = true;
+  if (!it->second.armed) return;
+  io_uring_sqe* s = sqe();
+  io_uring_prep_cancel64(s, pack(Op::Recv, conn_id), 0);
+  io_uring_sqe_set_data64(s, pack(Op::Ignore, conn_id));
+}
+
+// Still armed: the cancel has not ended the recv yet, and handle_recv
+// re-arms it when it does.
+void UringReactor::resume_recv(uint64_t conn_id) {
+  auto it = recv_fds_.find(conn_id);
+  if (it == recv_fds_.end() || !it->second.paused) return;
+  it->second.paused = false;
+  if (!it->second.armed) arm_recv(conn_id, it->second.fd);
 }
 
 void UringReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
@@ -236,9 +273,11 @@ void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
   if (more) return;
   auto it = recv_fds_.find(conn_id);
   if (it == recv_fds_.end()) return;
-  if (cqe->res == -ENOBUFS || cqe->res > 0) {
-    // The kernel ended the multishot early (out of buffers): re-arm it.
-    start_recv(conn_id, it->second);
+  it->second.armed = false;
+  if (cqe->res == -ENOBUFS || cqe->res == -ECANCELED || cqe->res > 0) {
+    // The kernel ended the multishot early (out of buffers) or pause_recv
+    // cancelled it: re-arm it unless the handler still wants a pause.
+    if (!it->second.paused) arm_recv(conn_id, it->second.fd);
     return;
   }
   recv_fds_.erase(it);
@@ -273,8 +312,8 @@ bool UringReactor::may_recv_in_place(uint64_t conn_id) const {
 // through on_recv_end.
 void UringReactor::recv_in_place(uint64_t conn_id) {
   auto it = recv_fds_.find(conn_id);
-  if (it == recv_fds_.end()) return;
-  int fd = it->second;
+  if (it == recv_fds_.end() || it->second.paused) return;
+  int fd = it->second.fd;
   size_t received = 0;
   while (received < kInPlaceBudget && may_recv_in_place(conn_id)) {
     std::span<uint8_t> space = handler_.recv_space(conn_id);
@@ -286,14 +325,25 @@ void UringReactor::recv_in_place(uint64_t conn_id) {
   }
 }
 
+// An accept that failed (out of descriptors, most likely) is tried again
+// only after a rest: re-armed at once, it fails at once again, and the
+// worker spins (issue 11: 9 s of CPU in 21 s).
+void UringReactor::handle_accept(int listen_fd, const io_uring_cqe* cqe) {
+  int err = cqe->res < 0 ? -cqe->res : 0;
+  if (cqe->res >= 0) handler_.on_accept(cqe->res);
+  else if (err != EAGAIN && err != ECONNABORTED && err != EINTR) handler_.on_accept_failed(listen_fd, err);
+  if (cqe->flags & IORING_CQE_F_MORE) return;
+  if (err == 0 || err == EAGAIN || err == ECONNABORTED || err == EINTR) return add_listener(listen_fd);
+  io_uring_sqe* s = sqe();
+  io_uring_prep_timeout(s, &accept_retry_ts_, 0, 0);
+  io_uring_sqe_set_data64(s, pack(Op::AcceptRetry, uint64_t(listen_fd)));
+}
+
 void UringReactor::handle(const io_uring_cqe* cqe) {
   uint64_t ud = io_uring_cqe_get_data64(cqe);
   switch (op_of(ud)) {
-    case Op::Accept:
-      if (cqe->res >= 0) handler_.on_accept(cqe->res);
-      else if (cqe->res != -EAGAIN && cqe->res != -ECONNABORTED) LOG_WARN("accept: %s", strerror(-cqe->res));
-      if (!(cqe->flags & IORING_CQE_F_MORE)) add_listener(int(id_of(ud)));
-      break;
+    case Op::Accept: handle_accept(int(id_of(ud)), cqe); break;
+    case Op::AcceptRetry: add_listener(int(id_of(ud))); break;
     case Op::Recv: handle_recv(id_of(ud), cqe); break;
     case Op::Send: handler_.on_send(id_of(ud), cqe->res); break;
     case Op::Writable: handler_.on_writable(id_of(ud), cqe->res); break;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/log.hpp"
@@ -385,6 +386,22 @@ NtStatus wait_for_breaks(Request& req, std::shared_ptr<state::FileNode> node) {
   return st;
 }
 
+// One more open file must fit the connection's, the user's and the
+// process's limits (docs/security.md). A user may take at most half of
+// the descriptors the budget has for clients, whatever the setting.
+NtStatus open_files_fit(const Request& req) {
+  const config::GlobalConfig& g = req.server.config.global;
+  if (req.conn.opens.size() >= g.max_open_files) return NtStatus::TooManyOpenedFiles;
+  const state::ResourceBudget& budget = req.server.budget;
+  if (const auto* user = req.session->user_open_count) {
+    uint32_t cap = std::min(g.max_open_files_per_user, budget.usable_descriptors() / 2);
+    if (user->load(std::memory_order_relaxed) >= cap) return NtStatus::TooManyOpenedFiles;
+  }
+  if (!budget.open_file_fits(req.server.connections.load(std::memory_order_relaxed)))
+    return NtStatus::InsufficientResources;
+  return NtStatus::Success;
+}
+
 }  // namespace
 
 NtStatus handle_create(Request& req, ByteWriter& w) {
@@ -402,7 +419,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (!path->stream.empty()) return NtStatus::ObjectNameInvalid;  // named streams are not stored yet
   if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
     return st;
-  if (req.conn.opens.size() >= req.server.config.global.max_open_files) return NtStatus::TooManyOpenedFiles;
+  if ((st = open_files_fit(req)) != NtStatus::Success) return st;
   auto granted = grant_create_access(*req.tree, c.desired_access, c.options & FILE_DELETE_ON_CLOSE);
   if (!granted) return granted.error();
   const uint32_t access = *granted;
@@ -467,6 +484,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
   write_response(w, *open, o, attrs, contexts);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
+  open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
   req.conn.opens.emplace(open->volatile_id, std::move(open));
   return NtStatus::Success;
 }

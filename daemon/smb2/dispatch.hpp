@@ -36,6 +36,9 @@ struct Request {
   // file_data instead of copying the data; the processor positions it.
   bool may_send_file = false;
   std::optional<FileSegment> file_data;
+  // Where this frame's responses begin in the output buffer: what a handler
+  // adds must keep the frame within the transport's 24-bit length.
+  size_t reply_start = 0;
 
   // Resolves a FileId, honouring compound related ids.
   state::Open* find_open(FileId id);

@@ -91,6 +91,7 @@ class ChainProcessor {
   bool cancel_ = false;
   bool direct_out_ = false;
   size_t file_bytes_ = 0;
+  size_t reply_start_ = 0;  // Request::reply_start
   // The element just run went async and waits with the rest of its chain
   // (a CREATE behind a break): its AsyncId.
   uint64_t went_async_ = 0;
@@ -256,7 +257,10 @@ void ChainProcessor::write_header(Bytes& out, size_t start, const Request& req, 
   rh.command = h.command;
   // MS-SMB2 3.3.4.2: the interim response grants the credits; the final
   // one of an async request grants none.
-  rh.credits = resumed ? 0 : conn_.credits.grant(h.credits, server_.config.global.smb2_max_credits);
+  // While the transport throttles a client that leaves its replies unread
+  // (docs/security.md), a response replaces what its request charged, no more.
+  uint16_t wanted = conn_.credits_throttled ? std::min<uint16_t>(h.credits, std::max<uint16_t>(h.credit_charge, 1)) : h.credits;
+  rh.credits = resumed ? 0 : conn_.credits.grant(wanted, server_.config.global.smb2_max_credits);
   rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
   if (resumed || status == NtStatus::Pending) {  // final or interim response of an async request
     rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
@@ -309,6 +313,7 @@ void ChainProcessor::bookkeep(const Request& req, const CommandSpec* spec, NtSta
 FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   const CommandSpec* spec = command_spec(h.command);
   Request req{conn_, server_, h, pdu, pdu.subspan(wire::kHeaderSize), encrypted_, compound_};
+  req.reply_start = reply_start_;
   uint64_t resumed = std::exchange(resume_id_, 0);
   req.async_id = resumed;
   NtStatus status = NtStatus::Success;  // a resumed request's credits were taken when it arrived
@@ -369,6 +374,7 @@ bool ChainProcessor::next_element(ByteSpan rest, Header& h, size_t& len) const {
 
 FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
   size_t off = 0;
+  reply_start_ = out.size();
   for (;;) {
     ByteSpan rest = chain.subspan(off);
     Header h;
@@ -449,7 +455,8 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
     conn.out_files.resize(files_before);  // nothing of this frame is sent
     return result;
   }
-  std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
+  if (std::exchange(conn.sessions_expired, false))  // not per frame: a search of every session
+    std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
   close_message(conn, out, start, seal, file_bytes);  // nothing to send for a lone CANCEL
   send_ready(conn, server, out);  // async requests this frame completed, after its own response
   return result;

@@ -72,10 +72,32 @@ int64_t read_into_reply(int fd, uint64_t offset, uint32_t length, Bytes& buf) {
 bool leave_in_file(Request& req, const state::Open& open, uint64_t offset, uint32_t want) {
   if (!req.may_send_file || want < req.server.sendfile_min_read) return false;
   if (req.conn.out_files.size() >= kMaxPendingFileSegments) return false;
+  state::ResourceBudget& budget = req.server.budget;
+  if (!budget.open_file_fits(req.server.connections.load(std::memory_order_relaxed))) return false;
   int fd = fcntl(open.fd.get(), F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return false;  // out of descriptors: copy instead
-  req.file_data = FileSegment{0, state::UniqueFd(fd), offset, want};
+  req.file_data = FileSegment{0, state::UniqueFd(fd), offset, want, state::OpenCharge(&budget.open_files, nullptr)};
   return true;
+}
+
+// The largest frame the Direct TCP transport's 24-bit length can carry
+// (MS-SMB2 2.1), and what the rest of a compound chain may still add after
+// a READ's data.
+constexpr size_t kMaxFrameLength = 0xFFFFFF;
+constexpr size_t kChainTailRoom = 64 * 1024;
+
+// The transport bounds what a connection has queued between frames ("max
+// send queue size"), but one frame may be a compound of many READs, each
+// granted by the credits the client holds (8192 x 64 KiB: 512 MiB). The
+// data copied for one output buffer stays within the bound plus one
+// largest READ, and one frame's responses within the 24-bit frame length
+// (MS-SMB2 2.1); beyond, the READ fails (MS-SMB2 names no status for a
+// server out of memory). Uncompounded READs never reach it: the transport
+// stops reading requests before its queue passes the bound.
+bool fits_reply_memory(const Request& req, ByteWriter& w, uint32_t want) {
+  size_t limit = size_t(req.server.config.global.max_send_queue_bytes) + req.server.max_read;
+  size_t frame_bytes = w.buffer().size() - std::min(req.reply_start, w.buffer().size());
+  return w.buffer().size() + want <= limit && frame_bytes + want + kChainTailRoom <= kMaxFrameLength;
 }
 
 }  // namespace
@@ -114,6 +136,7 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   size_t data_length_at = write_response_head(w);
   uint32_t got = want;
   if (!available || !leave_in_file(req, *open, offset, want)) {
+    if (!fits_reply_memory(req, w, want)) return NtStatus::InsufficientResources;
     int64_t n = read_into_reply(open->fd.get(), offset, want, w.buffer());
     if (n < 0) return nt_status_from_errno(int(-n));
     got = uint32_t(n);

@@ -11,6 +11,7 @@
 #include "ipc/control_plane.hpp"
 #include "state/file_table.hpp"
 #include "state/lease_table.hpp"
+#include "state/resource_budget.hpp"
 #include "vfs/name_index.hpp"
 
 namespace ringsmb::smb2 {
@@ -60,6 +61,8 @@ struct ServerContext {
   uint32_t max_async_per_session = 256;
   // Open TCP connections over all workers, for "max connections".
   std::atomic<uint32_t> connections{0};
+  // Descriptors, open files per user, connections per address.
+  state::ResourceBudget budget;
 };
 
 }  // namespace ringsmb::smb2

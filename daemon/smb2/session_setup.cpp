@@ -133,6 +133,7 @@ void install_identity(Request& req, state::Session& s, const ipc::LoginReply& lo
   s.is_guest = login.is_guest;
   s.is_anonymous = login.is_anonymous;
   s.unix_user = login.unix_user;
+  s.user_open_count = req.server.budget.user_open_count(login.user);
   if (login.is_guest || login.is_anonymous) return;
   s.keys = crypto::derive_session_keys(req.conn.dialect, login.session_key, s.preauth_hash, req.conn.cipher);
   s.signing_required = req.conn.signing_required;
@@ -168,7 +169,9 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
     return NtStatus::AccessDenied;
   }
   if (!reauth) install_identity(req, s, login);
+  if (s.state == state::Session::State::InProgress) --req.conn.sessions_in_progress;
   s.state = state::Session::State::Valid;
+  req.conn.logged_in = true;
   s.ntlm_negotiate.clear();
   s.ntlm_challenge.clear();
 
@@ -192,6 +195,7 @@ state::Session* find_or_create_session(Request& req) {
     s->preauth_hash = conn.preauth_hash;
     state::Session* raw = s.get();
     conn.sessions.emplace(s->session_id, std::move(s));
+    ++conn.sessions_in_progress;
     return raw;
   }
   state::Session* s = conn.find_session(req.hdr.session_id);
@@ -215,6 +219,9 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   if (!r.ok() || !buffer_at(req, blob_off, blob_len, blob) || blob.empty()) return NtStatus::InvalidParameter;
   if (flags & SMB2_SESSION_FLAG_BINDING) return NtStatus::RequestNotAccepted;  // no multichannel yet
   if (NtStatus st = check_encryption_possible(req); st != NtStatus::Success) return st;
+  // MS-SMB2 names no status for a server out of room for sessions.
+  if (req.hdr.session_id == 0 && req.conn.sessions_in_progress >= kMaxSessionsInProgress)
+    return NtStatus::InsufficientResources;
 
   state::Session* s = find_or_create_session(req);
   if (!s) return NtStatus::UserSessionDeleted;
@@ -236,8 +243,13 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
     // A failed exchange removes a session that never became valid (3.3.5.5.3).
     // The session object is freed after the chain (the processor still
     // holds a pointer to it for this response).
-    if (s->state != state::Session::State::Valid) s->state = state::Session::State::Expired;
-    else s->ntlm_challenge.clear();
+    if (s->state == state::Session::State::InProgress) {
+      --req.conn.sessions_in_progress;
+      s->state = state::Session::State::Expired;
+      req.conn.sessions_expired = true;
+    } else if (s->state == state::Session::State::Valid) {
+      s->ntlm_challenge.clear();
+    }
     req.session = nullptr;
   }
   return st;
@@ -254,8 +266,11 @@ NtStatus handle_logoff(Request& req, ByteWriter& w) {
   if (req.server.control) req.server.control->logout(s->user);
   req.response_session_id = s->session_id;
   // Keep the session object alive until the response is signed: it is
-  // erased after this chain element by marking it expired.
+  // erased after this chain element by marking it expired. (LOGOFF may end
+  // a session whose setup is still in progress, MS-SMB2 3.3.5.2.9.)
+  if (s->state == state::Session::State::InProgress) --req.conn.sessions_in_progress;
   s->state = state::Session::State::Expired;
+  req.conn.sessions_expired = true;
   s->trees.clear();
   w.u16(4);
   w.u16(0);

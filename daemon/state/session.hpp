@@ -16,6 +16,7 @@
 #include "crypto/smb2_keys.hpp"
 #include "ipc/control_plane.hpp"
 #include "state/file_table.hpp"
+#include "state/resource_budget.hpp"
 #include "vfs/dir_entries.hpp"
 
 namespace ringsmb::state {
@@ -83,6 +84,7 @@ struct Open {
   uint64_t position = 0;  // FilePositionInformation
   std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
   DirCursor dir;
+  OpenCharge charge;  // counted against the process's and the user's open files while it lives
 };
 
 struct Session {
@@ -101,6 +103,7 @@ struct Session {
   bool is_guest = false;
   bool is_anonymous = false;
   ipc::UnixUser unix_user;
+  std::atomic<uint32_t>* user_open_count = nullptr;  // ResourceBudget's, for "max open files per user"
   // security
   crypto::SessionKeys keys;
   bool signing_required = false;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <span>
+#include <type_traits>
 
 #include "common/bytes.hpp"
 
@@ -21,7 +22,13 @@ namespace ringsmb::transport {
 
 class FrameAssembler {
  public:
-  enum class Result { Ok, BadMessageType, TooLarge, Stop };
+  // Paused: on_frame asked to stop reading for now (the connection's
+  // replies are not being read); consumed() says how much of feed()'s data
+  // was taken, and the caller keeps the rest (it starts at a frame
+  // boundary) to feed again later.
+  enum class Result { Ok, BadMessageType, TooLarge, Stop, Paused };
+  // What on_frame returns; a bool means Continue (true) or Stop (false).
+  enum class Next { Continue, Stop, Pause };
   static constexpr size_t kHeaderSize = 4;
 
   explicit FrameAssembler(size_t max_frame) : max_frame_(max_frame) {}
@@ -31,10 +38,12 @@ class FrameAssembler {
   // A frame is only valid during its call.
   template <typename OnFrame>
   Result feed(ByteSpan data, OnFrame&& on_frame) {
+    size_t took = 0;
+    consumed_ = 0;
     if (held_ > 0) {
-      size_t took = 0;
       Result r = complete_partial(data, took, on_frame);
-      if (r != Result::Ok || held_ > 0) return r;  // an error, or `data` ended inside the frame
+      if (r == Result::Paused) consumed_ = took;
+      if (r != Result::Ok || held_ > 0) return r;  // an error, a pause, or `data` ended inside the frame
       data = data.subspan(took);
     }
     // Whole frames are handed out in place; only a trailing partial frame
@@ -42,8 +51,11 @@ class FrameAssembler {
     size_t used = 0;
     Result r = scan(data, used, on_frame);
     if (r == Result::Ok) keep_partial(data.subspan(used));
+    if (r == Result::Paused) consumed_ = took + used;
     return r;
   }
+  // After feed() returned Paused: the bytes of its data that were taken.
+  size_t consumed() const { return consumed_; }
 
   // Where the rest of the frame being assembled goes, when its header is
   // known and at least `min_missing` (> 0) bytes are still missing: its
@@ -69,6 +81,7 @@ class FrameAssembler {
   // as feed() checks it; a complete frame is handed out.
   template <typename OnFrame>
   Result commit(size_t n, OnFrame&& on_frame) {
+    consumed_ = 0;  // a pause here comes at the end of the bytes committed
     if (held_ < kHeaderSize) {
       held_ += std::min(n, kHeaderSize - held_);  // never past the header
       if (held_ < kHeaderSize) return Result::Ok;
@@ -83,8 +96,18 @@ class FrameAssembler {
   // Bytes the frame being assembled still misses (0 while its header is incomplete).
   size_t missing_bytes() const { return held_ >= kHeaderSize ? kHeaderSize + frame_len_ - held_ : 0; }
   void set_max_frame(size_t n) { max_frame_ = n; }
+  size_t max_frame() const { return max_frame_; }
 
  private:
+  template <typename T>
+  static Next as_next(T r) {
+    if constexpr (std::is_same_v<T, Next>) return r;
+    else return r ? Next::Continue : Next::Stop;
+  }
+  static Result result_of(Next n) {
+    return n == Next::Continue ? Result::Ok : n == Next::Stop ? Result::Stop : Result::Paused;
+  }
+
   static size_t frame_length(const uint8_t* p) { return (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3]; }
 
   Result check_header(const uint8_t* p) const {
@@ -106,10 +129,8 @@ class FrameAssembler {
       size_t len = frame_length(p);
       if (data.size() - off - kHeaderSize < len) break;
       off += kHeaderSize + len;
-      if (!on_frame(ByteSpan(p + kHeaderSize, len))) {
-        r = Result::Stop;
-        break;
-      }
+      r = result_of(as_next(on_frame(ByteSpan(p + kHeaderSize, len))));
+      if (r != Result::Ok) break;
     }
     used = off;
     return r;
@@ -156,7 +177,7 @@ class FrameAssembler {
     size_t len = frame_len_;
     held_ = 0;  // the bytes stay in buf_ until the next feed or commit
     frame_len_ = 0;
-    return on_frame(ByteSpan(buf_.get() + kHeaderSize, len)) ? Result::Ok : Result::Stop;
+    return result_of(as_next(on_frame(ByteSpan(buf_.get() + kHeaderSize, len))));
   }
 
   size_t append(ByteSpan data, size_t at_most) {
@@ -181,6 +202,7 @@ class FrameAssembler {
   size_t capacity_ = 0;
   size_t held_ = 0;       // bytes of the incomplete frame at the start of buf_, header included
   size_t frame_len_ = 0;  // its length, once its header is whole
+  size_t consumed_ = 0;   // of the last feed()'s data, when it paused
 };
 
 }  // namespace ringsmb::transport

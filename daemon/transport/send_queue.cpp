@@ -28,6 +28,8 @@ void SendQueue::append(Bytes& bytes, std::vector<smb2::FileSegment>& files) {
     bytes.swap(spares_.back());
     spares_.pop_back();
   }
+  queued_ += c.bytes.size();
+  for (const auto& f : c.files) queued_ += f.length;
   if (!c.done()) chunks_.push_back(std::move(c));
 }
 
@@ -57,6 +59,7 @@ SendQueue::Piece SendQueue::front() const {
 }
 
 void SendQueue::advance(size_t n) {
+  queued_ -= n;
   Chunk& c = chunks_.front();
   if (c.at_file()) {
     smb2::FileSegment& f = c.files[c.next_file];

@@ -31,6 +31,9 @@ class SendQueue {
   // (a fresh 1 MiB reply buffer is a fresh mmap: page faults on every page).
   void append(Bytes& bytes, std::vector<smb2::FileSegment>& files);
   bool empty() const { return chunks_.empty(); }
+  // Bytes still to go out, file data included (what the client has not
+  // taken yet: the bound of "max send queue size").
+  size_t queued_bytes() const { return queued_; }
   // Never empty-sized; only valid while !empty().
   Piece front() const;
   // `n` bytes of front() went out (0 < n <= front().size).
@@ -54,6 +57,7 @@ class SendQueue {
   void pop_done();
 
   std::deque<Chunk> chunks_;
+  size_t queued_ = 0;
   // Sent chunks' buffers, handed back by append(): with the worker's
   // pending buffer, two buffers take turns, as pending and in-flight did.
   static constexpr size_t kMaxSpares = 1;

@@ -1,6 +1,7 @@
 #include "transport/worker.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -70,6 +71,7 @@ std::string peer_name(int fd) {
 }  // namespace
 
 Worker::~Worker() {
+  if (spare_fd_ >= 0) close(spare_fd_);
   for (int fd : listen_fds_) close(fd);
   for (auto& [id, c] : conns_) {
     smb2::teardown_connection(c->state, ctx_);
@@ -93,6 +95,7 @@ bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std
     error = "cannot create an epoll reactor";
     return false;
   }
+  spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   for (const auto& a : addrs) {
     int fd = make_listener(a, error);
     if (fd < 0) return false;
@@ -110,35 +113,79 @@ void Worker::join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Worker::on_accept(int fd) {
-  // "max connections" counts every worker's connections. Beyond it the
-  // socket is closed at once, before a byte is read: the client sees the
-  // connection reset, as ksmbd does.
-  uint32_t max_conn = ctx_.config.global.max_connections;
+// Why a new connection from ADDRESS cannot be served, or nullptr (then it
+// is counted). "max connections" and the descriptor budget count every
+// worker's connections; "max connections per address" one address's.
+const char* Worker::refusal_reason(const std::string& address) {
+  const config::GlobalConfig& g = ctx_.config.global;
   uint32_t before = ctx_.connections.fetch_add(1, std::memory_order_relaxed);
-  if (max_conn && before >= max_conn) {
-    ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
-    // Once per second at most: a client retrying in a loop must not flood the log.
+  const char* why = nullptr;
+  if (g.max_connections && before >= g.max_connections) why = "max connections reached";
+  else if (!ctx_.budget.connection_fits(before)) why = "out of descriptors for clients";
+  else if (!ctx_.budget.add_connection_from(address, g.max_connections_per_address))
+    why = "max connections per address reached";
+  if (why) ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
+  return why;
+}
+
+void Worker::on_accept(int fd) {
+  std::string address = peer_name(fd);
+  if (const char* why = refusal_reason(address)) {
+    // The socket is closed at once, before a byte is read: the client sees
+    // the connection closed, as ksmbd does. Logged once per interval: a
+    // client retrying in a loop must not flood the log.
+    ++refusals_;
     int64_t now = now_s();
-    if (now != last_refusal_log_s_) LOG_WARN("refusing connections: max connections (%u) reached", max_conn);
-    last_refusal_log_s_ = now;
+    if (now - last_refusal_log_s_ >= kAcceptLogIntervalS) {
+      LOG_WARN("refusing connections (%s): %llu refused, last from %s", why, (unsigned long long)refusals_,
+               address.c_str());
+      last_refusal_log_s_ = now;
+      refusals_ = 0;
+    }
     close(fd);
     return;
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  auto c = std::make_unique<Conn>(max_frame_);
+  auto c = std::make_unique<Conn>(std::min(max_frame_, kMaxFrameBeforeLogin));
   c->id = next_conn_id_++;
   c->fd = fd;
-  c->state.client_address = peer_name(fd);
+  c->address = address;
+  c->state.client_address = std::move(address);
   c->state.address = {uint32_t(index_), c->id};
   c->state.transport_sends_files = true;  // send_queued() sends smb2::FileSegments
   c->state.framing = &direct_tcp_framing();
-  c->last_activity_s = now_s();
+  c->last_activity_s = c->accepted_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
   conn_count_.store(conns_.size(), std::memory_order_relaxed);
   reactor_->start_recv(id, fd);
+}
+
+// The reactor rests the listener (kAcceptRetryMs) before it accepts again.
+void Worker::on_accept_failed(int listen_fd, int err) {
+  ++accept_failures_;
+  int64_t now = now_s();
+  if (now - last_accept_log_s_ >= kAcceptLogIntervalS) {
+    LOG_WARN("accept: %s (%llu failures in %lld s); new clients are refused until descriptors are free",
+             strerror(err), (unsigned long long)accept_failures_, (long long)kAcceptLogIntervalS);
+    last_accept_log_s_ = now;
+    accept_failures_ = 0;
+  }
+  if (err == EMFILE || err == ENFILE) refuse_waiting_clients(listen_fd);
+}
+
+// Out of descriptors, the clients in the listen backlog would wait until
+// they time out: the spare descriptor lets each be accepted and closed.
+void Worker::refuse_waiting_clients(int listen_fd) {
+  if (spare_fd_ < 0) return;
+  close(spare_fd_);
+  for (int i = 0; i < 256; ++i) {  // what is waiting now, not forever
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) break;
+    close(fd);
+  }
+  spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 Worker::Conn* Worker::receiving_conn(uint64_t conn_id) {
@@ -152,13 +199,17 @@ void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
   if (!c) return;
   c->last_activity_s = now_s();
   c->bytes_received += data.size();
-  after_framing(*c, c->framer.feed(data, [&](ByteSpan frame) { return process_one(*c, frame); }));
+  if (c->recv_paused) {  // received before the reactor's pause took effect
+    c->backlog.insert(c->backlog.end(), data.begin(), data.end());
+    return;
+  }
+  after_framing(*c, c->framer.feed(data, [&](ByteSpan frame) { return process_one(*c, frame); }), data);
   if (!c->closing) flush(*c);
 }
 
 std::span<uint8_t> Worker::recv_space(uint64_t conn_id) {
   Conn* c = receiving_conn(conn_id);
-  if (!c) return {};
+  if (!c || c->recv_paused) return {};
   std::span<uint8_t> space = c->framer.recv_space(kRecvInPlaceMin);
   // Large WRITEs come in a stream: reading the next header ourselves (a
   // 4-byte recv, usually answered from what is queued) lets its payload go
@@ -173,11 +224,11 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
   c->last_activity_s = now_s();
   c->bytes_received += n;
   c->bytes_received_in_place += n;
-  after_framing(*c, c->framer.commit(n, [&](ByteSpan frame) { return process_one(*c, frame); }));
+  after_framing(*c, c->framer.commit(n, [&](ByteSpan frame) { return process_one(*c, frame); }), {});
   if (!c->closing) flush(*c);
 }
 
-bool Worker::process_one(Conn& c, ByteSpan frame) {
+FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
   c.last_frame_large = frame.size() >= kRecvInPlaceMin;
   smb2::FrameResult fr;
   try {
@@ -186,14 +237,34 @@ bool Worker::process_one(Conn& c, ByteSpan frame) {
     LOG_ERROR("%s: internal error: %s", c.state.client_address.c_str(), e.what());
     fr = smb2::FrameResult::Drop;
   }
-  return fr == smb2::FrameResult::Ok;
+  if (fr != smb2::FrameResult::Ok) return FrameAssembler::Next::Stop;
+  if (c.state.logged_in && c.framer.max_frame() < max_frame_) c.framer.set_max_frame(max_frame_);
+  // Bounded per connection: what its client has not read of our replies.
+  // Past half the bound its credits stop growing; past the bound its
+  // requests stay unread (in the socket, then in the client) until half
+  // has gone out.
+  size_t queued = queued_bytes(c);
+  size_t limit = ctx_.config.global.max_send_queue_bytes;
+  c.state.credits_throttled = queued > limit / 2;
+  return queued > limit ? FrameAssembler::Next::Pause : FrameAssembler::Next::Continue;
 }
 
-void Worker::after_framing(Conn& c, FrameAssembler::Result r) {
+size_t Worker::queued_bytes(const Conn& c) const {
+  size_t n = c.out.queued_bytes() + c.pending.size();
+  for (const auto& f : c.state.out_files) n += f.length;
+  return n;
+}
+
+// FED is what the framer was given; when it paused, the part it did not
+// take is kept for later.
+void Worker::after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed) {
   switch (r) {
     case FrameAssembler::Result::Ok: break;
+    case FrameAssembler::Result::Paused: pause_reading(c, fed.subspan(c.framer.consumed())); break;
     case FrameAssembler::Result::BadMessageType: drop(c, "not a session message"); break;
-    case FrameAssembler::Result::TooLarge: drop(c, "frame too large"); break;
+    case FrameAssembler::Result::TooLarge:
+      drop(c, c.state.logged_in ? "frame too large" : "frame too large before login");
+      break;
     case FrameAssembler::Result::Stop: drop(c, "protocol error"); break;
   }
 }
@@ -202,9 +273,11 @@ void Worker::after_framing(Conn& c, FrameAssembler::Result r) {
 // keeps its capacity, so pipelined 1 MiB replies cost no fresh memory each)
 // and are queued once what was queued has gone out.
 void Worker::flush(Conn& c) {
-  if (c.waiting || c.pending.empty()) return;
-  c.out.append(c.pending, c.state.out_files);
-  send_now(c);
+  if (!c.waiting && !c.pending.empty()) {
+    c.out.append(c.pending, c.state.out_files);
+    send_now(c);
+  }
+  maybe_resume_reading(c);  // the socket may have taken it all
 }
 
 // Replies almost always fit the socket buffer: they go to the kernel inline
@@ -234,6 +307,35 @@ void Worker::wait_for_room(Conn& c) {
   reactor_->start_send(c.id, c.fd, &c.msg);
 }
 
+// REST (bytes after the last frame handled) waits in the backlog. The
+// commit path has none: it pauses at the end of its frame.
+void Worker::pause_reading(Conn& c, ByteSpan rest) {
+  c.backlog.insert(c.backlog.end(), rest.begin(), rest.end());
+  if (c.recv_paused) return;
+  c.recv_paused = true;
+  reactor_->pause_recv(c.id);
+}
+
+// Once half of the bound has gone out, the backlog is framed (it may pause
+// again) and the reactor receives again. A loop, not recursion through
+// flush(): a client that reads fast may empty the queue at every pause.
+void Worker::maybe_resume_reading(Conn& c) {
+  if (c.resuming) return;
+  c.resuming = true;
+  size_t limit = ctx_.config.global.max_send_queue_bytes;
+  while (c.recv_paused && !c.closing && queued_bytes(c) <= limit / 2) {
+    c.state.credits_throttled = false;
+    c.recv_paused = false;
+    Bytes backlog = std::exchange(c.backlog, {});
+    if (!backlog.empty())
+      after_framing(c, c.framer.feed(backlog, [&](ByteSpan frame) { return process_one(c, frame); }), backlog);
+    if (c.closing) break;
+    if (!c.recv_paused) reactor_->resume_recv(c.id);
+    flush(c);
+  }
+  c.resuming = false;
+}
+
 void Worker::on_send(uint64_t conn_id, int result) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) return;
@@ -245,7 +347,10 @@ void Worker::on_send(uint64_t conn_id, int result) {
   // The socket was full a moment ago: more bytes in memory go straight to
   // the reactor again (an inline send would take only a sliver, and the
   // reply would leave in more, smaller pieces); file data tries sendfile.
-  if (!c.out.empty() && c.out.front().kind == SendQueue::Piece::Kind::Memory) return wait_for_room(c);
+  if (!c.out.empty() && c.out.front().kind == SendQueue::Piece::Kind::Memory) {
+    wait_for_room(c);
+    return maybe_resume_reading(c);
+  }
   send_now(c);
   flush(c);
 }
@@ -279,12 +384,17 @@ void Worker::drop(Conn& c, const char* why) {
   LOG_INFO("%s: closing connection (%s)", c.state.client_address.c_str(), why);
   c.closing = true;
   shutdown(c.fd, SHUT_RDWR);  // ends the pending recv; the connection is freed after it
+  if (c.recv_paused) {  // ...which must be armed to see that end
+    c.recv_paused = false;
+    reactor_->resume_recv(c.id);
+  }
 }
 
 void Worker::maybe_destroy(Conn& c) {
   if (!c.recv_ended || c.waiting) return;
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
+  ctx_.budget.remove_connection_from(c.address);
   conns_.erase(c.id);
   ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
   conn_count_.store(conns_.size(), std::memory_order_relaxed);
@@ -329,14 +439,24 @@ void Worker::on_tick() {
   int64_t now_ms = smb2::monotonic_ms();
   for (auto& [id, c] : conns_)
     if (!c->closing && !c->state.async.waiting.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
+  int64_t now = now_s();
+  expire_logins(now);
   uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;
   if (!deadtime_min) return;
-  int64_t now = now_s();
   for (auto& [id, c] : conns_) {
     // Samba's deadtime: only connections with no open files are timed out.
     if (!c->closing && c->state.opens.empty() && now - c->last_activity_s > int64_t(deadtime_min) * 60)
       drop(*c, "idle");
   }
+}
+
+// "login timeout": a connection that has not completed NEGOTIATE and
+// SESSION_SETUP in time holds a socket and up to kMaxFrameBeforeLogin
+// bytes for nothing.
+void Worker::expire_logins(int64_t now) {
+  int64_t timeout_s = ctx_.config.global.login_timeout_s;
+  for (auto& [id, c] : conns_)
+    if (!c->closing && !c->state.logged_in && now - c->accepted_s >= timeout_s) drop(*c, "no login within the login timeout");
 }
 
 }  // namespace ringsmb::transport

@@ -34,6 +34,12 @@ inline constexpr size_t kMaxFrameSize = 16 * 1024 * 1024;
 // below it, the copy out of the reactor's buffer costs less than the extra
 // recv() that usually ends in EAGAIN.
 inline constexpr size_t kRecvInPlaceMin = 64 * 1024;
+// Before a session exists a client needs only NEGOTIATE and SESSION_SETUP
+// (an NTLMSSP exchange: a few hundred bytes, a few KiB with SPNEGO), so a
+// connection that has not logged in may not make us hold a large frame.
+inline constexpr size_t kMaxFrameBeforeLogin = 64 * 1024;
+// Failed accepts and refused connections are logged at most this often.
+inline constexpr int64_t kAcceptLogIntervalS = 10;
 
 class Worker final : public io::ReactorHandler {
  public:
@@ -48,6 +54,7 @@ class Worker final : public io::ReactorHandler {
   size_t connection_count() const { return conn_count_.load(std::memory_order_relaxed); }
 
   void on_accept(int fd) override;
+  void on_accept_failed(int listen_fd, int err) override;
   void on_recv(uint64_t conn_id, ByteSpan data) override;
   std::span<uint8_t> recv_space(uint64_t conn_id) override;
   void on_recv_in_place(uint64_t conn_id, size_t n) override;
@@ -75,6 +82,7 @@ class Worker final : public io::ReactorHandler {
  private:
   struct Conn {
     explicit Conn(size_t max_frame) : framer(max_frame) {}
+    std::string address;  // counted in ResourceBudget's per-address table
     uint64_t id = 0;
     int fd = -1;
     smb2::ConnState state;
@@ -89,13 +97,26 @@ class Worker final : public io::ReactorHandler {
     bool closing = false;
     bool recv_ended = false;
     int64_t last_activity_s = 0;
+    int64_t accepted_s = 0;  // for "login timeout"
+    // Over "max send queue size": its requests are not read (the reactor
+    // paused receiving) until half of the queue has gone out. Bytes that
+    // arrived after the pause, starting at a frame boundary, wait here.
+    bool recv_paused = false;
+    bool resuming = false;  // in maybe_resume_reading
+    Bytes backlog;
     bool last_frame_large = false;  // then the next header is read in place too
     uint64_t bytes_received = 0;
     uint64_t bytes_received_in_place = 0;  // of those, straight into the frame buffer
   };
   Conn* receiving_conn(uint64_t conn_id);
-  bool process_one(Conn& c, ByteSpan frame);
-  void after_framing(Conn& c, FrameAssembler::Result r);
+  const char* refusal_reason(const std::string& address);
+  void refuse_waiting_clients(int listen_fd);
+  FrameAssembler::Next process_one(Conn& c, ByteSpan frame);
+  void after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed);
+  size_t queued_bytes(const Conn& c) const;
+  void pause_reading(Conn& c, ByteSpan rest);
+  void maybe_resume_reading(Conn& c);
+  void expire_logins(int64_t now);
   void flush(Conn& c);
   void send_now(Conn& c);
   void wait_for_room(Conn& c);
@@ -109,7 +130,13 @@ class Worker final : public io::ReactorHandler {
   std::vector<int> listen_fds_;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
   uint64_t next_conn_id_ = 1;
-  int64_t last_refusal_log_s_ = 0;  // "max connections" warnings, one per second
+  int64_t last_refusal_log_s_ = 0;  // refused connections, logged once per kAcceptLogIntervalS
+  uint64_t refusals_ = 0;            // since then
+  int64_t last_accept_log_s_ = 0;    // failed accepts, the same
+  uint64_t accept_failures_ = 0;
+  // Closed to accept and refuse waiting clients when accept() fails for
+  // want of descriptors (they see the connection closed, not a hang).
+  int spare_fd_ = -1;
   std::atomic<size_t> conn_count_{0};
   std::thread thread_;
   size_t max_frame_ = kMaxFrameSize;

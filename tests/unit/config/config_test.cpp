@@ -611,3 +611,23 @@ TEST_CASE("a share whose path is missing or not a directory is a warning of the 
   std::remove(conf.c_str());
   rmdir(dir);
 }
+
+TEST_CASE("resource limits: defaults, values and ranges", "[config]") {
+  auto d = global("");
+  CHECK(d.max_connections == 2048);
+  CHECK(d.max_connections_per_address == 256);
+  CHECK(d.max_open_files_per_user == 16384);
+  CHECK(d.max_send_queue_bytes == 32u * 1024 * 1024);
+  CHECK(d.login_timeout_s == 30);
+  auto g = global(
+      "max connections per address = 8\nmax open files per user = 100\nmax send queue size = 64M\n"
+      "login timeout = 5");
+  CHECK(g.max_connections_per_address == 8);
+  CHECK(g.max_open_files_per_user == 100);
+  CHECK(g.max_send_queue_bytes == 64u * 1024 * 1024);
+  CHECK(g.login_timeout_s == 5);
+  CHECK(global("max connections per address = 0").max_connections_per_address == 0);
+  CHECK(err("[global]\nmax send queue size = 1M\n") == "t.conf:2: 1M is out of range (9437184..1073741824)");
+  CHECK(err("[global]\nlogin timeout = 0\n") == "t.conf:2: 0 is out of range (1..3600)");
+  CHECK(err("[global]\nmax open files per user = 0\n") == "t.conf:2: 0 is out of range (1..16777216)");
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
+#include <utility>
 
 using namespace ringsmb;
 using transport::FrameAssembler;
@@ -270,5 +271,44 @@ TEST_CASE("random splits, mixing feed and in-place receives, keep every frame", 
     }
     REQUIRE(got == frames);
     REQUIRE(fa.buffered() == 0);
+  }
+}
+
+// A pause (the connection's replies are not being read) stops after the
+// frame that asked for it; the caller keeps the rest and feeds it later,
+// and every frame still comes out once, in order, however the stream is cut.
+TEST_CASE("a paused stream resumes from its backlog with every frame once, in order", "[transport]") {
+  auto frames = sample_frames();
+  Bytes stream = framed(frames);
+  for (size_t piece : {1, 3, 100, 4096, 1 << 20}) {
+    FrameAssembler fa(1 << 20);
+    std::vector<Bytes> got;
+    Bytes backlog;
+    auto on_frame = [&](ByteSpan f) {
+      got.emplace_back(f.begin(), f.end());
+      return got.size() % 2 ? FrameAssembler::Next::Pause : FrameAssembler::Next::Continue;
+    };
+    // What the worker does: while paused, bytes go to the backlog; resumed,
+    // the backlog is fed first (it may pause again).
+    auto feed = [&](ByteSpan data) {
+      auto r = fa.feed(data, on_frame);
+      if (r == FrameAssembler::Result::Paused) {
+        ByteSpan rest = data.subspan(fa.consumed());
+        backlog.insert(backlog.end(), rest.begin(), rest.end());
+      } else {
+        REQUIRE(r == FrameAssembler::Result::Ok);
+      }
+    };
+    for (size_t off = 0; off < stream.size(); off += piece) {
+      ByteSpan data(stream.data() + off, std::min(piece, stream.size() - off));
+      if (!backlog.empty()) backlog.insert(backlog.end(), data.begin(), data.end());
+      else feed(data);
+      while (!backlog.empty()) {
+        Bytes b = std::exchange(backlog, {});
+        feed(b);
+        if (backlog.size() == b.size()) break;  // nothing taken: needs more bytes
+      }
+    }
+    CHECK(got == frames);
   }
 }

@@ -212,3 +212,20 @@ TEST_CASE("a send to a closed peer fails instead of blocking", "[transport]") {
   sp.rx = open("/dev/null", O_RDONLY);  // for the destructor
   CHECK(transport::send_queued(q, sp.tx) == SendResult::Failed);
 }
+
+TEST_CASE("the queue counts the bytes it still has to send, file data included", "[transport]") {
+  Bytes content = pattern(5000, 3);
+  state::UniqueFd file = temp_file(content);
+  SendQueue q;
+  Bytes reply = text("head-tail");
+  std::vector<smb2::FileSegment> files;
+  files.push_back(segment(4, file, 0, 5000));
+  q.append(reply, files);
+  CHECK(q.queued_bytes() == 9 + 5000);
+  q.advance(4);  // the head
+  CHECK(q.queued_bytes() == 5005);
+  q.advance(5000);  // the file data
+  q.advance(5);
+  CHECK(q.queued_bytes() == 0);
+  CHECK(q.empty());
+}
