@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "common/log.hpp"
-#include "ipc/control_plane.hpp"
+#include "ipc/netlink_control_plane.hpp"
 #include "ipc/ctl_codec.hpp"
 #include "ipc/ctld_supervisor.hpp"
 #include "ipc/nl_socket.hpp"

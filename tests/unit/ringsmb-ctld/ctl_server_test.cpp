@@ -12,10 +12,12 @@
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
 #include "ipc/ctl_codec.hpp"
+#include "ipc/netlink_control_plane.hpp"
 #include "ringsmb-ctld/ctl_server.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::ipc;
+using namespace ringsmb::ctld;
 using namespace ringsmb::ipc::abi;
 
 namespace {

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "control/local_control_plane.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/processor.hpp"
@@ -28,7 +29,7 @@ constexpr FileId kNoFile{~0ull, ~0ull};
 // The in-process control plane, with a record of the pipes left open.
 class RecordingControlPlane final : public ipc::ControlPlane {
  public:
-  explicit RecordingControlPlane(const config::Config& cfg) : inner_(ipc::make_local_control_plane(cfg)) {}
+  explicit RecordingControlPlane(const config::Config& cfg) : inner_(control::make_local_control_plane(cfg)) {}
   ipc::LoginReply login(const ipc::LoginRequest& r) override { return inner_->login(r); }
   ipc::TreeConnectReply tree_connect(const ipc::TreeConnectRequest& r) override { return inner_->tree_connect(r); }
   void tree_disconnect(const std::string& s, const std::string& u) override { inner_->tree_disconnect(s, u); }
