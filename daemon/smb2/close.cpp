@@ -50,7 +50,7 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
     if (t != s->trees.end()) tree = t->second.get();
   }
   open->fd.reset();
-  state::release_locks(open.get(), open->node->device, open->node->inode);
+  server.locks.release(open.get(), open->node->device, open->node->inode);
   auto closed = server.files.close_cached(open->node, open.get());
   post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
   if (closed.last && pending && tree && tree->root) {

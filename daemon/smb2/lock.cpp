@@ -73,7 +73,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   if (!(open->granted_access & (FILE_READ_DATA | FILE_WRITE_DATA))) return NtStatus::AccessDenied;
   if (!open->node) return NtStatus::InvalidHandle;
   const uint64_t dev = open->node->device, ino = open->node->inode;
-  state::LockTable& table = state::lock_table();
+  state::LockTable& table = req.server.locks;
 
   if (elems[0].flags & SMB2_LOCKFLAG_UNLOCK) {
     // 3.3.5.14.1: elements are processed in order and processing stops at

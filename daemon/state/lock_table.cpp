@@ -94,11 +94,4 @@ size_t LockTable::count(uint64_t dev, uint64_t ino) {
   return it == s.files.end() ? 0 : it->second.size();
 }
 
-LockTable& lock_table() {
-  static LockTable table;
-  return table;
-}
-
-void release_locks(const void* owner, uint64_t dev, uint64_t ino) { lock_table().release(owner, dev, ino); }
-
 }  // namespace ringsmb::state

@@ -59,7 +59,7 @@ TEST_CASE("lock: exclusive and shared conflicts between opens", "[smb2]") {
   CHECK(lock(f, a, {{2, 2, kExclusive | kFailImmediately}}) == NtStatus::LockNotGranted);  // own exclusive
   CHECK(lock(f, a, {{2, 2, kShared | kFailImmediately}}) == NtStatus::Success);  // stacks on own exclusive
   CHECK(lock(f, b, {{0, 0, kExclusive | kFailImmediately}}) == NtStatus::Success);  // zero length at a's start
-  CHECK(state::lock_table().count(node->device, node->inode) == 4);
+  CHECK(f.server.locks.count(node->device, node->inode) == 4);
 
   REQUIRE(lock(f, a, {{0, 10, kUnlock}}) == NtStatus::Success);
   CHECK(lock(f, a, {{0, 10, kUnlock}}) == NtStatus::RangeNotLocked);
@@ -67,9 +67,9 @@ TEST_CASE("lock: exclusive and shared conflicts between opens", "[smb2]") {
   CHECK(lock(f, b, {{0, 2, kShared | kFailImmediately}}) == NtStatus::Success);
 
   // Closing releases what the open holds.
-  state::release_locks(f.find(a), node->device, node->inode);
-  state::release_locks(f.find(b), node->device, node->inode);
-  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+  f.server.locks.release(f.find(a), node->device, node->inode);
+  f.server.locks.release(f.find(b), node->device, node->inode);
+  CHECK(f.server.locks.count(node->device, node->inode) == 0);
 }
 
 TEST_CASE("lock: shared locks coexist; several locks are all or nothing", "[smb2]") {
@@ -82,14 +82,14 @@ TEST_CASE("lock: shared locks coexist; several locks are all or nothing", "[smb2
   REQUIRE(lock(f, b, {{50, 100, kShared | kFailImmediately}}) == NtStatus::Success);
   CHECK(lock(f, b, {{200, 10, kExclusive | kFailImmediately}, {90, 1, kExclusive | kFailImmediately}}) ==
         NtStatus::LockNotGranted);
-  CHECK(state::lock_table().count(node->device, node->inode) == 2);  // the first element was rolled back
+  CHECK(f.server.locks.count(node->device, node->inode) == 2);  // the first element was rolled back
   CHECK(lock(f, b, {{200, 10, kExclusive | kFailImmediately}, {300, 1, kShared | kFailImmediately}}) ==
         NtStatus::Success);
   CHECK(lock(f, b, {{200, 10, kUnlock}, {300, 1, kUnlock}}) == NtStatus::Success);
   // Unlocks are processed in order and stop at the first failure.
   CHECK(lock(f, b, {{50, 100, kUnlock}, {1, 1, kUnlock}}) == NtStatus::RangeNotLocked);
-  CHECK(state::lock_table().count(node->device, node->inode) == 1);
-  state::release_locks(f.find(a), node->device, node->inode);
+  CHECK(f.server.locks.count(node->device, node->inode) == 1);
+  f.server.locks.release(f.find(a), node->device, node->inode);
 }
 
 TEST_CASE("lock: zero-length locks sit between two bytes", "[smb2]") {
@@ -118,7 +118,7 @@ TEST_CASE("lock: zero-length locks sit between two bytes", "[smb2]") {
       REQUIRE(lock(f, a, {{c.first.offset, c.first.length, kUnlock}}) == NtStatus::Success);
     }
   }
-  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+  CHECK(f.server.locks.count(node->device, node->inode) == 0);
 }
 
 TEST_CASE("lock: stacked exclusive and shared unlock exclusive first; unlocks stop at the first failure",
@@ -138,7 +138,7 @@ TEST_CASE("lock: stacked exclusive and shared unlock exclusive first; unlocks st
   CHECK(lock(f, a, {{9999, 1, kUnlock}, {9999, 1, 0}}) == NtStatus::RangeNotLocked);
   // A held range, then a bad element: the first unlock stays done.
   CHECK(lock(f, a, {{10, 10, kUnlock}, {9999, 1, 0}}) == NtStatus::InvalidParameter);
-  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+  CHECK(f.server.locks.count(node->device, node->inode) == 0);
 }
 
 TEST_CASE("lock: ranges up to the end of the 64-bit space", "[smb2]") {
@@ -151,7 +151,7 @@ TEST_CASE("lock: ranges up to the end of the 64-bit space", "[smb2]") {
   CHECK(lock(f, a, {{1ull << 63, 1ull << 63, kShared | kFailImmediately}}) == NtStatus::Success);
   CHECK(lock(f, a, {{(1ull << 63) + 1, 1ull << 63, kShared | kFailImmediately}}) == NtStatus::InvalidLockRange);
   CHECK(lock(f, a, {{~0ull, 2, kUnlock}}) == NtStatus::InvalidLockRange);
-  state::release_locks(f.find(a), node->device, node->inode);
+  f.server.locks.release(f.find(a), node->device, node->inode);
 }
 
 TEST_CASE("lock: validation", "[smb2]") {
@@ -181,7 +181,7 @@ TEST_CASE("lock: validation", "[smb2]") {
     CHECK(lock(f, a, {{0, 1, kFailImmediately}}) == NtStatus::InvalidParameter);
     // A blocking lock must be the only element.
     CHECK(lock(f, a, {{0, 1, kShared}, {5, 1, kShared | kFailImmediately}}) == NtStatus::InvalidParameter);
-    CHECK(state::lock_table().count(node->device, node->inode) == 0);
+    CHECK(f.server.locks.count(node->device, node->inode) == 0);
   }
   SECTION("closed file, directory, no data access") {
     CHECK(lock(f, FileId{77, 77}, {{0, 1, kShared | kFailImmediately}}) == NtStatus::FileClosed);
@@ -203,7 +203,7 @@ TEST_CASE("lock: READ and WRITE honour byte-range locks (MS-FSA 2.1.5.2, 2.1.5.3
   FileId a = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
   FileId b = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
   const auto* node = f.find(a)->node.get();
-  state::LockTable& t = state::lock_table();
+  state::LockTable& t = f.server.locks;
   const void* oa = f.find(a);
   const void* ob = f.find(b);
 
@@ -230,6 +230,6 @@ TEST_CASE("lock: READ and WRITE honour byte-range locks (MS-FSA 2.1.5.2, 2.1.5.3
     REQUIRE(lock(f, a, {{~0ull - 5, 5, kExclusive | kFailImmediately}}) == NtStatus::Success);
     CHECK(t.check_io(node->device, node->inode, ob, ~0ull - 2, 100, false) == NtStatus::FileLockConflict);
   }
-  state::release_locks(oa, node->device, node->inode);
-  state::release_locks(ob, node->device, node->inode);
+  f.server.locks.release(oa, node->device, node->inode);
+  f.server.locks.release(ob, node->device, node->inode);
 }
