@@ -26,7 +26,7 @@
 namespace ringsmb::io {
 namespace {
 
-enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6, Writable = 7 };
+enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Tick = 6, Writable = 7 };
 constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
 uint64_t pack(Op op, uint64_t id) { return (uint64_t(op) << 56) | (id & kIdMask); }
 Op op_of(uint64_t ud) { return Op(ud >> 56); }
@@ -305,7 +305,6 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
       arm_tick();
       handler_.on_tick();
       break;
-    case Op::Ignore: break;
   }
 }
 

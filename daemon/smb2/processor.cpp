@@ -82,7 +82,6 @@ class ChainProcessor {
   ChainProcessor(ConnState& c, ServerContext& s, bool encrypted, uint64_t transform_session)
       : conn_(c), server_(s), encrypted_(encrypted), transform_session_(transform_session) {}
   FrameResult run(ByteSpan chain, Bytes& plain_out);
-  state::Session* signing_session() const { return last_session_; }
   // `out` of run() is the transport's buffer itself, where a FileSegment's
   // position means something (not a buffer that is encrypted or copied later).
   void writes_transport_buffer() { direct_out_ = true; }
@@ -115,7 +114,6 @@ class ChainProcessor {
   bool encrypted_;
   uint64_t transform_session_;
   CompoundState compound_;
-  state::Session* last_session_ = nullptr;
   size_t prev_start_ = SIZE_MAX;
   bool prev_sign_ = false;
   state::Session* prev_signer_ = nullptr;
@@ -310,7 +308,6 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
     file_bytes_ += req.file_data->length;
     conn_.out_files.push_back(std::move(*req.file_data));
   }
-  if (req.session) last_session_ = req.session;
   if (!nt_success(status) && status != NtStatus::MoreProcessingRequired)
     LOG_DEBUG("%s: %s mid %llu -> %s", conn_.client_address.c_str(), spec ? spec->name : "?",
               (unsigned long long)h.message_id, nt_status_name(status));
@@ -343,7 +340,6 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   prev_start_ = start;
   prev_sign_ = sign;
   prev_signer_ = signer;
-  compound_.last_status = status;
   compound_.in_chain = true;
   if (h.command == Command::Create)
     create_error_ = status;

@@ -82,7 +82,6 @@ class FrameAssembler {
   size_t buffered() const { return held_; }
   // Bytes the frame being assembled still misses (0 while its header is incomplete).
   size_t missing_bytes() const { return held_ >= kHeaderSize ? kHeaderSize + frame_len_ - held_ : 0; }
-  void set_max_frame(size_t n) { max_frame_ = n; }
 
  private:
   static size_t frame_length(const uint8_t* p) { return (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3]; }
@@ -176,7 +175,7 @@ class FrameAssembler {
     capacity_ = n;
   }
 
-  size_t max_frame_;
+  const size_t max_frame_;
   std::unique_ptr<uint8_t[]> buf_;
   size_t capacity_ = 0;
   size_t held_ = 0;       // bytes of the incomplete frame at the start of buf_, header included

@@ -45,7 +45,6 @@ class Worker final : public io::ReactorHandler {
   void join();
   const char* backend_name() const { return reactor_ ? reactor_->name() : "none"; }
   bool receives_in_place() const { return reactor_ && reactor_->receives_in_place(); }
-  size_t connection_count() const { return conn_count_.load(std::memory_order_relaxed); }
 
   void on_accept(int fd) override;
   void on_recv(uint64_t conn_id, ByteSpan data) override;
@@ -110,7 +109,6 @@ class Worker final : public io::ReactorHandler {
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
   uint64_t next_conn_id_ = 1;
   int64_t last_refusal_log_s_ = 0;  // "max connections" warnings, one per second
-  std::atomic<size_t> conn_count_{0};
   std::thread thread_;
   size_t max_frame_ = kMaxFrameSize;
   std::mutex posted_mu_;
