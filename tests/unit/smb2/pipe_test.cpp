@@ -109,26 +109,6 @@ Bytes write_body(FileId id, ByteSpan data) {
 
 Bytes read_body(FileId id, uint32_t length) { return test::read_body(id, 0, length); }
 
-Bytes ioctl_body(uint32_t code, FileId id, const Bytes& input, uint32_t max_out) {
-  Body body;
-  body.w.u16(57);
-  body.w.u16(0);
-  body.w.u32(code);
-  body.w.u64(id.persistent);
-  body.w.u64(id.volatile_id);
-  body.w.u32(input.empty() ? 0 : uint32_t(wire::kHeaderSize + 56));
-  body.w.u32(uint32_t(input.size()));
-  body.w.u32(0);
-  body.w.u32(0);
-  body.w.u32(0);
-  body.w.u32(max_out);
-  body.w.u32(1);  // SMB2_0_IOCTL_IS_FSCTL
-  body.w.u32(0);
-  body.w.bytes(input);
-  if (input.empty()) body.w.u8(0);
-  return body.b;
-}
-
 Bytes query_body(FileId id, uint8_t cls, uint32_t out_len, uint8_t type = 1) {
   Bytes b;
   ByteWriter w(b);
@@ -583,23 +563,11 @@ Bytes create_with_batch_oplock(std::string_view name) {
   return b;
 }
 
-struct KeepingPoster : ConnPoster {
-  std::vector<ConnTask> tasks;
-  void post(const state::ConnAddress&, ConnTask task) override { tasks.push_back(std::move(task)); }
-  Bytes run_all(ConnState& conn) {
-    Bytes out;
-    auto now = std::move(tasks);
-    tasks.clear();
-    for (auto& t : now) t(conn, out);
-    return out;
-  }
-};
-
 }  // namespace
 
 TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL and teardown", "[smb2][pipe][oplock]") {
   PipeFixture fx;
-  KeepingPoster poster;
+  QueuedPoster poster;
   fx.server.poster = &poster;
   FileId pipe = fx.open_pipe("srvsvc");
   Bytes out;

@@ -252,20 +252,6 @@ Bytes oplock_ack_body(FileId id, uint8_t level) {
   return b;
 }
 
-// Keeps posted tasks so the test runs them when it chooses, as the worker
-// would on its next wake-up.
-struct RecordingPoster : ConnPoster {
-  std::vector<ConnTask> tasks;
-  void post(const state::ConnAddress&, ConnTask task) override { tasks.push_back(std::move(task)); }
-  Bytes run_all(ConnState& conn) {
-    Bytes out;
-    auto now = std::move(tasks);
-    tasks.clear();
-    for (auto& t : now) t(conn, out);
-    return out;
-  }
-};
-
 uint32_t header_flags(const Bytes& frame) { return load_le32(frame.data() + 4 + wire::hdr::Flags); }
 uint64_t header_async_id(const Bytes& frame) { return load_le64(frame.data() + 4 + wire::hdr::AsyncId); }
 
@@ -273,7 +259,7 @@ uint64_t header_async_id(const Bytes& frame) { return load_le64(frame.data() + 4
 
 TEST_CASE("a CREATE contending a batch oplock goes async until the acknowledgment", "[smb2][processor][oplock]") {
   Smb2Fixture fx;
-  RecordingPoster poster;
+  QueuedPoster poster;
   fx.server.poster = &poster;
   Bytes out;
   REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 32), out) == FrameResult::Ok);
@@ -327,7 +313,7 @@ TEST_CASE("a CREATE contending a batch oplock goes async until the acknowledgmen
 
 TEST_CASE("CANCEL completes a waiting CREATE with STATUS_CANCELLED", "[smb2][processor][oplock]") {
   Smb2Fixture fx;
-  RecordingPoster poster;
+  QueuedPoster poster;
   fx.server.poster = &poster;
   Bytes out;
   REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 32), out) == FrameResult::Ok);
