@@ -41,6 +41,9 @@ class Worker final : public io::ReactorHandler {
   ~Worker() override;
   // Creates the reactor and listeners. `force_epoll` skips io_uring.
   bool init(const std::vector<ListenAddress>& addrs, bool force_epoll, std::string& error);
+  // Instead of init(): runs on REACTOR (no listeners). The unit tests drive
+  // the worker through a fake reactor this way.
+  void use_reactor(std::unique_ptr<io::Reactor> reactor) { reactor_ = std::move(reactor); }
   void start(std::atomic<bool>& stop);
   void join();
   const char* backend_name() const { return reactor_ ? reactor_->name() : "none"; }
