@@ -72,8 +72,8 @@ void one_reply(Way way, int sock, int file, uint64_t off, size_t n, std::vector<
   uint8_t* dst;
   if (way == Way::CopyZeroed) {
     out.clear();
-    out.insert(out.end(), header, header + kHeader);
-    out.resize(kHeader + n);
+    out.resize(kHeader + n);  // zero-filled, as ringsmbd's reply buffer was
+    std::copy(header, header + kHeader, out.data());
     dst = out.data() + kHeader;
   } else {
     std::copy(header, header + kHeader, raw);
