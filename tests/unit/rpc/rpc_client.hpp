@@ -104,6 +104,16 @@ inline Bytes build_bind(uint32_t call_id, const std::vector<std::pair<SyntaxId, 
   return out;
 }
 
+// The stub of a call that takes a handle and an info level (LSA
+// QueryInfoPolicy, SAMR QueryInformationUser, ...).
+inline Bytes handle_level_stub(const PolicyHandle& h, uint16_t level) {
+  Bytes out;
+  NdrWriter w(out);
+  w.handle(h);
+  w.u16(level);
+  return out;
+}
+
 // One request fragment, as a client sends it.
 inline Bytes build_request(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteSpan stub,
                            uint8_t flags = kPfcFirstFrag | kPfcLastFrag, uint32_t alloc_hint = 0) {
