@@ -56,6 +56,28 @@ inline Bytes read_body(FileId id, uint64_t offset, uint32_t length, uint32_t min
   return b;
 }
 
+// A CREATE request body (MS-SMB2 2.2.13) for a file with every access and
+// share mode; OPLOCK is the RequestedOplockLevel (9: batch).
+inline Bytes create_body(std::string_view name, uint32_t disposition, uint8_t oplock = 0) {
+  Bytes n = u16le(name), b;
+  ByteWriter w(b);
+  w.u16(57);
+  w.u8(0);
+  w.u8(oplock);
+  w.u32(2);
+  w.zeros(16);
+  w.u32(FILE_ALL_ACCESS);
+  w.u32(0);
+  w.u32(kShareAll);
+  w.u32(disposition);
+  w.u32(kNonDirectoryFile);
+  w.u16(64 + 56);
+  w.u16(uint16_t(n.size()));
+  w.u64(0);
+  w.bytes(n);
+  return b;
+}
+
 // An IOCTL request body (MS-SMB2 2.2.31); FLAGS 1 is SMB2_0_IOCTL_IS_FSCTL.
 inline Bytes ioctl_body(uint32_t code, FileId id, const Bytes& input, uint32_t max_out, uint32_t flags = 1) {
   Body body;

@@ -543,26 +543,6 @@ wire::Header response_header(const Bytes& frame) {
   return h;
 }
 
-Bytes create_with_batch_oplock(std::string_view name) {
-  Bytes n = u16le(name), b;
-  ByteWriter w(b);
-  w.u16(57);
-  w.u8(0);
-  w.u8(9);  // RequestedOplockLevel: batch
-  w.u32(2);
-  w.zeros(16);
-  w.u32(FILE_ALL_ACCESS);
-  w.u32(0);
-  w.u32(kShareAll);
-  w.u32(kOpenIf);
-  w.u32(kNonDirectoryFile);
-  w.u16(64 + 56);
-  w.u16(uint16_t(n.size()));
-  w.u64(0);
-  w.bytes(n);
-  return b;
-}
-
 }  // namespace
 
 TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL and teardown", "[smb2][pipe][oplock]") {
@@ -574,13 +554,13 @@ TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL 
   REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Echo, {4, 0, 0, 0}, 0, 1, 32), out) ==
           FrameResult::Ok);
   out.clear();
-  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_with_batch_oplock("b.txt"), 1, 1),
+  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_body("b.txt", kOpenIf, 9), 1, 1),
                         out) == FrameResult::Ok);
   REQUIRE(response_header(out).status == 0);
 
   // A second open of b.txt waits for the batch break; a READ on the empty pipe waits too.
   out.clear();
-  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_with_batch_oplock("b.txt"), 2, 1),
+  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_body("b.txt", kOpenIf, 9), 2, 1),
                         out) == FrameResult::Ok);
   wire::Header create_interim = response_header(out);
   CHECK(create_interim.status == uint32_t(NtStatus::Pending));
@@ -624,7 +604,7 @@ TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL 
 
   // Both kinds waiting when the connection goes: teardown drops both.
   out.clear();
-  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_with_batch_oplock("b.txt"), 4, 1),
+  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_body("b.txt", kOpenIf, 9), 4, 1),
                         out) == FrameResult::Ok);
   out.clear();
   REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Read, read_body(pipe, 100), 5, 2), out) ==
