@@ -4,8 +4,7 @@
 //   sendfile  : fstat, dup, send the 84-byte header with MSG_MORE, sendfile, close  (ringsmbd now)
 // A second thread receives and discards. The file (64 MiB) is in the page cache.
 // Each cell is the median of 5 rounds that alternate the three ways.
-// Build and run:
-//   g++ -O2 -std=c++20 -pthread bench/sendfile_bench.cpp -o /tmp/sendfile_bench && /tmp/sendfile_bench
+// Built with the project (bench/CMakeLists.txt); run: build/bench/sendfile_bench
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -73,8 +72,8 @@ void one_reply(Way way, int sock, int file, uint64_t off, size_t n, std::vector<
   uint8_t* dst;
   if (way == Way::CopyZeroed) {
     out.clear();
-    out.insert(out.end(), header, header + kHeader);
-    out.resize(kHeader + n);
+    out.resize(kHeader + n);  // zero-filled, as ringsmbd's reply buffer was
+    std::copy(header, header + kHeader, out.data());
     dst = out.data() + kHeader;
   } else {
     std::copy(header, header + kHeader, raw);

@@ -103,7 +103,6 @@ class ByteWriter {
   }
   void patch_u16(size_t off, uint16_t v) { store_le16(&out_[off], v); }
   void patch_u32(size_t off, uint32_t v) { store_le32(&out_[off], v); }
-  void patch_u64(size_t off, uint64_t v) { store_le64(&out_[off], v); }
   Bytes& buffer() { return out_; }
 
  private:

@@ -1,7 +1,9 @@
 // The in-process control plane: NTLMv2 verification against the user
 // database and share policy from the config. The user database is re-read
 // when its file changes, so `ringsmbctl user add` takes effect for new
-// logins without a restart. IPC$ pipes run in a LocalPipes table.
+// logins without a restart. IPC$ pipes run in a PipeTable.
+#include "control/local_control_plane.hpp"
+
 #include <grp.h>
 #include <sys/stat.h>
 
@@ -12,10 +14,12 @@
 #include "auth/user_db.hpp"
 #include "control/pipe_table.hpp"
 #include "common/log.hpp"
-#include "ipc/control_plane.hpp"
 #include "control/share_access.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::control {
+
+using namespace ipc;  // the contract types (ipc/control_plane.hpp)
+
 namespace {
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -51,7 +55,7 @@ class LocalControlPlane final : public ControlPlane {
   struct timespec db_mtime_{};
   bool db_loaded_ = false;
   std::shared_ptr<const config::Config> pipe_config_;
-  LocalPipes pipes_;
+  PipeTable pipes_;
 };
 
 void LocalControlPlane::refresh_user_db() {
@@ -195,4 +199,4 @@ std::unique_ptr<ControlPlane> make_local_control_plane(const config::Config& cfg
   return std::make_unique<LocalControlPlane>(cfg);
 }
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::control

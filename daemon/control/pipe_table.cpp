@@ -1,13 +1,17 @@
 #include "control/pipe_table.hpp"
 
+#include "common/log.hpp"
 #include "rpc/pipe.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::control {
 
-LocalPipes::LocalPipes() = default;
-LocalPipes::~LocalPipes() = default;
+using namespace ipc;  // the contract types (ipc/control_plane.hpp)
 
-PipeReply LocalPipes::open(const PipeOpenRequest& req, std::shared_ptr<const config::Config> config) {
+
+PipeTable::PipeTable(size_t max_open) : max_open_(max_open) {}
+PipeTable::~PipeTable() = default;
+
+PipeReply PipeTable::open(const PipeOpenRequest& req, std::shared_ptr<const config::Config> config) {
   rpc::RpcContext ctx;
   ctx.config = config.get();
   ctx.user = req.user;
@@ -19,12 +23,17 @@ PipeReply LocalPipes::open(const PipeOpenRequest& req, std::shared_ptr<const con
     return reply;
   }
   std::lock_guard lock(mu_);
+  if (pipes_.size() >= max_open_ && !pipes_.contains(req.handle)) {
+    LOG_WARN("%zu pipes open, refusing another", pipes_.size());
+    reply.status = NtStatus::InsufficientResources;
+    return reply;
+  }
   pipes_[req.handle] = Entry{std::move(config), std::move(pipe)};
   reply.status = NtStatus::Success;
   return reply;
 }
 
-PipeReply LocalPipes::write(uint32_t handle, ByteSpan data) {
+PipeReply PipeTable::write(uint32_t handle, ByteSpan data) {
   PipeReply reply;
   std::lock_guard lock(mu_);
   auto it = pipes_.find(handle);
@@ -33,7 +42,7 @@ PipeReply LocalPipes::write(uint32_t handle, ByteSpan data) {
   return reply;
 }
 
-PipeReply LocalPipes::read(uint32_t handle, uint32_t max) {
+PipeReply PipeTable::read(uint32_t handle, uint32_t max) {
   PipeReply reply;
   std::lock_guard lock(mu_);
   auto it = pipes_.find(handle);
@@ -46,7 +55,7 @@ PipeReply LocalPipes::read(uint32_t handle, uint32_t max) {
   return reply;
 }
 
-PipeReply LocalPipes::transceive(uint32_t handle, ByteSpan in, uint32_t max) {
+PipeReply PipeTable::transceive(uint32_t handle, ByteSpan in, uint32_t max) {
   PipeReply reply;
   std::lock_guard lock(mu_);
   auto it = pipes_.find(handle);
@@ -60,14 +69,23 @@ PipeReply LocalPipes::transceive(uint32_t handle, ByteSpan in, uint32_t max) {
   return reply;
 }
 
-void LocalPipes::close(uint32_t handle) {
+bool PipeTable::close(uint32_t handle) {
   std::lock_guard lock(mu_);
-  pipes_.erase(handle);
+  return pipes_.erase(handle) != 0;
 }
 
-size_t LocalPipes::size() {
+size_t PipeTable::clear() {
+  std::map<uint32_t, Entry> dropped;
+  {
+    std::lock_guard lock(mu_);
+    dropped.swap(pipes_);
+  }
+  return dropped.size();  // the pipes close here, outside the lock
+}
+
+size_t PipeTable::size() {
   std::lock_guard lock(mu_);
   return pipes_.size();
 }
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::control

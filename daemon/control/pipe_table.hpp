@@ -1,10 +1,11 @@
-// IPC$ pipes served in-process: a table of rpc::RpcPipe by the data
-// plane's handle, safe to call from every worker thread. LocalControlPlane
-// serves its pipe_* calls with one; a control plane that swaps its engine
-// on reload can keep one of its own, since each pipe holds the
-// configuration it was opened with.
+// IPC$ pipes served by the policy engine: a table of rpc::RpcPipe by the
+// data plane's handle, safe to call from every worker thread. The
+// in-process control plane (LocalControlPlane) and ringsmb-ctld's netlink
+// server (CtlServer) both keep their pipes in one, so the two modes share
+// the same bound and refuse the same way when it is reached.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -18,22 +19,31 @@ namespace ringsmb::rpc {
 class RpcPipe;
 }
 
-namespace ringsmb::ipc {
+namespace ringsmb::control {
 
-class LocalPipes {
+class PipeTable {
  public:
-  LocalPipes();
-  ~LocalPipes();
-  LocalPipes(const LocalPipes&) = delete;
-  LocalPipes& operator=(const LocalPipes&) = delete;
+  // How many pipes may be open at once: each holds an RPC conversation's
+  // buffers, and the handles come from the network.
+  static constexpr size_t kMaxOpenPipes = 16384;
 
-  // ObjectNameNotFound for a pipe we do not serve. A reused handle
-  // replaces the pipe it named.
-  PipeReply open(const PipeOpenRequest& req, std::shared_ptr<const config::Config> config);
-  PipeReply write(uint32_t handle, ByteSpan data);
-  PipeReply read(uint32_t handle, uint32_t max);
-  PipeReply transceive(uint32_t handle, ByteSpan in, uint32_t max);
-  void close(uint32_t handle);
+  explicit PipeTable(size_t max_open = kMaxOpenPipes);
+  ~PipeTable();
+  PipeTable(const PipeTable&) = delete;
+  PipeTable& operator=(const PipeTable&) = delete;
+
+  // ObjectNameNotFound for a pipe we do not serve; InsufficientResources
+  // when the table is full. A reused handle replaces the pipe it named
+  // (one ringsmbd forgot to close). CONFIG is what the pipe's RPC calls
+  // read; it is kept alive for as long as the pipe.
+  ipc::PipeReply open(const ipc::PipeOpenRequest& req, std::shared_ptr<const config::Config> config);
+  ipc::PipeReply write(uint32_t handle, ByteSpan data);
+  ipc::PipeReply read(uint32_t handle, uint32_t max);
+  ipc::PipeReply transceive(uint32_t handle, ByteSpan in, uint32_t max);
+  // False when HANDLE was not open.
+  bool close(uint32_t handle);
+  // Closes every pipe; returns how many were open.
+  size_t clear();
   size_t size();
 
  private:
@@ -43,7 +53,8 @@ class LocalPipes {
   };
   // RPC calls are short and touch no network: one lock for the table.
   std::mutex mu_;
+  size_t max_open_;
   std::map<uint32_t, Entry> pipes_;
 };
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::control

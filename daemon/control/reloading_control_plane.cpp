@@ -4,8 +4,12 @@
 #include <unordered_map>
 
 #include "common/log.hpp"
+#include "control/local_control_plane.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::control {
+
+using namespace ipc;  // the contract types (ipc/control_plane.hpp)
+
 namespace {
 
 // Every call takes a reference to the current engine under a mutex and runs
@@ -97,4 +101,4 @@ std::unique_ptr<ReloadingControlPlane> make_reloading_local_control_plane(const 
   return std::make_unique<LocalReloading>(cfg, std::move(config_path));
 }
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::control

@@ -10,9 +10,9 @@
 
 #include "ipc/control_plane.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::control {
 
-class ReloadingControlPlane : public ControlPlane {
+class ReloadingControlPlane : public ipc::ControlPlane {
  public:
   // Re-reads CONFIG_PATH; on a bad file the running configuration stays
   // and the parser's message ("FILE:LINE: ...") is returned.
@@ -22,4 +22,4 @@ class ReloadingControlPlane : public ControlPlane {
 std::unique_ptr<ReloadingControlPlane> make_reloading_local_control_plane(const config::Config& cfg,
                                                                           std::string config_path);
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::control

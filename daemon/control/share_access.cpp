@@ -11,7 +11,10 @@
 #include "common/log.hpp"
 #include "config/host_match.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::control {
+
+using namespace ipc;  // the contract types (ipc/control_plane.hpp)
+
 namespace {
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -113,4 +116,4 @@ NtStatus resolve_forced_identity(const config::ShareConfig& share, const ShareSu
   return NtStatus::Success;
 }
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::control

@@ -11,7 +11,7 @@
 #include "config/config.hpp"
 #include "ipc/control_plane.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::control {
 
 // Who asks: the SMB account (empty for anonymous) and, when known, the Unix
 // identity it maps to, against which "@group" entries are checked.
@@ -19,13 +19,13 @@ struct ShareSubject {
   std::string user;
   bool is_guest = false;  // guest or anonymous
   std::string client_address;
-  std::optional<UnixUser> unix_user;
+  std::optional<ipc::UnixUser> unix_user;
 };
 
 // Whether `identity` is a member of the Unix group `group` (primary or
 // supplementary). The default looks the group up with getgrnam_r.
-using GroupCheck = std::function<bool(const std::string& group, const UnixUser& identity)>;
-bool unix_group_contains(const std::string& group, const UnixUser& identity);
+using GroupCheck = std::function<bool(const std::string& group, const ipc::UnixUser& identity)>;
+bool unix_group_contains(const std::string& group, const ipc::UnixUser& identity);
 
 // True when `subject` matches a user list entry: a name (ASCII
 // case-insensitive), "@group" or "+group" (Unix group); "&netgroup" never.
@@ -43,12 +43,12 @@ ShareAccess decide_share_access(const config::ShareConfig& share, const ShareSub
                                 const GroupCheck& in_group = unix_group_contains);
 
 // Copies the per-share options the data plane applies into `info`.
-void fill_share_options(const config::ShareConfig& share, ShareInfo& info);
+void fill_share_options(const config::ShareConfig& share, ipc::ShareInfo& info);
 
 // Resolves force user / force group for this subject into `info`. A
 // "+group" is forced only when the subject is a member. NO_SUCH_USER /
 // NO_SUCH_GROUP when the configured name does not exist (as Samba).
-NtStatus resolve_forced_identity(const config::ShareConfig& share, const ShareSubject& subject, ShareInfo& info,
+NtStatus resolve_forced_identity(const config::ShareConfig& share, const ShareSubject& subject, ipc::ShareInfo& info,
                                  const GroupCheck& in_group = unix_group_contains);
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::control

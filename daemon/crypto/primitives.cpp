@@ -133,10 +133,6 @@ Digest64 sha512(ByteSpan a, ByteSpan b) {
 
 Digest16 hmac_md5(ByteSpan key, ByteSpan data) { return detail::hmac_md5_parts(key, {data}); }
 Digest32 hmac_sha256(ByteSpan key, ByteSpan data) { return detail::hmac_sha256_parts(key, {data}); }
-Digest16 aes128_cmac(ByteSpan key, ByteSpan data) { return detail::aes128_cmac_parts(key, {data}); }
-Digest16 aes128_gmac(ByteSpan key, ByteSpan nonce12, ByteSpan data) {
-  return detail::aes128_gmac_parts(key, nonce12, {data});
-}
 
 // SP 800-108 5.1 counter mode: K(i) = PRF(Ki, [i]_2 || Label || 0x00 ||
 // Context || [L]_2) with 32-bit big-endian i and L. MS-SMB2 3.1.4.2 uses it

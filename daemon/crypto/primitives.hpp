@@ -23,10 +23,6 @@ Digest16 md5(ByteSpan data);
 Digest64 sha512(ByteSpan a, ByteSpan b = {});
 Digest16 hmac_md5(ByteSpan key, ByteSpan data);
 Digest32 hmac_sha256(ByteSpan key, ByteSpan data);
-// RFC 4493. key must be 16 bytes.
-Digest16 aes128_cmac(ByteSpan key, ByteSpan data);
-// AES-GMAC: GCM with all data as AAD and no plaintext. key 16 bytes, nonce 12.
-Digest16 aes128_gmac(ByteSpan key, ByteSpan nonce12, ByteSpan data);
 // RC4 keystream XOR (NTLM key exchange). In place.
 void rc4(ByteSpan key, std::span<uint8_t> data);
 

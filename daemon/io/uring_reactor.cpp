@@ -355,7 +355,7 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
       arm_tick();
       handler_.on_tick();
       break;
-    case Op::Ignore: break;
+    case Op::Ignore: break;  // a cancelled receive's cancel (pause_recv)
   }
 }
 

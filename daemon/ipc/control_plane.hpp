@@ -1,7 +1,8 @@
 // What the data plane asks the control plane: logins, share configuration and
 // tree-connect decisions. ringsmbd's handlers only see this interface, so the
-// control plane can live in-process (LocalControlPlane) or behind netlink in
-// ringsmb-ctld without touching them. The event set mirrors ksmbd's
+// control plane can live in-process (control/local_control_plane.hpp) or
+// behind netlink in ringsmb-ctld (ipc/netlink_control_plane.hpp) without
+// touching them. The event set mirrors ksmbd's
 // (login, share-config, tree-connect, tree-disconnect, logout).
 #pragma once
 
@@ -121,25 +122,5 @@ class ControlPlane {
   virtual std::string workgroup() const = 0;
   virtual std::string netbios_name() const = 0;
 };
-
-// The share as configured (IPC$ always exists), without any access decision:
-// what SHARE_CONFIG answers and what TREE_CONNECT returns once access is granted.
-std::optional<ShareInfo> share_info(const config::Config& cfg, std::string_view name);
-
-// The control plane inside ringsmbd's own process, reading the config and
-// the user database directly. Reload re-reads both.
-std::unique_ptr<ControlPlane> make_local_control_plane(const config::Config& cfg);
-
-// The control plane in ringsmb-ctld, reached over netlink (ctl_abi.hpp).
-struct NetlinkOptions {
-  // The ringsmb-ctld binary to spawn and supervise (restarted when it dies).
-  // Empty: ringsmb-ctld runs on its own (systemd); it is found through
-  // <state directory>/ringsmb-ctld.pid.
-  std::string ctld_path;
-  std::string config_path;  // passed to the spawned ringsmb-ctld
-  int log_level = -1;       // passed on when >= 0
-  int ready_timeout_ms = 5000;  // how long the factory waits for the first handshake
-};
-std::unique_ptr<ControlPlane> make_netlink_control_plane(const config::Config& cfg, const NetlinkOptions& opts);
 
 }  // namespace ringsmb::ipc

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "ipc/control_plane.hpp"
+#include "ipc/netlink_control_plane.hpp"
 #include "ipc/nl_socket.hpp"
 
 namespace ringsmb::ipc {

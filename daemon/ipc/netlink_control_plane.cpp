@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "common/log.hpp"
-#include "ipc/control_plane.hpp"
+#include "ipc/netlink_control_plane.hpp"
 #include "ipc/ctl_codec.hpp"
 #include "ipc/ctld_supervisor.hpp"
 #include "ipc/nl_socket.hpp"
@@ -46,6 +46,17 @@ class NetlinkControlPlane final : public ControlPlane {
   void pipe_close(uint32_t handle) override;
 
  private:
+  // The shape of every call that waits for its answer: FILL writes the
+  // request's attributes, DECODE reads the reply; UNANSWERED is the result
+  // when the request cannot be sent or ringsmb-ctld does not answer.
+  template <class Reply, class Fill>
+  Reply request(Cmd cmd, const Fill& fill, Reply (*decode)(const Message&), Reply unanswered) {
+    uint32_t seq = next_seq();
+    MsgBuilder b(cmd, seq, true);
+    fill(b);
+    auto m = transact(b, cmd, seq);
+    return m ? decode(*m) : unanswered;
+  }
   // One RPC_* request and its reply; DATA and MAX are sent when given.
   PipeReply rpc_call(Cmd cmd, uint32_t handle, const ByteSpan* data, std::optional<uint32_t> max);
   // Sends B (made with handle SEQ) and waits for its reply. The Message
@@ -119,31 +130,31 @@ void NetlinkControlPlane::send_one_way(const MsgBuilder& b) {
   if (port && sock && b.ok()) sock->send(port, b.wire());
 }
 
-LoginReply NetlinkControlPlane::login(const LoginRequest& req) {
-  uint32_t seq = next_seq();
-  MsgBuilder b(CMD_LOGIN_EXT, seq, true);
-  encode_login_request(b, req);
-  auto m = transact(b, CMD_LOGIN_EXT, seq);
-  if (!m) {
-    LoginReply failed;
-    failed.status = NtStatus::LogonFailure;
-    return failed;
+// The reply to an RPC_* request.
+PipeReply decode_pipe_reply(const Message& m) {
+  PipeReply reply;
+  reply.status = NtStatus(m.u32(ATTR_STATUS));
+  if (m.has(ATTR_RPC_DATA)) {
+    ByteSpan d = m.bytes(ATTR_RPC_DATA);
+    reply.data.assign(d.begin(), d.end());
   }
-  return decode_login_reply(*m);
+  reply.more = m.u32(ATTR_RPC_MORE) != 0;
+  return reply;
+}
+
+LoginReply NetlinkControlPlane::login(const LoginRequest& req) {
+  LoginReply unanswered;
+  unanswered.status = NtStatus::LogonFailure;
+  return request(CMD_LOGIN_EXT, [&](MsgBuilder& b) { encode_login_request(b, req); }, decode_login_reply,
+                 unanswered);
 }
 
 TreeConnectReply NetlinkControlPlane::tree_connect(const TreeConnectRequest& req) {
-  uint32_t seq = next_seq();
-  MsgBuilder b(CMD_TREE_CONNECT, seq, true);
-  encode_tree_connect_request(b, req);
-  auto m = transact(b, CMD_TREE_CONNECT, seq);
-  if (!m) {
-    // Not BAD_NETWORK_NAME: the share may well exist; the server cannot decide now.
-    TreeConnectReply failed;
-    failed.status = NtStatus::RequestNotAccepted;
-    return failed;
-  }
-  return decode_tree_connect_reply(*m);
+  // Not BAD_NETWORK_NAME: the share may well exist; the server cannot decide now.
+  TreeConnectReply unanswered;
+  unanswered.status = NtStatus::RequestNotAccepted;
+  return request(CMD_TREE_CONNECT, [&](MsgBuilder& b) { encode_tree_connect_request(b, req); },
+                 decode_tree_connect_reply, unanswered);
 }
 
 void NetlinkControlPlane::tree_disconnect(const std::string& share, const std::string& user) {
@@ -160,35 +171,24 @@ void NetlinkControlPlane::logout(const std::string& user) {
 
 PipeReply NetlinkControlPlane::rpc_call(Cmd cmd, uint32_t handle, const ByteSpan* data,
                                         std::optional<uint32_t> max) {
-  uint32_t seq = next_seq();
-  MsgBuilder b(cmd, seq, true);
-  b.u32(ATTR_RPC_HANDLE, handle);
-  if (data) b.bytes(ATTR_RPC_DATA, *data);
-  if (max) b.u32(ATTR_RPC_MAX, std::min<uint32_t>(*max, kMaxRpcData));
-  PipeReply reply;
-  auto m = transact(b, cmd, seq);
-  if (!m) return reply;  // PipeNotAvailable
-  reply.status = NtStatus(m->u32(ATTR_STATUS));
-  if (m->has(ATTR_RPC_DATA)) {
-    ByteSpan d = m->bytes(ATTR_RPC_DATA);
-    reply.data.assign(d.begin(), d.end());
-  }
-  reply.more = m->u32(ATTR_RPC_MORE) != 0;
-  return reply;
+  auto fill = [&](MsgBuilder& b) {
+    b.u32(ATTR_RPC_HANDLE, handle);
+    if (data) b.bytes(ATTR_RPC_DATA, *data);
+    if (max) b.u32(ATTR_RPC_MAX, std::min<uint32_t>(*max, kMaxRpcData));
+  };
+  return request(cmd, fill, decode_pipe_reply, PipeReply{});  // unanswered: PipeNotAvailable
 }
 
 PipeReply NetlinkControlPlane::pipe_open(const PipeOpenRequest& req) {
-  uint32_t seq = next_seq();
-  MsgBuilder b(CMD_RPC_OPEN, seq, true);
-  b.u32(ATTR_RPC_HANDLE, req.handle).str(ATTR_RPC_PIPE, req.pipe).str(ATTR_ACCOUNT, req.user);
-  b.u32(ATTR_LOGIN_FLAGS, req.is_guest ? LOGIN_GUEST : 0);
-  PipeReply reply;
-  if (!b.ok()) {  // a name too long for the policy cannot be a pipe we serve
-    reply.status = NtStatus::ObjectNameNotFound;
-    return reply;
-  }
-  auto m = transact(b, CMD_RPC_OPEN, seq);
-  if (m) reply.status = NtStatus(m->u32(ATTR_STATUS));
+  bool fits = true;
+  auto fill = [&](MsgBuilder& b) {
+    b.u32(ATTR_RPC_HANDLE, req.handle).str(ATTR_RPC_PIPE, req.pipe).str(ATTR_ACCOUNT, req.user);
+    b.u32(ATTR_LOGIN_FLAGS, req.is_guest ? LOGIN_GUEST : 0);
+    fits = b.ok();
+  };
+  PipeReply reply = request(CMD_RPC_OPEN, fill, decode_pipe_reply, PipeReply{});
+  // A name too long for the policy cannot be a pipe we serve.
+  if (!fits) reply.status = NtStatus::ObjectNameNotFound;
   return reply;
 }
 

@@ -8,9 +8,10 @@
 #include "common/log.hpp"
 #include "ringsmb-ctld/ctl_server.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::ctld {
 
-using namespace abi;
+using namespace ipc;
+using namespace ipc::abi;
 
 namespace {
 
@@ -24,50 +25,36 @@ Bytes data_reply(const Message& m, NtStatus status, const Bytes& data, bool more
 }  // namespace
 
 Bytes CtlServer::on_rpc_open(const Message& m) {
-  uint32_t handle = m.u32(ATTR_RPC_HANDLE);
-  rpc::RpcContext ctx;
-  ctx.config = &cfg_;  // a member: stays valid (and current) across reloads
-  ctx.user = m.str(ATTR_ACCOUNT);
-  ctx.is_guest = m.u32(ATTR_LOGIN_FLAGS) & LOGIN_GUEST;
-  auto pipe = rpc::RpcPipe::open(m.str(ATTR_RPC_PIPE), ctx);
-  if (!pipe) return status_reply(m, NtStatus::ObjectNameNotFound);
-  if (pipes_.size() >= kMaxOpenPipes && !pipes_.count(handle)) {
-    LOG_WARN("ctl: %zu pipes open, refusing another", pipes_.size());
-    return status_reply(m, NtStatus::InsufficientResources);
-  }
-  pipes_[handle] = std::move(pipe);  // a reused handle replaces a pipe ringsmbd forgot to close
-  return status_reply(m, NtStatus::Success);
+  ipc::PipeOpenRequest req;
+  req.handle = m.u32(ATTR_RPC_HANDLE);
+  req.pipe = m.str(ATTR_RPC_PIPE);
+  req.user = m.str(ATTR_ACCOUNT);
+  req.is_guest = m.u32(ATTR_LOGIN_FLAGS) & LOGIN_GUEST;
+  // Not owned: cfg_ is a member, so the pipe reads the current
+  // configuration across reloads and the table never outlives it.
+  std::shared_ptr<const config::Config> config(std::shared_ptr<const void>(), &cfg_);
+  return status_reply(m, pipes_.open(req, std::move(config)).status);
 }
 
 Bytes CtlServer::on_rpc(const Message& m) {
   if (m.cmd == CMD_RPC_OPEN) return on_rpc_open(m);
-  auto it = pipes_.find(m.u32(ATTR_RPC_HANDLE));
-  if (it == pipes_.end()) return status_reply(m, NtStatus::InvalidHandle);
-  rpc::RpcPipe& pipe = *it->second;
-  size_t max = std::min<size_t>(m.u32(ATTR_RPC_MAX), kMaxRpcData);
-  bool more = false;
+  uint32_t handle = m.u32(ATTR_RPC_HANDLE);
+  uint32_t max = uint32_t(std::min<size_t>(m.u32(ATTR_RPC_MAX), kMaxRpcData));
+  ipc::PipeReply r;
   switch (m.cmd) {
-    case CMD_RPC_WRITE:
-      return status_reply(m, pipe.write(m.bytes(ATTR_RPC_DATA)) ? NtStatus::Success : NtStatus::PipeBroken);
-    case CMD_RPC_READ: {
-      Bytes out = pipe.read(max, more);
-      return data_reply(m, NtStatus::Success, out, more);
-    }
-    case CMD_RPC_IOCTL: {
-      Bytes out;
-      if (!pipe.transceive(m.bytes(ATTR_RPC_DATA), max, out, more)) return status_reply(m, NtStatus::PipeBroken);
-      return data_reply(m, NtStatus::Success, out, more);
-    }
+    case CMD_RPC_WRITE: return status_reply(m, pipes_.write(handle, m.bytes(ATTR_RPC_DATA)).status);
+    case CMD_RPC_READ: r = pipes_.read(handle, max); break;
+    case CMD_RPC_IOCTL: r = pipes_.transceive(handle, m.bytes(ATTR_RPC_DATA), max); break;
     default:  // CMD_RPC_CLOSE
-      pipes_.erase(it);
-      return status_reply(m, NtStatus::Success);
+      return status_reply(m, pipes_.close(handle) ? NtStatus::Success : NtStatus::InvalidHandle);
   }
+  if (r.status != NtStatus::Success) return status_reply(m, r.status);
+  return data_reply(m, r.status, r.data, r.more);
 }
 
 void CtlServer::drop_pipes(const char* why) {
-  if (pipes_.empty()) return;
-  LOG_INFO("ctl: closing %zu pipes (%s)", pipes_.size(), why);
-  pipes_.clear();
+  size_t dropped = pipes_.clear();
+  if (dropped) LOG_INFO("ctl: closed %zu pipes (%s)", dropped, why);
 }
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::ctld

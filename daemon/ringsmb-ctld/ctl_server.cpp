@@ -6,10 +6,12 @@
 #include <cstring>
 
 #include "common/log.hpp"
+#include "control/local_control_plane.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::ctld {
 
-using namespace abi;
+using namespace ipc;
+using namespace ipc::abi;
 
 namespace {
 
@@ -21,7 +23,7 @@ Bytes to_bytes(const MsgBuilder& b) {
 }  // namespace
 
 CtlServer::CtlServer(std::string config_path, config::Config cfg)
-    : config_path_(std::move(config_path)), cfg_(std::move(cfg)), policy_(make_local_control_plane(cfg_)) {}
+    : config_path_(std::move(config_path)), cfg_(std::move(cfg)), policy_(control::make_local_control_plane(cfg_)) {}
 
 CtlServer::~CtlServer() = default;
 
@@ -34,7 +36,7 @@ std::expected<void, std::string> CtlServer::reload() {
   for (const auto& w : parsed->warnings) LOG_WARN("reload: %s", w.c_str());
   cfg_ = std::move(parsed->config);
   // A fresh policy engine re-reads the user database on its first login.
-  policy_ = make_local_control_plane(cfg_);
+  policy_ = control::make_local_control_plane(cfg_);
   LOG_INFO("reloaded %s: %zu shares", config_path_.c_str(), cfg_.shares.size());
   return {};
 }
@@ -133,7 +135,7 @@ Bytes CtlServer::on_tree_connect(const Message& m) {
 }
 
 Bytes CtlServer::on_share_config(const Message& m) {
-  auto info = share_info(cfg_, m.str(ATTR_SHARE_NAME));
+  auto info = control::share_info(cfg_, m.str(ATTR_SHARE_NAME));
   if (!info) return status_reply(m, NtStatus::BadNetworkName);
   const config::ShareConfig* sc = cfg_.find_share(info->name);
   MsgBuilder b(CMD_SHARE_CONFIG, m.seq, false);
@@ -177,4 +179,4 @@ void CtlServer::serve(NlSocket& sock, int extra_fd, const std::function<void()>&
   }
 }
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::ctld

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,9 +15,9 @@
 #include "ipc/control_plane.hpp"
 #include "ipc/ctl_codec.hpp"
 #include "ipc/nl_socket.hpp"
-#include "rpc/pipe.hpp"
+#include "control/pipe_table.hpp"
 
-namespace ringsmb::ipc {
+namespace ringsmb::ctld {
 
 struct Outgoing {
   uint32_t port = 0;
@@ -42,31 +41,30 @@ class CtlServer {
 
   // Serves SOCK until shutdown is requested. EXTRA_FD (a signalfd) is
   // polled too; ON_EXTRA runs when it is readable.
-  void serve(NlSocket& sock, int extra_fd, const std::function<void()>& on_extra);
+  void serve(ipc::NlSocket& sock, int extra_fd, const std::function<void()>& on_extra);
 
  private:
-  std::vector<Outgoing> dispatch(const Message& m, uint32_t from_port);
-  Bytes on_starting_up(const Message& m, uint32_t from_port);
-  Bytes on_login(const Message& m);
-  Bytes on_tree_connect(const Message& m);
-  Bytes on_share_config(const Message& m);
-  Bytes on_reload(const Message& m);
-  std::vector<Outgoing> on_shutdown(const Message& m, uint32_t from_port);
-  Bytes status_reply(const Message& m, NtStatus status, const std::string& text = {});
-  Bytes on_rpc(const Message& m);  // ctl_rpc.cpp
-  Bytes on_rpc_open(const Message& m);
+  std::vector<Outgoing> dispatch(const ipc::Message& m, uint32_t from_port);
+  Bytes on_starting_up(const ipc::Message& m, uint32_t from_port);
+  Bytes on_login(const ipc::Message& m);
+  Bytes on_tree_connect(const ipc::Message& m);
+  Bytes on_share_config(const ipc::Message& m);
+  Bytes on_reload(const ipc::Message& m);
+  std::vector<Outgoing> on_shutdown(const ipc::Message& m, uint32_t from_port);
+  Bytes status_reply(const ipc::Message& m, NtStatus status, const std::string& text = {});
+  Bytes on_rpc(const ipc::Message& m);  // ctl_rpc.cpp
+  Bytes on_rpc_open(const ipc::Message& m);
   void drop_pipes(const char* why);
 
   std::string config_path_;
   config::Config cfg_;
-  std::unique_ptr<ControlPlane> policy_;
+  std::unique_ptr<ipc::ControlPlane> policy_;
   uint32_t data_plane_port_ = 0;
   uint32_t data_plane_pid_ = 0;  // of the last registered data plane, kept across its exit
   uint32_t events_seq_ = 1;
   bool shutdown_ = false;
   // Open IPC$ pipes by the handle ringsmbd chose (RPC_OPEN).
-  static constexpr size_t kMaxOpenPipes = 16384;
-  std::map<uint32_t, std::unique_ptr<rpc::RpcPipe>> pipes_;
+  control::PipeTable pipes_;
 };
 
-}  // namespace ringsmb::ipc
+}  // namespace ringsmb::ctld

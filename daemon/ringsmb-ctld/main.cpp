@@ -56,7 +56,7 @@ int make_signalfd() {
   return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-void on_signal(int sfd, ipc::CtlServer& server) {
+void on_signal(int sfd, ctld::CtlServer& server) {
   signalfd_siginfo si{};
   while (read(sfd, &si, sizeof si) == ssize_t(sizeof si)) {
     if (si.ssi_signo == SIGHUP) {
@@ -72,7 +72,7 @@ void on_signal(int sfd, ipc::CtlServer& server) {
 
 // Tells the registered data plane we are going, so it fails requests at
 // once instead of waiting for timeouts.
-void announce_shutdown(ipc::NlSocket& sock, const ipc::CtlServer& server) {
+void announce_shutdown(ipc::NlSocket& sock, const ctld::CtlServer& server) {
   if (!server.data_plane_port()) return;
   ipc::MsgBuilder b(ipc::abi::CMD_SHUTTING_DOWN, 0, true);
   b.u32(ipc::abi::ATTR_PID, uint32_t(getpid()));
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   }
   std::string pid_file = pid_file_path(cfg);
   if (!write_pid_file(pid_file)) LOG_WARN("cannot write %s: %m", pid_file.c_str());
-  ipc::CtlServer server(config_path, std::move(cfg));
+  ctld::CtlServer server(config_path, std::move(cfg));
   LOG_INFO("ringsmb-ctld (pid %d) ready, ABI version %u", int(getpid()), ipc::abi::kAbiVersion);
   sd::notify("READY=1\nSTATUS=answering on netlink port " + std::to_string(getpid()));
   server.serve(*sock, sfd, [&] { on_signal(sfd, server); });

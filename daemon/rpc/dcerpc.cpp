@@ -122,30 +122,6 @@ Bytes build_bind_ack(PduType type, uint32_t call_id, const BindAckPdu& ack) {
   return out;
 }
 
-std::optional<BindAckPdu> parse_bind_ack(ByteSpan pdu) {
-  ByteReader r(pdu);
-  r.skip(kHeaderSize);
-  BindAckPdu a;
-  a.max_xmit_frag = r.u16();
-  a.max_recv_frag = r.u16();
-  a.assoc_group = r.u32();
-  uint16_t len = r.u16();
-  ByteSpan addr = r.bytes(len);
-  if (len > 0 && r.ok()) a.secondary_address.assign(addr.begin(), addr.end() - 1);
-  if (r.offset() % 4) r.skip(4 - r.offset() % 4);
-  uint8_t n = r.u8();
-  r.skip(3);
-  for (uint8_t i = 0; i < n && r.ok(); ++i) {
-    ContextResult res;
-    res.result = r.u16();
-    res.reason = r.u16();
-    res.transfer = read_syntax(r);
-    a.results.push_back(res);
-  }
-  if (!r.ok()) return std::nullopt;
-  return a;
-}
-
 Bytes build_bind_nak(uint32_t call_id, uint16_t reason) {
   Bytes out;
   ByteWriter w(out);
@@ -172,19 +148,6 @@ std::optional<RequestPdu> parse_request(const PduHeader& h, ByteSpan pdu) {
   if (r.offset() > end) return std::nullopt;
   req.stub = pdu.subspan(r.offset(), end - r.offset());
   return req;
-}
-
-Bytes build_request(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteSpan stub, uint8_t flags,
-                    uint32_t alloc_hint) {
-  Bytes out;
-  ByteWriter w(out);
-  write_header(w, PduType::Request, flags, call_id);
-  w.u32(alloc_hint ? alloc_hint : uint32_t(stub.size()));
-  w.u16(context_id);
-  w.u16(opnum);
-  w.bytes(stub);
-  finish(w, 0);
-  return out;
 }
 
 void append_response(Bytes& out, uint32_t call_id, uint16_t context_id, ByteSpan stub, uint16_t max_frag) {

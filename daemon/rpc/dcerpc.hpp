@@ -112,7 +112,6 @@ struct BindAckPdu {  // bind_ack and alter_context_resp
   std::vector<ContextResult> results;
 };
 Bytes build_bind_ack(PduType type, uint32_t call_id, const BindAckPdu& ack);
-std::optional<BindAckPdu> parse_bind_ack(ByteSpan pdu);
 Bytes build_bind_nak(uint32_t call_id, uint16_t reason);
 
 struct RequestPdu {
@@ -122,10 +121,6 @@ struct RequestPdu {
   ByteSpan stub;  // a view into the PDU passed to parse_request
 };
 std::optional<RequestPdu> parse_request(const PduHeader& h, ByteSpan pdu);
-
-// One request fragment (client side; used by tests and tools).
-Bytes build_request(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteSpan stub,
-                    uint8_t flags = kPfcFirstFrag | kPfcLastFrag, uint32_t alloc_hint = 0);
 
 // Appends `stub` as response fragments no longer than max_frag. Every
 // fragment but the last carries a multiple of 8 stub bytes so the NDR

@@ -105,6 +105,28 @@ CallResult lookup_domain(ByteSpan stub, CallContext& ctx) {
   return res;
 }
 
+// What SamrEnumerateDomainsInSamServer and SamrEnumerateUsersInDomain
+// answer after their EnumerationContext: the SAMPR_ENUMERATION_BUFFER of
+// (RelativeId, Name) entries (null with a bad handle), CountReturned and the
+// status.
+void write_enumeration(NdrWriter& w, bool handle_ok, const std::vector<std::pair<uint32_t, std::string>>& entries) {
+  if (w.pointer(handle_ok)) {
+    w.u32(uint32_t(entries.size()));
+    if (w.pointer(!entries.empty())) {
+      w.defer([&w, &entries] {
+        w.u32(uint32_t(entries.size()));
+        for (const auto& [rid, name] : entries) {
+          w.u32(rid);
+          w.unicode_string(name);
+        }
+      });
+    }
+    w.flush();
+  }
+  w.u32(uint32_t(entries.size()));  // CountReturned
+  w.u32(status(handle_ok ? NtStatus::Success : NtStatus::InvalidHandle));
+}
+
 CallResult enum_domains(ByteSpan stub, CallContext& ctx) {
   NdrReader r(stub);
   auto h = r.handle();
@@ -112,27 +134,14 @@ CallResult enum_domains(ByteSpan stub, CallContext& ctx) {
   (void)r.u32();  // PreferedMaximumLength
   if (!r.ok()) return fault_result(kFaultNdr);
   bool handle_ok = ctx.handles.find(h, HandleKind::SamServer) != nullptr;
-  auto all = domains(ctx.id);
+  std::vector<std::pair<uint32_t, std::string>> names;
   // Both entries always fit; a resumed enumeration has nothing left.
-  if (resume != 0 || !handle_ok) all.clear();
+  if (resume == 0 && handle_ok)
+    for (const auto& d : domains(ctx.id)) names.emplace_back(0, d.first);  // RelativeId: meaningless for domains
   CallResult res;
   NdrWriter w(res.stub);
-  w.u32(uint32_t(all.size()));  // EnumerationContext
-  if (w.pointer(handle_ok)) {
-    w.u32(uint32_t(all.size()));
-    if (w.pointer(!all.empty())) {
-      w.defer([&w, &all] {
-        w.u32(uint32_t(all.size()));
-        for (const auto& d : all) {
-          w.u32(0);  // RelativeId: meaningless for domains
-          w.unicode_string(d.first);
-        }
-      });
-    }
-    w.flush();
-  }
-  w.u32(uint32_t(all.size()));  // CountReturned
-  w.u32(status(handle_ok ? NtStatus::Success : NtStatus::InvalidHandle));
+  w.u32(uint32_t(names.size()));  // EnumerationContext
+  write_enumeration(w, handle_ok, names);
   return res;
 }
 
@@ -231,21 +240,7 @@ CallResult enum_users(ByteSpan stub, CallContext& ctx) {
   CallResult res;
   NdrWriter w(res.stub);
   w.u32(resume + uint32_t(users.size()));  // EnumerationContext
-  if (w.pointer(dom != nullptr)) {
-    w.u32(uint32_t(users.size()));
-    if (w.pointer(!users.empty())) {
-      w.defer([&w, &users] {
-        w.u32(uint32_t(users.size()));
-        for (const auto& [rid, name] : users) {
-          w.u32(rid);
-          w.unicode_string(name);
-        }
-      });
-    }
-    w.flush();
-  }
-  w.u32(uint32_t(users.size()));  // CountReturned
-  w.u32(status(dom ? NtStatus::Success : NtStatus::InvalidHandle));
+  write_enumeration(w, dom != nullptr, users);
   return res;
 }
 

@@ -65,7 +65,9 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
     if (t != s->trees.end()) tree = t->second.get();
   }
   open->fd.reset();
-  post_lock_grants(server, state::release_locks(open.get(), open->node->device, open->node->inode));
+  std::vector<state::LockWaiter> granted;
+  server.locks.release(open.get(), open->node->device, open->node->inode, granted);
+  post_lock_grants(server, granted);
   auto closed = server.files.close_cached(open->node, open.get());
   post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
   if (closed.last && pending && tree && tree->root) {

@@ -40,7 +40,6 @@ struct CompoundState {
   uint64_t session_id = 0;
   uint32_t tree_id = 0;
   FileId file_id{kRelatedFileId, kRelatedFileId};
-  NtStatus last_status = NtStatus::Success;
   bool in_chain = false;  // at least one element done
   // The previous element had no valid session / tree: a related element
   // that would inherit it fails with STATUS_INVALID_PARAMETER.

@@ -90,11 +90,6 @@ int open_flags_for(uint32_t access, bool is_dir) {
   return f | O_CLOEXEC | O_NOFOLLOW;
 }
 
-NtStatus status_from_open_errno(int err) {
-  if (err == EXDEV || err == ELOOP) return NtStatus::AccessDenied;  // would escape the share
-  return nt_status_from_errno(err);
-}
-
 // Where the file lives: its parent directory fd and leaf name.
 struct Target {
   std::string path;  // relative, resolved for case
@@ -122,7 +117,7 @@ NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
     vfs::split_parent(t.path, t.parent, t.leaf);
     fd = open_parent(root, t.parent);
   }
-  if (fd < 0) return (-fd == ENOENT || -fd == ENOTDIR) ? NtStatus::ObjectPathNotFound : status_from_open_errno(-fd);
+  if (fd < 0) return (-fd == ENOENT || -fd == ENOTDIR) ? NtStatus::ObjectPathNotFound : vfs::open_beneath_status(fd);
   t.parent_fd.reset(fd);
   return NtStatus::Success;
 }
@@ -177,7 +172,7 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   bool data_access = access & (FILE_READ_DATA | FILE_EXECUTE | FILE_WRITE_DATA | FILE_APPEND_DATA);
   if (fd == -EACCES && !data_access && !overwrite)  // attributes only: no read permission needed
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
-  if (fd < 0) return status_from_open_errno(-fd);
+  if (fd < 0) return vfs::open_beneath_status(fd);
   o.fd.reset(fd);
   o.truncate = overwrite;
   o.action = c.disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : overwrite ? FILE_OVERWRITTEN : FILE_OPENED;
@@ -234,7 +229,7 @@ int make_entry(Request& req, const CreateRequest& c, uint32_t access, const Targ
 NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
   std::string leaf(t.leaf);
   const int fd = make_entry(req, c, access, t, leaf);
-  if (fd < 0) return status_from_open_errno(-fd);
+  if (fd < 0) return vfs::open_beneath_status(fd);
   restore_masked_mode(fd, (c.options & FILE_DIRECTORY_FILE) ? new_dir_mode(req.tree->share)
                                                             : new_file_mode(req.tree->share));
   o.fd.reset(fd);

@@ -65,8 +65,8 @@ constexpr uint8_t kLockResponse[4] = {4, 0, 0, 0};
 
 // A waiting lock withdrawn: out of the table's queue, unless the table
 // granted it already (its completion is posted: STATUS_PENDING keeps it).
-NtStatus withdraw_lock(ServerContext&, ConnState& conn, WaitingRequest& w, WithdrawReason why) {
-  if (!state::lock_table().cancel_wait(w.node->device, w.node->inode, conn.address, w.async_id))
+NtStatus withdraw_lock(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason why) {
+  if (!server.locks.cancel_wait(w.node->device, w.node->inode, conn.address, w.async_id))
     return NtStatus::Pending;
   return why == WithdrawReason::Cancel ? NtStatus::Cancelled : NtStatus::RangeNotLocked;
 }
@@ -74,7 +74,7 @@ NtStatus withdraw_lock(ServerContext&, ConnState& conn, WaitingRequest& w, Withd
 // A blocking lock that conflicts: queued in the table and answered PENDING.
 NtStatus lock_or_wait(Request& req, state::Open* open, const state::ByteRange& range) {
   const state::FileNode& node = *open->node;
-  state::LockTable& table = state::lock_table();
+  state::LockTable& table = req.server.locks;
   bool can_wait = req.hdr.next_command == 0 && has_room_to_wait(req);
   state::LockWaiter waiter{req.conn.address, next_async_id(req.conn), open, range};
   NtStatus st = table.lock(node.device, node.inode, open, std::span(&range, 1), can_wait ? &waiter : nullptr);
@@ -130,7 +130,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   if (!(open->granted_access & (FILE_READ_DATA | FILE_WRITE_DATA))) return NtStatus::AccessDenied;
   if (!open->node) return NtStatus::InvalidHandle;
   const uint64_t dev = open->node->device, ino = open->node->inode;
-  state::LockTable& table = state::lock_table();
+  state::LockTable& table = req.server.locks;
 
   if (elems[0].flags & SMB2_LOCKFLAG_UNLOCK) {
     // 3.3.5.14.1: elements are processed in order and processing stops at

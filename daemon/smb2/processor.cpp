@@ -302,7 +302,6 @@ void ChainProcessor::bookkeep(const Request& req, const CommandSpec* spec, NtSta
   prev_start_ = start;
   prev_sign_ = signs_response(req.hdr, status, signer);
   prev_signer_ = signer;
-  compound_.last_status = status;
   compound_.in_chain = true;
   if (req.hdr.command == Command::Create)
     create_error_ = status;

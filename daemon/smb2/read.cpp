@@ -120,7 +120,7 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   if (find_pipe(req.conn, *open)) return read_pipe(req, *open, length, w);  // Offset means nothing on a pipe
   if (offset > uint64_t(INT64_MAX) - length) return NtStatus::InvalidParameter;
   if (open->node) {
-    NtStatus st = state::lock_table().check_io(open->node->device, open->node->inode, open, offset, length, false);
+    NtStatus st = req.server.locks.check_io(open->node->device, open->node->inode, open, offset, length, false);
     if (st != NtStatus::Success) return st;
   }
 

@@ -12,6 +12,7 @@
 #include "state/file_table.hpp"
 #include "state/lease_table.hpp"
 #include "state/resource_budget.hpp"
+#include "state/lock_table.hpp"
 #include "vfs/name_index.hpp"
 
 namespace ringsmb::smb2 {
@@ -35,6 +36,7 @@ struct ServerContext {
   config::Config config;
   ipc::ControlPlane* control = nullptr;
   state::FileTable files;
+  state::LockTable locks;  // byte-range locks (SMB2 LOCK), checked by READ and WRITE
   vfs::NameIndexCache names;
   std::array<uint8_t, 16> server_guid{};
   uint64_t start_time = 0;  // FILETIME

@@ -40,7 +40,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   }
   if (offset > uint64_t(INT64_MAX) - length) return NtStatus::InvalidParameter;
   if (open->node) {
-    NtStatus st = state::lock_table().check_io(open->node->device, open->node->inode, open, offset, length, true);
+    NtStatus st = req.server.locks.check_io(open->node->device, open->node->inode, open, offset, length, true);
     if (st != NtStatus::Success) return st;
   }
   // MS-FSA 2.1.5.3: a write ends the read caching of the file's other

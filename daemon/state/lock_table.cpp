@@ -141,15 +141,4 @@ size_t LockTable::waiting(uint64_t dev, uint64_t ino) {
   return it == s.files.end() ? 0 : it->second.waiters.size();
 }
 
-LockTable& lock_table() {
-  static LockTable table;
-  return table;
-}
-
-std::vector<LockWaiter> release_locks(const void* owner, uint64_t dev, uint64_t ino) {
-  std::vector<LockWaiter> granted;
-  lock_table().release(owner, dev, ino, granted);
-  return granted;
-}
-
 }  // namespace ringsmb::state

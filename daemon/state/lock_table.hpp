@@ -104,12 +104,4 @@ class LockTable {
   std::array<Shard, kShards> shards_;
 };
 
-// The server's one lock table.
-LockTable& lock_table();
-
-// Releases the byte-range locks an open holds; call when the open closes
-// (owner is the state::Open pointer, dev/ino its FileNode's). Returns the
-// waiters that got their locks.
-std::vector<LockWaiter> release_locks(const void* owner, uint64_t dev, uint64_t ino);
-
 }  // namespace ringsmb::state

@@ -197,7 +197,7 @@ class FrameAssembler {
     capacity_ = n;
   }
 
-  size_t max_frame_;
+  size_t max_frame_;  // lowered before login (set_max_frame)
   std::unique_ptr<uint8_t[]> buf_;
   size_t capacity_ = 0;
   size_t held_ = 0;       // bytes of the incomplete frame at the start of buf_, header included

@@ -12,8 +12,9 @@
 #include "common/log.hpp"
 #include "common/sd_notify.hpp"
 #include "crypto/primitives.hpp"
-#include "ipc/control_plane.hpp"
+#include "control/local_control_plane.hpp"
 #include "control/reloading_control_plane.hpp"
+#include "ipc/control_plane.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/admin_endpoint.hpp"
 #include "transport/worker.hpp"
@@ -66,7 +67,7 @@ class WorkerPoster final : public smb2::ConnPoster {
 // a new policy engine from the file. With ringsmb-ctld: the file is checked
 // here first (so `ringsmbctl reload` reports a bad file), then ctld reloads.
 std::expected<void, std::string> reload_control_plane(ipc::ControlPlane& control,
-                                                      ipc::ReloadingControlPlane* local,
+                                                      control::ReloadingControlPlane* local,
                                                       const std::string& config_path) {
   sd::notify("RELOADING=1");
   std::expected<void, std::string> r;
@@ -85,11 +86,11 @@ std::expected<void, std::string> reload_control_plane(ipc::ControlPlane& control
 }
 
 std::unique_ptr<ipc::ControlPlane> make_control_plane(const config::Config& cfg, const ServerOptions& opts,
-                                                      ipc::ReloadingControlPlane*& local) {
+                                                      control::ReloadingControlPlane*& local) {
   local = nullptr;
   if (opts.use_ctld) return ipc::make_netlink_control_plane(cfg, opts.ctld);
-  if (opts.config_path.empty()) return ipc::make_local_control_plane(cfg);
-  auto r = ipc::make_reloading_local_control_plane(cfg, opts.config_path);
+  if (opts.config_path.empty()) return control::make_local_control_plane(cfg);
+  auto r = control::make_reloading_local_control_plane(cfg, opts.config_path);
   local = r.get();
   return r;
 }
@@ -119,7 +120,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   if (std::string why; !admin.open(cfg.global.state_directory, why))
     LOG_WARN("%s; ringsmbctl status and session close will not work", why.c_str());
   sd::notify("STATUS=starting the control plane");
-  ipc::ReloadingControlPlane* local = nullptr;
+  control::ReloadingControlPlane* local = nullptr;
   auto control = make_control_plane(cfg, opts, local);
   if (!control) return 1;
   ctx->control = control.get();

@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "ipc/control_plane.hpp"
+#include "ipc/netlink_control_plane.hpp"
 
 namespace ringsmb::transport {
 

@@ -158,7 +158,6 @@ void Worker::on_accept(int fd) {
   c->last_activity_s = c->accepted_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
-  conn_count_.store(conns_.size(), std::memory_order_relaxed);
   reactor_->start_recv(id, fd);
 }
 
@@ -397,7 +396,6 @@ void Worker::maybe_destroy(Conn& c) {
   ctx_.budget.remove_connection_from(c.address);
   conns_.erase(c.id);
   ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
-  conn_count_.store(conns_.size(), std::memory_order_relaxed);
 }
 
 void Worker::post(std::function<void()> task) {

@@ -47,11 +47,19 @@ class Worker final : public io::ReactorHandler {
   ~Worker() override;
   // Creates the reactor and listeners. `force_epoll` skips io_uring.
   bool init(const std::vector<ListenAddress>& addrs, bool force_epoll, std::string& error);
+  // Instead of init(): runs on REACTOR (no listeners). The unit tests drive
+  // the worker through a fake reactor this way.
+  void use_reactor(std::unique_ptr<io::Reactor> reactor) { reactor_ = std::move(reactor); }
+  // The SMB state of connection CONN_ID, or null: lets the unit tests put a
+  // connection in the state a login would (logged_in), without a login.
+  smb2::ConnState* conn_state(uint64_t conn_id) {
+    auto it = conns_.find(conn_id);
+    return it == conns_.end() ? nullptr : &it->second->state;
+  }
   void start(std::atomic<bool>& stop);
   void join();
   const char* backend_name() const { return reactor_ ? reactor_->name() : "none"; }
   bool receives_in_place() const { return reactor_ && reactor_->receives_in_place(); }
-  size_t connection_count() const { return conn_count_.load(std::memory_order_relaxed); }
 
   void on_accept(int fd) override;
   void on_accept_failed(int listen_fd, int err) override;
@@ -137,7 +145,6 @@ class Worker final : public io::ReactorHandler {
   // Closed to accept and refuse waiting clients when accept() fails for
   // want of descriptors (they see the connection closed, not a hang).
   int spare_fd_ = -1;
-  std::atomic<size_t> conn_count_{0};
   std::thread thread_;
   size_t max_frame_ = kMaxFrameSize;
   std::mutex posted_mu_;

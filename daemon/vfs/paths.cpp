@@ -130,7 +130,7 @@ int open_beneath(int dirfd, const char* path, int flags, mode_t mode) {
 
 NtStatus open_beneath_status(int neg_errno) {
   const int err = -neg_errno;
-  if (err == EXDEV || err == ELOOP) return NtStatus::ObjectPathNotFound;
+  if (err == EXDEV || err == ELOOP) return NtStatus::AccessDenied;
   return nt_status_from_errno(err);
 }
 

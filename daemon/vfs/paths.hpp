@@ -43,9 +43,10 @@ Result<SmbPath> parse_smb_path(ByteSpan utf16le_name);
 // with -EXDEV). Returns the fd or -errno. O_CLOEXEC is always added; `mode`
 // is only passed on with O_CREAT/O_TMPFILE; "" or nullptr means ".".
 int open_beneath(int dirfd, const char* path, int flags, mode_t mode);
-// The NTSTATUS for a negative open_beneath result. An escape attempt
-// (-EXDEV, or -ELOOP from a magic link) looks to the client like a path that
-// does not exist inside the share, not like a cross-device error.
+// The NTSTATUS for a negative open_beneath result (what CREATE answers). An
+// escape attempt (-EXDEV, or -ELOOP from a magic link or a final symlink
+// opened with O_NOFOLLOW) is ACCESS_DENIED: the name exists, but not for the
+// client, and it is not a cross-device error.
 NtStatus open_beneath_status(int neg_errno);
 
 // Splits "a/b/c" into parent "a/b" and leaf "c" ("" parent for "c").

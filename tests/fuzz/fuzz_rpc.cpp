@@ -12,11 +12,13 @@
 #include "rpc/dcerpc.hpp"
 #include "rpc/interface.hpp"
 #include "rpc/pipe.hpp"
+#include "rpc/client_pdus.hpp"  // tests/unit: build_request
 
 namespace {
 
 using namespace ringsmb;
 using namespace ringsmb::rpc;
+using rpc_test::build_request;
 
 // Accounts without touching /etc/passwd or a user database.
 class NoAccounts final : public AccountSource {

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "control/local_control_plane.hpp"
 #include "ipc/control_plane.hpp"
 #include "smb2/fixture.hpp"
 #include "smb2/lease.hpp"
@@ -83,7 +84,7 @@ struct World {
     share.path = fx.dir().string();
     share.read_only = false;
     fx.server.config.shares.push_back(share);
-    control = ipc::make_local_control_plane(fx.server.config);
+    control = control::make_local_control_plane(fx.server.config);
     fx.server.control = control.get();
     fx.server.poster = &poster;
     fx.server.lease_break_timeout_ms = 0;

@@ -12,6 +12,7 @@
 
 using namespace ringsmb;
 using namespace ringsmb::ipc;
+using namespace ringsmb::control;
 
 namespace {
 

@@ -6,6 +6,7 @@
 
 using namespace ringsmb;
 using namespace ringsmb::ipc;
+using namespace ringsmb::control;
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -12,10 +13,12 @@
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
 #include "ipc/ctl_codec.hpp"
+#include "ipc/netlink_control_plane.hpp"
 #include "ringsmb-ctld/ctl_server.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::ipc;
+using namespace ringsmb::ctld;
 using namespace ringsmb::ipc::abi;
 
 namespace {
@@ -144,23 +147,52 @@ TEST_CASE("RELOAD picks up a new share; SHUTDOWN notifies the data plane", "[ipc
   CHECK(s.shutdown_requested());
 }
 
+namespace {
+
+// A CtlServer serving a netlink socket on a thread of its own, found as an
+// external ctld through the pid file in the fixture's state directory, and
+// the data plane's netlink control plane talking to it. The port is a
+// random high one standing in for ctld's pid, so it cannot collide with the
+// kernel's automatic port ids (this process's pid and negatives).
+struct ServedCtld {
+  std::unique_ptr<ControlPlane> control;
+
+  explicit ServedCtld(const Fixture& f) : server_(f.conf, f.cfg) {
+    std::mt19937 rng(std::random_device{}());
+    uint32_t port = 0x40000000u + (rng() % 0x1000000u);
+    auto sock = NlSocket::open(port);
+    REQUIRE(sock);
+    sock_ = std::move(*sock);
+    std::ofstream(f.dir + "/" + kPidFileName) << port << "\n";
+    stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    thread_ = std::thread([this] { server_.serve(*sock_, stop_fd_, [this] { server_.request_shutdown(); }); });
+    NetlinkOptions opts;  // no ctld_path: an external ctld, via the pid file
+    opts.ready_timeout_ms = 3000;
+    control = make_netlink_control_plane(f.cfg, opts);
+    REQUIRE(control);
+  }
+  ~ServedCtld() {
+    control.reset();
+    uint64_t one = 1;
+    CHECK(write(stop_fd_, &one, sizeof one) == sizeof one);
+    thread_.join();
+    close(stop_fd_);
+  }
+
+ private:
+  CtlServer server_;
+  std::optional<NlSocket> sock_;
+  int stop_fd_ = -1;
+  std::thread thread_;
+};
+
+}  // namespace
+
 TEST_CASE("the netlink control plane talks to a ctld found by its pid file", "[ipc]") {
   Fixture f;
-  // A random high port stands in for ctld's pid, so it cannot collide with
-  // the kernel's automatic port ids (this process's pid and negatives).
-  std::mt19937 rng(std::random_device{}());
-  uint32_t port = 0x40000000u + (rng() % 0x1000000u);
-  auto sock = NlSocket::open(port);
-  REQUIRE(sock);
-  std::ofstream(f.dir + "/" + kPidFileName) << port << "\n";
-  CtlServer server(f.conf, f.cfg);
-  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  std::thread t([&] { server.serve(*sock, efd, [&] { server.request_shutdown(); }); });
+  ServedCtld served(f);
   {
-    NetlinkOptions opts;  // no ctld_path: external ctld via the pid file
-    opts.ready_timeout_ms = 3000;
-    auto cp = make_netlink_control_plane(f.cfg, opts);
-    REQUIRE(cp);
+    auto& cp = served.control;
     auto tc = cp->tree_connect({"data", "alice", false, "127.0.0.1"});
     CHECK(tc.status == NtStatus::Success);
     CHECK(tc.share.path == f.dir);
@@ -170,10 +202,6 @@ TEST_CASE("the netlink control plane talks to a ctld found by its pid file", "[i
     lr.authenticate_msg = junk;
     CHECK(cp->login(lr).status != NtStatus::Success);
   }
-  uint64_t one = 1;
-  REQUIRE(write(efd, &one, sizeof one) == sizeof one);
-  t.join();
-  close(efd);
 }
 
 TEST_CASE("ctld serves IPC$ pipes through RPC_*", "[ipc]") {
@@ -278,19 +306,9 @@ TEST_CASE("ctld drops its pipes when another data plane registers, not when the 
 
 TEST_CASE("the netlink control plane relays pipe bytes to ctld, in pieces when large", "[ipc]") {
   Fixture f;
-  std::mt19937 rng(std::random_device{}());
-  uint32_t port = 0x40000000u + (rng() % 0x1000000u);
-  auto sock = NlSocket::open(port);
-  REQUIRE(sock);
-  std::ofstream(f.dir + "/" + kPidFileName) << port << "\n";
-  CtlServer server(f.conf, f.cfg);
-  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  std::thread t([&] { server.serve(*sock, efd, [&] { server.request_shutdown(); }); });
+  ServedCtld served(f);
   {
-    NetlinkOptions opts;
-    opts.ready_timeout_ms = 3000;
-    auto cp = make_netlink_control_plane(f.cfg, opts);
-    REQUIRE(cp);
+    auto& cp = served.control;
     CHECK(cp->pipe_open({41, "nosuchpipe", "alice", false}).status == NtStatus::ObjectNameNotFound);
     REQUIRE(cp->pipe_open({42, "srvsvc", "alice", false}).status == NtStatus::Success);
     ipc::PipeReply empty = cp->pipe_read(42, 100);
@@ -323,8 +341,4 @@ TEST_CASE("the netlink control plane relays pipe bytes to ctld, in pieces when l
     CHECK(cp->pipe_read(42, 100).status == NtStatus::InvalidHandle);
     CHECK(cp->pipe_write(42, one).status == NtStatus::InvalidHandle);
   }
-  uint64_t one = 1;
-  REQUIRE(write(efd, &one, sizeof one) == sizeof one);
-  t.join();
-  close(efd);
 }

@@ -44,14 +44,6 @@ PolicyHandle open_policy(Client& c, uint16_t op = 44) {
   return h;
 }
 
-Bytes handle_level_stub(const PolicyHandle& h, uint16_t level) {
-  Bytes out;
-  NdrWriter w(out);
-  w.handle(h);
-  w.u16(level);
-  return out;
-}
-
 Bytes lookup_names3_stub(const PolicyHandle& h, const std::vector<std::string>& names) {
   Bytes out;
   NdrWriter w(out);

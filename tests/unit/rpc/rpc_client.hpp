@@ -12,6 +12,7 @@
 #include "rpc/dcerpc.hpp"
 #include "rpc/interface.hpp"
 #include "rpc/pipe.hpp"
+#include "client_pdus.hpp"
 
 namespace rpc_test {
 
@@ -102,6 +103,16 @@ inline Bytes build_bind(uint32_t call_id, const std::vector<std::pair<SyntaxId, 
     put_syntax(w, tr);
   }
   w.patch_u16(8, uint16_t(out.size()));
+  return out;
+}
+
+// The stub of a call that takes a handle and an info level (LSA
+// QueryInfoPolicy, SAMR QueryInformationUser, ...).
+inline Bytes handle_level_stub(const PolicyHandle& h, uint16_t level) {
+  Bytes out;
+  NdrWriter w(out);
+  w.handle(h);
+  w.u16(level);
   return out;
 }
 

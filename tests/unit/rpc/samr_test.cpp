@@ -72,14 +72,6 @@ Bytes lookup_names_stub(const PolicyHandle& h, const std::vector<std::string>& n
   return out;
 }
 
-Bytes query_user_stub(const PolicyHandle& h, uint16_t level) {
-  Bytes out;
-  NdrWriter w(out);
-  w.handle(h);
-  w.u16(level);
-  return out;
-}
-
 std::vector<uint32_t> read_ulong_array(NdrReader& r) {
   std::vector<uint32_t> v;
   uint32_t n = r.u32();
@@ -130,7 +122,7 @@ TEST_CASE("samr: connect, find the domain, look a user up and read it", "[rpc]")
     CHECK(uses[1] == 8);
 
     PolicyHandle user = read_handle_reply(c.call(34, handle_then(s.domain, {0x02000000, 2001})));
-    Reply q = c.call(36, query_user_stub(user, 21));
+    Reply q = c.call(36, handle_level_stub(user, 21));
     NdrReader qr(q.stub);
     REQUIRE(qr.pointer() != 0);
     CHECK(qr.u16() == 21);
@@ -158,7 +150,7 @@ TEST_CASE("samr: connect, find the domain, look a user up and read it", "[rpc]")
     CHECK(qr.ok());
     CHECK(qr.remaining() == 0);
 
-    Reply other_level = c.call(36, query_user_stub(user, 99));
+    Reply other_level = c.call(36, handle_level_stub(user, 99));
     CHECK(load_le32(&other_level.stub[4]) == uint32_t(NtStatus::InvalidInfoClass));
     for (const auto& h : {user, s.domain, s.server}) {
       Reply cl = c.call(1, Bytes(h.bytes.begin(), h.bytes.end()));
@@ -285,7 +277,7 @@ TEST_CASE("samr: truncated requests fault, handles of the wrong kind are refused
       {7, open_domain_stub(s.server, derive_machine_sid("TESTSRV"))},
       {17, lookup_names_stub(s.domain, {"alice", "bob"})},
       {34, handle_then(s.domain, {0, 2001})},
-      {36, query_user_stub(s.domain, 21)},
+      {36, handle_level_stub(s.domain, 21)},
   };
   for (const auto& [op, stub] : calls) {
     for (size_t n = 0; n < stub.size(); ++n) {
@@ -296,7 +288,7 @@ TEST_CASE("samr: truncated requests fault, handles of the wrong kind are refused
   // A domain handle is not a server handle, nor a user handle.
   read_handle_reply(c.call(7, open_domain_stub(s.domain, derive_machine_sid("TESTSRV"))), 0,
                     uint32_t(NtStatus::InvalidHandle));
-  Reply q = c.call(36, query_user_stub(s.domain, 21));
+  Reply q = c.call(36, handle_level_stub(s.domain, 21));
   CHECK(q.stub == Bytes{0, 0, 0, 0, 0x08, 0, 0, 0xC0});
   CHECK(c.call(99, {}).fault == kFaultOpRangeError);
 }

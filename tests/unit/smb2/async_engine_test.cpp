@@ -80,7 +80,7 @@ struct LockFixture : Smb2Fixture {
   }
   size_t queued() {
     const auto* node = conn.opens.begin()->second->node.get();
-    return state::lock_table().waiting(node->device, node->inode);
+    return server.locks.waiting(node->device, node->inode);
   }
   // What the connection sends after the frame: posted grants, then ready responses.
   std::vector<Final> sent() {
@@ -201,8 +201,8 @@ TEST_CASE("async: the connection's end withdraws waiting locks unanswered", "[sm
   const auto* node = f.find(a)->node.get();
   uint64_t dev = node->device, ino = node->inode;
   teardown_connection(f.conn, f.server);
-  CHECK(state::lock_table().waiting(dev, ino) == 0);
-  CHECK(state::lock_table().count(dev, ino) == 0);
+  CHECK(f.server.locks.waiting(dev, ino) == 0);
+  CHECK(f.server.locks.count(dev, ino) == 0);
   CHECK(f.sent().empty());
 }
 

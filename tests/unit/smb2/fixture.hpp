@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/bytes.hpp"
 #include "smb2/access.hpp"
@@ -56,6 +57,49 @@ inline Bytes read_body(FileId id, uint64_t offset, uint32_t length, uint32_t min
   return b;
 }
 
+// A CREATE request body (MS-SMB2 2.2.13) for a file with every access and
+// share mode; OPLOCK is the RequestedOplockLevel (9: batch).
+inline Bytes create_body(std::string_view name, uint32_t disposition, uint8_t oplock = 0) {
+  Bytes n = u16le(name), b;
+  ByteWriter w(b);
+  w.u16(57);
+  w.u8(0);
+  w.u8(oplock);
+  w.u32(2);
+  w.zeros(16);
+  w.u32(FILE_ALL_ACCESS);
+  w.u32(0);
+  w.u32(kShareAll);
+  w.u32(disposition);
+  w.u32(kNonDirectoryFile);
+  w.u16(64 + 56);
+  w.u16(uint16_t(n.size()));
+  w.u64(0);
+  w.bytes(n);
+  return b;
+}
+
+// An IOCTL request body (MS-SMB2 2.2.31); FLAGS 1 is SMB2_0_IOCTL_IS_FSCTL.
+inline Bytes ioctl_body(uint32_t code, FileId id, const Bytes& input, uint32_t max_out, uint32_t flags = 1) {
+  Body body;
+  body.w.u16(57);
+  body.w.u16(0);
+  body.w.u32(code);
+  body.w.u64(id.persistent);
+  body.w.u64(id.volatile_id);
+  body.w.u32(input.empty() ? 0 : uint32_t(wire::kHeaderSize + 56));
+  body.w.u32(uint32_t(input.size()));
+  body.w.u32(0);  // MaxInputResponse
+  body.w.u32(0);  // OutputOffset
+  body.w.u32(0);  // OutputCount
+  body.w.u32(max_out);
+  body.w.u32(flags);
+  body.w.u32(0);
+  body.w.bytes(input);
+  if (input.empty()) body.w.u8(0);
+  return body.b;
+}
+
 struct Response {
   NtStatus status = NtStatus::Success;
   Bytes body;  // what the handler wrote after the header
@@ -91,6 +135,20 @@ inline state::Tree* add_session_and_tree(ConnState& conn, const std::filesystem:
   conn.sessions.emplace(1, std::move(s));
   return tree;
 }
+
+// Keeps posted tasks so the test runs them when it chooses, as the worker
+// would on its next wake-up.
+struct QueuedPoster : ConnPoster {
+  std::vector<ConnTask> tasks;
+  void post(const state::ConnAddress&, ConnTask task) override { tasks.push_back(std::move(task)); }
+  Bytes run_all(ConnState& conn) {
+    Bytes out;
+    auto now = std::move(tasks);
+    tasks.clear();
+    for (auto& t : now) t(conn, out);
+    return out;
+  }
+};
 
 class Smb2Fixture {
  public:

@@ -15,26 +15,6 @@ constexpr uint32_t kValidateNegotiate = 0x00140204, kResumeKey = 0x00140078, kSe
                    kPipeTransceive = 0x0011C017, kCreateOrGetObjectId = 0x000900C0;
 constexpr FileId kNoFile{~0ull, ~0ull};
 
-Bytes ioctl_body(uint32_t code, FileId id, const Bytes& input, uint32_t max_out, uint32_t flags = 1) {
-  Body body;
-  body.w.u16(57);
-  body.w.u16(0);
-  body.w.u32(code);
-  body.w.u64(id.persistent);
-  body.w.u64(id.volatile_id);
-  body.w.u32(input.empty() ? 0 : uint32_t(wire::kHeaderSize + 56));
-  body.w.u32(uint32_t(input.size()));
-  body.w.u32(0);  // MaxInputResponse
-  body.w.u32(0);  // OutputOffset
-  body.w.u32(0);  // OutputCount
-  body.w.u32(max_out);
-  body.w.u32(flags);
-  body.w.u32(0);
-  body.w.bytes(input);
-  if (input.empty()) body.w.u8(0);
-  return body.b;
-}
-
 Bytes validate_input(const ConnState& c, std::vector<uint16_t> dialects) {
   Bytes b;
   ByteWriter w(b);

@@ -10,6 +10,13 @@ using namespace ringsmb;
 using namespace ringsmb::smb2;
 using namespace ringsmb::smb2::test;
 
+
+// Releases OWNER's locks where the test has no waiter to post the grants to.
+template <typename Fixture>
+void release_locks_of(Fixture& f, const void* owner, uint64_t dev, uint64_t ino) {
+  std::vector<ringsmb::state::LockWaiter> granted;
+  f.server.locks.release(owner, dev, ino, granted);
+}
 namespace {
 
 constexpr uint32_t kShared = 0x1, kExclusive = 0x2, kUnlock = 0x4, kFailImmediately = 0x10;
@@ -65,15 +72,15 @@ TEST_CASE("lock: exclusive and shared conflicts between opens", "[smb2]") {
   // Blocking: waits (the tests below), until CANCEL here.
   Response waiting = f.call(handle_lock, wire::Command::Lock, lock_body(b, {{5, 10, kExclusive}}));
   CHECK(waiting.status == NtStatus::Pending);
-  CHECK(state::lock_table().waiting(node->device, node->inode) == 1);
+  CHECK(f.server.locks.waiting(node->device, node->inode) == 1);
   cancel(f, waiting.async_id);
-  CHECK(state::lock_table().waiting(node->device, node->inode) == 0);
+  CHECK(f.server.locks.waiting(node->device, node->inode) == 0);
   f.conn.async.ready.clear();
   CHECK(lock(f, b, {{10, 10, kExclusive | kFailImmediately}}) == NtStatus::Success);  // adjacent
   CHECK(lock(f, a, {{2, 2, kExclusive | kFailImmediately}}) == NtStatus::LockNotGranted);  // own exclusive
   CHECK(lock(f, a, {{2, 2, kShared | kFailImmediately}}) == NtStatus::Success);  // stacks on own exclusive
   CHECK(lock(f, b, {{0, 0, kExclusive | kFailImmediately}}) == NtStatus::Success);  // zero length at a's start
-  CHECK(state::lock_table().count(node->device, node->inode) == 4);
+  CHECK(f.server.locks.count(node->device, node->inode) == 4);
 
   REQUIRE(lock(f, a, {{0, 10, kUnlock}}) == NtStatus::Success);
   CHECK(lock(f, a, {{0, 10, kUnlock}}) == NtStatus::RangeNotLocked);
@@ -81,9 +88,9 @@ TEST_CASE("lock: exclusive and shared conflicts between opens", "[smb2]") {
   CHECK(lock(f, b, {{0, 2, kShared | kFailImmediately}}) == NtStatus::Success);
 
   // Closing releases what the open holds.
-  state::release_locks(f.find(a), node->device, node->inode);
-  state::release_locks(f.find(b), node->device, node->inode);
-  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+  release_locks_of(f, f.find(a), node->device, node->inode);
+  release_locks_of(f, f.find(b), node->device, node->inode);
+  CHECK(f.server.locks.count(node->device, node->inode) == 0);
 }
 
 TEST_CASE("lock: shared locks coexist; several locks are all or nothing", "[smb2]") {
@@ -96,14 +103,14 @@ TEST_CASE("lock: shared locks coexist; several locks are all or nothing", "[smb2
   REQUIRE(lock(f, b, {{50, 100, kShared | kFailImmediately}}) == NtStatus::Success);
   CHECK(lock(f, b, {{200, 10, kExclusive | kFailImmediately}, {90, 1, kExclusive | kFailImmediately}}) ==
         NtStatus::LockNotGranted);
-  CHECK(state::lock_table().count(node->device, node->inode) == 2);  // the first element was rolled back
+  CHECK(f.server.locks.count(node->device, node->inode) == 2);  // the first element was rolled back
   CHECK(lock(f, b, {{200, 10, kExclusive | kFailImmediately}, {300, 1, kShared | kFailImmediately}}) ==
         NtStatus::Success);
   CHECK(lock(f, b, {{200, 10, kUnlock}, {300, 1, kUnlock}}) == NtStatus::Success);
   // Unlocks are processed in order and stop at the first failure.
   CHECK(lock(f, b, {{50, 100, kUnlock}, {1, 1, kUnlock}}) == NtStatus::RangeNotLocked);
-  CHECK(state::lock_table().count(node->device, node->inode) == 1);
-  state::release_locks(f.find(a), node->device, node->inode);
+  CHECK(f.server.locks.count(node->device, node->inode) == 1);
+  release_locks_of(f, f.find(a), node->device, node->inode);
 }
 
 TEST_CASE("lock: zero-length locks sit between two bytes", "[smb2]") {
@@ -132,7 +139,7 @@ TEST_CASE("lock: zero-length locks sit between two bytes", "[smb2]") {
       REQUIRE(lock(f, a, {{c.first.offset, c.first.length, kUnlock}}) == NtStatus::Success);
     }
   }
-  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+  CHECK(f.server.locks.count(node->device, node->inode) == 0);
 }
 
 TEST_CASE("lock: stacked exclusive and shared unlock exclusive first; unlocks stop at the first failure",
@@ -152,7 +159,7 @@ TEST_CASE("lock: stacked exclusive and shared unlock exclusive first; unlocks st
   CHECK(lock(f, a, {{9999, 1, kUnlock}, {9999, 1, 0}}) == NtStatus::RangeNotLocked);
   // A held range, then a bad element: the first unlock stays done.
   CHECK(lock(f, a, {{10, 10, kUnlock}, {9999, 1, 0}}) == NtStatus::InvalidParameter);
-  CHECK(state::lock_table().count(node->device, node->inode) == 0);
+  CHECK(f.server.locks.count(node->device, node->inode) == 0);
 }
 
 TEST_CASE("lock: ranges up to the end of the 64-bit space", "[smb2]") {
@@ -165,7 +172,7 @@ TEST_CASE("lock: ranges up to the end of the 64-bit space", "[smb2]") {
   CHECK(lock(f, a, {{1ull << 63, 1ull << 63, kShared | kFailImmediately}}) == NtStatus::Success);
   CHECK(lock(f, a, {{(1ull << 63) + 1, 1ull << 63, kShared | kFailImmediately}}) == NtStatus::InvalidLockRange);
   CHECK(lock(f, a, {{~0ull, 2, kUnlock}}) == NtStatus::InvalidLockRange);
-  state::release_locks(f.find(a), node->device, node->inode);
+  release_locks_of(f, f.find(a), node->device, node->inode);
 }
 
 TEST_CASE("lock: validation", "[smb2]") {
@@ -195,7 +202,7 @@ TEST_CASE("lock: validation", "[smb2]") {
     CHECK(lock(f, a, {{0, 1, kFailImmediately}}) == NtStatus::InvalidParameter);
     // A blocking lock must be the only element.
     CHECK(lock(f, a, {{0, 1, kShared}, {5, 1, kShared | kFailImmediately}}) == NtStatus::InvalidParameter);
-    CHECK(state::lock_table().count(node->device, node->inode) == 0);
+    CHECK(f.server.locks.count(node->device, node->inode) == 0);
   }
   SECTION("closed file, directory, no data access") {
     CHECK(lock(f, FileId{77, 77}, {{0, 1, kShared | kFailImmediately}}) == NtStatus::FileClosed);
@@ -217,7 +224,7 @@ TEST_CASE("lock: READ and WRITE honour byte-range locks (MS-FSA 2.1.5.2, 2.1.5.3
   FileId a = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
   FileId b = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
   const auto* node = f.find(a)->node.get();
-  state::LockTable& t = state::lock_table();
+  state::LockTable& t = f.server.locks;
   const void* oa = f.find(a);
   const void* ob = f.find(b);
 
@@ -244,6 +251,6 @@ TEST_CASE("lock: READ and WRITE honour byte-range locks (MS-FSA 2.1.5.2, 2.1.5.3
     REQUIRE(lock(f, a, {{~0ull - 5, 5, kExclusive | kFailImmediately}}) == NtStatus::Success);
     CHECK(t.check_io(node->device, node->inode, ob, ~0ull - 2, 100, false) == NtStatus::FileLockConflict);
   }
-  state::release_locks(oa, node->device, node->inode);
-  state::release_locks(ob, node->device, node->inode);
+  release_locks_of(f, oa, node->device, node->inode);
+  release_locks_of(f, ob, node->device, node->inode);
 }

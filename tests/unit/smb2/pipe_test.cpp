@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "control/local_control_plane.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/pipe_io.hpp"
@@ -29,7 +30,7 @@ constexpr FileId kNoFile{~0ull, ~0ull};
 // The in-process control plane, with a record of the pipes left open.
 class RecordingControlPlane final : public ipc::ControlPlane {
  public:
-  explicit RecordingControlPlane(const config::Config& cfg) : inner_(ipc::make_local_control_plane(cfg)) {}
+  explicit RecordingControlPlane(const config::Config& cfg) : inner_(control::make_local_control_plane(cfg)) {}
   ipc::LoginReply login(const ipc::LoginRequest& r) override { return inner_->login(r); }
   ipc::TreeConnectReply tree_connect(const ipc::TreeConnectRequest& r) override { return inner_->tree_connect(r); }
   void tree_disconnect(const std::string& s, const std::string& u) override { inner_->tree_disconnect(s, u); }
@@ -108,26 +109,6 @@ Bytes write_body(FileId id, ByteSpan data) {
 }
 
 Bytes read_body(FileId id, uint32_t length) { return test::read_body(id, 0, length); }
-
-Bytes ioctl_body(uint32_t code, FileId id, const Bytes& input, uint32_t max_out) {
-  Body body;
-  body.w.u16(57);
-  body.w.u16(0);
-  body.w.u32(code);
-  body.w.u64(id.persistent);
-  body.w.u64(id.volatile_id);
-  body.w.u32(input.empty() ? 0 : uint32_t(wire::kHeaderSize + 56));
-  body.w.u32(uint32_t(input.size()));
-  body.w.u32(0);
-  body.w.u32(0);
-  body.w.u32(0);
-  body.w.u32(max_out);
-  body.w.u32(1);  // SMB2_0_IOCTL_IS_FSCTL
-  body.w.u32(0);
-  body.w.bytes(input);
-  if (input.empty()) body.w.u8(0);
-  return body.b;
-}
 
 Bytes query_body(FileId id, uint8_t cls, uint32_t out_len, uint8_t type = 1) {
   Bytes b;
@@ -567,56 +548,24 @@ wire::Header response_header(const Bytes& frame) {
   return h;
 }
 
-Bytes create_with_batch_oplock(std::string_view name) {
-  Bytes n = u16le(name), b;
-  ByteWriter w(b);
-  w.u16(57);
-  w.u8(0);
-  w.u8(9);  // RequestedOplockLevel: batch
-  w.u32(2);
-  w.zeros(16);
-  w.u32(FILE_ALL_ACCESS);
-  w.u32(0);
-  w.u32(kShareAll);
-  w.u32(kOpenIf);
-  w.u32(kNonDirectoryFile);
-  w.u16(64 + 56);
-  w.u16(uint16_t(n.size()));
-  w.u64(0);
-  w.bytes(n);
-  return b;
-}
-
-struct KeepingPoster : ConnPoster {
-  std::vector<ConnTask> tasks;
-  void post(const state::ConnAddress&, ConnTask task) override { tasks.push_back(std::move(task)); }
-  Bytes run_all(ConnState& conn) {
-    Bytes out;
-    auto now = std::move(tasks);
-    tasks.clear();
-    for (auto& t : now) t(conn, out);
-    return out;
-  }
-};
-
 }  // namespace
 
 TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL and teardown", "[smb2][pipe][oplock]") {
   PipeFixture fx;
-  KeepingPoster poster;
+  QueuedPoster poster;
   fx.server.poster = &poster;
   FileId pipe = fx.open_pipe("srvsvc");
   Bytes out;
   REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Echo, {4, 0, 0, 0}, 0, 1, 32), out) ==
           FrameResult::Ok);
   out.clear();
-  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_with_batch_oplock("b.txt"), 1, 1),
+  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_body("b.txt", kOpenIf, 9), 1, 1),
                         out) == FrameResult::Ok);
   REQUIRE(response_header(out).status == 0);
 
   // A second open of b.txt waits for the batch break; a READ on the empty pipe waits too.
   out.clear();
-  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_with_batch_oplock("b.txt"), 2, 1),
+  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_body("b.txt", kOpenIf, 9), 2, 1),
                         out) == FrameResult::Ok);
   wire::Header create_interim = response_header(out);
   CHECK(create_interim.status == uint32_t(NtStatus::Pending));
@@ -659,7 +608,7 @@ TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL 
 
   // Both kinds waiting when the connection goes: teardown drops both.
   out.clear();
-  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_with_batch_oplock("b.txt"), 4, 1),
+  REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Create, create_body("b.txt", kOpenIf, 9), 4, 1),
                         out) == FrameResult::Ok);
   out.clear();
   REQUIRE(process_frame(fx.conn, fx.server, request_frame(Command::Read, read_body(pipe, 100), 5, 2), out) ==

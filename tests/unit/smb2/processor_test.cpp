@@ -101,25 +101,6 @@ Bytes close_body(FileId id) {
   return b;
 }
 
-Bytes create_body(std::string_view name, uint32_t disposition) {
-  Bytes n = u16le(name), b;
-  ByteWriter w(b);
-  w.u16(57);
-  w.u16(0);
-  w.u32(2);
-  w.zeros(16);
-  w.u32(FILE_ALL_ACCESS);
-  w.u32(0);
-  w.u32(kShareAll);
-  w.u32(disposition);
-  w.u32(kNonDirectoryFile);
-  w.u16(64 + 56);
-  w.u16(uint16_t(n.size()));
-  w.u64(0);
-  w.bytes(n);
-  return b;
-}
-
 }  // namespace
 
 TEST_CASE("NEGOTIATE picks the highest common dialect", "[smb2][processor]") {
@@ -236,12 +217,6 @@ TEST_CASE("a body shorter than its StructureSize is refused", "[smb2][processor]
 
 namespace {
 
-Bytes create_with_oplock(std::string_view name, uint8_t oplock) {
-  Bytes b = create_body(name, kOpenIf);
-  b[3] = oplock;  // RequestedOplockLevel
-  return b;
-}
-
 Bytes oplock_ack_body(FileId id, uint8_t level) {
   Bytes b;
   ByteWriter w(b);
@@ -253,20 +228,6 @@ Bytes oplock_ack_body(FileId id, uint8_t level) {
   return b;
 }
 
-// Keeps posted tasks so the test runs them when it chooses, as the worker
-// would on its next wake-up.
-struct RecordingPoster : ConnPoster {
-  std::vector<ConnTask> tasks;
-  void post(const state::ConnAddress&, ConnTask task) override { tasks.push_back(std::move(task)); }
-  Bytes run_all(ConnState& conn) {
-    Bytes out;
-    auto now = std::move(tasks);
-    tasks.clear();
-    for (auto& t : now) t(conn, out);
-    return out;
-  }
-};
-
 uint32_t header_flags(const Bytes& frame) { return load_le32(frame.data() + 4 + wire::hdr::Flags); }
 uint64_t header_async_id(const Bytes& frame) { return load_le64(frame.data() + 4 + wire::hdr::AsyncId); }
 
@@ -274,13 +235,13 @@ uint64_t header_async_id(const Bytes& frame) { return load_le64(frame.data() + 4
 
 TEST_CASE("a CREATE contending a batch oplock goes async until the acknowledgment", "[smb2][processor][oplock]") {
   Smb2Fixture fx;
-  RecordingPoster poster;
+  QueuedPoster poster;
   fx.server.poster = &poster;
   Bytes out;
   REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 32), out) == FrameResult::Ok);
 
   out.clear();
-  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_with_oplock("b.txt", 9)}}, 1), out) ==
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_body("b.txt", kOpenIf, 9)}}, 1), out) ==
           FrameResult::Ok);
   auto r = replies(out);
   REQUIRE(r[0].status == 0);
@@ -328,12 +289,12 @@ TEST_CASE("a CREATE contending a batch oplock goes async until the acknowledgmen
 
 TEST_CASE("CANCEL completes a waiting CREATE with STATUS_CANCELLED", "[smb2][processor][oplock]") {
   Smb2Fixture fx;
-  RecordingPoster poster;
+  QueuedPoster poster;
   fx.server.poster = &poster;
   Bytes out;
   REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 32), out) == FrameResult::Ok);
   out.clear();
-  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_with_oplock("c.txt", 9)}}, 1), out) ==
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_body("c.txt", kOpenIf, 9)}}, 1), out) ==
           FrameResult::Ok);
   out.clear();
   REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Create, create_body("c.txt", kOpenIf)}}, 2), out) ==

@@ -2,6 +2,7 @@
 // malformed bodies.
 #include <catch2/catch.hpp>
 
+#include "control/local_control_plane.hpp"
 #include "fixture.hpp"
 #include "ipc/control_plane.hpp"
 
@@ -121,7 +122,7 @@ TEST_CASE("TREE_CONNECT resolves shares through the control plane", "[smb2]") {
   share.read_only = false;
   fx.server.config.shares.push_back(share);
   fx.session->user = "alice";  // anonymous sessions only reach guest-ok shares
-  auto control = ipc::make_local_control_plane(fx.server.config);
+  auto control = control::make_local_control_plane(fx.server.config);
   fx.server.control = control.get();
 
   Response ok = fx.call(handle_tree_connect, Command::TreeConnect, tree_connect_body("\\\\server\\DATA"));

@@ -6,7 +6,7 @@
 #include "auth/spnego.hpp"
 #include "crypto/test_hex.hpp"
 
-// The encoders live with the tool, not in ringsmb_core; compiling them here
+// The encoders live with the tool, not in a layer library; compiling them here
 // keeps the unit test target's CMake untouched.
 #include "../../../tools/smbench/ntlm_client.cpp"
 

@@ -209,7 +209,7 @@ TEST_CASE("open_beneath confines opens to the share root", "[vfs]") {
   CHECK(open_beneath(root, "dir/rel_out", O_RDONLY, 0) == -EXDEV);
   CHECK_FALSE(ok("magic/etc/passwd"));
   CHECK(open_beneath(root, "missing", O_RDONLY, 0) == -ENOENT);
-  CHECK(open_beneath_status(open_beneath(root, "abs_out", O_RDONLY, 0)) == NtStatus::ObjectPathNotFound);
+  CHECK(open_beneath_status(open_beneath(root, "abs_out", O_RDONLY, 0)) == NtStatus::AccessDenied);
   CHECK(open_beneath_status(-ENOENT) == NtStatus::ObjectNameNotFound);
 
   // Creating passes the mode through; opening without O_CREAT ignores it.

@@ -1,0 +1,180 @@
+// state::FileTable on its own: the share access check (MS-FSA 2.1.5.1.2.1)
+// and the oplock / lease grants and breaks a CREATE gets (MS-FSA 2.1.5.17,
+// MS-SMB2 3.3.5.9.8 and 3.3.5.9.11), without a file system or a connection.
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <vector>
+
+#include "state/file_table.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::state;
+
+namespace {
+
+constexpr uint32_t kRead = 0x1, kWrite = 0x2, kReadAttributes = 0x80, kDelete = 0x10000;
+constexpr uint32_t kShareRead = 1, kShareWrite = 2, kShareDelete = 4, kShareAll = 7;
+constexpr uint64_t kDev = 8, kIno = 42;
+
+// Owners stand for state::Open pointers; only their addresses matter.
+struct Owners {
+  int a = 0, b = 0, c = 0;
+};
+
+// The table keeps a file's node only while an open holds it (state::Open
+// does, in the server): so do the tests.
+std::vector<std::shared_ptr<FileNode>> held;
+
+NtStatus try_open(FileTable& t, const void* owner, uint32_t access, uint32_t share) {
+  auto r = t.open(kDev, kIno, owner, access, share);
+  if (!r) return r.error();
+  held.push_back(*r);
+  return NtStatus::Success;
+}
+
+OpenOutcome keep(OpenOutcome o) {
+  if (o.node) held.push_back(o.node);
+  return o;
+}
+
+CacheRequest oplock_request(uint8_t level) {
+  CacheRequest c;
+  c.oplock_level = level;
+  return c;
+}
+
+CacheRequest lease_request(uint8_t key_byte, uint32_t state) {
+  CacheRequest c;
+  c.oplock_level = kOplockLease;
+  c.lease = std::make_shared<Lease>();
+  c.lease->key[0] = key_byte;
+  c.lease_state = state;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("file table: a new open must share what the others do, and they what it does", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  REQUIRE(try_open(t, &o.a, kRead, kShareRead) == NtStatus::Success);
+  CHECK(try_open(t, &o.b, kRead, kShareRead | kShareWrite) == NtStatus::Success);
+  // A reads and B does not share read.
+  CHECK(try_open(t, &o.c, kWrite, kShareWrite) == NtStatus::SharingViolation);
+  // B writes, A did not share write.
+  CHECK(try_open(t, &o.c, kWrite, kShareAll) == NtStatus::SharingViolation);
+  // Delete access needs FILE_SHARE_DELETE from every other open.
+  CHECK(try_open(t, &o.c, kDelete, kShareAll) == NtStatus::SharingViolation);
+}
+
+TEST_CASE("file table: opens for attributes alone take no part in sharing", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  REQUIRE(try_open(t, &o.a, kRead | kWrite | kDelete, 0) == NtStatus::Success);
+  CHECK(try_open(t, &o.b, kReadAttributes, 0) == NtStatus::Success);
+  CHECK(try_open(t, &o.c, kRead, kShareAll) == NtStatus::SharingViolation);
+}
+
+TEST_CASE("file table: a closed open stops conflicting; the last close says so", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  auto a = t.open(kDev, kIno, &o.a, kRead | kWrite, 0);
+  REQUIRE(a);
+  CHECK(try_open(t, &o.b, kRead, kShareAll) == NtStatus::SharingViolation);
+  auto other = t.open(kDev, kIno + 1, &o.b, kRead, 0);  // another file: no conflict
+  CHECK(other);
+  CHECK(t.close(*a, &o.a));
+  auto b = t.open(kDev, kIno, &o.b, kRead, kShareRead);
+  REQUIRE(b);
+  auto c = t.open(kDev, kIno, &o.c, kRead, kShareRead);
+  REQUIRE(c);
+  CHECK_FALSE(t.close(*b, &o.b));
+  CHECK(t.close(*c, &o.c));
+}
+
+TEST_CASE("file table: delete pending refuses new opens", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  auto a = t.open(kDev, kIno, &o.a, kRead | kDelete, kShareAll);
+  REQUIRE(a);
+  t.set_delete_pending(*a, true);
+  CHECK(t.delete_pending(kDev, kIno));
+  CHECK(try_open(t, &o.b, kRead, kShareAll) == NtStatus::DeletePending);
+}
+
+TEST_CASE("file table: an oplock is granted to the only open; a second open breaks it", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  CacheRequest batch = oplock_request(kOplockBatch);
+  OpenOutcome first = keep(t.open_cached(kDev, kIno, &o.a, kRead | kWrite, kShareAll, &batch));
+  REQUIRE(first.status == NtStatus::Success);
+  CHECK(first.grant.oplock_level == kOplockBatch);
+  CHECK(first.breaks.empty());
+
+  CacheRequest second_req = oplock_request(kOplockBatch);
+  OpenOutcome second = keep(t.open_cached(kDev, kIno, &o.b, kRead, kShareAll, &second_req));
+  REQUIRE(second.status == NtStatus::Success);
+  REQUIRE(second.breaks.size() == 1);
+  CHECK(second.breaks[0].is_oplock);
+  CHECK(second.breaks[0].ack_required);  // breaking away from batch waits for the client
+  CHECK(second.breaks[0].to_state == kLeaseRead);  // to level II
+  // A batch oplock still breaking leaves nothing to grant.
+  CHECK(second.grant.oplock_level == kOplockNone);
+}
+
+TEST_CASE("file table: a CREATE that can wait does so while a break is out", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  CacheRequest ex = oplock_request(kOplockExclusive);
+  REQUIRE(keep(t.open_cached(kDev, kIno, &o.a, kRead | kWrite, kShareAll, &ex)).grant.oplock_level == kOplockExclusive);
+  CacheRequest waiting = oplock_request(kOplockNone);
+  waiting.can_wait = true;
+  OpenOutcome w = keep(t.open_cached(kDev, kIno, &o.b, kRead, kShareAll, &waiting));
+  CHECK(w.wait);
+  CHECK(w.breaks.size() == 1);
+  CHECK(t.open_count(w.node) == 1);  // not registered while it waits
+}
+
+TEST_CASE("file table: leases: what a second key gets and what the first keeps", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  CacheRequest first_req = lease_request(1, kLeaseRead | kLeaseWrite | kLeaseHandle);
+  OpenOutcome first = keep(t.open_cached(kDev, kIno, &o.a, kRead | kWrite, kShareAll, &first_req));
+  REQUIRE(first.status == NtStatus::Success);
+  CHECK(first.grant.oplock_level == kOplockLease);
+  CHECK(first.grant.lease_state == (kLeaseRead | kLeaseWrite | kLeaseHandle));
+
+  // Another key: the first loses W (another opener now reads), keeps RH;
+  // the newcomer cannot have W either.
+  CacheRequest second_req = lease_request(2, kLeaseRead | kLeaseWrite | kLeaseHandle);
+  OpenOutcome second = keep(t.open_cached(kDev, kIno, &o.b, kRead, kShareAll, &second_req));
+  REQUIRE(second.status == NtStatus::Success);
+  REQUIRE(second.breaks.size() == 1);
+  CHECK_FALSE(second.breaks[0].is_oplock);
+  CHECK(second.breaks[0].from == (kLeaseRead | kLeaseWrite | kLeaseHandle));
+  CHECK(second.breaks[0].to_state == (kLeaseRead | kLeaseHandle));
+  CHECK(second.breaks[0].ack_required);
+  CHECK((second.grant.lease_state & kLeaseWrite) == 0);
+  CHECK((second.grant.lease_state & kLeaseRead) != 0);
+}
+
+TEST_CASE("file table: a share conflict breaks only H, and the open still fails", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  CacheRequest first_req = lease_request(1, kLeaseRead | kLeaseHandle);
+  REQUIRE(keep(t.open_cached(kDev, kIno, &o.a, kRead, kShareRead, &first_req)).status == NtStatus::Success);
+  CacheRequest writer = lease_request(2, kLeaseRead);
+  OpenOutcome w = keep(t.open_cached(kDev, kIno, &o.b, kWrite, kShareAll, &writer));
+  CHECK(w.status == NtStatus::SharingViolation);
+  REQUIRE(w.breaks.size() == 1);
+  CHECK(w.breaks[0].to_state == kLeaseRead);  // RH -> R: the holder may close its cached handles
+}
