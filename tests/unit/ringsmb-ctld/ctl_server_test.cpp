@@ -144,15 +144,12 @@ TEST_CASE("RELOAD picks up a new share; SHUTDOWN notifies the data plane", "[ipc
   CHECK(s.shutdown_requested());
 }
 
-TEST_CASE("the netlink control plane talks to a ctld found by its pid file", "[ipc]") {
+TEST_CASE("the netlink control plane talks to a ctld found by its port file", "[ipc]") {
   Fixture f;
-  // A random high port stands in for ctld's pid, so it cannot collide with
-  // the kernel's automatic port ids (this process's pid and negatives).
-  std::mt19937 rng(std::random_device{}());
-  uint32_t port = 0x40000000u + (rng() % 0x1000000u);
-  auto sock = NlSocket::open(port);
+  auto sock = NlSocket::open(0);  // a port the kernel chooses, as ctld's
   REQUIRE(sock);
-  std::ofstream(f.dir + "/" + kPidFileName) << port << "\n";
+  std::string error;
+  REQUIRE(write_port_file(f.dir + "/" + kCtldPortFileName, sock->port(), error));
   CtlServer server(f.conf, f.cfg);
   int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   std::thread t([&] { server.serve(*sock, efd, [&] { server.request_shutdown(); }); });
@@ -278,11 +275,10 @@ TEST_CASE("ctld drops its pipes when another data plane registers, not when the 
 
 TEST_CASE("the netlink control plane relays pipe bytes to ctld, in pieces when large", "[ipc]") {
   Fixture f;
-  std::mt19937 rng(std::random_device{}());
-  uint32_t port = 0x40000000u + (rng() % 0x1000000u);
-  auto sock = NlSocket::open(port);
+  auto sock = NlSocket::open(0);
   REQUIRE(sock);
-  std::ofstream(f.dir + "/" + kPidFileName) << port << "\n";
+  std::string error;
+  REQUIRE(write_port_file(f.dir + "/" + kCtldPortFileName, sock->port(), error));
   CtlServer server(f.conf, f.cfg);
   int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   std::thread t([&] { server.serve(*sock, efd, [&] { server.request_shutdown(); }); });
