@@ -64,8 +64,12 @@
 //   SHUTTING_DOWN    either way, one-way {PID}: the sender is going away.
 //   LOGIN            D->C req {SERVER_CHALLENGE, NTLM_NEGOTIATE?, NTLM_CHALLENGE,
 //                    NTLM_AUTHENTICATE, CLIENT_ADDRESS?}
-//                    reply {STATUS, ACCOUNT?, LOGIN_FLAGS, SESSION_KEY?, UID, GID}
+//                    reply {STATUS, ACCOUNT?, LOGIN_FLAGS, SESSION_KEY?, UID, GID,
+//                    DELAY_MS?}
 //                    C verifies NTLMv2 itself; D never sees an NT hash.
+//                    DELAY_MS (login throttle): D holds its SESSION_SETUP
+//                    answer that long, without blocking a worker; with a
+//                    failure too. STATUS may be AccountLockedOut.
 //   LOGIN_EXT        same request; the reply adds GROUPS (supplementary gids).
 //                    ringsmbd uses LOGIN_EXT; LOGIN exists for a ksmbd shim.
 //   SHARE_CONFIG     D->C req {SHARE_NAME} reply {STATUS, SHARE_*, ENCRYPTION}
@@ -210,6 +214,7 @@ enum Attr : uint16_t {
   ATTR_TREE_ID,            // u32, the SMB2 TreeId
   ATTR_MORE_ENTRIES,       // u32 0/1: another datagram of this LIST_* reply follows
   ATTR_CHANNEL_PORT,       // u32, STARTING_UP reply: ctld's socket connected to the sender
+  ATTR_DELAY_MS,           // u32, LOGIN reply: hold the answer to the client this long (throttle)
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;

@@ -1,6 +1,7 @@
 // SMB2 SESSION_SETUP and LOGOFF (MS-SMB2 2.2.5-2.2.8, 3.3.5.5, 3.3.5.6):
 // SPNEGO-wrapped (or raw) NTLMSSP, NTLMv2 checked by the control plane,
 // keys derived here, 3.1.1 preauth integrity, re-authentication.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -10,6 +11,7 @@
 #include "common/log.hpp"
 #include "crypto/primitives.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/lease.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
@@ -131,8 +133,16 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
   lr.challenge_msg = s.ntlm_challenge;
   lr.authenticate_msg = auth_msg;
   ipc::LoginReply login = req.server.control->login(lr);
-  if (login.status != NtStatus::Success) return login.status == NtStatus::InvalidParameter ? login.status
-                                                                                          : NtStatus::LogonFailure;
+  if (login.delay_ms) {
+    // The throttle: the transport holds this reply (and the connection's
+    // later requests) without blocking the worker.
+    int64_t until = monotonic_ms() + login.delay_ms;
+    req.conn.hold_replies_until_ms = std::max(req.conn.hold_replies_until_ms, until);
+  }
+  if (login.status != NtStatus::Success) {
+    bool as_is = login.status == NtStatus::InvalidParameter || login.status == NtStatus::AccountLockedOut;
+    return as_is ? login.status : NtStatus::LogonFailure;
+  }
   auto parsed = auth::parse_ntlm_authenticate(auth_msg);
   uint32_t flags = parsed ? parsed->flags : 0;
   Bytes server_mic;

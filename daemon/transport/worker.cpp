@@ -177,6 +177,20 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
 
 bool Worker::process_one(Conn& c, ByteSpan frame) {
   c.last_frame_large = frame.size() >= kRecvInPlaceMin;
+  if (held(c)) {
+    // Requests behind a held SESSION_SETUP wait for it, so that pipelining
+    // does not get around the throttle. A client has no reason to send
+    // much meanwhile: more than kMaxHeldRequestBytes drops the connection.
+    if (c.held_requests.size() + frame.size() > kMaxHeldRequestBytes) {
+      LOG_INFO("%s: too many requests while a login answer is held", c.state.client_address.c_str());
+      return false;
+    }
+    uint32_t len = uint32_t(frame.size());
+    const uint8_t header[4] = {0, uint8_t(len >> 16), uint8_t(len >> 8), uint8_t(len)};
+    c.held_requests.insert(c.held_requests.end(), header, header + 4);
+    c.held_requests.insert(c.held_requests.end(), frame.begin(), frame.end());
+    return true;
+  }
   smb2::FrameResult fr;
   try {
     fr = smb2::process_frame(c.state, ctx_, frame, c.pending);
@@ -184,7 +198,34 @@ bool Worker::process_one(Conn& c, ByteSpan frame) {
     LOG_ERROR("%s: internal error: %s", c.state.client_address.c_str(), e.what());
     fr = smb2::FrameResult::Drop;
   }
+  if (held(c)) arm_hold(c);
   return fr == smb2::FrameResult::Ok;
+}
+
+void Worker::arm_hold(Conn& c) {
+  uint64_t id = c.id;
+  timer_.schedule(c.state.hold_replies_until_ms, [this, id] { post([this, id] { release_hold(id); }); });
+}
+
+void Worker::release_hold(uint64_t conn_id) {
+  Conn* c = receiving_conn(conn_id);
+  if (!c || !held(*c)) return;
+  if (smb2::monotonic_ms() < c->state.hold_replies_until_ms) return arm_hold(*c);  // extended meanwhile
+  c->state.hold_replies_until_ms = 0;
+  flush(*c);
+  // The requests that waited, in order; one of them may set a new hold,
+  // and process_one then keeps the rest back again.
+  Bytes waiting;
+  waiting.swap(c->held_requests);
+  for (size_t at = 0; at + 4 <= waiting.size() && !c->closing;) {
+    size_t len = (size_t(waiting[at + 1]) << 16) | (size_t(waiting[at + 2]) << 8) | waiting[at + 3];
+    if (!process_one(*c, ByteSpan(waiting.data() + at + 4, len))) {
+      drop(*c, "protocol error");
+      return;
+    }
+    at += 4 + len;
+  }
+  flush(*c);
 }
 
 void Worker::after_framing(Conn& c, FrameAssembler::Result r) {
@@ -200,7 +241,7 @@ void Worker::after_framing(Conn& c, FrameAssembler::Result r) {
 // keeps its capacity, so pipelined 1 MiB replies cost no fresh memory each)
 // and are queued once what was queued has gone out.
 void Worker::flush(Conn& c) {
-  if (c.waiting || c.pending.empty()) return;
+  if (c.waiting || c.pending.empty() || held(c)) return;
   c.out.append(c.pending, c.state.out_files);
   send_now(c);
 }

@@ -18,6 +18,7 @@
 #include "ipc/ctl_status.hpp"
 #include "smb2/conn_state.hpp"
 #include "smb2/server_context.hpp"
+#include "transport/delay_timer.hpp"
 #include "transport/frame_assembler.hpp"
 #include "transport/send_queue.hpp"
 
@@ -34,6 +35,8 @@ inline constexpr size_t kMaxFrameSize = 16 * 1024 * 1024;
 // below it, the copy out of the reactor's buffer costs less than the extra
 // recv() that usually ends in EAGAIN.
 inline constexpr size_t kRecvInPlaceMin = 64 * 1024;
+// Requests a connection may queue while a login answer is held (throttle).
+inline constexpr size_t kMaxHeldRequestBytes = 1024 * 1024;
 
 class Worker final : public io::ReactorHandler {
  public:
@@ -92,7 +95,15 @@ class Worker final : public io::ReactorHandler {
     bool last_frame_large = false;  // then the next header is read in place too
     uint64_t bytes_received = 0;
     uint64_t bytes_received_in_place = 0;  // of those, straight into the frame buffer
+    // Requests that arrived while the replies are held (ConnState::
+    // hold_replies_until_ms), each with its 4-byte header, in order.
+    Bytes held_requests;
   };
+  // The login throttle's hold: requests wait in held_requests, replies in
+  // pending, until release_hold runs (woken through timer_).
+  static bool held(const Conn& c) { return c.state.hold_replies_until_ms != 0; }
+  void arm_hold(Conn& c);
+  void release_hold(uint64_t conn_id);
   Conn* receiving_conn(uint64_t conn_id);
   bool process_one(Conn& c, ByteSpan frame);
   void after_framing(Conn& c, FrameAssembler::Result r);
@@ -115,6 +126,7 @@ class Worker final : public io::ReactorHandler {
   size_t max_frame_ = kMaxFrameSize;
   std::mutex posted_mu_;
   std::vector<std::function<void()>> posted_;  // guarded by posted_mu_
+  DelayTimer timer_;  // last: stopped first, before the reactor its callbacks wake
 };
 
 }  // namespace ringsmb::transport
