@@ -99,6 +99,14 @@ struct GlobalConfig {
   uint32_t smb2_max_write = 1024 * 1024;
   uint32_t smb2_max_trans = 8 * 1024 * 1024;
   uint32_t deadtime_minutes = 0;
+  // The login throttle (control/login_throttle.hpp): "login failure delay"
+  // (ms, 0: off), "login failure max delay" (ms), "login failure window"
+  // (s), "account lockout threshold" (0: never), "account lockout duration" (s).
+  uint32_t login_failure_delay_ms = 200;
+  uint32_t login_failure_max_delay_ms = 10000;
+  uint32_t login_failure_window_s = 600;
+  uint32_t account_lockout_threshold = 0;
+  uint32_t account_lockout_duration_s = 600;
   // "lease break timeout": ms a CREATE waits for an oplock/lease break
   // acknowledgment before the break counts as done (Windows: 35 s).
   uint32_t lease_break_timeout_ms = 35000;

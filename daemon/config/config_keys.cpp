@@ -150,6 +150,26 @@ constexpr GlobalKey kGlobalKeys[] = {
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.deadtime_minutes, parse_ranged(v, 0, 525600));
      }},
+    {"loginfailuredelay",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.login_failure_delay_ms, parse_ranged(v, 0, 60000));
+     }},
+    {"loginfailuremaxdelay",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.login_failure_max_delay_ms, parse_ranged(v, 0, 300000));
+     }},
+    {"loginfailurewindow",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.login_failure_window_s, parse_ranged(v, 1, 86400));
+     }},
+    {"accountlockoutthreshold",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.account_lockout_threshold, parse_ranged(v, 0, 999));
+     }},
+    {"accountlockoutduration",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.account_lockout_duration_s, parse_ranged(v, 1, 86400));
+     }},
     {"leasebreaktimeout",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.lease_break_timeout_ms, parse_ranged(v, 100, 300000));

@@ -7,11 +7,14 @@
 #include <grp.h>
 #include <sys/stat.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <mutex>
 
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
+#include "control/login_throttle.hpp"
 #include "control/pipe_table.hpp"
 #include "common/log.hpp"
 #include "control/share_access.hpp"
@@ -30,7 +33,11 @@ bool iequals(std::string_view a, std::string_view b) {
 class LocalControlPlane final : public ControlPlane {
  public:
   explicit LocalControlPlane(const config::Config& cfg)
-      : cfg_(cfg), pipe_config_(std::make_shared<const config::Config>(cfg)) {}
+      : cfg_(cfg), pipe_config_(std::make_shared<const config::Config>(cfg)), throttle_(control::shared_login_throttle()) {
+    const auto& g = cfg.global;
+    throttle_->configure({g.login_failure_delay_ms, g.login_failure_max_delay_ms, g.login_failure_window_s,
+                          g.account_lockout_threshold, g.account_lockout_duration_s});
+  }
 
   LoginReply login(const LoginRequest& req) override;
   TreeConnectReply tree_connect(const TreeConnectRequest& req) override;
@@ -47,6 +54,7 @@ class LocalControlPlane final : public ControlPlane {
  private:
   void refresh_user_db();
   LoginReply guest_login() const;
+  LoginReply verify(const LoginRequest& req, const auth::NtlmAuthenticate& msg);
   std::optional<UnixUser> subject_identity(const TreeConnectRequest& req) const;
 
   config::Config cfg_;
@@ -56,7 +64,14 @@ class LocalControlPlane final : public ControlPlane {
   bool db_loaded_ = false;
   std::shared_ptr<const config::Config> pipe_config_;
   PipeTable pipes_;
+  std::shared_ptr<LoginThrottle> throttle_;
 };
+
+int64_t monotonic_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
 
 void LocalControlPlane::refresh_user_db() {
   struct stat st{};
@@ -107,19 +122,39 @@ LoginReply LocalControlPlane::login(const LoginRequest& req) {
     else reply.unix_user = {65534, 65534, {}};
     return reply;
   }
+  // The throttle decides how long the answer waits and whether the account
+  // is locked; the password check itself runs at once either way.
+  int64_t now = monotonic_ms();
+  auto pre = throttle_->before(req.client_address, auth_msg->user, now);
+  if (pre.locked_out) {
+    reply.status = NtStatus::AccountLockedOut;
+    reply.delay_ms = std::max(pre.delay_ms, throttle_->failed(req.client_address, auth_msg->user, now));
+    return reply;
+  }
+  reply = verify(req, *auth_msg);
+  if (reply.status == NtStatus::LogonFailure) {
+    reply.delay_ms = std::max(pre.delay_ms, throttle_->failed(req.client_address, auth_msg->user, now));
+  } else {
+    if (reply.status == NtStatus::Success && !reply.is_guest) throttle_->succeeded(auth_msg->user);
+    reply.delay_ms = pre.delay_ms;
+  }
+  return reply;
+}
+
+LoginReply LocalControlPlane::verify(const LoginRequest& req, const auth::NtlmAuthenticate& msg) {
+  LoginReply reply;
   std::lock_guard lock(mu_);
   refresh_user_db();
-  const auth::UserRecord* rec = db_.find(auth_msg->user);
+  const auth::UserRecord* rec = db_.find(msg.user);
   if (!rec) {
     if (cfg_.global.map_to_guest != config::MapToGuest::Never) return guest_login();
     reply.status = NtStatus::LogonFailure;
     return reply;
   }
   auto verified = auth::ntlmv2_verify(
-      {req.negotiate_msg, req.challenge_msg, req.authenticate_msg, req.server_challenge}, *auth_msg, rec->nt_hash);
+      {req.negotiate_msg, req.challenge_msg, req.authenticate_msg, req.server_challenge}, msg, rec->nt_hash);
   if (!verified) {
     if (cfg_.global.map_to_guest == config::MapToGuest::BadPassword) return guest_login();
-    LOG_INFO("login failed for '%s' from %s", auth_msg->user.c_str(), req.client_address.c_str());
     reply.status = NtStatus::LogonFailure;
     return reply;
   }

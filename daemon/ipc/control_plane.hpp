@@ -41,6 +41,9 @@ struct LoginReply {
   bool is_anonymous = false;
   std::array<uint8_t, 16> session_key{};  // zero for guest / anonymous
   UnixUser unix_user;
+  // How long the data plane holds the answer back (the login throttle,
+  // control/login_throttle.hpp), success or failure; 0: answer now.
+  uint32_t delay_ms = 0;
 };
 
 struct ShareInfo {

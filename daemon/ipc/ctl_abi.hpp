@@ -3,14 +3,29 @@
 // nowhere else; docs/ctl-abi.md explains each one at more length.
 //
 // TRANSPORT
-//   socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK). Every process binds its own
-//   port id. ringsmb-ctld binds port id == its pid and writes that pid to
-//   "<state directory>/ringsmb-ctld.pid" (kPidFileName); a peer that did not
-//   spawn it reads the file. A pid is unique among live processes, so two
-//   servers on one host (tests, containers) never fight over a port, and a
-//   stale pid file only yields ECONNREFUSED, never a wrong peer. Only unicast
-//   is used: unicast NETLINK_USERSOCK needs no privilege, so the receiver
-//   itself enforces who may talk (below).
+//   socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK), unicast only. Any local
+//   user may bind any free port id and send to any port on this protocol, so
+//   the channel is built to be neither pre-empted nor drowned (threat model
+//   in docs/ctl-abi.md):
+//   * Every socket binds port 0: the kernel picks a free port id, so no
+//     port can be taken before a daemon starts. ringsmb-ctld's REQUEST PORT
+//     is handed to a spawned ctld as an inherited socket (--netlink-fd), and
+//     published by ctld in "<state directory>/ringsmb-ctld.port"
+//     (kCtldPortFileName, mode 0600, owner root or the service user) for
+//     ringsmbctl and an external ringsmbd. ringsmbd's admin port likewise in
+//     "ringsmbd.port" (kDataPlanePortFileName). The pid files stay, for
+//     people and scripts; they name no port.
+//   * Every socket that sends requests is connect()ed to its one peer; the
+//     kernel then refuses (ECONNREFUSED) datagrams from any other port, so
+//     nobody else can fill its receive queue and its replies cannot be lost.
+//   * ringsmbd does not send LOGIN and the rest to the request port: each
+//     of its sockets first sends STARTING_UP there, and ctld answers with
+//     CHANNEL_PORT, a new ctld socket connected to that one sender. Both
+//     ends then talk only to each other. Only the request port (and
+//     ringsmbd's admin port) accept datagrams from anyone; a flood there
+//     can delay a STARTING_UP or an admin request, never a login on an open
+//     channel, and senders wait for queue space (kSendWaitMs) instead of
+//     failing at once.
 //
 // CREDENTIALS
 //   Every receiver sets SO_PASSCRED and reads SCM_CREDENTIALS (stamped by the
@@ -34,15 +49,27 @@
 //
 // MESSAGES (dir: D = ringsmbd, C = ringsmb-ctld, A = ringsmbctl)
 //   HEARTBEAT        D->C req {}                       reply {STATUS}
-//   STARTING_UP      D->C req {ABI_VERSION, PID, ROLE} reply {STATUS, ABI_VERSION, PID}
-//                    The handshake: C remembers D's port for events. A
-//                    different ABI_VERSION gets STATUS=NotSupported and D
-//                    refuses to use that C.
+//   STARTING_UP      D->C req {ABI_VERSION, PID, ROLE}
+//                    reply {STATUS, ABI_VERSION, PID, CHANNEL_PORT?}
+//                    The handshake and channel opening, sent to the request
+//                    port. C opens a socket connected to the sender and
+//                    replies (from the request port) with its port id in
+//                    CHANNEL_PORT; everything after goes over that channel.
+//                    ROLE_DATA_PLANE (ringsmbd's supervisor): C also sends
+//                    its events (SHUTDOWN, SHUTTING_DOWN) on this channel.
+//                    ROLE_CHANNEL: a request channel of a ringsmbd thread.
+//                    A different ABI_VERSION gets STATUS=NotSupported and D
+//                    refuses to use that C; no room for another channel
+//                    gets InsufficientResources.
 //   SHUTTING_DOWN    either way, one-way {PID}: the sender is going away.
 //   LOGIN            D->C req {SERVER_CHALLENGE, NTLM_NEGOTIATE?, NTLM_CHALLENGE,
 //                    NTLM_AUTHENTICATE, CLIENT_ADDRESS?}
-//                    reply {STATUS, ACCOUNT?, LOGIN_FLAGS, SESSION_KEY?, UID, GID}
+//                    reply {STATUS, ACCOUNT?, LOGIN_FLAGS, SESSION_KEY?, UID, GID,
+//                    DELAY_MS?}
 //                    C verifies NTLMv2 itself; D never sees an NT hash.
+//                    DELAY_MS (login throttle): D holds its SESSION_SETUP
+//                    answer that long, without blocking a worker; with a
+//                    failure too. STATUS may be AccountLockedOut.
 //   LOGIN_EXT        same request; the reply adds GROUPS (supplementary gids).
 //                    ringsmbd uses LOGIN_EXT; LOGIN exists for a ksmbd shim.
 //   SHARE_CONFIG     D->C req {SHARE_NAME} reply {STATUS, SHARE_*, ENCRYPTION}
@@ -61,8 +88,8 @@
 //   LIST_CONNECTIONS / LIST_SESSIONS / LIST_TREE_CONNECTS / LIST_OPEN_FILES
 //                    A->D req {} reply {STATUS, MORE_ENTRIES?, ENTRY*}. ringsmbd
 //                    holds this state, so A asks it directly: ringsmbd binds an
-//                    admin socket on port id == its pid and writes the pid to
-//                    "<state directory>/ringsmbd.pid" (kDataPlanePidFileName).
+//                    admin socket on a kernel-chosen port and writes it to
+//                    "<state directory>/ringsmbd.port" (kDataPlanePortFileName).
 //                    The reply may span several datagrams with the request's
 //                    handle; all but the last carry MORE_ENTRIES=1. Each ENTRY
 //                    is nested (attributes parsed with kPolicy):
@@ -102,12 +129,18 @@ namespace ringsmb::ipc::abi {
 inline constexpr int kNetlinkProtocol = NETLINK_USERSOCK;
 inline constexpr uint16_t kFamilyId = 0x7273;  // nlmsg_type of every message; > NLMSG_MIN_TYPE
 inline constexpr uint8_t kGenlVersion = 1;     // genlmsghdr.version
-inline constexpr uint32_t kAbiVersion = 1;     // STARTING_UP's ATTR_ABI_VERSION
+inline constexpr uint32_t kAbiVersion = 2;     // STARTING_UP's ATTR_ABI_VERSION; 2: request channels
 inline constexpr size_t kMaxMessage = 64 * 1024;
 inline constexpr size_t kMaxRpcData = 60 * 1024;  // leaves room for headers in kMaxMessage
 inline constexpr const char* kPidFileName = "ringsmb-ctld.pid";
 // ringsmbd's admin socket (LIST_*, CLOSE_SESSION, RELOAD, SHUTDOWN from A).
 inline constexpr const char* kDataPlanePidFileName = "ringsmbd.pid";
+// The port ids, for peers that did not spawn the process (0600 files).
+inline constexpr const char* kCtldPortFileName = "ringsmb-ctld.port";
+inline constexpr const char* kDataPlanePortFileName = "ringsmbd.port";
+// A sender waits this long for room in a full receive queue (SO_SNDTIMEO)
+// before the send fails with EAGAIN.
+inline constexpr int kSendWaitMs = 1000;
 // How long ringsmbd waits for a reply before failing the request cleanly.
 inline constexpr int kRequestTimeoutMs = 3000;
 
@@ -180,6 +213,8 @@ enum Attr : uint16_t {
   ATTR_CONNECTION_ID,      // u64, ringsmbd's id of a TCP connection
   ATTR_TREE_ID,            // u32, the SMB2 TreeId
   ATTR_MORE_ENTRIES,       // u32 0/1: another datagram of this LIST_* reply follows
+  ATTR_CHANNEL_PORT,       // u32, STARTING_UP reply: ctld's socket connected to the sender
+  ATTR_DELAY_MS,           // u32, LOGIN reply: hold the answer to the client this long (throttle)
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -188,6 +223,7 @@ inline constexpr int kAttrMax = ATTR_COUNT - 1;
 // (plain constants: they are OR-ed together on the wire).
 inline constexpr uint32_t ROLE_DATA_PLANE = 1;
 inline constexpr uint32_t ROLE_ADMIN = 2;
+inline constexpr uint32_t ROLE_CHANNEL = 3;
 inline constexpr uint32_t LOGIN_GUEST = 1u << 0;
 inline constexpr uint32_t LOGIN_ANONYMOUS = 1u << 1;
 inline constexpr uint32_t SHARE_IPC = 1u << 0;

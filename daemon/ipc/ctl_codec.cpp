@@ -24,6 +24,7 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_LOGIN_FLAGS] = p[ATTR_UID] = p[ATTR_GID] = p[ATTR_SHARE_FLAGS] = u32p;
   p[ATTR_ENCRYPTION] = p[ATTR_RPC_HANDLE] = p[ATTR_RPC_MAX] = p[ATTR_RPC_MORE] = u32p;
   p[ATTR_SESSION_ID] = u64p;
+  p[ATTR_CHANNEL_PORT] = p[ATTR_DELAY_MS] = u32p;
   p[ATTR_CREATE_MASK] = p[ATTR_DIRECTORY_MASK] = p[ATTR_FORCE_UID] = p[ATTR_FORCE_GID] = u32p;
   p[ATTR_VETO_FILES] = strp(8192);
   p[ATTR_CLIENT_ADDRESS] = strp(128);

@@ -1,6 +1,7 @@
 // control_plane.hpp structs <-> ctl_abi attributes. Decoders of replies
 // distrust a "success" that lacks what success needs: it becomes a failure,
 // so a confused control daemon can never grant a login without an identity.
+#include <algorithm>
 #include <cstring>
 
 #include "ipc/ctl_codec.hpp"
@@ -30,6 +31,7 @@ LoginRequest decode_login_request(const Message& m) {
 
 void encode_login_reply(MsgBuilder& b, const LoginReply& r, bool with_groups) {
   b.u32(ATTR_STATUS, uint32_t(r.status));
+  if (r.delay_ms) b.u32(ATTR_DELAY_MS, r.delay_ms);
   if (r.status != NtStatus::Success) return;
   uint32_t flags = (r.is_guest ? LOGIN_GUEST : 0) | (r.is_anonymous ? LOGIN_ANONYMOUS : 0);
   b.str(ATTR_ACCOUNT, r.user).u32(ATTR_LOGIN_FLAGS, flags);
@@ -45,6 +47,7 @@ void encode_login_reply(MsgBuilder& b, const LoginReply& r, bool with_groups) {
 LoginReply decode_login_reply(const Message& m) {
   LoginReply r;
   r.status = NtStatus(m.u32(ATTR_STATUS));
+  r.delay_ms = std::min<uint32_t>(m.u32(ATTR_DELAY_MS), 300000);  // the largest "login failure max delay"
   if (r.status != NtStatus::Success) return r;
   uint32_t flags = m.u32(ATTR_LOGIN_FLAGS);
   r.is_guest = flags & LOGIN_GUEST;

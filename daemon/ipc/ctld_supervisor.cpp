@@ -1,5 +1,6 @@
 #include "ipc/ctld_supervisor.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -8,7 +9,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "common/log.hpp"
@@ -44,11 +44,11 @@ CtldSupervisor::CtldSupervisor(CtldLink& link, NetlinkOptions opts, std::string 
 CtldSupervisor::~CtldSupervisor() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
-  uint32_t port = link_.port.exchange(0);
-  if (port && sock_.fd() >= 0) {
+  uint32_t port = link_.port.exchange(0), channel = channel_port_.load();
+  if (port && channel && sock_.fd() >= 0) {
     MsgBuilder b(CMD_SHUTTING_DOWN, seq_++, true);
     b.u32(ATTR_PID, uint32_t(getpid()));
-    sock_.send(port, b.wire());
+    sock_.send(channel, b.wire());
   }
   stop_child();
 }
@@ -109,8 +109,28 @@ void CtldSupervisor::spawn() {
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  // The request socket: bound here, inherited by ctld as descriptor 3.
+  auto requests = NlSocket::open(0);
+  if (!requests) {
+    LOG_ERROR("cannot start %s: %s", opts_.ctld_path.c_str(), requests.error().c_str());
+    posix_spawnattr_destroy(&attr);
+    last_spawn_ms_ = now;
+    ++fast_failures_;
+    return;
+  }
+  constexpr int kInheritedFd = 3;
+  int fd = requests->fd() == kInheritedFd ? fcntl(kInheritedFd, F_DUPFD_CLOEXEC, 10) : requests->fd();
+  args.insert(args.end(), {"--netlink-fd", std::to_string(kInheritedFd)});
+  argv.clear();
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fd, kInheritedFd);  // dup2 clears FD_CLOEXEC
   pid_t pid = 0;
-  int err = posix_spawn(&pid, opts_.ctld_path.c_str(), nullptr, &attr, argv.data(), environ);
+  int err = posix_spawn(&pid, opts_.ctld_path.c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (fd != requests->fd()) close(fd);
   posix_spawnattr_destroy(&attr);
   last_spawn_ms_ = now;
   if (err != 0) {
@@ -118,6 +138,7 @@ void CtldSupervisor::spawn() {
     ++fast_failures_;
     return;
   }
+  child_port_ = requests->port();  // our copy closes here: the port dies with ctld
   child_ = pid;
   LOG_INFO("started ringsmb-ctld (pid %d)", int(pid));
 }
@@ -131,16 +152,14 @@ void CtldSupervisor::reap() {
   fast_failures_ = fast ? fast_failures_ + 1 : 0;
   LOG_ERROR("ringsmb-ctld (pid %d) %s; logins and tree connects fail until it is back", int(child_.load()),
             describe_exit(status).c_str());
-  link_.lost(uint32_t(child_));
+  link_.lost(child_port_);
   child_ = 0;
+  child_port_ = 0;
 }
 
 uint32_t CtldSupervisor::target_port() const {
-  if (!opts_.ctld_path.empty()) return uint32_t(child_);  // ctld binds port == its pid
-  std::ifstream in(state_dir_ + "/" + kPidFileName);
-  uint32_t pid = 0;
-  in >> pid;
-  return pid;
+  if (!opts_.ctld_path.empty()) return child_ ? child_port_ : 0;
+  return read_port_file(state_dir_ + "/" + kCtldPortFileName);
 }
 
 void CtldSupervisor::try_handshake() {
@@ -149,19 +168,27 @@ void CtldSupervisor::try_handshake() {
   uint32_t seq = seq_++;
   MsgBuilder b(CMD_STARTING_UP, seq, true);
   b.u32(ATTR_ABI_VERSION, kAbiVersion).u32(ATTR_PID, uint32_t(getpid())).u32(ATTR_ROLE, ROLE_DATA_PLANE);
-  if (sock_.send(port, b.wire()) != 0) return;  // not bound yet: the next round retries
-  uint32_t status = 0;
-  if (!pump(kRequestTimeoutMs, seq, &status)) {
+  // Only ctld's request port may answer the handshake.
+  if (sock_.connect_to(port) != 0 || sock_.send(port, b.wire()) != 0) return;  // the next round retries
+  uint32_t status = 0, channel = 0;
+  if (!pump(kRequestTimeoutMs, seq, &status, &channel)) {
     LOG_WARN("ringsmb-ctld (port %u) did not answer STARTING_UP", port);
     return;
   }
-  if (NtStatus(status) != NtStatus::Success) {
-    LOG_ERROR("ringsmb-ctld (port %u) refused the handshake: ABI version mismatch", port);
+  if (NtStatus(status) != NtStatus::Success || channel == 0) {
+    LOG_ERROR("ringsmb-ctld (port %u) refused the handshake: %s", port,
+              NtStatus(status) == NtStatus::NotSupported ? "ABI version mismatch" : "no channel");
     return;
   }
+  // From now on only our channel at ctld may send to us.
+  if (int err = sock_.connect_to(channel)) {
+    LOG_ERROR("control plane: connecting to channel %u: %s", channel, strerror(err));
+    return;
+  }
+  channel_port_ = channel;
   link_.port = port;
   last_heartbeat_ms_ = now_ms();
-  LOG_INFO("control plane: ringsmb-ctld (pid %u) is connected", port);
+  LOG_INFO("control plane: ringsmb-ctld (request port %u) is connected", port);
 }
 
 void CtldSupervisor::heartbeat() {
@@ -169,7 +196,7 @@ void CtldSupervisor::heartbeat() {
   uint32_t seq = seq_++;
   last_heartbeat_ms_ = now_ms();
   MsgBuilder b(CMD_HEARTBEAT, seq, true);
-  if (int err = sock_.send(port, b.wire())) {
+  if (int err = sock_.send(channel_port_, b.wire())) {
     LOG_WARN("ringsmb-ctld (port %u) is gone (%s)", port, strerror(err));
     link_.lost(port);
     return;
@@ -177,7 +204,7 @@ void CtldSupervisor::heartbeat() {
   if (!pump(kRequestTimeoutMs, seq, nullptr)) LOG_WARN("ringsmb-ctld (port %u) missed a heartbeat", port);
 }
 
-bool CtldSupervisor::pump(int timeout_ms, uint32_t want_seq, uint32_t* status) {
+bool CtldSupervisor::pump(int timeout_ms, uint32_t want_seq, uint32_t* status, uint32_t* channel) {
   int64_t deadline = now_ms() + timeout_ms;
   for (;;) {
     int left = int(deadline - now_ms());
@@ -194,17 +221,17 @@ bool CtldSupervisor::pump(int timeout_ms, uint32_t want_seq, uint32_t* status) {
     }
     if (want_seq != 0 && m->seq == want_seq) {
       if (status) *status = m->u32(ATTR_STATUS);
+      if (channel) *channel = m->u32(ATTR_CHANNEL_PORT);
       return true;
     }
   }
 }
 
 void CtldSupervisor::handle_event(uint8_t cmd, uint32_t from) {
-  // Only the ctld we talk to may stop us; during a handshake that is the
-  // port we are handshaking with (the spawned child or the pid file's).
-  uint32_t expected = link_.port.load();
-  if (expected == 0) expected = target_port();
-  if (from != expected) {
+  // Only the ctld we talk to may stop us, through our channel (the kernel
+  // refuses other senders already; this check keeps the rule explicit).
+  uint32_t expected = channel_port_.load();
+  if (link_.port.load() == 0 || from != expected) {
     LOG_WARN("ctl: ignoring %s from port %u, which is not our ringsmb-ctld", cmd_name(cmd), from);
     return;
   }
@@ -213,8 +240,8 @@ void CtldSupervisor::handle_event(uint8_t cmd, uint32_t from) {
     stop_ = true;  // no restart of the ctld that is about to exit
     kill(getpid(), SIGTERM);  // run_server's sigwait takes it
   } else if (cmd == CMD_SHUTTING_DOWN) {
-    LOG_WARN("ringsmb-ctld (port %u) is shutting down", from);
-    link_.lost(from);
+    LOG_WARN("ringsmb-ctld (channel %u) is shutting down", from);
+    link_.lost(link_.port.load());
   }
 }
 
@@ -222,9 +249,9 @@ void CtldSupervisor::reload() {
   pid_t child = child_;
   if (child > 0) {
     kill(child, SIGHUP);
-  } else if (uint32_t port = link_.port.load()) {
+  } else if (link_.port.load() != 0) {
     MsgBuilder b(CMD_RELOAD, seq_++, true);  // the reply is consumed by pump
-    sock_.send(port, b.wire());
+    sock_.send(channel_port_, b.wire());
   }
 }
 

@@ -1,8 +1,12 @@
 // ringsmbd's side of the link to ringsmb-ctld: spawns and restarts it (or
-// finds an independently started one through its pid file), performs the
+// finds an independently started one through its port file), performs the
 // STARTING_UP handshake, sends heartbeats and acts on ctld's events. The
-// port of a ctld that completed the handshake is published in CtldLink;
-// 0 means "no control plane now", and requests then fail at once.
+// request port of a ctld that completed the handshake is published in
+// CtldLink; 0 means "no control plane now", and requests then fail at once.
+// A spawned ctld answers on a socket bound here (port chosen by the
+// kernel) and inherited as descriptor 3, so its port is known before it
+// runs and no local user can take it first. Heartbeats and events use the
+// supervisor's own channel (ctl_abi.hpp, TRANSPORT).
 #pragma once
 
 #include <sys/types.h>
@@ -42,7 +46,8 @@ class CtldSupervisor {
   uint32_t target_port() const;
   // Receives on the event socket for up to TIMEOUT_MS; handles events and
   // returns true when the reply to WANT_SEQ arrived (status in *STATUS).
-  bool pump(int timeout_ms, uint32_t want_seq, uint32_t* status);
+  // CHANNEL, when given, receives the reply's CHANNEL_PORT.
+  bool pump(int timeout_ms, uint32_t want_seq, uint32_t* status, uint32_t* channel = nullptr);
   void handle_event(uint8_t cmd, uint32_t from);
   void stop_child();
 
@@ -53,6 +58,8 @@ class CtldSupervisor {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<pid_t> child_{0};  // read by reload() on the signal thread
+  uint32_t child_port_ = 0;      // the request port the spawned child answers on
+  std::atomic<uint32_t> channel_port_{0};  // our channel at the connected ctld
   int64_t last_spawn_ms_ = 0;
   int fast_failures_ = 0;
   int64_t last_heartbeat_ms_ = 0;

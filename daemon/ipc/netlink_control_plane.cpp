@@ -1,8 +1,10 @@
 // ipc::ControlPlane over netlink: every question goes to ringsmb-ctld and
 // the calling worker thread waits for the answer. Each calling thread has
-// its own netlink socket (thread_local), so replies need no demultiplexing
-// between threads; within a thread, the handle (nlmsg_seq) discards a late
-// reply to a request that already timed out. When ctld is down or silent,
+// its own netlink socket (thread_local) and its own request channel at ctld
+// (opened with STARTING_UP, ctl_abi.hpp TRANSPORT; both ends connect()ed to
+// each other, so no other local process can send into it), so replies need
+// no demultiplexing between threads; within a thread, the handle
+// (nlmsg_seq) discards a late reply to a request that already timed out. When ctld is down or silent,
 // logins fail with LOGON_FAILURE and tree connects with an error status;
 // sessions that exist keep working because they never ask ctld again.
 // IPC$ pipes live in ctld (RPC_* messages); their bytes cross in pieces of
@@ -63,7 +65,17 @@ class NetlinkControlPlane final : public ControlPlane {
   // points into this thread's socket buffer: decode it before the next call.
   std::optional<Message> transact(const MsgBuilder& b, Cmd cmd, uint32_t seq);
   void send_one_way(const MsgBuilder& b);
-  NlSocket* thread_socket();
+  struct ThreadChannel {
+    NlSocket sock;
+    uint32_t request_port = 0;  // the ctld the channel was opened at
+    uint32_t channel = 0;       // our channel's port there; 0: not open
+  };
+  ThreadChannel* thread_channel();
+  // Opens (or re-opens) CH at the ctld on REQUEST_PORT; false on failure.
+  bool open_channel(ThreadChannel& ch, uint32_t request_port);
+  // Sends B on this thread's channel, opening it first when needed, and
+  // re-opening once when ctld no longer knows it. 0 or an errno.
+  int send_on_channel(ThreadChannel& ch, const MsgBuilder& b, Cmd cmd);
   uint32_t next_seq() { return seq_.fetch_add(1) | 0x80000000u; }  // apart from the supervisor's
 
   std::string workgroup_;
@@ -84,37 +96,78 @@ bool NetlinkControlPlane::start(int ready_timeout_ms) {
   return true;
 }
 
-NlSocket* NetlinkControlPlane::thread_socket() {
+NetlinkControlPlane::ThreadChannel* NetlinkControlPlane::thread_channel() {
   // One socket per worker thread, for the life of the thread.
-  thread_local std::unique_ptr<NlSocket> sock;
-  if (!sock) {
+  thread_local std::unique_ptr<ThreadChannel> ch;
+  if (!ch) {
     auto s = NlSocket::open(0);
     if (!s) {
       LOG_ERROR("control plane: %s", s.error().c_str());
       return nullptr;
     }
-    sock = std::make_unique<NlSocket>(std::move(*s));
+    ch = std::make_unique<ThreadChannel>();
+    ch->sock = std::move(*s);
   }
-  return sock.get();
+  return ch.get();
+}
+
+bool NetlinkControlPlane::open_channel(ThreadChannel& ch, uint32_t request_port) {
+  ch.channel = 0;
+  uint32_t seq = next_seq();
+  MsgBuilder b(CMD_STARTING_UP, seq, true);
+  b.u32(ATTR_ABI_VERSION, kAbiVersion).u32(ATTR_PID, uint32_t(getpid())).u32(ATTR_ROLE, ROLE_CHANNEL);
+  // Connected to the request port while we wait: only ctld can answer.
+  int err = ch.sock.connect_to(request_port);
+  if (err == 0) err = ch.sock.send(request_port, b.wire());
+  if (err) {
+    LOG_WARN("control plane: opening a channel at ringsmb-ctld: %s", strerror(err));
+    if (err == ECONNREFUSED) link_.lost(request_port);
+    return false;
+  }
+  Datagram d;
+  while (ch.sock.receive(d, kRequestTimeoutMs)) {
+    auto m = parse_message(ch.sock.buffer(), d.size);
+    if (!m || m->is_request || m->seq != seq || m->cmd != CMD_STARTING_UP) continue;
+    uint32_t channel = m->u32(ATTR_CHANNEL_PORT);
+    if (NtStatus(m->u32(ATTR_STATUS)) != NtStatus::Success || channel == 0 || ch.sock.connect_to(channel) != 0) {
+      LOG_WARN("control plane: ringsmb-ctld refused a request channel (status 0x%08x)", m->u32(ATTR_STATUS));
+      return false;
+    }
+    ch.request_port = request_port;
+    ch.channel = channel;
+    return true;
+  }
+  LOG_WARN("control plane: ringsmb-ctld did not open a channel within %d ms", kRequestTimeoutMs);
+  return false;
+}
+
+int NetlinkControlPlane::send_on_channel(ThreadChannel& ch, const MsgBuilder& b, Cmd cmd) {
+  uint32_t port = link_.port.load();
+  if (port == 0) return ENOTCONN;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if ((ch.channel == 0 || ch.request_port != port) && !open_channel(ch, port)) return ENOTCONN;
+    int err = ch.sock.send(ch.channel, b.wire());
+    if (err != ECONNREFUSED) {
+      if (err) LOG_WARN("control plane: %s to ringsmb-ctld: %s", cmd_name(cmd), strerror(err));
+      return err;
+    }
+    ch.channel = 0;  // ctld dropped the channel (or restarted): open a new one once
+  }
+  return ECONNREFUSED;
 }
 
 std::optional<Message> NetlinkControlPlane::transact(const MsgBuilder& b, Cmd cmd, uint32_t seq) {
-  uint32_t port = link_.port.load();
-  NlSocket* sock = thread_socket();
-  if (port == 0 || !sock || !b.ok()) return std::nullopt;
-  if (int err = sock->send(port, b.wire())) {
-    LOG_WARN("control plane: %s to ringsmb-ctld: %s", cmd_name(cmd), strerror(err));
-    if (err == ECONNREFUSED) link_.lost(port);
-    return std::nullopt;
-  }
+  ThreadChannel* ch = thread_channel();
+  if (!ch || !b.ok() || send_on_channel(*ch, b, cmd) != 0) return std::nullopt;
+  NlSocket& sock = ch->sock;
   for (;;) {
     Datagram d;
-    if (!sock->receive(d, kRequestTimeoutMs)) {
+    if (!sock.receive(d, kRequestTimeoutMs)) {
       LOG_WARN("control plane: no answer to %s from ringsmb-ctld within %d ms", cmd_name(cmd), kRequestTimeoutMs);
       return std::nullopt;
     }
-    if (d.port != port) continue;  // only ctld may answer
-    auto m = parse_message(sock->buffer(), d.size);
+    if (d.port != ch->channel) continue;  // only our channel may answer
+    auto m = parse_message(sock.buffer(), d.size);
     if (!m) {
       LOG_WARN("control plane: bad reply from ringsmb-ctld: %s", to_string(m.error()));
       continue;
@@ -125,9 +178,8 @@ std::optional<Message> NetlinkControlPlane::transact(const MsgBuilder& b, Cmd cm
 }
 
 void NetlinkControlPlane::send_one_way(const MsgBuilder& b) {
-  uint32_t port = link_.port.load();
-  NlSocket* sock = thread_socket();
-  if (port && sock && b.ok()) sock->send(port, b.wire());
+  ThreadChannel* ch = thread_channel();
+  if (ch && b.ok()) send_on_channel(*ch, b, Cmd(0));
 }
 
 // The reply to an RPC_* request.

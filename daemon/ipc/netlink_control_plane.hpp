@@ -13,7 +13,7 @@ namespace ringsmb::ipc {
 struct NetlinkOptions {
   // The ringsmb-ctld binary to spawn and supervise (restarted when it dies).
   // Empty: ringsmb-ctld runs on its own (systemd); it is found through
-  // <state directory>/ringsmb-ctld.pid.
+  // <state directory>/ringsmb-ctld.port.
   std::string ctld_path;
   std::string config_path;  // passed to the spawned ringsmb-ctld
   int log_level = -1;       // passed on when >= 0

@@ -1,7 +1,9 @@
 #include "ipc/nl_socket.hpp"
 
 #include <linux/netlink.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,20 +59,55 @@ const ucred* find_creds(msghdr& mh) {
 
 bool credentials_allowed(uint32_t uid, uint32_t own_euid) { return uid == 0 || uid == own_euid; }
 
-std::expected<NlSocket, std::string> NlSocket::open(uint32_t port) {
-  NlSocket s;
-  s.fd_ = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, abi::kNetlinkProtocol);
-  if (s.fd_ < 0) return std::unexpected(std::string("netlink socket: ") + strerror(errno));
+bool write_port_file(const std::string& path, uint32_t port, std::string& error) {
+  std::string tmp = path + ".tmp";
+  unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    error = "cannot write " + tmp + ": " + strerror(errno);
+    return false;
+  }
+  std::string text = std::to_string(port) + "\n";
+  bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+    error = "cannot write " + path + ": " + strerror(errno);
+    unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+uint32_t read_port_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return 0;
+  struct stat st{};
+  char text[16] = {};
+  bool trusted = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == 0 || st.st_uid == geteuid()) &&
+                 (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+  ssize_t n = trusted ? read(fd, text, sizeof text - 1) : -1;
+  close(fd);
+  if (!trusted) {
+    LOG_WARN("ctl: ignoring %s: not owned by root or uid %u, or writable by others", path.c_str(), unsigned(geteuid()));
+    return 0;
+  }
+  if (n <= 0) return 0;
+  char* end = nullptr;
+  unsigned long port = strtoul(text, &end, 10);
+  return (end != text && port <= UINT32_MAX) ? uint32_t(port) : 0;
+}
+
+std::expected<NlSocket, std::string> NlSocket::configure(NlSocket s) {
   int one = 1;
   if (setsockopt(s.fd_, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) != 0)
     return std::unexpected(std::string("SO_PASSCRED: ") + strerror(errno));
   int rcvbuf = 1 << 20;  // bursts of logins from many workers must not overflow
   setsockopt(s.fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  // A full peer queue makes send() wait this long for room instead of
+  // failing at once: a reply is not lost to a burst.
+  timeval wait{abi::kSendWaitMs / 1000, (abi::kSendWaitMs % 1000) * 1000};
+  setsockopt(s.fd_, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
   sockaddr_nl addr{};
-  addr.nl_family = AF_NETLINK;
-  addr.nl_pid = port;
-  if (bind(s.fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    return std::unexpected("netlink bind to port " + std::to_string(port) + ": " + strerror(errno));
   socklen_t len = sizeof addr;
   getsockname(s.fd_, reinterpret_cast<sockaddr*>(&addr), &len);
   s.port_ = addr.nl_pid;
@@ -80,13 +117,54 @@ std::expected<NlSocket, std::string> NlSocket::open(uint32_t port) {
   return s;
 }
 
-NlSocket::NlSocket(NlSocket&& o) noexcept : fd_(o.fd_), port_(o.port_), buf_(std::move(o.buf_)) { o.fd_ = -1; }
+std::expected<NlSocket, std::string> NlSocket::open(uint32_t port) {
+  NlSocket s;
+  s.fd_ = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, abi::kNetlinkProtocol);
+  if (s.fd_ < 0) return std::unexpected(std::string("netlink socket: ") + strerror(errno));
+  sockaddr_nl addr{};
+  addr.nl_family = AF_NETLINK;
+  addr.nl_pid = port;
+  if (bind(s.fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    return std::unexpected("netlink bind to port " + std::to_string(port) + ": " + strerror(errno));
+  return configure(std::move(s));
+}
+
+std::expected<NlSocket, std::string> NlSocket::adopt(int fd) {
+  int domain = 0, protocol = 0, type = 0;
+  socklen_t len = sizeof domain;
+  bool ok = getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_NETLINK;
+  len = sizeof protocol;
+  ok = ok && getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) == 0 && protocol == abi::kNetlinkProtocol;
+  len = sizeof type;
+  ok = ok && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_RAW;
+  if (!ok) return std::unexpected("descriptor " + std::to_string(fd) + " is not a NETLINK_USERSOCK socket");
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  NlSocket s;
+  s.fd_ = fd;
+  auto r = configure(std::move(s));
+  if (r && r->port_ == 0) return std::unexpected("descriptor " + std::to_string(fd) + " is not bound");
+  return r;
+}
+
+int NlSocket::connect_to(uint32_t port) {
+  sockaddr_nl addr{};
+  addr.nl_family = port ? AF_NETLINK : AF_UNSPEC;
+  addr.nl_pid = port;
+  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return errno;
+  peer_ = port;
+  return 0;
+}
+
+NlSocket::NlSocket(NlSocket&& o) noexcept : fd_(o.fd_), port_(o.port_), peer_(o.peer_), buf_(std::move(o.buf_)) {
+  o.fd_ = -1;
+}
 
 NlSocket& NlSocket::operator=(NlSocket&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) close(fd_);
     fd_ = o.fd_;
     port_ = o.port_;
+    peer_ = o.peer_;
     buf_ = std::move(o.buf_);
     o.fd_ = -1;
   }
@@ -101,7 +179,10 @@ int NlSocket::send(uint32_t dst, ByteSpan msg) {
   sockaddr_nl addr{};
   addr.nl_family = AF_NETLINK;
   addr.nl_pid = dst;
-  ssize_t n = sendto(fd_, msg.data(), msg.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ssize_t n;
+  do {  // blocks up to SO_SNDTIMEO while DST's queue is full
+    n = sendto(fd_, msg.data(), msg.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  } while (n < 0 && errno == EINTR);
   return n == ssize_t(msg.size()) ? 0 : (n < 0 ? errno : EMSGSIZE);
 }
 

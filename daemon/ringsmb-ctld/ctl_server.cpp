@@ -86,7 +86,7 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
     case CMD_LIST_OPEN_FILES:
     case CMD_CLOSE_SESSION:
       // ringsmbd holds sessions and open files and answers these itself.
-      return reply(status_reply(m, NtStatus::NotSupported, "ask ringsmbd (its pid file ringsmbd.pid)"));
+      return reply(status_reply(m, NtStatus::NotSupported, "ask ringsmbd (its port file ringsmbd.port)"));
     case CMD_SPNEGO_AUTHEN:
     default: return reply(status_reply(m, NtStatus::NotSupported, "not implemented yet"));
   }
@@ -108,9 +108,19 @@ Bytes CtlServer::on_starting_up(const Message& m, uint32_t from_port) {
       .u32(ATTR_PID, uint32_t(getpid()));
   if (!ok) {
     LOG_ERROR("ctl: pid %u speaks ABI version %u, we speak %u: refused", m.u32(ATTR_PID), version, kAbiVersion);
-  } else if (m.u32(ATTR_ROLE) == ROLE_DATA_PLANE) {
+    return to_bytes(b);
+  }
+  if (via_request_port_) {
+    uint32_t channel = channels_.open(from_port, peer_pid_);
+    if (channel == 0) return status_reply(m, NtStatus::InsufficientResources);
+    b.u32(ATTR_CHANNEL_PORT, channel);
+  }
+  if (m.u32(ATTR_ROLE) == ROLE_DATA_PLANE) {
     // The same ringsmbd registers again after a lost link; its pipes stay.
-    if (m.u32(ATTR_PID) != data_plane_pid_) drop_pipes("a new data plane registered");
+    if (m.u32(ATTR_PID) != data_plane_pid_) {
+      drop_pipes("a new data plane registered");
+      channels_.prune_dead();
+    }
     data_plane_pid_ = m.u32(ATTR_PID);
     data_plane_port_ = from_port;
     LOG_INFO("ctl: data plane pid %u registered (port %u)", m.u32(ATTR_PID), from_port);
@@ -162,21 +172,59 @@ std::vector<Outgoing> CtlServer::on_shutdown(const Message& m, uint32_t from_por
   return out;
 }
 
-void CtlServer::serve(NlSocket& sock, int extra_fd, const std::function<void()>& on_extra) {
+void CtlServer::serve(NlSocket& requests, int extra_fd, const std::function<void()>& on_extra) {
   while (!shutdown_) {
-    pollfd p[2] = {{sock.fd(), POLLIN, 0}, {extra_fd, POLLIN, 0}};
-    int n = poll(p, extra_fd >= 0 ? 2 : 1, -1);
-    if (n < 0) continue;  // EINTR
-    if (extra_fd >= 0 && (p[1].revents & POLLIN)) on_extra();
-    if (!(p[0].revents & POLLIN)) continue;
-    Datagram d;
-    while (!shutdown_ && sock.receive(d, 0)) {
-      for (auto& o : handle(sock.buffer(), d.size, d.port)) {
-        int err = sock.send(o.port, o.bytes);
-        if (err) LOG_WARN("ctl: reply to port %u: %s", o.port, strerror(err));
-      }
-    }
+    std::vector<pollfd> p = {{requests.fd(), POLLIN, 0}, {extra_fd, POLLIN, 0}};
+    for (size_t i = 0; i < channels_.size(); ++i) p.push_back({channels_.at(i).fd(), POLLIN, 0});
+    if (poll(p.data(), p.size(), -1) < 0) continue;  // EINTR; a negative extra_fd is skipped by poll
+    if (p[1].revents & POLLIN) on_extra();
+    // Channels first, each a bounded batch: a flood of the request port
+    // (anyone may send there) never queues a login behind it.
+    std::vector<uint32_t> ready;
+    for (size_t i = 2; i < p.size(); ++i)
+      if (p[i].revents) ready.push_back(channels_.at(i - 2).peer());
+    for (uint32_t peer : ready)
+      if (ipc::NlSocket* s = channels_.find(peer)) drain(*s, false, 64);
+    if (p[0].revents & POLLIN) drain(requests, true, 256);
   }
+}
+
+bool CtlServer::drain(ipc::NlSocket& sock, bool is_request_port, int budget) {
+  Datagram d;
+  while (budget-- > 0 && !shutdown_ && sock.receive(d, 0)) {
+    peer_pid_ = d.cred.pid;
+    via_request_port_ = is_request_port;
+    auto out = handle(sock.buffer(), d.size, d.port);
+    via_request_port_ = true;
+    for (auto& o : out)
+      if (!send_outgoing(sock, d.port, o) && !is_request_port && o.port == d.port) return false;
+  }
+  return true;
+}
+
+bool CtlServer::send_outgoing(ipc::NlSocket& arrival, uint32_t from_port, const Outgoing& o) {
+  bool on_channel = o.port != from_port;
+  ipc::NlSocket* via = on_channel ? channels_.find(o.port) : &arrival;
+  if (!via) {
+    LOG_WARN("ctl: no channel to port %u; %zu bytes not sent", o.port, o.bytes.size());
+    return true;
+  }
+  on_channel = on_channel || via->peer() == o.port;
+  int err = via->send(o.port, o.bytes);
+  if (err == 0) return true;
+  LOG_WARN("ctl: reply to port %u: %s", o.port, strerror(err));
+  if (err == ECONNREFUSED && on_channel) {
+    channels_.close(o.port);  // its peer is gone; it opens a new one when it comes back
+    return false;
+  }
+  return true;
+}
+
+void CtlServer::announce_shutdown() {
+  if (!data_plane_port_) return;
+  MsgBuilder b(CMD_SHUTTING_DOWN, events_seq_++, true);
+  b.u32(ATTR_PID, uint32_t(getpid()));
+  if (ipc::NlSocket* s = channels_.find(data_plane_port_)) s->send(data_plane_port_, b.wire());
 }
 
 }  // namespace ringsmb::ctld

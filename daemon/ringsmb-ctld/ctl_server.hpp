@@ -16,6 +16,7 @@
 #include "ipc/ctl_codec.hpp"
 #include "ipc/nl_socket.hpp"
 #include "control/pipe_table.hpp"
+#include "ringsmb-ctld/ctl_channels.hpp"
 
 namespace ringsmb::ctld {
 
@@ -39,9 +40,12 @@ class CtlServer {
   void request_shutdown() { shutdown_ = true; }
   uint32_t data_plane_port() const { return data_plane_port_; }
 
-  // Serves SOCK until shutdown is requested. EXTRA_FD (a signalfd) is
-  // polled too; ON_EXTRA runs when it is readable.
-  void serve(ipc::NlSocket& sock, int extra_fd, const std::function<void()>& on_extra);
+  // Serves the request port REQUESTS and the channels opened through it
+  // until shutdown is requested. EXTRA_FD (a signalfd) is polled too;
+  // ON_EXTRA runs when it is readable.
+  void serve(ipc::NlSocket& requests, int extra_fd, const std::function<void()>& on_extra);
+  // Tells the registered data plane (on its channel) that we are going.
+  void announce_shutdown();
 
  private:
   std::vector<Outgoing> dispatch(const ipc::Message& m, uint32_t from_port);
@@ -55,6 +59,12 @@ class CtlServer {
   Bytes on_rpc(const ipc::Message& m);  // ctl_rpc.cpp
   Bytes on_rpc_open(const ipc::Message& m);
   void drop_pipes(const char* why);
+  // Handles up to BUDGET datagrams waiting on SOCK; false when SOCK (a
+  // channel) was closed because its peer is gone.
+  bool drain(ipc::NlSocket& sock, bool is_request_port, int budget);
+  // Sends O in reply to a datagram from FROM_PORT that came in on ARRIVAL;
+  // anything else (the SHUTDOWN notice) goes on the peer's channel.
+  bool send_outgoing(ipc::NlSocket& arrival, uint32_t from_port, const Outgoing& o);
 
   std::string config_path_;
   config::Config cfg_;
@@ -63,6 +73,11 @@ class CtlServer {
   uint32_t data_plane_pid_ = 0;  // of the last registered data plane, kept across its exit
   uint32_t events_seq_ = 1;
   bool shutdown_ = false;
+  ChannelSet channels_;
+  // About the datagram being handled (set by drain): only a STARTING_UP
+  // that came to the request port opens a channel.
+  pid_t peer_pid_ = 0;
+  bool via_request_port_ = true;
   // Open IPC$ pipes by the handle ringsmbd chose (RPC_OPEN).
   control::PipeTable pipes_;
 };

@@ -2,10 +2,13 @@
 // share policy, verifies NTLMv2 and answers ringsmbd and ringsmbctl over
 // netlink (daemon/ipc/ctl_abi.hpp).
 //
-//   ringsmb-ctld --config FILE [--foreground] [--parent PID] [--log-level N]
+//   ringsmb-ctld --config FILE [--foreground] [--parent PID] [--netlink-fd N]
+//                [--log-level N]
 //
-// --parent is how ringsmbd starts it: ctld then dies with its parent, so a
-// killed ringsmbd never leaves a control daemon behind.
+// --parent and --netlink-fd are how ringsmbd starts it: ctld then dies with
+// its parent, so a killed ringsmbd never leaves a control daemon behind, and
+// answers on the request socket ringsmbd bound for it (a port the kernel
+// chose, known to ringsmbd before ctld runs, so nobody can take it first).
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -29,6 +32,10 @@ using namespace ringsmb;
 
 std::string pid_file_path(const config::Config& cfg) {
   return cfg.global.state_directory + "/" + ipc::abi::kPidFileName;
+}
+
+std::string port_file_path(const config::Config& cfg) {
+  return cfg.global.state_directory + "/" + ipc::abi::kCtldPortFileName;
 }
 
 // Written to a temporary name and renamed, so a reader never sees half a pid.
@@ -70,15 +77,6 @@ void on_signal(int sfd, ctld::CtlServer& server) {
   }
 }
 
-// Tells the registered data plane we are going, so it fails requests at
-// once instead of waiting for timeouts.
-void announce_shutdown(ipc::NlSocket& sock, const ctld::CtlServer& server) {
-  if (!server.data_plane_port()) return;
-  ipc::MsgBuilder b(ipc::abi::CMD_SHUTTING_DOWN, 0, true);
-  b.u32(ipc::abi::ATTR_PID, uint32_t(getpid()));
-  sock.send(server.data_plane_port(), b.wire());
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,11 +86,12 @@ int main(int argc, char** argv) {
   CLI::App app{"ringsmb-ctld: ringsmb control-plane daemon (users, shares, authentication)"};
   std::string config_path = "/etc/ringsmb/ringsmb.conf";
   bool foreground = false;
-  int parent = 0, log_level = -1;
+  int parent = 0, log_level = -1, netlink_fd = -1;
   app.add_option("-c,--config", config_path, "configuration file");
   app.add_flag("-F,--foreground", foreground, "stay in the foreground, log to stderr");
   app.add_option("--parent", parent, "exit when this process (the supervising ringsmbd) exits");
   app.add_option("-d,--log-level", log_level, "0 errors .. 3 debug");
+  app.add_option("--netlink-fd", netlink_fd, "answer on this inherited, bound netlink socket (given by ringsmbd)");
   CLI11_PARSE(app, argc, argv);
 
   if (parent > 0) {
@@ -114,20 +113,23 @@ int main(int argc, char** argv) {
     return 1;
   }
   int sfd = make_signalfd();
-  // Port id == pid: unique on the host, and what the pid file announces.
-  auto sock = ipc::NlSocket::open(uint32_t(getpid()));
+  // A port the kernel chose (here or in the ringsmbd that spawned us): no
+  // local user can bind it before we start.
+  auto sock = netlink_fd >= 0 ? ipc::NlSocket::adopt(netlink_fd) : ipc::NlSocket::open(0);
   if (!sock) {
     LOG_ERROR("ringsmb-ctld: %s", sock.error().c_str());
     return 1;
   }
-  std::string pid_file = pid_file_path(cfg);
+  std::string pid_file = pid_file_path(cfg), port_file = port_file_path(cfg), error;
   if (!write_pid_file(pid_file)) LOG_WARN("cannot write %s: %m", pid_file.c_str());
+  if (!ipc::write_port_file(port_file, sock->port(), error)) LOG_WARN("%s", error.c_str());
   ctld::CtlServer server(config_path, std::move(cfg));
   LOG_INFO("ringsmb-ctld (pid %d) ready, ABI version %u", int(getpid()), ipc::abi::kAbiVersion);
-  sd::notify("READY=1\nSTATUS=answering on netlink port " + std::to_string(getpid()));
+  sd::notify("READY=1\nSTATUS=answering on netlink port " + std::to_string(sock->port()));
   server.serve(*sock, sfd, [&] { on_signal(sfd, server); });
   sd::notify("STOPPING=1");
-  announce_shutdown(*sock, server);
+  server.announce_shutdown();
+  if (ipc::read_port_file(port_file) == sock->port()) unlink(port_file.c_str());
   remove_pid_file_if_ours(pid_file);
   return 0;
 }

@@ -161,6 +161,11 @@ struct ConnState {
   // transport before the first frame.
   const MessageFraming* framing = nullptr;
   AsyncTable async;  // requests answered STATUS_PENDING (smb2/async_engine.hpp)
+  // The login throttle (SESSION_SETUP, control/login_throttle.hpp): until
+  // this monotonic time the transport sends none of this connection's
+  // replies and processes none of its further requests (they wait, in
+  // order). 0: not held. The transport clears it when the time has come.
+  int64_t hold_replies_until_ms = 0;
   // NEGOTIATE results
   bool negotiated = false;
   uint16_t dialect = 0;  // 0x02FF after an SMB1 upgrade until the SMB2 NEGOTIATE

@@ -12,6 +12,7 @@
 #include "crypto/primitives.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/lease.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
@@ -148,8 +149,16 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
   lr.challenge_msg = s.ntlm_challenge;
   lr.authenticate_msg = auth_msg;
   ipc::LoginReply login = req.server.control->login(lr);
-  if (login.status != NtStatus::Success) return login.status == NtStatus::InvalidParameter ? login.status
-                                                                                          : NtStatus::LogonFailure;
+  if (login.delay_ms) {
+    // The throttle: the transport holds this reply (and the connection's
+    // later requests) without blocking the worker.
+    int64_t until = monotonic_ms() + login.delay_ms;
+    req.conn.hold_replies_until_ms = std::max(req.conn.hold_replies_until_ms, until);
+  }
+  if (login.status != NtStatus::Success) {
+    bool as_is = login.status == NtStatus::InvalidParameter || login.status == NtStatus::AccountLockedOut;
+    return as_is ? login.status : NtStatus::LogonFailure;
+  }
   auto parsed = auth::parse_ntlm_authenticate(auth_msg);
   uint32_t flags = parsed ? parsed->flags : 0;
   Bytes server_mic;

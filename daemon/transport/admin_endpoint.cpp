@@ -47,31 +47,34 @@ AdminEndpoint::~AdminEndpoint() {
     long pid = 0;
     if (in >> pid && pid == getpid()) unlink(pid_file_.c_str());
   }
+  if (!port_file_.empty() && ipc::read_port_file(port_file_) == sock_.port()) unlink(port_file_.c_str());
 }
 
 bool AdminEndpoint::open(const std::string& state_dir, std::string& error) {
-  auto s = ipc::NlSocket::open(uint32_t(getpid()));
+  // A port the kernel chooses: nobody can bind it before we start.
+  auto s = ipc::NlSocket::open(0);
   if (!s) {
     error = "admin socket: " + s.error();
     return false;
   }
   sock_ = std::move(*s);
-  pid_file_ = state_dir + "/" + kDataPlanePidFileName;
-  std::string tmp = pid_file_ + ".tmp";
+  std::string pid_file = state_dir + "/" + kDataPlanePidFileName;
+  std::string tmp = pid_file + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << getpid() << "\n";
     if (!out.flush()) {
       error = "cannot write " + tmp + ": " + strerror(errno);
-      pid_file_.clear();
       return false;
     }
   }
-  if (rename(tmp.c_str(), pid_file_.c_str()) != 0) {
-    error = "cannot write " + pid_file_ + ": " + strerror(errno);
-    pid_file_.clear();
+  if (rename(tmp.c_str(), pid_file.c_str()) != 0) {
+    error = "cannot write " + pid_file + ": " + strerror(errno);
     return false;
   }
+  pid_file_ = pid_file;
+  if (!ipc::write_port_file(state_dir + "/" + kDataPlanePortFileName, sock_.port(), error)) return false;
+  port_file_ = state_dir + "/" + kDataPlanePortFileName;
   return true;
 }
 

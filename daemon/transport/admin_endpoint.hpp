@@ -36,9 +36,11 @@ class AdminEndpoint {
   AdminEndpoint(const AdminEndpoint&) = delete;
   AdminEndpoint& operator=(const AdminEndpoint&) = delete;
 
-  // Binds port id == our pid and writes STATE_DIR/ringsmbd.pid. Call it
-  // before any other netlink socket of the process exists: the kernel gives
-  // the first unbound socket the pid as its port.
+  // Binds a port the kernel chooses and writes STATE_DIR/ringsmbd.port
+  // (0600; ringsmbctl reads it) and STATE_DIR/ringsmbd.pid. Anyone may
+  // send to this port: each datagram's credentials are checked, and
+  // ringsmbctl's socket is connected to it, so our replies reach it even
+  // while others flood us.
   bool open(const std::string& state_dir, std::string& error);
   // Serves until stop(). WORKERS must outlive the serving thread.
   void start(std::vector<Worker*> workers, AdminActions actions);
@@ -57,6 +59,7 @@ class AdminEndpoint {
 
   ipc::NlSocket sock_;
   std::string pid_file_;
+  std::string port_file_;
   std::vector<Worker*> workers_;
   AdminActions actions_;
   std::thread thread_;

@@ -115,7 +115,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
 
   auto ctx = std::make_unique<smb2::ServerContext>();
   init_context(*ctx, cfg);
-  // The admin socket first: it must get port id == our pid (admin_endpoint.hpp).
+  // The admin socket for ringsmbctl (a kernel-chosen port, published in ringsmbd.port).
   AdminEndpoint admin;
   if (std::string why; !admin.open(cfg.global.state_directory, why))
     LOG_WARN("%s; ringsmbctl status and session close will not work", why.c_str());

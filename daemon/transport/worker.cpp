@@ -229,6 +229,20 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
 
 FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
   c.last_frame_large = frame.size() >= kRecvInPlaceMin;
+  if (held(c)) {
+    // Requests behind a held SESSION_SETUP wait for it, so that pipelining
+    // does not get around the throttle. A client has no reason to send
+    // much meanwhile: more than kMaxHeldRequestBytes drops the connection.
+    if (c.held_requests.size() + frame.size() > kMaxHeldRequestBytes) {
+      LOG_INFO("%s: too many requests while a login answer is held", c.state.client_address.c_str());
+      return FrameAssembler::Next::Stop;
+    }
+    uint32_t len = uint32_t(frame.size());
+    const uint8_t header[4] = {0, uint8_t(len >> 16), uint8_t(len >> 8), uint8_t(len)};
+    c.held_requests.insert(c.held_requests.end(), header, header + 4);
+    c.held_requests.insert(c.held_requests.end(), frame.begin(), frame.end());
+    return FrameAssembler::Next::Continue;
+  }
   smb2::FrameResult fr;
   try {
     fr = smb2::process_frame(c.state, ctx_, frame, c.pending);
@@ -236,6 +250,7 @@ FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
     LOG_ERROR("%s: internal error: %s", c.state.client_address.c_str(), e.what());
     fr = smb2::FrameResult::Drop;
   }
+  if (held(c)) arm_hold(c);
   if (fr != smb2::FrameResult::Ok) return FrameAssembler::Next::Stop;
   if (c.state.logged_in && c.framer.max_frame() < max_frame_) c.framer.set_max_frame(max_frame_);
   // Bounded per connection: what its client has not read of our replies.
@@ -252,6 +267,37 @@ size_t Worker::queued_bytes(const Conn& c) const {
   size_t n = c.out.queued_bytes() + c.pending.size();
   for (const auto& f : c.state.out_files) n += f.length;
   return n;
+}
+
+void Worker::arm_hold(Conn& c) {
+  uint64_t id = c.id;
+  timer_.schedule(c.state.hold_replies_until_ms, [this, id] { post([this, id] { release_hold(id); }); });
+}
+
+void Worker::release_hold(uint64_t conn_id) {
+  Conn* c = receiving_conn(conn_id);
+  if (!c || !held(*c)) return;
+  if (smb2::monotonic_ms() < c->state.hold_replies_until_ms) return arm_hold(*c);  // extended meanwhile
+  c->state.hold_replies_until_ms = 0;
+  flush(*c);
+  // The requests that waited, in order; one of them may set a new hold,
+  // and process_one then keeps the rest back again.
+  Bytes waiting;
+  waiting.swap(c->held_requests);
+  for (size_t at = 0; at + 4 <= waiting.size() && !c->closing;) {
+    size_t len = (size_t(waiting[at + 1]) << 16) | (size_t(waiting[at + 2]) << 8) | waiting[at + 3];
+    FrameAssembler::Next next = process_one(*c, ByteSpan(waiting.data() + at + 4, len));
+    at += 4 + len;
+    if (next == FrameAssembler::Next::Stop) return drop(*c, "protocol error");
+    if (next == FrameAssembler::Next::Pause) {
+      // Over the send-queue bound: the rest waits in the backlog, ahead of
+      // anything received after it.
+      c->backlog.insert(c->backlog.begin(), waiting.begin() + ptrdiff_t(at), waiting.end());
+      pause_reading(*c, {});
+      break;
+    }
+  }
+  flush(*c);
 }
 
 // FED is what the framer was given; when it paused, the part it did not
@@ -272,7 +318,7 @@ void Worker::after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed) {
 // keeps its capacity, so pipelined 1 MiB replies cost no fresh memory each)
 // and are queued once what was queued has gone out.
 void Worker::flush(Conn& c) {
-  if (!c.waiting && !c.pending.empty()) {
+  if (!c.waiting && !c.pending.empty() && !held(c)) {
     c.out.append(c.pending, c.state.out_files);
     send_now(c);
   }

@@ -18,6 +18,7 @@
 #include "ipc/ctl_status.hpp"
 #include "smb2/conn_state.hpp"
 #include "smb2/server_context.hpp"
+#include "transport/delay_timer.hpp"
 #include "transport/frame_assembler.hpp"
 #include "transport/send_queue.hpp"
 
@@ -40,6 +41,8 @@ inline constexpr size_t kRecvInPlaceMin = 64 * 1024;
 inline constexpr size_t kMaxFrameBeforeLogin = 64 * 1024;
 // Failed accepts and refused connections are logged at most this often.
 inline constexpr int64_t kAcceptLogIntervalS = 10;
+// Requests a connection may queue while a login answer is held (throttle).
+inline constexpr size_t kMaxHeldRequestBytes = 1024 * 1024;
 
 class Worker final : public io::ReactorHandler {
  public:
@@ -115,7 +118,15 @@ class Worker final : public io::ReactorHandler {
     bool last_frame_large = false;  // then the next header is read in place too
     uint64_t bytes_received = 0;
     uint64_t bytes_received_in_place = 0;  // of those, straight into the frame buffer
+    // Requests that arrived while the replies are held (ConnState::
+    // hold_replies_until_ms), each with its 4-byte header, in order.
+    Bytes held_requests;
   };
+  // The login throttle's hold: requests wait in held_requests, replies in
+  // pending, until release_hold runs (woken through timer_).
+  static bool held(const Conn& c) { return c.state.hold_replies_until_ms != 0; }
+  void arm_hold(Conn& c);
+  void release_hold(uint64_t conn_id);
   Conn* receiving_conn(uint64_t conn_id);
   const char* refusal_reason(const std::string& address);
   void refuse_waiting_clients(int listen_fd);
@@ -149,6 +160,7 @@ class Worker final : public io::ReactorHandler {
   size_t max_frame_ = kMaxFrameSize;
   std::mutex posted_mu_;
   std::vector<std::function<void()>> posted_;  // guarded by posted_mu_
+  DelayTimer timer_;  // last: stopped first, before the reactor its callbacks wake
 };
 
 }  // namespace ringsmb::transport

@@ -12,7 +12,7 @@ start_server
 C=alice%secret-A1
 
 ctld_pid() { cat "$T/ringsmb-ctld.pid" 2>/dev/null || true; }
-connected_count() { grep -c "ringsmb-ctld (pid .*) is connected" "$T/server.log" || true; }
+connected_count() { grep -c "ringsmb-ctld (request port .*) is connected" "$T/server.log" || true; }
 # wait_connected N: until the server log shows N handshakes (a restarted ctld).
 wait_connected() {
   for _ in $(seq 1 100); do
@@ -60,7 +60,7 @@ check "logins work again once ringsmb-ctld resumes" smb "$C" share "ls"
 # An unprivileged process sends SHUTDOWN to ctld: dropped, logged, ignored.
 cat > "$T/sender.py" <<'EOF'
 import socket, struct, sys
-port = int(open(sys.argv[1]).read())
+port = int(sys.argv[1])
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 2)  # NETLINK_USERSOCK
 s.bind((0, 0))
 # nlmsghdr (len, type=family 0x7273, flags=NLM_F_REQUEST, seq, pid) + genlmsghdr (cmd=SHUTDOWN(20), version 1)
@@ -70,7 +70,7 @@ EOF
 chmod 644 "$T/sender.py"
 nobody_uid=$(id -u nobody)
 check "an unprivileged process can send the message" \
-  setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 "$T/sender.py" "$T/ringsmb-ctld.pid"
+  setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 "$T/sender.py" "$(cat "$T/ringsmb-ctld.port")"
 sleep 0.5
 check "the unprivileged message is dropped and logged" \
   grep -q "dropped netlink message .*uid $nobody_uid .*neither 0 nor ours" "$T/server.log"

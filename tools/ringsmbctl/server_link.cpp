@@ -1,8 +1,11 @@
 // How ringsmbctl reaches the running server: netlink (ctl_abi.hpp) to
-// ringsmb-ctld or ringsmbd, each found through the pid file it writes in
-// the state directory (its port id is its pid). Both answer only root and
-// their own uid; everyone else gets no answer at all, which ask() reports
-// as "permission denied" when we are not root.
+// ringsmb-ctld or ringsmbd, each found through the port file it writes in
+// the state directory (0600, read only when root or the service user owns
+// it). Our socket is connected to that port, so no other local process can
+// send us anything, and a send waits for room when the daemon's queue is
+// being flooded. Both answer only root and their own uid; everyone else
+// gets no answer at all, which ask() reports as "permission denied" when we
+// are not root.
 #include <unistd.h>
 
 #include <cstring>
@@ -21,8 +24,8 @@ using namespace ipc::abi;
 // ringsmbd gathers status from every worker (up to 2 s) before answering.
 constexpr int kAnswerTimeoutMs = 5000;
 
-std::string pid_file(const config::Config& cfg, Daemon d) {
-  return cfg.global.state_directory + "/" + (d == Daemon::Ctld ? kPidFileName : kDataPlanePidFileName);
+std::string port_file(const config::Config& cfg, Daemon d) {
+  return cfg.global.state_directory + "/" + (d == Daemon::Ctld ? kCtldPortFileName : kDataPlanePortFileName);
 }
 
 const char* daemon_name(Daemon d) { return d == Daemon::Ctld ? "ringsmb-ctld" : "ringsmbd"; }
@@ -35,10 +38,16 @@ Failure not_running(Daemon d, const std::string& why) {
 
 std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, Cmd cmd,
                                    std::optional<uint64_t> session_id) {
-  std::string file = pid_file(cfg, daemon);
-  uint32_t port = 0;
-  std::ifstream(file) >> port;
-  if (port == 0) return std::unexpected(not_running(daemon, "no " + file));
+  std::string file = port_file(cfg, daemon);
+  uint32_t port = ipc::read_port_file(file);
+  if (port == 0) {
+    // The file is 0600: a user who cannot read it gets the same answer as
+    // one whose request the daemon drops.
+    if (geteuid() != 0 && access(file.c_str(), F_OK) == 0 && access(file.c_str(), R_OK) != 0)
+      return std::unexpected(Failure{kExitPermission, std::string("permission denied: run as root (") +
+                                                          daemon_name(daemon) + " answers only root and its own user)"});
+    return std::unexpected(not_running(daemon, "no usable " + file));
+  }
   // One socket for the process: ringsmbd recognises the requests of one
   // `status` by their port and answers them from one snapshot.
   static std::optional<ipc::NlSocket> sock;
@@ -47,6 +56,8 @@ std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, Cmd
     if (!s) return std::unexpected(Failure{kExitError, s.error()});
     sock = std::move(*s);
   }
+  if (int err = sock->connect_to(port))
+    return std::unexpected(Failure{kExitError, std::string("netlink connect: ") + strerror(err)});
   static uint32_t next_seq = 1;
   uint32_t seq = next_seq++;
   ipc::MsgBuilder b(cmd, seq, true);

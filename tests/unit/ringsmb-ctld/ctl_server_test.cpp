@@ -150,23 +150,21 @@ TEST_CASE("RELOAD picks up a new share; SHUTDOWN notifies the data plane", "[ipc
 namespace {
 
 // A CtlServer serving a netlink socket on a thread of its own, found as an
-// external ctld through the pid file in the fixture's state directory, and
-// the data plane's netlink control plane talking to it. The port is a
-// random high one standing in for ctld's pid, so it cannot collide with the
-// kernel's automatic port ids (this process's pid and negatives).
+// external ctld through the port file in the fixture's state directory, and
+// the data plane's netlink control plane talking to it. The port is one the
+// kernel chooses, as ringsmb-ctld's is.
 struct ServedCtld {
   std::unique_ptr<ControlPlane> control;
 
   explicit ServedCtld(const Fixture& f) : server_(f.conf, f.cfg) {
-    std::mt19937 rng(std::random_device{}());
-    uint32_t port = 0x40000000u + (rng() % 0x1000000u);
-    auto sock = NlSocket::open(port);
+    auto sock = NlSocket::open(0);
     REQUIRE(sock);
     sock_ = std::move(*sock);
-    std::ofstream(f.dir + "/" + kPidFileName) << port << "\n";
+    std::string error;
+    REQUIRE(write_port_file(f.dir + "/" + kCtldPortFileName, sock_->port(), error));
     stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     thread_ = std::thread([this] { server_.serve(*sock_, stop_fd_, [this] { server_.request_shutdown(); }); });
-    NetlinkOptions opts;  // no ctld_path: an external ctld, via the pid file
+    NetlinkOptions opts;  // no ctld_path: an external ctld, via the port file
     opts.ready_timeout_ms = 3000;
     control = make_netlink_control_plane(f.cfg, opts);
     REQUIRE(control);
@@ -188,7 +186,7 @@ struct ServedCtld {
 
 }  // namespace
 
-TEST_CASE("the netlink control plane talks to a ctld found by its pid file", "[ipc]") {
+TEST_CASE("the netlink control plane talks to a ctld found by its port file", "[ipc]") {
   Fixture f;
   ServedCtld served(f);
   {
