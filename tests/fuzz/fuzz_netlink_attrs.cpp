@@ -33,7 +33,7 @@ using namespace ringsmb::ipc;
 
 struct World {
   std::string dir;
-  std::unique_ptr<CtlServer> server;
+  std::unique_ptr<ctld::CtlServer> server;
   World() {
     set_log_level(LogLevel::Error);  // rejected messages are logged as warnings: not per input
     char tmpl[] = "/tmp/fuzz_netlink_attrs.XXXXXX";
@@ -44,7 +44,7 @@ struct World {
                         << "\n  guest ok = yes\n";
     auto parsed = config::parse_config_file(conf);
     if (!parsed) abort();
-    server = std::make_unique<CtlServer>(conf, parsed->config);
+    server = std::make_unique<ctld::CtlServer>(conf, parsed->config);
   }
 };
 
@@ -99,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)decode_list_reply(msg, wire.size(), *m, status);
   }
   // ctld's side: whatever comes, a reply that parses again or nothing.
-  for (const Outgoing& o : world->server->handle(msg, wire.size(), 4242)) {
+  for (const ctld::Outgoing& o : world->server->handle(msg, wire.size(), 4242)) {
     std::vector<uint32_t> back(o.bytes.size() / 4 + 1);
     memcpy(back.data(), o.bytes.data(), o.bytes.size());
     if (!parse_message(reinterpret_cast<const uint8_t*>(back.data()), o.bytes.size())) abort();

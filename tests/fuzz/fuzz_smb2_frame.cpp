@@ -21,6 +21,7 @@
 
 #include "control/local_control_plane.hpp"
 #include "ipc/control_plane.hpp"
+#include "renumber.hpp"
 #include "smb2/fixture.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
@@ -56,18 +57,7 @@ void check_file_segments(ConnState& conn, const Bytes& out) {
   conn.out_files.clear();
 }
 
-// Gives every element of the chain in `frame` the next message id.
-void renumber(Bytes& frame, uint64_t& next_mid) {
-  size_t off = 0;
-  while (frame.size() - off >= wire::kHeaderSize && load_le32(frame.data() + off) == wire::kProtocolIdSmb2) {
-    uint16_t charge = std::max<uint16_t>(load_le16(frame.data() + off + wire::hdr::CreditCharge), 1);
-    store_le64(frame.data() + off + wire::hdr::MessageId, next_mid);
-    next_mid += charge;
-    uint32_t next = load_le32(frame.data() + off + wire::hdr::NextCommand);
-    if (next == 0 || next > frame.size() - off) break;
-    off += next;
-  }
-}
+using fuzz::renumber;
 
 // One server and one scratch share for the whole run (setting them up per
 // input would dominate the time); each input gets a fresh connection.

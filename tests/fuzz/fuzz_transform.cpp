@@ -17,7 +17,9 @@
 #include <cstring>
 
 #include "crypto/smb2_keys.hpp"
+#include "control/local_control_plane.hpp"
 #include "ipc/control_plane.hpp"
+#include "renumber.hpp"
 #include "smb2/fixture.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
@@ -37,7 +39,7 @@ struct World {
     share.path = fx.dir().string();
     share.read_only = true;  // this target is about the transform, not the file system
     fx.server.config.shares.push_back(share);
-    control = ipc::make_local_control_plane(fx.server.config);
+    control = control::make_local_control_plane(fx.server.config);
     fx.server.control = control.get();
     fx.write_file("a.txt", "hello, fuzzer");
   }
@@ -49,19 +51,7 @@ Bytes key(size_t n, uint8_t seed) {
   return k;
 }
 
-// Gives every element of the chain the next message id, so the credit
-// window accepts it (as fuzz_smb2_frame does).
-void renumber(Bytes& chain, uint64_t& next_mid) {
-  size_t off = 0;
-  while (chain.size() - off >= wire::kHeaderSize && load_le32(chain.data() + off) == wire::kProtocolIdSmb2) {
-    uint16_t charge = std::max<uint16_t>(load_le16(chain.data() + off + wire::hdr::CreditCharge), 1);
-    store_le64(chain.data() + off + wire::hdr::MessageId, next_mid);
-    next_mid += charge;
-    uint32_t next = load_le32(chain.data() + off + wire::hdr::NextCommand);
-    if (next == 0 || next > chain.size() - off) break;
-    off += next;
-  }
-}
+using fuzz::renumber;
 
 // Every sealed response the server wrote must open with the client's key.
 void check_responses(crypto::Aead alg, ByteSpan server_out_key, const Bytes& out) {
@@ -85,6 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ByteSpan rest(data + 1, size - 1);
 
   ConnState conn;
+  conn.framing = &transport::direct_tcp_framing();
   state::Session* session = nullptr;
   test::add_session_and_tree(conn, world->fx.dir(), session);
   conn.credits.consume(0, 1);
