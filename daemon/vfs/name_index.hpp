@@ -22,7 +22,7 @@
 //    tick as a ctime already seen leaves no trace where timestamps are
 //    coarse. Whenever either could have happened the index is "racy" and is
 //    verified by a fresh scan once it has been racy for kRacyRescanNs, or
-//    100 times what its scan took for a huge directory, so verification
+//    100 times the CPU time its scan took for a huge directory, so verification
 //    never costs more than about 1% of a core.
 #pragma once
 
@@ -171,7 +171,7 @@ class NameIndexCache {
   };
   struct Scanned {
     Names names;
-    int64_t cost_ns = 0;
+    int64_t cost_ns = 0;  // CPU time the scan took
   };
   struct Shard {
     mutable std::mutex mu;

@@ -1,8 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -483,6 +488,66 @@ TEST_CASE("a change begun before the directory was indexed counts as outside", "
   change.added("Early.txt");  // its own new ctime is not accounted for: distrust
   CHECK(cache.find(root, "EARLY.txt") == std::optional<std::string>("Early.txt"));
   CHECK(cache.scans() == 2);
+}
+
+namespace {
+
+// A thread interrupted up to 20 times, 200 us of wall-clock time apart, to
+// sleep 30 ms in a signal handler waits far longer than it runs, like one
+// preempted on a loaded server, but every time.
+std::atomic<int> g_pauses_left{0};
+timer_t g_pause_timer;
+
+void pause_and_rearm(int) {
+  const timespec pause = {0, 30'000'000};
+  nanosleep(&pause, nullptr);
+  const itimerspec next = {{0, 0}, {0, 200'000}};
+  if (--g_pauses_left > 0) timer_settime(g_pause_timer, 0, &next, nullptr);
+}
+
+void run_often_paused(const std::function<void()>& work) {
+  struct sigaction pausing = {};
+  pausing.sa_handler = pause_and_rearm;
+  pausing.sa_flags = SA_RESTART;
+  sigemptyset(&pausing.sa_mask);
+  REQUIRE(sigaction(SIGRTMIN, &pausing, nullptr) == 0);
+  sigevent to_this_thread = {};
+  to_this_thread.sigev_notify = SIGEV_THREAD_ID;
+  to_this_thread.sigev_signo = SIGRTMIN;
+  to_this_thread._sigev_un._tid = gettid();
+  REQUIRE(timer_create(CLOCK_MONOTONIC, &to_this_thread, &g_pause_timer) == 0);
+  g_pauses_left = 20;
+  const itimerspec first = {{0, 0}, {0, 200'000}};
+  timer_settime(g_pause_timer, 0, &first, nullptr);
+  work();
+  g_pauses_left = 0;
+  const itimerspec off = {};
+  timer_settime(g_pause_timer, 0, &off, nullptr);
+  timer_delete(g_pause_timer);
+  struct sigaction ignore = {};
+  ignore.sa_handler = SIG_IGN;  // a signal still queued must not end the tests
+  sigaction(SIGRTMIN, &ignore, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("a racy index is verified on time even when its scan waited", "[vfs]") {
+  // Verification of a huge directory is put off by 100 times its scan's
+  // cost. A small directory's scan that spent most of its time preempted
+  // must not count as expensive, or its racy index stays trusted for
+  // seconds and a file made on the server meanwhile stays unseen.
+  test::TempDir share;
+  for (int i = 0; i < 2000; ++i) share.write_file("File_" + std::to_string(i));
+  let_mtime_age();
+  const int root = share.fd();
+  constexpr int64_t kVerifyNs = 300'000'000;
+  NameIndexCache cache(16, kVerifyNs);
+  run_often_paused([&] { CHECK(cache.find(root, "FILE_7") == std::optional<std::string>("File_7")); });
+  REQUIRE(cache.scans() == 1);
+  server_create(cache, root, "Mine.txt");  // its new ctime, taken for ours, makes the index racy
+  std::this_thread::sleep_for(std::chrono::nanoseconds(kVerifyNs + kVerifyNs / 2));
+  CHECK(cache.find(root, "MINE.TXT") == std::optional<std::string>("Mine.txt"));
+  CHECK(cache.scans() == 2);  // verified
 }
 
 TEST_CASE("concurrent creates, lookups and outside creates end consistent", "[vfs]") {
