@@ -540,7 +540,10 @@ TEST_CASE("a racy index is verified on time even when its scan waited", "[vfs]")
   for (int i = 0; i < 2000; ++i) share.write_file("File_" + std::to_string(i));
   let_mtime_age();
   const int root = share.fd();
-  constexpr int64_t kVerifyNs = 300'000'000;
+  // Long enough that 100 times the scan's CPU time stays inside it even in
+  // the sanitizer build (2,000 entries: about 5 ms there); the pauses below
+  // add 600 ms of waiting, which counted would put verification off by 60 s.
+  constexpr int64_t kVerifyNs = 1'000'000'000;
   NameIndexCache cache(16, kVerifyNs);
   run_often_paused([&] { CHECK(cache.find(root, "FILE_7") == std::optional<std::string>("File_7")); });
   REQUIRE(cache.scans() == 1);
