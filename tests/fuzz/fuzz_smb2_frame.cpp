@@ -21,7 +21,7 @@
 
 #include "control/local_control_plane.hpp"
 #include "ipc/control_plane.hpp"
-#include "renumber.hpp"
+#include "fuzz_connection.hpp"
 #include "smb2/fixture.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
@@ -112,14 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   world->reset_share();
   ServerContext& server = world->fx.server;
   ConnState conn;
-  conn.framing = &transport::direct_tcp_framing();
-  state::Session* session = nullptr;
-  test::add_session_and_tree(conn, world->fx.dir(), session);
-  // A window wide enough for every frame of one input.
-  conn.credits.consume(0, 1);
-  conn.credits.grant(8192, 8192);
-  conn.credits.commit();
-  conn.supports_multi_credit = true;
+  fuzz::open_connection(conn, world->fx.dir());
   // As the transport does: large READs may leave their data in the file.
   conn.transport_sends_files = true;
 

@@ -19,7 +19,7 @@
 #include "crypto/smb2_keys.hpp"
 #include "control/local_control_plane.hpp"
 #include "ipc/control_plane.hpp"
-#include "renumber.hpp"
+#include "fuzz_connection.hpp"
 #include "smb2/fixture.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
@@ -75,13 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ByteSpan rest(data + 1, size - 1);
 
   ConnState conn;
-  conn.framing = &transport::direct_tcp_framing();
-  state::Session* session = nullptr;
-  test::add_session_and_tree(conn, world->fx.dir(), session);
-  conn.credits.consume(0, 1);
-  conn.credits.grant(8192, 8192);
-  conn.credits.commit();
-  conn.supports_multi_credit = true;
+  state::Session* session = fuzz::open_connection(conn, world->fx.dir());
   conn.cipher = alg;
   session->keys.encryption_key = key(crypto::aead_key_size(alg), 0x11);  // ServerOut
   session->keys.decryption_key = key(crypto::aead_key_size(alg), 0x77);  // ServerIn

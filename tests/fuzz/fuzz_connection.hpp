@@ -1,10 +1,14 @@
-// Shared by the SMB2 fuzz targets (fuzz_smb2_frame, fuzz_transform).
+// Shared by the SMB2 fuzz targets (fuzz_smb2_frame, fuzz_transform): the
+// connection each input runs on, and the message ids its chains get.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
+#include <filesystem>
+
 #include "common/bytes.hpp"
+#include "smb2/fixture.hpp"
 #include "wire/smb2_header.hpp"
 
 namespace ringsmb::fuzz {
@@ -21,6 +25,19 @@ void renumber(Bytes& frame, uint64_t& next_mid) {
     if (next == 0 || next > frame.size() - off) break;
     off += next;
   }
+}
+
+// A connection as after NEGOTIATE and SESSION_SETUP, with a tree on DIR and
+// a credit window wide enough for every frame of one input; its session.
+inline state::Session* open_connection(smb2::ConnState& conn, const std::filesystem::path& dir) {
+  conn.framing = &transport::direct_tcp_framing();
+  state::Session* session = nullptr;
+  smb2::test::add_session_and_tree(conn, dir, session);
+  conn.credits.consume(0, 1);
+  conn.credits.grant(8192, 8192);
+  conn.credits.commit();
+  conn.supports_multi_credit = true;
+  return session;
 }
 
 }  // namespace ringsmb::fuzz
