@@ -3,6 +3,7 @@
 # tests of tests/conformance/ci.list against a real ringsmbd; every one must
 # pass. ci.list is the part of the core list that passes reliably; the full
 # tally of the core list lives in docs/conformance.md (scripts/conformance).
+# The core tests among them must number at least tests/conformance/core.floor.
 source "$(dirname "$0")/lib.sh"
 
 list="$RINGSMB_SOURCE_DIR/tests/conformance/ci.list"
@@ -15,4 +16,12 @@ TORTURE_TIMEOUT=${TORTURE_TIMEOUT:-60} "$RINGSMB_SOURCE_DIR/tests/conformance/sm
 while IFS=$'\t' read -r name verdict secs; do
   if [ "$verdict" = pass ]; then pass "$name (${secs}s)"; else fail "$name: $verdict"; sed 's/^/    /' "$T/torture/logs/${name// /_}.log" | tail -15; fi
 done < "$T/torture/results.tsv"
+
+# The floor: how many core-list tests passed, against tests/conformance/core.floor.
+core_names() { sed 's/#.*//; s/[[:space:]]*$//; s/^[[:space:]]*//' "$1" | grep -v '^$' | sort -u; }
+core_passed=$(comm -12 <(core_names "$RINGSMB_SOURCE_DIR/tests/conformance/core.list") \
+  <(awk -F'\t' '$2 == "pass" { print $1 }' "$T/torture/results.tsv" | sort -u) | wc -l)
+floor=$(grep -v '^#' "$RINGSMB_SOURCE_DIR/tests/conformance/core.floor" | tr -d '[:space:]')
+if [ "$core_passed" -ge "$floor" ]; then pass "core list: $core_passed passed, floor $floor"
+else fail "core list: $core_passed passed, below the floor of $floor (tests/conformance/core.floor)"; fi
 finish
