@@ -96,7 +96,7 @@ struct ResponseSeal {
 
 // What a waiting request waits for. Each kind has its own cancel/cleanup
 // hook (WaitingRequest::withdraw).
-enum class WaitKind : uint8_t { CreateBreak, PipeRead, ByteRangeLock };
+enum class WaitKind : uint8_t { CreateBreak, PipeRead, ByteRangeLock, Flush };
 // Why a waiting request is being withdrawn.
 enum class WithdrawReason : uint8_t { Cancel, Close, TreeDisconnect, Logoff, ConnectionLost };
 

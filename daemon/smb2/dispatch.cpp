@@ -19,7 +19,7 @@ constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
     {handle_tree_disconnect,     4, true,  true,   0, "TREE_DISCONNECT"},
     {handle_create,             57, true,  true,   0, "CREATE",          true},   // behind a break
     {handle_close,              24, true,  true,   8, "CLOSE"},
-    {handle_flush,              24, true,  true,   8, "FLUSH"},
+    {handle_flush,              24, true,  true,   8, "FLUSH",           true},   // fsync off the worker
     {handle_read,               49, true,  true,  16, "READ",            true,  {4, 0}},   // an empty pipe
     {handle_write,              49, true,  true,  16, "WRITE",           false, {4, 0}},
     {handle_lock,               48, true,  true,   8, "LOCK",            true},   // a blocking lock

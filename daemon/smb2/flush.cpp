@@ -1,11 +1,64 @@
-// SMB2 FLUSH (MS-SMB2 2.2.17, 2.2.18, 3.3.5.11).
+// SMB2 FLUSH (MS-SMB2 2.2.17, 2.2.18, 3.3.5.11). fsync can take seconds
+// when much data is dirty, so it runs on the server's blocking pool: the
+// request goes async (an interim STATUS_PENDING, 3.3.4.2) and its final
+// response is posted back to the connection's worker. Inside a compound
+// (not its last element), over the waiting limits, or without a pool
+// (unit tests), the fsync runs inline as before.
 #include <unistd.h>
 
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
 
 namespace ringsmb::smb2 {
+namespace {
+
+// The FLUSH response body (2.2.18): StructureSize 4, Reserved.
+constexpr uint8_t kFlushResponse[4] = {4, 0, 0, 0};
+
+// fsync of FD as an NTSTATUS; EINVAL and EBADF (a file that cannot be
+// synced, a pipe) count as done, as they did on the worker.
+NtStatus fsync_status(int fd) {
+  if (fsync(fd) == 0 || errno == EINVAL || errno == EBADF) return NtStatus::Success;
+  return nt_status_from_errno(errno);
+}
+
+// A FLUSH whose fsync is running cannot be stopped: CANCEL, CLOSE, tree
+// disconnect and logoff leave it to complete (its own descriptor keeps the
+// file), and a lost connection drops the posted answer.
+NtStatus keep_flush_running(ServerContext&, ConnState&, WaitingRequest&, WithdrawReason) {
+  return NtStatus::Pending;
+}
+
+bool may_flush_async(const Request& req, const state::Open& open) {
+  return open.fd.get() >= 0 && req.server.blocking && req.hdr.next_command == 0 && has_room_to_wait(req);
+}
+
+// Starts the fsync of OPEN on the blocking pool; STATUS_PENDING, or a
+// status when it could not be started (then nothing was submitted).
+NtStatus flush_async(Request& req, const state::Open& open) {
+  int fd = dup(open.fd.get());  // the open may be closed while fsync runs
+  if (fd < 0) return nt_status_from_errno(errno);
+  WaitingRequest w;
+  w.kind = WaitKind::Flush;
+  w.volatile_id = open.volatile_id;
+  w.withdraw = keep_flush_running;
+  NtStatus st = start_waiting(req, std::move(w));
+  if (st != NtStatus::Pending) {
+    close(fd);
+    return st;
+  }
+  ServerContext& server = req.server;
+  server.blocking->submit([&server, to = req.conn.address, id = req.async_id, fd] {
+    NtStatus status = fsync_status(fd);
+    close(fd);
+    post_to_conn(server, to, [id, status](ConnState& conn, Bytes&) { complete(conn, id, status, kFlushResponse); });
+  });
+  return NtStatus::Pending;
+}
+
+}  // namespace
 
 NtStatus handle_flush(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
@@ -14,9 +67,9 @@ NtStatus handle_flush(Request& req, ByteWriter& w) {
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
-  if (fsync(open->fd.get()) != 0 && errno != EINVAL && errno != EBADF) return nt_status_from_errno(errno);
-  w.u16(4);
-  w.u16(0);
+  if (may_flush_async(req, *open)) return flush_async(req, *open);
+  if (NtStatus s = fsync_status(open->fd.get()); s != NtStatus::Success) return s;
+  w.bytes(kFlushResponse);
   return NtStatus::Success;
 }
 

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
+#include "common/blocking_pool.hpp"
 #include "common/bytes.hpp"
 #include "config/config.hpp"
 #include "ipc/control_plane.hpp"
@@ -56,6 +58,9 @@ struct ServerContext {
   state::LeaseTable leases;
   int64_t lease_break_timeout_ms = 35000;
   ConnPoster* poster = nullptr;
+  // Threads for system calls that may block for long (FLUSH's fsync), so
+  // that they stall no worker; null (tests): such calls run inline.
+  std::unique_ptr<BlockingPool> blocking;
   // Requests answered STATUS_PENDING that may wait at once (smb2/async_engine.hpp):
   // past either limit a request that would wait gets STATUS_INSUFFICIENT_RESOURCES
   // (MS-SMB2 3.3.4.2 lets a server refuse to go async). docs/configuration.md.

@@ -52,6 +52,11 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
 }
 
 // Routes a task to the worker that owns the connection.
+// Threads for blocking system calls (FLUSH's fsync). Two: a flush waits for
+// the disk, not the CPU, and a third client's flush queues behind them
+// without stalling any worker.
+constexpr unsigned kBlockingThreads = 2;
+
 class WorkerPoster final : public smb2::ConnPoster {
  public:
   explicit WorkerPoster(std::vector<std::unique_ptr<Worker>>& workers) : workers_(workers) {}
@@ -139,6 +144,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   }
   WorkerPoster poster(workers);
   ctx->poster = &poster;
+  ctx->blocking = std::make_unique<BlockingPool>(kBlockingThreads);
   std::atomic<bool> stop{false};
   for (auto& w : workers) w->start(stop);
   LOG_INFO("ringsmbd: %u workers (%s) listening", n, workers[0]->backend_name());
@@ -168,6 +174,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   admin.stop();
   stop = true;
   for (auto& w : workers) w->join();
+  ctx->blocking.reset();  // its last jobs may still post to the (stopped) workers
   ctx->poster = nullptr;
   workers.clear();
   return 0;
