@@ -14,6 +14,7 @@
 #include "smb2/async_engine.hpp"
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
@@ -397,6 +398,53 @@ NtStatus open_files_fit(const Request& req) {
   return NtStatus::Success;
 }
 
+// A durable reconnect or a replayed CREATE answers with an open that
+// exists already, as it stands (MS-SMB2 3.3.5.9.7, 3.3.5.9.10, 3.3.5.9.12).
+NtStatus answer_open_again(Request& req, const CreateRequest& c, state::Open& open, const LeaseRequest& lease_req,
+                           bool durable_context, ByteWriter& w) {
+  auto stat = vfs::stat_fd(open.fd.get());
+  if (!stat) return stat.error();
+  Opened o;
+  o.st = *stat;
+  o.action = FILE_OPENED;
+  state::CacheGrant g = req.server.files.current_grant(open.node, open.lease);
+  LeaseAnswer answer{lease_req, g.lease_state, g.lease_breaking, g.epoch};
+  answer.request.version = g.version;
+  answer.request.parent_key = g.parent_key;
+  answer.request.has_parent = g.has_parent;
+  bool lease_answered = open.oplock_level == state::kOplockLease && lease_req.present;
+  Bytes& contexts = req.conn.create_contexts_scratch;
+  contexts.clear();
+  NtStatus st = answer_create_contexts(req, c.contexts, open, o.st, lease_answered ? &answer : nullptr, contexts);
+  if (st != NtStatus::Success) return st;
+  if (durable_context) answer_durable(open, contexts);
+  std::string_view parent, leaf;
+  vfs::split_parent(open.path, parent, leaf);
+  write_response(w, open, o, reported_attributes(req.tree->share, o.st, leaf, open.fd.get()), contexts);
+  req.compound.file_id = {open.persistent_id, open.volatile_id};
+  return NtStatus::Success;
+}
+
+// DHnC / DH2C: no path validation, no open; the kept open comes back.
+NtStatus reconnect(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w) {
+  LeaseRequest lease;
+  if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
+  auto open = reconnect_durable(req, c.name, lease, d);
+  if (!open) return open.error();
+  return answer_open_again(req, c, **open, lease, false, w);
+}
+
+// DH2Q: a replay of a CREATE whose open lives gets that open again.
+NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w, bool& answered) {
+  answered = false;
+  state::Open* replayed = nullptr;
+  if (NtStatus st = find_replayed_open(req, d, replayed); st != NtStatus::Success || !replayed) return st;
+  LeaseRequest lease;
+  if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
+  answered = true;
+  return answer_open_again(req, c, *replayed, lease, true, w);
+}
+
 }  // namespace
 
 NtStatus handle_create(Request& req, ByteWriter& w) {
@@ -404,6 +452,14 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   NtStatus st = parse(req, c);
   if (st != NtStatus::Success) return st;
   if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
+  DurableRequest durable;  // read only when there are contexts: nothing for the common open
+  if (!c.contexts.empty()) {
+    if ((st = find_durable_request(req, c.contexts, durable)) != NtStatus::Success) return st;
+    if (durable.reconnect()) return reconnect(req, c, durable, w);
+    bool answered = false;
+    if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
+      return st;
+  }
 
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
@@ -476,6 +532,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     release(req, open->node, open.get());
     return st;
   }
+  if (durable.request()) grant_durable(req, durable, *open, contexts);
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
   write_response(w, *open, o, attrs, contexts);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
