@@ -51,7 +51,9 @@ struct CreateRequest {
   bool data_stream = false;  // the name asked for the data stream explicitly ("dir::$DATA")
 };
 
-NtStatus parse(const Request& req, CreateRequest& c) {
+// The fields and buffers of the request, before any is judged: a durable
+// reconnect ignores all but the name and the contexts (3.3.5.9.7).
+NtStatus read_request(const Request& req, CreateRequest& c) {
   ByteReader r(req.body);
   r.skip(2);
   r.u8();  // SecurityFlags
@@ -67,6 +69,10 @@ NtStatus parse(const Request& req, CreateRequest& c) {
   uint32_t ctx_off = r.u32(), ctx_len = r.u32();
   if (!r.ok() || !buffer_at(req, name_off, name_len, c.name) || !buffer_at(req, ctx_off, ctx_len, c.contexts))
     return NtStatus::InvalidParameter;
+  return NtStatus::Success;
+}
+
+NtStatus validate(const CreateRequest& c) {
   if (c.impersonation > 3) return NtStatus::BadImpersonationLevel;
   if (c.disposition > FILE_OVERWRITE_IF || (c.options & kReservedCreateOptions) ||
       (c.options & FILE_DIRECTORY_FILE && c.options & FILE_NON_DIRECTORY_FILE) || (c.share_access & ~7u) ||
@@ -406,7 +412,7 @@ NtStatus answer_open_again(Request& req, const CreateRequest& c, state::Open& op
   if (!stat) return stat.error();
   Opened o;
   o.st = *stat;
-  o.action = FILE_OPENED;
+  o.action = durable_context ? uint32_t(open.create_action) : uint32_t(FILE_OPENED);  // a replay: what the CREATE did
   state::CacheGrant g = req.server.files.current_grant(open.node, open.lease);
   LeaseAnswer answer{lease_req, g.lease_state, g.lease_breaking, g.epoch};
   answer.request.version = g.version;
@@ -449,17 +455,19 @@ NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest
 
 NtStatus handle_create(Request& req, ByteWriter& w) {
   CreateRequest c;
-  NtStatus st = parse(req, c);
+  NtStatus st = read_request(req, c);
   if (st != NtStatus::Success) return st;
-  if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
   DurableRequest durable;  // read only when there are contexts: nothing for the common open
-  if (!c.contexts.empty()) {
+  bool durable_contexts = !c.contexts.empty() && !req.tree->share.is_ipc;
+  if (durable_contexts) {
     if ((st = find_durable_request(req, c.contexts, durable)) != NtStatus::Success) return st;
     if (durable.reconnect()) return reconnect(req, c, durable, w);
-    bool answered = false;
-    if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
-      return st;
   }
+  if ((st = validate(c)) != NtStatus::Success) return st;
+  if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
+  bool answered = false;
+  if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
+    return st;
 
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
@@ -532,7 +540,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     release(req, open->node, open.get());
     return st;
   }
-  if (durable.request()) grant_durable(req, durable, *open, contexts);
+  if (durable.request()) grant_durable(req, durable, *open, o.action, contexts);
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
   write_response(w, *open, o, attrs, contexts);
   req.compound.file_id = {open->persistent_id, open->volatile_id};

@@ -68,9 +68,9 @@ bool same_name(ByteSpan name, const state::Open& open) {
 NtStatus check_reconnect(const Request& req, ByteSpan name, const LeaseRequest& lease, const DurableRequest& d,
                          const state::KeptOpen& k) {
   const state::Open& open = *k.open;
-  if (d.v2_reconnect && (open.durable_version != 2 || open.create_guid != d.create_guid))
-    return NtStatus::ObjectNameNotFound;
-  if (d.v1_reconnect && open.durable_version != 1) return NtStatus::ObjectNameNotFound;
+  // A DH2C names the CreateGuid (a v1 open's is zero); either version
+  // reconnects an open of the other (smb2.durable-v2-open.reopen2b).
+  if (d.v2_reconnect && open.create_guid != d.create_guid) return NtStatus::ObjectNameNotFound;
   bool leased = open.oplock_level == state::kOplockLease && open.lease;
   if (leased) {
     if (k.client_guid != req.conn.client_guid) return NtStatus::ObjectNameNotFound;
@@ -185,7 +185,8 @@ void answer_durable(const state::Open& open, Bytes& contexts) {
   }
 }
 
-void grant_durable(Request& req, const DurableRequest& d, state::Open& open, Bytes& contexts) {
+void grant_durable(Request& req, const DurableRequest& d, state::Open& open, uint32_t create_action,
+                   Bytes& contexts) {
   if (!d.request() || open.is_directory || !open.lease) return;
   // 3.3.5.9.6 / 3.3.5.9.10: only with a batch oplock or a lease with H.
   bool handle_cached = open.oplock_level == state::kOplockBatch ||
@@ -193,6 +194,7 @@ void grant_durable(Request& req, const DurableRequest& d, state::Open& open, Byt
   if (!handle_cached) return;
   ServerContext& server = req.server;
   open.durable_version = d.v2_request ? 2 : 1;
+  open.create_action = uint8_t(create_action);
   open.durable_timeout_ms = server.durable_timeout_ms;
   if (d.v2_request) {
     if (d.timeout_ms) open.durable_timeout_ms = std::min(d.timeout_ms, server.durable_max_timeout_ms);

@@ -49,7 +49,8 @@ NtStatus find_replayed_open(Request& req, const DurableRequest& d, state::Open*&
 // A successful open: makes it durable when MS-SMB2 allows (a file, with a
 // batch oplock or a lease with H granted; never persistent) and appends
 // the DHnQ / DH2Q response context to CONTEXTS.
-void grant_durable(Request& req, const DurableRequest& d, state::Open& open, Bytes& contexts);
+void grant_durable(Request& req, const DurableRequest& d, state::Open& open, uint32_t create_action,
+                   Bytes& contexts);
 // The DHnQ / DH2Q response context of a durable OPEN (a replayed CREATE).
 void answer_durable(const state::Open& open, Bytes& contexts);
 

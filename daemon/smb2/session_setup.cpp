@@ -276,6 +276,7 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
 
 NtStatus handle_logoff(Request& req, ByteWriter& w) {
   state::Session* s = req.session;
+  keep_durable_opens(req.conn, req.server, s->session_id);  // 3.3.5.6: durable opens outlive the session
   std::vector<uint64_t> to_close;
   for (auto& [vid, open] : req.conn.opens)
     if (open->session_id == s->session_id) to_close.push_back(vid);

@@ -97,6 +97,7 @@ struct Open {
   // connection for durable_timeout_ms (state/durable_table.hpp).
   uint8_t durable_version = 0;
   bool replay_eligible = false;  // Open.IsReplayEligible (v2): a replayed CREATE gets this open back
+  uint8_t create_action = 0;  // a durable open's CreateAction: a replayed CREATE answers it again
   uint32_t durable_timeout_ms = 0;
   Guid create_guid{};  // DH2Q's CreateGuid
   // Open.LockSequenceArray (3.3.5.14): allocated with durability, so an
