@@ -245,10 +245,11 @@ NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Targe
   return NtStatus::Success;
 }
 
-void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts) {
+void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts,
+                    uint8_t oplock_level) {
   size_t header_start = w.size() - wire::kHeaderSize;
   w.u16(89);
-  w.u8(open.oplock_level);
+  w.u8(oplock_level);
   w.u8(0);  // Flags
   w.u32(o.action);
   w.u64(o.st.creation_time);
@@ -407,7 +408,7 @@ NtStatus open_files_fit(const Request& req) {
 // A durable reconnect or a replayed CREATE answers with an open that
 // exists already, as it stands (MS-SMB2 3.3.5.9.7, 3.3.5.9.10, 3.3.5.9.12).
 NtStatus answer_open_again(Request& req, const CreateRequest& c, state::Open& open, const LeaseRequest& lease_req,
-                           bool durable_context, ByteWriter& w) {
+                           uint8_t oplock_level, bool durable_context, ByteWriter& w) {
   auto stat = vfs::stat_fd(open.fd.get());
   if (!stat) return stat.error();
   Opened o;
@@ -426,7 +427,8 @@ NtStatus answer_open_again(Request& req, const CreateRequest& c, state::Open& op
   if (durable_context) answer_durable(open, contexts);
   std::string_view parent, leaf;
   vfs::split_parent(open.path, parent, leaf);
-  write_response(w, open, o, reported_attributes(req.tree->share, o.st, leaf, open.fd.get()), contexts);
+  write_response(w, open, o, reported_attributes(req.tree->share, o.st, leaf, open.fd.get()), contexts,
+                 oplock_level);
   req.compound.file_id = {open.persistent_id, open.volatile_id};
   return NtStatus::Success;
 }
@@ -437,7 +439,7 @@ NtStatus reconnect(Request& req, const CreateRequest& c, const DurableRequest& d
   if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
   auto open = reconnect_durable(req, c.name, lease, d);
   if (!open) return open.error();
-  return answer_open_again(req, c, **open, lease, false, w);
+  return answer_open_again(req, c, **open, lease, (*open)->oplock_level, false, w);
 }
 
 // DH2Q: a replay of a CREATE whose open lives gets that open again.
@@ -447,8 +449,16 @@ NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest
   if (NtStatus st = find_replayed_open(req, d, replayed); st != NtStatus::Success || !replayed) return st;
   LeaseRequest lease;
   if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
+  // The replay may not change the caching of the open (smb2.replay.*):
+  // a lease where it has an oplock, or another lease key, is refused; an
+  // oplock open answers the level the replay asks for (and durability
+  // only with batch), as Windows does, and keeps its own.
+  bool leased = replayed->oplock_level == state::kOplockLease;
+  if (!leased && c.oplock_level == state::kOplockLease) return NtStatus::AccessDenied;
+  if (leased && lease.present && replayed->lease && lease.key != replayed->lease->key) return NtStatus::AccessDenied;
+  uint8_t level = leased ? uint8_t(state::kOplockLease) : c.oplock_level;
   answered = true;
-  return answer_open_again(req, c, *replayed, lease, true, w);
+  return answer_open_again(req, c, *replayed, lease, level, leased || level == state::kOplockBatch, w);
 }
 
 }  // namespace
@@ -542,7 +552,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   }
   if (durable.request()) grant_durable(req, durable, *open, o.action, contexts);
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
-  write_response(w, *open, o, attrs, contexts);
+  write_response(w, *open, o, attrs, contexts, open->oplock_level);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
   req.conn.opens.emplace(open->volatile_id, std::move(open));
