@@ -408,12 +408,12 @@ NtStatus open_files_fit(const Request& req) {
 // A durable reconnect or a replayed CREATE answers with an open that
 // exists already, as it stands (MS-SMB2 3.3.5.9.7, 3.3.5.9.10, 3.3.5.9.12).
 NtStatus answer_open_again(Request& req, const CreateRequest& c, state::Open& open, const LeaseRequest& lease_req,
-                           uint8_t oplock_level, bool durable_context, ByteWriter& w) {
+                           uint8_t oplock_level, uint32_t action, bool durable_context, ByteWriter& w) {
   auto stat = vfs::stat_fd(open.fd.get());
   if (!stat) return stat.error();
   Opened o;
   o.st = *stat;
-  o.action = durable_context ? uint32_t(open.create_action) : uint32_t(FILE_OPENED);  // a replay: what the CREATE did
+  o.action = action;
   state::CacheGrant g = req.server.files.current_grant(open.node, open.lease);
   LeaseAnswer answer{lease_req, g.lease_state, g.lease_breaking, g.epoch};
   answer.request.version = g.version;
@@ -439,7 +439,7 @@ NtStatus reconnect(Request& req, const CreateRequest& c, const DurableRequest& d
   if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
   auto open = reconnect_durable(req, c.name, lease, d);
   if (!open) return open.error();
-  return answer_open_again(req, c, **open, lease, (*open)->oplock_level, false, w);
+  return answer_open_again(req, c, **open, lease, (*open)->oplock_level, FILE_OPENED, false, w);
 }
 
 // DH2Q: a replay of a CREATE whose open lives gets that open again.
@@ -458,7 +458,9 @@ NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest
   if (leased && lease.present && replayed->lease && lease.key != replayed->lease->key) return NtStatus::AccessDenied;
   uint8_t level = leased ? uint8_t(state::kOplockLease) : c.oplock_level;
   answered = true;
-  return answer_open_again(req, c, *replayed, lease, level, leased || level == state::kOplockBatch, w);
+  // The replay answers what the CREATE did (FILE_CREATED stays so).
+  return answer_open_again(req, c, *replayed, lease, level, replayed->create_action,
+                           leased || level == state::kOplockBatch, w);
 }
 
 }  // namespace

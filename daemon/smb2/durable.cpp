@@ -9,6 +9,7 @@
 #include "common/log.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/thread_identity.hpp"
 #include "state/durable_table.hpp"
 #include "vfs/paths.hpp"
 
@@ -91,6 +92,7 @@ void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {
   LOG_DEBUG("durable open %s (0x%llx) closed: %s", k.open->path.c_str(), (unsigned long long)k.open->persistent_id,
             why);
   int root = k.share_root.get();
+  RestoreIdentity restore;  // a break closes it in another user's request
   release_open(server, std::move(k.open), root, k.identity);
 }
 
