@@ -32,11 +32,11 @@ DELETE_ON_CLOSE = 0x1000
 name = smb2user.status_name
 
 
-def login(user, password, dialect, client_guid):
+def login(user, password, dialect, client_guid, previous_session=0):
     c = smb2user.UserConn()
     if c.negotiate(dialect, client_guid) != 0:
         raise RuntimeError("negotiate failed")
-    st = c.login(user, password)
+    st = c.login(user, password, previous_session=previous_session)
     if st != 0:
         raise RuntimeError(f"login {user}: {name(st)}")
     st = c.tree_connect(rawsmb.SHARE)
@@ -146,8 +146,30 @@ def test_v2_lease_key_checked():
         check("the lease comes back with RWH", lease_state == RWH, hex(lease_state))
 
 
+def test_session_reconnect():
+    """PreviousSessionId (3.3.5.5.3): the old session ends, its durable open is kept for the new one."""
+    guid = os.urandom(16)
+    old = login(USER1, PASS1, 0x0210, guid)
+    st, o = old.create_ex("durable4.txt", READ_WRITE_DELETE, disposition=5, oplock=BATCH,
+                          contexts=rawsmb.create_contexts([(b"DHnQ", b"\0" * 16)]))
+    if st != OK or b"DHnQ" not in o.contexts:
+        check("DHnQ with a batch oplock: granted", False, name(st))
+        return
+    check("WRITE before the session reconnect", old.write_fid(o.fid, b"kept across sessions") == OK)
+    new = login(USER1, PASS1, 0x0210, guid, previous_session=old.session)
+    st = old.write_fid(o.fid, b"x")
+    check("the old session is gone: USER_SESSION_DELETED", st == 0xC0000203, name(st))
+    st, r = new.create_ex("durable4.txt", READ_WRITE_DELETE, oplock=BATCH, contexts=dhnc(o.fid))
+    check("its durable open reconnects on the new session", st == OK, name(st))
+    if st == OK:
+        st, data = new.read_fid(r.fid, 100)
+        check("...with its data", data == b"kept across sessions", f"{name(st)} {data!r}")
+        new.close_fid(r.fid)
+
+
 def main():
     test_v1_survives_a_cut_connection()
+    test_session_reconnect()
     test_v2_times_out()
     test_v2_lease_key_checked()
     print(f"{rawsmb.results['pass']} passed, {rawsmb.results['fail']} failed")

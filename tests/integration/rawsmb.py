@@ -124,8 +124,8 @@ class Conn:
         auth = b"NTLMSSP\0" + struct.pack("<I", 3) + fields + struct.pack("<I", 0x00000A05) + b"\0" * 8
         return self.request(1, self._setup_body(auth))[0]
 
-    def _setup_body(self, blob):
-        return struct.pack("<HBBIIHHQ", 25, 0, 1, 0, 0, 64 + 24, len(blob), 0) + blob
+    def _setup_body(self, blob, previous_session=0):
+        return struct.pack("<HBBIIHHQ", 25, 0, 1, 0, 0, 64 + 24, len(blob), previous_session) + blob
 
     def tree_connect(self, share):
         path = f"\\\\127.0.0.1\\{share}".encode("utf-16-le")
