@@ -91,6 +91,7 @@ namespace ringsmb {
   X(InvalidBufferSize, 0xC0000206)                       \
   X(ConnectionDisconnected, 0xC000020C)                  \
   X(NotFound, 0xC0000225)                                \
+  X(DuplicateObjectid, 0xC000022A)                       \
   X(AccountLockedOut, 0xC0000234)                        \
   X(TooManyLinks, 0xC0000265)                            \
   X(NotAReparsePoint, 0xC0000275)                        \

@@ -9,6 +9,7 @@
 #include "smb2/access.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/lock.hpp"
@@ -46,6 +47,26 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
 
 }  // namespace
 
+void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
+                  const ipc::UnixUser& identity) {
+  // CREATE granted delete-on-close only with DELETE (grant_create_access);
+  // checked again so that no other path to an open can delete without it.
+  if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE))
+    server.files.set_delete_pending(open->node, true);
+  bool pending = server.files.is_delete_pending(open->node);
+  if (open->durable_version == 2) forget_durable(server, *open);
+  open->fd.reset();
+  std::vector<state::LockWaiter> granted;
+  server.locks.release(open.get(), open->node->device, open->node->inode, granted);
+  post_lock_grants(server, granted);
+  auto closed = server.files.close_cached(open->node, open.get());
+  post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
+  if (closed.last && pending && root_fd >= 0) {
+    become_user(identity);
+    delete_file(server, root_fd, *open);
+  }
+}
+
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   withdraw_open(conn, server, volatile_id);  // requests waiting on the handle end with it
   if (close_pipe(conn, server, volatile_id)) return;
@@ -54,26 +75,13 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   std::unique_ptr<state::Open> open = std::move(it->second);
   conn.opens.erase(it);
   state::Session* s = conn.find_session(open->session_id);
-  // CREATE granted delete-on-close only with DELETE (grant_create_access);
-  // checked again so that no other path to an open can delete without it.
-  if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE))
-    server.files.set_delete_pending(open->node, true);
-  bool pending = server.files.is_delete_pending(open->node);
   state::Tree* tree = nullptr;
   if (s) {
     auto t = s->trees.find(open->tree_id);
     if (t != s->trees.end()) tree = t->second.get();
   }
-  open->fd.reset();
-  std::vector<state::LockWaiter> granted;
-  server.locks.release(open.get(), open->node->device, open->node->inode, granted);
-  post_lock_grants(server, granted);
-  auto closed = server.files.close_cached(open->node, open.get());
-  post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
-  if (closed.last && pending && tree && tree->root) {
-    become_user(tree->identity);
-    delete_file(server, tree->root.get(), *open);
-  }
+  static const ipc::UnixUser kNobody{};
+  release_open(server, std::move(open), tree && tree->root ? tree->root.get() : -1, tree ? tree->identity : kNobody);
 }
 
 void close_open(Request& req, state::Open* open) { close_open(req.conn, req.server, open->volatile_id); }

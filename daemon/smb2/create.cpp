@@ -14,6 +14,7 @@
 #include "smb2/async_engine.hpp"
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
@@ -50,7 +51,9 @@ struct CreateRequest {
   bool data_stream = false;  // the name asked for the data stream explicitly ("dir::$DATA")
 };
 
-NtStatus parse(const Request& req, CreateRequest& c) {
+// The fields and buffers of the request, before any is judged: a durable
+// reconnect ignores all but the name and the contexts (3.3.5.9.7).
+NtStatus read_request(const Request& req, CreateRequest& c) {
   ByteReader r(req.body);
   r.skip(2);
   r.u8();  // SecurityFlags
@@ -66,6 +69,10 @@ NtStatus parse(const Request& req, CreateRequest& c) {
   uint32_t ctx_off = r.u32(), ctx_len = r.u32();
   if (!r.ok() || !buffer_at(req, name_off, name_len, c.name) || !buffer_at(req, ctx_off, ctx_len, c.contexts))
     return NtStatus::InvalidParameter;
+  return NtStatus::Success;
+}
+
+NtStatus validate(const CreateRequest& c) {
   if (c.impersonation > 3) return NtStatus::BadImpersonationLevel;
   if (c.disposition > FILE_OVERWRITE_IF || (c.options & kReservedCreateOptions) ||
       (c.options & FILE_DIRECTORY_FILE && c.options & FILE_NON_DIRECTORY_FILE) || (c.share_access & ~7u) ||
@@ -238,10 +245,11 @@ NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Targe
   return NtStatus::Success;
 }
 
-void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts) {
+void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts,
+                    uint8_t oplock_level) {
   size_t header_start = w.size() - wire::kHeaderSize;
   w.u16(89);
-  w.u8(open.oplock_level);
+  w.u8(oplock_level);
   w.u8(0);  // Flags
   w.u32(o.action);
   w.u64(o.st.creation_time);
@@ -397,13 +405,81 @@ NtStatus open_files_fit(const Request& req) {
   return NtStatus::Success;
 }
 
+// A durable reconnect or a replayed CREATE answers with an open that
+// exists already, as it stands (MS-SMB2 3.3.5.9.7, 3.3.5.9.10, 3.3.5.9.12).
+NtStatus answer_open_again(Request& req, const CreateRequest& c, state::Open& open, const LeaseRequest& lease_req,
+                           uint8_t oplock_level, uint32_t action, bool durable_context, ByteWriter& w) {
+  auto stat = vfs::stat_fd(open.fd.get());
+  if (!stat) return stat.error();
+  Opened o;
+  o.st = *stat;
+  o.action = action;
+  state::CacheGrant g = req.server.files.current_grant(open.node, open.lease);
+  LeaseAnswer answer{lease_req, g.lease_state, g.lease_breaking, g.epoch};
+  answer.request.version = g.version;
+  answer.request.parent_key = g.parent_key;
+  answer.request.has_parent = g.has_parent;
+  bool lease_answered = open.oplock_level == state::kOplockLease && lease_req.present;
+  Bytes& contexts = req.conn.create_contexts_scratch;
+  contexts.clear();
+  NtStatus st = answer_create_contexts(req, c.contexts, open, o.st, lease_answered ? &answer : nullptr, contexts);
+  if (st != NtStatus::Success) return st;
+  if (durable_context) answer_durable(open, contexts);
+  std::string_view parent, leaf;
+  vfs::split_parent(open.path, parent, leaf);
+  write_response(w, open, o, reported_attributes(req.tree->share, o.st, leaf, open.fd.get()), contexts,
+                 oplock_level);
+  req.compound.file_id = {open.persistent_id, open.volatile_id};
+  return NtStatus::Success;
+}
+
+// DHnC / DH2C: no path validation, no open; the kept open comes back.
+NtStatus reconnect(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w) {
+  LeaseRequest lease;
+  if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
+  auto open = reconnect_durable(req, c.name, lease, d);
+  if (!open) return open.error();
+  return answer_open_again(req, c, **open, lease, (*open)->oplock_level, FILE_OPENED, false, w);
+}
+
+// DH2Q: a replay of a CREATE whose open lives gets that open again.
+NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w, bool& answered) {
+  answered = false;
+  state::Open* replayed = nullptr;
+  if (NtStatus st = find_replayed_open(req, d, replayed); st != NtStatus::Success || !replayed) return st;
+  LeaseRequest lease;
+  if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
+  // The replay may not change the caching of the open (smb2.replay.*):
+  // a lease where it has an oplock, or another lease key, is refused; an
+  // oplock open answers the level the replay asks for (and durability
+  // only with batch), as Windows does, and keeps its own.
+  bool leased = replayed->oplock_level == state::kOplockLease;
+  if (!leased && c.oplock_level == state::kOplockLease) return NtStatus::AccessDenied;
+  if (leased && lease.present && replayed->lease && lease.key != replayed->lease->key) return NtStatus::AccessDenied;
+  uint8_t level = leased ? uint8_t(state::kOplockLease) : c.oplock_level;
+  answered = true;
+  // The replay answers what the CREATE did (FILE_CREATED stays so).
+  return answer_open_again(req, c, *replayed, lease, level, replayed->create_action,
+                           leased || level == state::kOplockBatch, w);
+}
+
 }  // namespace
 
 NtStatus handle_create(Request& req, ByteWriter& w) {
   CreateRequest c;
-  NtStatus st = parse(req, c);
+  NtStatus st = read_request(req, c);
   if (st != NtStatus::Success) return st;
+  DurableRequest durable;  // read only when there are contexts: nothing for the common open
+  bool durable_contexts = !c.contexts.empty() && !req.tree->share.is_ipc;
+  if (durable_contexts) {
+    if ((st = find_durable_request(req, c.contexts, durable)) != NtStatus::Success) return st;
+    if (durable.reconnect()) return reconnect(req, c, durable, w);
+  }
+  if ((st = validate(c)) != NtStatus::Success) return st;
   if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
+  bool answered = false;
+  if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
+    return st;
 
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
@@ -476,8 +552,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     release(req, open->node, open.get());
     return st;
   }
+  if (durable.request()) grant_durable(req, durable, *open, o.action, contexts);
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
-  write_response(w, *open, o, attrs, contexts);
+  write_response(w, *open, o, attrs, contexts, open->oplock_level);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
   req.conn.opens.emplace(open->volatile_id, std::move(open));

@@ -63,6 +63,19 @@ bool next_create_context(ByteSpan buffer, size_t& off, CreateContext& out) {
   return true;
 }
 
+void append_create_context(Bytes& out, std::string_view name, ByteSpan data) {
+  size_t last = SIZE_MAX;  // the chain's last context: its Next is patched
+  for (size_t at = 0; at + 4 <= out.size();) {
+    last = at;
+    uint32_t next = load_le32(out.data() + at);
+    if (!next) break;
+    at += next;
+  }
+  size_t start = begin_context(out, name, last);
+  out.insert(out.end(), data.begin(), data.end());
+  end_context(out, last, start);
+}
+
 uint32_t maximal_access(const Request& req, const vfs::FileStat& st) {
   uint32_t tree_max = req.tree->maximal_access;
   const ipc::UnixUser& u = req.session->unix_user;

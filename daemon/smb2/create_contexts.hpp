@@ -55,6 +55,9 @@ struct LeaseAnswer {
 NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open& open, const vfs::FileStat& st,
                                 const LeaseAnswer* lease, Bytes& out);
 
+// Appends one response context (NAME, DATA) to the chain in OUT.
+void append_create_context(Bytes& out, std::string_view name, ByteSpan data);
+
 // The access this session's user has to the file, limited by the tree.
 uint32_t maximal_access(const Request& req, const vfs::FileStat& st);
 

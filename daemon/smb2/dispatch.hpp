@@ -102,5 +102,11 @@ bool buffer_at(const Request& req, uint32_t offset, uint32_t length, ByteSpan& o
 // Closes an open (share-mode release, delete-on-close) and forgets it.
 void close_open(Request& req, state::Open* open);
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id);
+// What closing does once the open is out of its connection: locks, share
+// modes and lease released, delete-on-close performed (under ROOT_FD, the
+// share root, as IDENTITY; -1: not possible). Also for a kept durable open
+// that times out (smb2/durable.hpp).
+void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
+                  const ipc::UnixUser& identity);
 
 }  // namespace ringsmb::smb2

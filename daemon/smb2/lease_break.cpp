@@ -2,6 +2,7 @@
 #include <time.h>
 
 #include "smb2/async_engine.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/processor.hpp"
 #include "smb2/send_path.hpp"
 #include "smb2/lease.hpp"
@@ -68,8 +69,13 @@ void write_break_notification(ConnState& conn, const state::BreakNotice& b, Byte
 }
 
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
-  for (const auto& b : breaks)
+  for (const auto& b : breaks) {
+    if (b.to.worker == state::kNoConnectionWorker) {  // a kept durable open: nobody can answer
+      if (b.ack_required) close_unreachable_holder(server, b);
+      continue;
+    }
     post_to_conn(server, b.to, [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
+  }
 }
 
 void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {

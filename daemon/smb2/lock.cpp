@@ -10,8 +10,9 @@
 // Windows, smb2.lock.cancel). A blocking lock in the middle of a compound
 // chain, where nothing may wait, is processed as FAIL_IMMEDIATELY.
 //
-// Lock sequence numbers (3.3.5.14) only matter for resilient, durable and
-// persistent opens, which the server does not grant yet; they are ignored.
+// Lock sequence numbers (3.3.5.14) are checked for durable opens on SMB 3.x
+// (resilient and persistent opens are not offered): a LOCK that repeats
+// the last number of its index succeeds without being applied again.
 // READ and WRITE check the locks through LockTable::check_io.
 #include <vector>
 
@@ -58,6 +59,26 @@ bool valid_lock_flags(uint32_t flags, size_t count) {
 void break_read_caching(ServerContext& server, const std::shared_ptr<state::FileNode>& node, const void* owner) {
   if (node->lease_count.load(std::memory_order_relaxed))
     post_breaks(server, server.files.break_readers(node, owner, monotonic_ms(), server.lease_break_timeout_ms));
+}
+
+// MS-SMB2 3.3.5.14: the entry of Open.LockSequenceArray this LOCK names,
+// or null when none applies (not durable, SMB 2.x, index 0 or past 64).
+struct LockSequenceSlot {
+  state::LockSequences* array = nullptr;
+  size_t index = 0;
+  uint8_t number = 0;
+  bool replayed() const { return array && array->valid[index] && array->number[index] == number; }
+  void record() const {
+    if (!array) return;
+    array->number[index] = number;
+    array->valid[index] = true;
+  }
+};
+
+LockSequenceSlot lock_sequence_slot(const Request& req, state::Open& open, uint32_t lock_sequence) {
+  uint32_t index = lock_sequence >> 4;  // LockSequenceIndex: the upper 28 bits
+  if (!open.lock_sequences || !req.conn.is_smb3() || index < 1 || index > 64) return {};
+  return {open.lock_sequences.get(), index - 1, uint8_t(lock_sequence & 0xF)};
 }
 
 // The LOCK response body (2.2.27).
@@ -111,7 +132,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
   r.skip(2);
   uint16_t count = r.u16();
-  r.u32();  // LockSequenceNumber / LockSequenceIndex
+  uint32_t lock_sequence = r.u32();  // LockSequenceNumber (4 bits), LockSequenceIndex (28 bits)
   r.skip(16);  // FileId: Request::open_file()
   if (!r.ok() || count == 0) return NtStatus::InvalidParameter;
   if (req.body.size() < kLocksOffsetInBody + size_t(count) * kLockElementSize) return NtStatus::InvalidParameter;
@@ -131,6 +152,12 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   if (!open->node) return NtStatus::InvalidHandle;
   const uint64_t dev = open->node->device, ino = open->node->inode;
   state::LockTable& table = req.server.locks;
+  LockSequenceSlot sequence = lock_sequence_slot(req, *open, lock_sequence);
+  if (sequence.replayed()) {  // done before: the replay of a request whose response was lost
+    w.bytes(kLockResponse);
+    return NtStatus::Success;
+  }
+  if (sequence.array) sequence.array->valid[sequence.index] = false;
 
   if (elems[0].flags & SMB2_LOCKFLAG_UNLOCK) {
     // 3.3.5.14.1: elements are processed in order and processing stops at
@@ -160,8 +187,8 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
     if (st != NtStatus::Success) return st;
     break_read_caching(req.server, open->node, open);
   }
-  w.u16(4);
-  w.u16(0);
+  sequence.record();
+  w.bytes(kLockResponse);
   return NtStatus::Success;
 }
 

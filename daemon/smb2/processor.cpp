@@ -8,6 +8,7 @@
 #include "crypto/smb2_keys.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/negotiate.hpp"
 #include "smb2/send_path.hpp"
@@ -489,9 +490,12 @@ void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
 
 void teardown_connection(ConnState& conn, ServerContext& server) {
   withdraw_all(conn, server);
+  keep_durable_opens(conn, server, 0);  // before the rest is closed (MS-SMB2 3.3.7.1)
   while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);  // pipes too
-  for (auto& [id, s] : conn.sessions)
+  for (auto& [id, s] : conn.sessions) {
     if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
+    server.sessions.remove(id);
+  }
   conn.sessions.clear();
 }
 

@@ -11,10 +11,12 @@
 #include "common/bytes.hpp"
 #include "config/config.hpp"
 #include "ipc/control_plane.hpp"
+#include "state/durable_table.hpp"
 #include "state/file_table.hpp"
 #include "state/lease_table.hpp"
 #include "state/resource_budget.hpp"
 #include "state/lock_table.hpp"
+#include "state/session_registry.hpp"
 #include "vfs/name_index.hpp"
 
 namespace ringsmb::smb2 {
@@ -70,6 +72,15 @@ struct ServerContext {
   std::atomic<uint32_t> connections{0};
   // Descriptors, open files per user, connections per address.
   state::ResourceBudget budget;
+  // Durable opens kept after their connection ended, and where each
+  // session lives, for reconnects (smb2/durable.hpp). Declared last: kept
+  // opens release what they hold in the tables above when destroyed.
+  state::DurableTable durables;
+  state::SessionRegistry sessions;
+  // Durable timeouts (MS-SMB2 3.3.5.9.6, 3.3.5.9.10): DHnQ opens, and DH2Q
+  // opens that ask for 0, get the default; a DH2Q timeout is capped.
+  uint32_t durable_timeout_ms = 60000;
+  uint32_t durable_max_timeout_ms = 300000;
 };
 
 }  // namespace ringsmb::smb2

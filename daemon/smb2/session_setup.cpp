@@ -12,6 +12,7 @@
 #include "crypto/primitives.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "vfs/file_info.hpp"
 
@@ -224,6 +225,7 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   r.u32();  // Channel
   uint16_t blob_off = r.u16();
   uint16_t blob_len = r.u16();
+  uint64_t previous_session_id = r.u64();
   ByteSpan blob;
   if (!r.ok() || !buffer_at(req, blob_off, blob_len, blob) || blob.empty()) return NtStatus::InvalidParameter;
   if (flags & SMB2_SESSION_FLAG_BINDING) return NtStatus::RequestNotAccepted;  // no multichannel yet
@@ -239,6 +241,7 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
 
   Bytes ntlm, client_mic;
   NtStatus st = NtStatus::InvalidParameter;
+  bool was_valid = s->state == state::Session::State::Valid;
   if (extract_ntlm(*s, blob, ntlm, client_mic)) {
     switch (ntlm_message_type(ntlm)) {
       case kNtlmNegotiate: st = send_challenge(req, *s, ntlm, w); break;
@@ -247,6 +250,13 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
         break;
       default: break;
     }
+  }
+  if (st == NtStatus::Success && !was_valid) {
+    // Where the session lives, for a later reconnect that supersedes it;
+    // and this one may supersede an earlier one (3.3.5.5.3).
+    req.server.sessions.add(s->session_id, req.conn.address, s->user);
+    if (previous_session_id && previous_session_id != s->session_id && !s->is_guest && !s->is_anonymous)
+      end_previous_session(req, previous_session_id, s->user);
   }
   if (!nt_success(st) && st != NtStatus::MoreProcessingRequired) {
     // A failed exchange removes a session that never became valid (3.3.5.5.3).
@@ -266,12 +276,14 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
 
 NtStatus handle_logoff(Request& req, ByteWriter& w) {
   state::Session* s = req.session;
+  keep_durable_opens(req.conn, req.server, s->session_id);  // 3.3.5.6: durable opens outlive the session
   std::vector<uint64_t> to_close;
   for (auto& [vid, open] : req.conn.opens)
     if (open->session_id == s->session_id) to_close.push_back(vid);
   std::sort(to_close.begin(), to_close.end());  // oldest first, as TREE_DISCONNECT
   for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
   withdraw_session(req.conn, req.server, s->session_id);
+  req.server.sessions.remove(s->session_id);
   if (req.server.control) req.server.control->logout(s->user);
   req.response_session_id = s->session_id;
   // Keep the session object alive until the response is signed: it is

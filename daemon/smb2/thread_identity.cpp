@@ -44,4 +44,12 @@ void become_root() {
   apply(0, 0, {});
 }
 
+RestoreIdentity::RestoreIdentity() : known_(t_current.known) {
+  saved_ = {t_current.uid, t_current.gid, t_current.groups};
+}
+
+RestoreIdentity::~RestoreIdentity() {
+  if (known_) become_user(saved_);
+}
+
 }  // namespace ringsmb::smb2

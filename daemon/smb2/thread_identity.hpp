@@ -13,4 +13,19 @@ void become_user(const ipc::UnixUser& user);
 // Back to the daemon's own identity (root), e.g. for share-root opens.
 void become_root();
 
+// Gives the thread back the identity it had when this was made: for work
+// done as another user in the middle of a request (a kept durable open
+// closed by a break, smb2/durable.cpp).
+class RestoreIdentity {
+ public:
+  RestoreIdentity();
+  ~RestoreIdentity();
+  RestoreIdentity(const RestoreIdentity&) = delete;
+  RestoreIdentity& operator=(const RestoreIdentity&) = delete;
+
+ private:
+  bool known_ = false;
+  ipc::UnixUser saved_;
+};
+
 }  // namespace ringsmb::smb2

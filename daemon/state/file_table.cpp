@@ -249,6 +249,33 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
   return out;
 }
 
+bool FileTable::move_lease_holder(const std::shared_ptr<FileNode>& node, Lease& lease, uint32_t required,
+                                  const ConnAddress& expected, const ConnAddress& to, uint64_t session_id,
+                                  bool worker_only) {
+  std::lock_guard lock(mutex_for(*node));
+  if ((lease.state & required) != required || lease.breaking) return false;
+  if (lease.holder.worker == expected.worker && (worker_only || lease.holder.conn_id == expected.conn_id)) {
+    lease.holder = to;
+    lease.session_id = session_id;
+  }
+  return true;
+}
+
+CacheGrant FileTable::current_grant(const std::shared_ptr<FileNode>& node, const std::shared_ptr<Lease>& lease) {
+  CacheGrant g;
+  if (!lease) return g;
+  std::lock_guard lock(mutex_for(*node));
+  g.oplock_level = lease->is_oplock ? lease_bits_to_oplock(lease->state) : kOplockLease;
+  g.lease = lease;
+  g.lease_state = lease->state;
+  g.lease_breaking = lease->breaking;
+  g.epoch = lease->epoch;
+  g.version = lease->version;
+  g.parent_key = lease->parent_key;
+  g.has_parent = lease->has_parent;
+  return g;
+}
+
 bool FileTable::close(const std::shared_ptr<FileNode>& node, const void* owner) {
   return close_cached(node, owner).last;
 }

@@ -95,6 +95,16 @@ class FileTable {
   std::vector<Waiter> expire_breaks(const std::shared_ptr<FileNode>& node, int64_t now_ms);
   // Forgets a waiter (CANCEL, or its connection ended).
   void drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter& w);
+  // Durable opens (smb2/durable.cpp): false when LEASE lacks any of
+  // REQUIRED or is breaking; otherwise its breaks go to TO (session
+  // SESSION_ID) from now on if they went to EXPECTED (only its worker
+  // compared when WORKER_ONLY): a durable open kept without its
+  // connection, or reconnected on another.
+  bool move_lease_holder(const std::shared_ptr<FileNode>& node, Lease& lease, uint32_t required,
+                         const ConnAddress& expected, const ConnAddress& to, uint64_t session_id, bool worker_only);
+  // What LEASE holds now, as a CREATE would answer it (a durable reconnect
+  // or a replayed CREATE answers the open it hands back).
+  CacheGrant current_grant(const std::shared_ptr<FileNode>& node, const std::shared_ptr<Lease>& lease);
   // Is this (dev, ino) open with delete pending?
   bool delete_pending(uint64_t dev, uint64_t ino);
   void set_delete_pending(const std::shared_ptr<FileNode>& node, bool pending);

@@ -68,6 +68,13 @@ struct DirCursor {
   std::string pattern;
 };
 
+// Open.LockSequenceArray (MS-SMB2 3.3.1.10, 3.3.5.14): the last
+// LockSequenceNumber seen for each of the 64 indexes, and whether any was.
+struct LockSequences {
+  std::array<uint8_t, 64> number{};
+  std::array<bool, 64> valid{};
+};
+
 struct Open {
   uint64_t persistent_id = 0;
   uint64_t volatile_id = 0;
@@ -85,6 +92,17 @@ struct Open {
   std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
   DirCursor dir;
   OpenCharge charge;  // counted against the process's and the user's open files while it lives
+  // Durable (MS-SMB2 3.3.5.9.6, 3.3.5.9.10; smb2/durable.hpp): 1 for a
+  // granted DHnQ, 2 for a DH2Q, 0 otherwise. A durable open outlives its
+  // connection for durable_timeout_ms (state/durable_table.hpp).
+  uint8_t durable_version = 0;
+  bool replay_eligible = false;  // Open.IsReplayEligible (v2): a replayed CREATE gets this open back
+  uint8_t create_action = 0;  // a durable open's CreateAction: a replayed CREATE answers it again
+  uint32_t durable_timeout_ms = 0;
+  Guid create_guid{};  // DH2Q's CreateGuid
+  // Open.LockSequenceArray (3.3.5.14): allocated with durability, so an
+  // ordinary open carries only the pointer.
+  std::unique_ptr<LockSequences> lock_sequences;
 };
 
 struct Session {

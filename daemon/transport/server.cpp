@@ -15,6 +15,7 @@
 #include "control/local_control_plane.hpp"
 #include "control/reloading_control_plane.hpp"
 #include "ipc/control_plane.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/admin_endpoint.hpp"
 #include "transport/worker.hpp"
@@ -177,6 +178,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   ctx->blocking.reset();  // its last jobs may still post to the (stopped) workers
   ctx->poster = nullptr;
   workers.clear();
+  smb2::close_kept_opens(*ctx);  // durable state does not outlive the process
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "common/log.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
 #include "transport/direct_tcp.hpp"
@@ -467,6 +468,8 @@ void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
     drop(c, "internal error");
     return;
   }
+  // A task may end a hold early (smb2::end_previous_session).
+  if (held(c) && smb2::monotonic_ms() >= c.state.hold_replies_until_ms) return release_hold(conn_id);
   flush(c);
 }
 
@@ -483,6 +486,7 @@ void Worker::on_tick() {
   int64_t now_ms = smb2::monotonic_ms();
   for (auto& [id, c] : conns_)
     if (!c->closing && !c->state.async.waiting.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
+  smb2::expire_durable_opens(ctx_, uint32_t(index_), now_ms);  // one relaxed load when none are kept
   int64_t now = now_s();
   expire_logins(now);
   uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;

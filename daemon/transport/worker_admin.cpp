@@ -57,6 +57,7 @@ bool Worker::close_session(uint64_t session_id) {
     std::string user = it->second->user;
     if (it->second->state == state::Session::State::Valid && ctx_.control) ctx_.control->logout(user);
     st.sessions.erase(it);
+    ctx_.sessions.remove(session_id);
     LOG_INFO("%s: session 0x%llx of '%s' closed by the administrator", st.client_address.c_str(),
              static_cast<unsigned long long>(session_id), user.c_str());
     // A client keeps using a connection whose session vanished and gets

@@ -74,9 +74,44 @@ class Conn:
         status = struct.unpack_from("<I", r, 8)[0]
         return status, r
 
-    def negotiate(self):
-        body = struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, 0, os.urandom(16), 0, 0, 0) + struct.pack("<H", 0x0210)
+    def negotiate(self, dialect=0x0210, client_guid=None):
+        guid = client_guid or os.urandom(16)
+        body = struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, 0, guid, 0, 0, 0) + struct.pack("<H", dialect)
         return self.request(0, body)[0]
+
+    def create_ex(self, name, access, share=7, disposition=1, options=0, oplock=0, contexts=b"", flags=0):
+        """CREATE with create contexts (create_contexts() builds them); returns (status, Created or None)."""
+        n = name.encode("utf-16-le") or b"\0"
+        n += b"\0" * (-len(n) % 8)
+        ctx_off = 64 + 56 + len(n) if contexts else 0
+        body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, oplock, 2, 0, 0, access, 0, share, disposition, options,
+                           64 + 56, len(name.encode("utf-16-le")), ctx_off, len(contexts)) + n + contexts
+        st, r = self.request(5, body, flags=flags)
+        return st, (Created(r) if st == 0 else None)
+
+    def close_fid(self, fid):
+        return self.request(6, struct.pack("<HHI", 24, 0, 0) + fid)[0]
+
+    def write_fid(self, fid, data, offset=0):
+        body = struct.pack("<HHIQ", 49, 64 + 48, len(data), offset) + fid + struct.pack("<IIHHI", 0, 0, 0, 0, 0) + data
+        return self.request(9, body)[0]
+
+    def read_fid(self, fid, length, offset=0):
+        body = struct.pack("<HBBIQ", 49, 0, 0, length, offset) + fid + struct.pack("<IIIHHB", 0, 0, 0, 0, 0, 0)
+        st, r = self.request(8, body)
+        if st != 0:
+            return st, b""
+        off, ln = struct.unpack_from("<BxI", r, 64 + 2)
+        return st, r[off:off + ln]
+
+    def lock_fid(self, fid, offset, length, flags, sequence=0):
+        body = struct.pack("<HHI", 48, 1, sequence) + fid + struct.pack("<QQII", offset, length, flags, 0)
+        return self.request(10, body)[0]
+
+    def abort(self):
+        """Ends the TCP connection abruptly (RST), as a network failure would."""
+        self.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.s.close()
 
     def anonymous_session(self):
         neg = b"NTLMSSP\0" + struct.pack("<II", 1, 0x00000205 | 0x00080000) + b"\0" * 16
@@ -89,8 +124,8 @@ class Conn:
         auth = b"NTLMSSP\0" + struct.pack("<I", 3) + fields + struct.pack("<I", 0x00000A05) + b"\0" * 8
         return self.request(1, self._setup_body(auth))[0]
 
-    def _setup_body(self, blob):
-        return struct.pack("<HBBIIHHQ", 25, 0, 1, 0, 0, 64 + 24, len(blob), 0) + blob
+    def _setup_body(self, blob, previous_session=0):
+        return struct.pack("<HBBIIHHQ", 25, 0, 1, 0, 0, 64 + 24, len(blob), previous_session) + blob
 
     def tree_connect(self, share):
         path = f"\\\\127.0.0.1\\{share}".encode("utf-16-le")
@@ -104,6 +139,37 @@ class Conn:
         ln = len(name_utf16) if name_len is None else name_len
         return struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0, access, 0, 7, disposition, 0, off, ln, 0, 0) + (
             name_utf16 or b"\0")
+
+
+def create_contexts(items):
+    """The create-context chain (MS-SMB2 2.2.13.2) of [(name, data), ...]."""
+    out = b""
+    for i, (name, data) in enumerate(items):
+        ctx = struct.pack("<IHHHHI", 0, 16, len(name), 0, 24 if data else 0, len(data)) + name
+        ctx += b"\0" * (-len(ctx) % 8) + data
+        if i < len(items) - 1:
+            ctx += b"\0" * (-len(ctx) % 8)
+            ctx = struct.pack("<I", len(ctx)) + ctx[4:]
+        out += ctx
+    return out
+
+
+class Created:
+    """The fields of a CREATE response a test looks at."""
+
+    def __init__(self, r):
+        self.oplock = r[64 + 2]
+        self.action = struct.unpack_from("<I", r, 64 + 4)[0]
+        self.fid = r[64 + 64:64 + 80]
+        off, ln = struct.unpack_from("<II", r, 64 + 80)
+        self.contexts = {}
+        at = off
+        while ln and at < len(r):
+            nxt, noff, nlen, _, doff, dlen = struct.unpack_from("<IHHHHI", r, at)
+            self.contexts[r[at + noff:at + noff + nlen]] = r[at + doff:at + doff + dlen]
+            if not nxt:
+                break
+            at += nxt
 
 
 def alive():

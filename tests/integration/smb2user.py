@@ -70,7 +70,7 @@ def _ntlmv2_response(user, password, domain, server_challenge, target_info):
 
 
 class UserConn(rawsmb.Conn):
-    def login(self, user, password, domain=""):
+    def login(self, user, password, domain="", previous_session=0):
         neg = b"NTLMSSP\0" + struct.pack("<II", 1, NTLM_FLAGS) + b"\0" * 16
         st, r = self.request(1, self._setup_body(neg))
         if st != 0xC0000016:
@@ -89,7 +89,7 @@ class UserConn(rawsmb.Conn):
             head += struct.pack("<HHI", len(f), len(f), off + len(payload))
             payload += f
         auth = b"NTLMSSP\0" + struct.pack("<I", 3) + head + struct.pack("<I", NTLM_FLAGS) + payload
-        return self.request(1, self._setup_body(auth))[0]
+        return self.request(1, self._setup_body(auth, previous_session))[0]
 
     def create(self, name, access, options=0, disposition=1, share=7):
         n = name.encode("utf-16-le")

@@ -1,0 +1,287 @@
+#include "smb2/durable.hpp"
+
+#include <fcntl.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/log.hpp"
+#include "smb2/async_engine.hpp"
+#include "smb2/lease.hpp"
+#include "smb2/thread_identity.hpp"
+#include "state/durable_table.hpp"
+#include "vfs/paths.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+// MS-SMB2 2.2.13.2.3, .4, .11, .12: the data of each context.
+constexpr size_t kDhnqSize = 16, kDhncSize = 16, kDh2qSize = 32, kDh2cSize = 36;
+// How long a SESSION_SETUP with PreviousSessionId waits at most for the
+// old session's connection to end it (it runs on that connection's worker).
+constexpr int64_t kPreviousSessionWaitMs = 2000;
+
+void read_guid(ByteReader& r, state::Guid& g) {
+  ByteSpan b = r.bytes(16);
+  if (b.size() == 16) std::memcpy(g.data(), b.data(), 16);
+}
+
+// One durable context into OUT; false when it is too short.
+bool read_durable_context(const CreateContext& c, bool smb3, DurableRequest& out) {
+  ByteReader r(c.data);
+  if (c.name == "DHnQ") {
+    out.v1_request = true;
+    return c.data.size() >= kDhnqSize;
+  }
+  if (c.name == "DHnC") {
+    out.v1_reconnect = true;
+    out.reconnect_id = {r.u64(), r.u64()};
+    return c.data.size() >= kDhncSize;
+  }
+  if (!smb3) return true;  // the v2 contexts exist only in SMB 3.x
+  if (c.name == "DH2Q") {
+    out.v2_request = true;
+    out.timeout_ms = r.u32();
+    out.flags = r.u32();
+    r.skip(8);  // Reserved
+    read_guid(r, out.create_guid);
+    return c.data.size() >= kDh2qSize;
+  }
+  if (c.name == "DH2C") {
+    out.v2_reconnect = true;
+    out.reconnect_id = {r.u64(), r.u64()};
+    read_guid(r, out.create_guid);
+    out.flags = r.u32();
+    return c.data.size() >= kDh2cSize;
+  }
+  return true;
+}
+
+// Does the CREATE's name (UTF-16) name the open's file? Names compare
+// without case, as the share's lookups do.
+bool same_name(ByteSpan name, const state::Open& open) {
+  auto p = vfs::parse_smb_path(name);
+  return p && p->path.size() == open.path.size() && strcasecmp(p->path.c_str(), open.path.c_str()) == 0;
+}
+
+// MS-SMB2 3.3.5.9.7 / 3.3.5.9.12: may this request take the kept open?
+NtStatus check_reconnect(const Request& req, ByteSpan name, const LeaseRequest& lease, const DurableRequest& d,
+                         const state::KeptOpen& k) {
+  const state::Open& open = *k.open;
+  // A DH2C names the CreateGuid (a v1 open's is zero); either version
+  // reconnects an open of the other (smb2.durable-v2-open.reopen2b).
+  if (d.v2_reconnect && open.create_guid != d.create_guid) return NtStatus::ObjectNameNotFound;
+  bool leased = open.oplock_level == state::kOplockLease && open.lease;
+  if (leased) {
+    if (k.client_guid != req.conn.client_guid) return NtStatus::ObjectNameNotFound;
+    if (!lease.present || lease.key != open.lease->key) return NtStatus::ObjectNameNotFound;
+    bool delete_on_close = open.create_options & 0x1000;  // FILE_DELETE_ON_CLOSE
+    if (!delete_on_close && !same_name(name, open)) return NtStatus::InvalidParameter;
+  } else if (lease.present) {
+    return NtStatus::ObjectNameNotFound;  // asks for a lease the open never had
+  }
+  // Open.DurableOwner: only the user who opened it gets it back.
+  if (k.owner != req.session->user) return NtStatus::AccessDenied;
+  // The open's paths are relative to its share's root.
+  if (k.share != req.tree->share.name) return NtStatus::ObjectNameNotFound;
+  return NtStatus::Success;
+}
+
+void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {
+  LOG_DEBUG("durable open %s (0x%llx) closed: %s", k.open->path.c_str(), (unsigned long long)k.open->persistent_id,
+            why);
+  int root = k.share_root.get();
+  RestoreIdentity restore;  // a break closes it in another user's request
+  release_open(server, std::move(k.open), root, k.identity);
+}
+
+state::Tree* tree_of(ConnState& conn, const state::Open& open) {
+  state::Session* s = conn.find_session(open.session_id);
+  if (!s || s->state != state::Session::State::Valid) return nullptr;
+  auto t = s->trees.find(open.tree_id);
+  return t == s->trees.end() ? nullptr : t->second.get();
+}
+
+// 3.3.7.1: kept only while it holds its batch oplock or a lease with H.
+bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Open>& slot, int64_t now_ms) {
+  state::Open& o = *slot;
+  state::Tree* tree = tree_of(conn, o);
+  if (!o.durable_version || !o.lease || !o.node || !tree || !tree->root) return false;
+  state::ConnAddress nowhere{state::kNoConnectionWorker, o.persistent_id};
+  if (!server.files.move_lease_holder(o.node, *o.lease, state::kLeaseHandle, conn.address, nowhere, 0, false))
+    return false;
+  state::KeptOpen k;
+  k.client_guid = conn.client_guid;
+  k.owner = conn.find_session(o.session_id)->user;
+  k.share = tree->share.name;
+  k.share_root.reset(fcntl(tree->root.get(), F_DUPFD_CLOEXEC, 0));
+  k.identity = tree->identity;
+  k.deadline_ms = now_ms + o.durable_timeout_ms;
+  k.worker = conn.address.worker;
+  k.open = std::move(slot);
+  LOG_DEBUG("%s: durable open %s (0x%llx) kept for %u ms", conn.client_address.c_str(), k.open->path.c_str(),
+            (unsigned long long)k.open->persistent_id, k.open->durable_timeout_ms);
+  server.durables.keep(std::move(k));
+  return true;
+}
+
+// Ends session SID on this connection as LOGOFF would, its durable opens
+// kept (3.3.5.5.3). Runs on the connection's worker between frames.
+void end_session_here(ConnState& conn, ServerContext& server, uint64_t sid) {
+  state::Session* s = conn.find_session(sid);
+  if (!s) return;
+  keep_durable_opens(conn, server, sid);
+  std::vector<uint64_t> to_close;
+  for (auto& [vid, open] : conn.opens)
+    if (open->session_id == sid) to_close.push_back(vid);
+  std::sort(to_close.begin(), to_close.end());
+  for (uint64_t vid : to_close) close_open(conn, server, vid);
+  withdraw_session(conn, server, sid);
+  if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
+  if (s->state == state::Session::State::InProgress) --conn.sessions_in_progress;
+  LOG_INFO("%s: session 0x%llx of '%s' ended: its client reconnected", conn.client_address.c_str(),
+           (unsigned long long)sid, s->user.c_str());
+  server.sessions.remove(sid);
+  conn.sessions.erase(sid);
+}
+
+}  // namespace
+
+NtStatus find_durable_request(const Request& req, ByteSpan buffer, DurableRequest& out) {
+  if (buffer.empty()) return NtStatus::Success;
+  bool bad = false;
+  bool smb3 = req.conn.is_smb3();
+  bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
+    if (c.name.size() == 4 && c.name[0] == 'D' && c.name[1] == 'H' && !read_durable_context(c, smb3, out)) bad = true;
+  });
+  if (!ok || bad) return NtStatus::InvalidParameter;
+  // 3.3.5.9.7, 3.3.5.9.10, 3.3.5.9.12: v1 and v2 do not mix, nor do a v2
+  // request and a reconnect.
+  bool v1 = out.v1_request || out.v1_reconnect, v2 = out.v2_request || out.v2_reconnect;
+  if ((v1 && v2) || (out.v2_request && out.v2_reconnect)) return NtStatus::InvalidParameter;
+  return NtStatus::Success;
+}
+
+NtStatus find_replayed_open(Request& req, const DurableRequest& d, state::Open*& out) {
+  out = nullptr;
+  auto id = req.server.durables.find_create_guid(req.conn.client_guid, d.create_guid);
+  if (!id) return NtStatus::Success;
+  if (!(req.hdr.flags & wire::SMB2_FLAGS_REPLAY_OPERATION)) return NtStatus::DuplicateObjectid;
+  auto it = req.conn.opens.find(*id);
+  if (it == req.conn.opens.end()) return NtStatus::Success;  // not on this connection: a new open
+  state::Open& open = *it->second;
+  if (!open.replay_eligible || open.session_id != req.session->session_id || open.tree_id != req.tree->tree_id)
+    return NtStatus::Success;
+  out = &open;
+  return NtStatus::Success;
+}
+
+void answer_durable(const state::Open& open, Bytes& contexts) {
+  uint8_t data[8] = {};
+  if (open.durable_version == 2) {
+    store_le32(data, open.durable_timeout_ms);  // Flags stay 0: never persistent
+    append_create_context(contexts, "DH2Q", data);
+  } else {
+    append_create_context(contexts, "DHnQ", data);  // Reserved
+  }
+}
+
+void grant_durable(Request& req, const DurableRequest& d, state::Open& open, uint32_t create_action,
+                   Bytes& contexts) {
+  if (!d.request() || open.is_directory || !open.lease) return;
+  // 3.3.5.9.6 / 3.3.5.9.10: only with a batch oplock or a lease with H.
+  bool handle_cached = open.oplock_level == state::kOplockBatch ||
+                       (open.oplock_level == state::kOplockLease && (open.lease->state & state::kLeaseHandle));
+  if (!handle_cached) return;
+  ServerContext& server = req.server;
+  open.durable_version = d.v2_request ? 2 : 1;
+  open.create_action = uint8_t(create_action);
+  open.durable_timeout_ms = server.durable_timeout_ms;
+  if (d.v2_request) {
+    if (d.timeout_ms) open.durable_timeout_ms = std::min(d.timeout_ms, server.durable_max_timeout_ms);
+    open.create_guid = d.create_guid;
+    open.replay_eligible = true;
+    server.durables.index_create_guid(req.conn.client_guid, d.create_guid, open.persistent_id);
+  }
+  open.lock_sequences = std::make_unique<state::LockSequences>();
+  answer_durable(open, contexts);
+}
+
+Result<state::Open*> reconnect_durable(Request& req, ByteSpan name, const LeaseRequest& lease,
+                                       const DurableRequest& d) {
+  auto kept = req.server.durables.take(d.reconnect_id.persistent, [&](const state::KeptOpen& k) {
+    return check_reconnect(req, name, lease, d, k);
+  });
+  if (!kept) return Unexpected(kept.error());
+  std::unique_ptr<state::Open> open = std::move(kept->open);
+  open->session_id = req.session->session_id;
+  open->tree_id = req.tree->tree_id;
+  state::ConnAddress nowhere{state::kNoConnectionWorker, 0};
+  req.server.files.move_lease_holder(open->node, *open->lease, 0, nowhere, req.conn.address, open->session_id, true);
+  LOG_DEBUG("%s: durable open %s (0x%llx) reconnected", req.conn.client_address.c_str(), open->path.c_str(),
+            (unsigned long long)open->persistent_id);
+  state::Open* raw = open.get();
+  req.conn.opens.emplace(open->volatile_id, std::move(open));
+  return raw;
+}
+
+void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session_id) {
+  int64_t now_ms = monotonic_ms();
+  for (auto it = conn.opens.begin(); it != conn.opens.end();) {
+    bool mine = !session_id || it->second->session_id == session_id;
+    if (mine && it->second->durable_version && !conn.pipes.contains(it->first)) {
+      withdraw_open(conn, server, it->first);
+      if (keep_one(conn, server, it->second, now_ms)) {
+        it = conn.opens.erase(it);
+        continue;
+      }
+    }
+    ++it;
+  }
+}
+
+void expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_ms) {
+  for (state::KeptOpen& k : server.durables.expire(now_ms, worker)) close_kept(server, std::move(k), "timed out");
+}
+
+void close_unreachable_holder(ServerContext& server, const state::BreakNotice& b) {
+  // The holder's conn_id is the persistent id of the last open kept with
+  // that lease; every kept open of the lease goes (they share its state).
+  state::Lease* lease = nullptr;
+  auto first = server.durables.take(b.to.conn_id, [&](const state::KeptOpen& k) {
+    lease = k.open->lease.get();
+    return NtStatus::Success;
+  });
+  if (!first) return;
+  std::vector<state::KeptOpen> all = server.durables.take_lease(lease);
+  close_kept(server, std::move(*first), "a break it cannot answer");
+  for (state::KeptOpen& k : all) close_kept(server, std::move(k), "a break it cannot answer");
+}
+
+void close_kept_opens(ServerContext& server) {
+  for (state::KeptOpen& k : server.durables.take_all()) close_kept(server, std::move(k), "shutdown");
+}
+
+void forget_durable(ServerContext& server, const state::Open& open) {
+  server.durables.unindex_create_guid(open.create_guid, open.persistent_id);
+}
+
+void end_previous_session(Request& req, uint64_t previous_session_id, const std::string& user) {
+  auto home = req.server.sessions.find(previous_session_id);
+  if (!home || home->user != user) return;  // 3.3.5.5.3: only the same user's session
+  ServerContext& server = req.server;
+  state::ConnAddress me = req.conn.address;
+  int64_t held = std::max(req.conn.hold_replies_until_ms, monotonic_ms() + kPreviousSessionWaitMs);
+  req.conn.hold_replies_until_ms = held;
+  post_to_conn(server, home->conn, [&server, previous_session_id, me, held](ConnState& conn, Bytes&) {
+    end_session_here(conn, server, previous_session_id);
+    // Done: the reconnecting connection's reply may go (the transport
+    // releases a hold that has passed after a posted task).
+    post_to_conn(server, me, [held](ConnState& c, Bytes&) {
+      if (c.hold_replies_until_ms == held) c.hold_replies_until_ms = 1;
+    });
+  });
+}
+
+}  // namespace ringsmb::smb2

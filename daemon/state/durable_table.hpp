@@ -1,0 +1,85 @@
+// Durable opens whose connection is gone (MS-SMB2 3.3.5.9.6-3.3.5.9.12,
+// 3.3.7.1): kept, with everything the open holds in the file, lease and
+// lock tables, until the client reconnects them (a CREATE with DHnC or
+// DH2C) or their timeout passes (then they are closed as by CLOSE). Also
+// the index of the CreateGuids of live v2 durable opens, for replay
+// detection.
+//
+// In memory only: a restart of ringsmbd loses them (docs/durable.md).
+// Sharded like the file table; nothing here is touched by a CREATE that
+// asks for no durability.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/ntstatus.hpp"
+#include "state/session.hpp"
+
+namespace ringsmb::state {
+
+// The worker of a lease holder that has no connection: a kept durable
+// open. Its conn_id is that open's persistent id, so a break that would
+// need its acknowledgment can find it (smb2/durable.cpp closes it).
+inline constexpr uint32_t kNoConnectionWorker = UINT32_MAX;
+
+// A durable open kept after its connection ended.
+struct KeptOpen {
+  std::unique_ptr<Open> open;
+  Guid client_guid{};    // of the connection it was opened on (Open.ClientGuid)
+  std::string owner;     // the session's user (Open.DurableOwner)
+  std::string share;     // a reconnect must come through a tree of the same share
+  UniqueFd share_root;   // for delete-on-close when it expires
+  ipc::UnixUser identity;  // who deletes it then
+  int64_t deadline_ms = 0;  // monotonic
+  uint32_t worker = 0;      // the worker that closes it at the deadline
+};
+
+class DurableTable {
+ public:
+  // Keeps K until take() or its deadline.
+  void keep(KeptOpen k);
+  // Takes the kept open with this persistent id when CHECK accepts it
+  // (returns Success); otherwise CHECK's status, or OBJECT_NAME_NOT_FOUND
+  // when none is kept. CHECK runs under the shard lock.
+  Result<KeptOpen> take(uint64_t persistent_id, const std::function<NtStatus(const KeptOpen&)>& check);
+  // Takes every kept open that holds lease L.
+  std::vector<KeptOpen> take_lease(const Lease* l);
+  // Takes the kept opens of WORKER whose deadline has passed.
+  std::vector<KeptOpen> expire(int64_t now_ms, uint32_t worker);
+  // Takes everything (shutdown).
+  std::vector<KeptOpen> take_all();
+  size_t kept() const { return kept_.load(std::memory_order_relaxed); }
+
+  // v2 replay index: CreateGuid -> (ClientGuid, persistent id) of a live
+  // durable open, registered when DH2Q is granted, removed when the open
+  // is closed for good.
+  void index_create_guid(const Guid& client, const Guid& create, uint64_t persistent_id);
+  void unindex_create_guid(const Guid& create, uint64_t persistent_id);
+  std::optional<uint64_t> find_create_guid(const Guid& client, const Guid& create);
+
+ private:
+  static constexpr size_t kShards = 16;
+  struct GuidHash {
+    size_t operator()(const Guid& g) const;
+  };
+  struct Shard {
+    std::mutex mu;
+    std::unordered_map<uint64_t, KeptOpen> kept;  // by persistent id
+    std::unordered_map<Guid, std::pair<Guid, uint64_t>, GuidHash> by_create_guid;
+  };
+  Shard& shard_for(uint64_t persistent_id) { return shards_[persistent_id % kShards]; }
+  Shard& shard_for(const Guid& g) { return shards_[GuidHash()(g) % kShards]; }
+  std::array<Shard, kShards> shards_;
+  std::atomic<size_t> kept_{0};
+};
+
+}  // namespace ringsmb::state

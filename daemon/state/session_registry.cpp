@@ -1,0 +1,25 @@
+#include "state/session_registry.hpp"
+
+namespace ringsmb::state {
+
+void SessionRegistry::add(uint64_t session_id, const ConnAddress& conn, const std::string& user) {
+  Shard& s = shard_for(session_id);
+  std::lock_guard lock(s.mu);
+  s.sessions[session_id] = {conn, user};
+}
+
+void SessionRegistry::remove(uint64_t session_id) {
+  Shard& s = shard_for(session_id);
+  std::lock_guard lock(s.mu);
+  s.sessions.erase(session_id);
+}
+
+std::optional<SessionHome> SessionRegistry::find(uint64_t session_id) {
+  Shard& s = shard_for(session_id);
+  std::lock_guard lock(s.mu);
+  auto it = s.sessions.find(session_id);
+  if (it == s.sessions.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace ringsmb::state
