@@ -424,7 +424,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
   if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
   if (o.created && req.tree->share.store_dos_attributes)
-    store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);  // best effort: the file exists either way
+    store_new_file_attributes(*req.tree, o.fd.get(), o.st, c.file_attributes);
 
   auto open = std::make_unique<state::Open>();
   open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);

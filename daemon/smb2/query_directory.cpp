@@ -20,6 +20,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "smb2/output_buffer.hpp"
 #include "smb2/share_options.hpp"
 #include "vfs/dir_entries.hpp"
@@ -164,7 +165,7 @@ NtStatus handle_query_directory(Request& req, ByteWriter& w) {
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (!open->is_directory) return NtStatus::InvalidParameter;
-  if (q.output_length > req.server.max_trans) return NtStatus::InvalidParameter;
+  if (q.output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
   size_t fixed = fixed_entry_size(q.cls);
   if (fixed == 0) return NtStatus::InvalidInfoClass;
   if (!(open->granted_access & FILE_READ_DATA)) return NtStatus::AccessDenied;  // FILE_LIST_DIRECTORY

@@ -38,6 +38,7 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
@@ -446,7 +447,7 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
       NtStatus s = set_basic(open, buf);
       // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
       if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
-        s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
+        s = store_basic_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
       return s;
     }
     case FileInfoClass::EndOfFile: return set_end_of_file(open, buf);
@@ -544,7 +545,7 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   r.skip(16);  // FileId: Request::open_file()
   ByteSpan buf;
   if (!r.ok() || !buffer_at(req, buf_off, buf_len, buf)) return NtStatus::InvalidParameter;
-  if (buf_len > req.server.max_trans) return NtStatus::InvalidParameter;
+  if (buf_len > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
 

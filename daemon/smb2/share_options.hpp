@@ -46,4 +46,18 @@ uint32_t reported_attributes_at(const ipc::ShareInfo& share, const vfs::FileStat
 // error (the attributes are then simply not kept).
 NtStatus store_dos_attributes(const state::Tree& tree, int fd, uint32_t attrs);
 
+// The attributes of a file made by CREATE under "store dos attributes":
+// what the client asked for, with ARCHIVE for a file as Windows adds it
+// (MS-FSA 2.1.5.1.2.1). Written only when the mode does not already imply
+// them (a plain new file reads ARCHIVE from its mode), so the common create
+// costs no xattr write.
+void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileStat& st, uint32_t requested);
+// SET_INFO FileBasicInformation's attributes under "store dos attributes":
+// FILE_ATTRIBUTE_SPARSE_FILE is not set that way (FSCTL_SET_SPARSE sets
+// it), so the stored flag is kept.
+NtStatus store_basic_attributes(const state::Tree& tree, int fd, uint32_t attrs);
+// FSCTL_SET_SPARSE under "store dos attributes": sets or clears
+// FILE_ATTRIBUTE_SPARSE_FILE, keeping the other stored attributes.
+NtStatus store_sparse_flag(const state::Tree& tree, int fd, bool sparse);
+
 }  // namespace ringsmb::smb2

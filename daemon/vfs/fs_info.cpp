@@ -16,10 +16,19 @@ constexpr uint32_t FILE_CASE_SENSITIVE_SEARCH = 0x00000001;
 constexpr uint32_t FILE_CASE_PRESERVED_NAMES = 0x00000002;
 constexpr uint32_t FILE_UNICODE_ON_DISK = 0x00000004;
 constexpr uint32_t FILE_PERSISTENT_ACLS = 0x00000008;
+constexpr uint32_t FILE_SUPPORTS_SPARSE_FILES = 0x00000040;
+constexpr uint32_t FILE_SUPPORTS_BLOCK_REFCOUNTING = 0x08000000;
 // What the server implements today: names keep their case and are Unicode,
-// and files carry a security descriptor. Deliberately absent until they are
-// implemented: named streams, EAs, sparse files, object ids, reparse points.
-constexpr uint32_t kBaseFsAttributes = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS;
+// files carry a security descriptor, files may be sparse (FSCTL_SET_SPARSE,
+// SET_ZERO_DATA, QUERY_ALLOCATED_RANGES). Deliberately absent until they are
+// implemented: named streams, EAs, object ids, reparse points.
+constexpr uint32_t kBaseFsAttributes =
+    FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS | FILE_SUPPORTS_SPARSE_FILES;
+// Filesystems whose files can share blocks (FICLONERANGE, so
+// FSCTL_DUPLICATE_EXTENTS_TO_FILE works): btrfs, and XFS made with reflink
+// (the default of mkfs.xfs since 5.1; without it the FSCTL answers
+// STATUS_NOT_SUPPORTED).
+constexpr long kBtrfsMagic = 0x9123683E, kXfsMagic = 0x58465342;
 constexpr uint32_t kMaxComponentNameLength = 255;
 
 // MS-FSCC 2.5.10.
@@ -68,9 +77,12 @@ void put_volume(ByteWriter& w, const VolumeInfo& vol) {
   w.bytes(label);
 }
 
-void put_attribute(ByteWriter& w, const VolumeInfo& vol) {
+void put_attribute(ByteWriter& w, int fd, const VolumeInfo& vol) {
   const Bytes name = utf8_to_utf16le(vol.fs_name);
-  w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0));
+  struct statfs sfs = {};
+  bool refcounting = fstatfs(fd, &sfs) == 0 && (long(sfs.f_type) == kBtrfsMagic || long(sfs.f_type) == kXfsMagic);
+  w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0) |
+        (refcounting ? FILE_SUPPORTS_BLOCK_REFCOUNTING : 0));
   w.u32(kMaxComponentNameLength);
   w.u32(static_cast<uint32_t>(name.size()));
   w.bytes(name);
@@ -120,7 +132,7 @@ NtStatus encode_fs_info(FsInfoClass cls, int fd, const VolumeInfo& vol, Bytes& o
   ByteWriter w(out);
   switch (cls) {
     case FsInfoClass::Volume: put_volume(w, vol); return NtStatus::Success;
-    case FsInfoClass::Attribute: put_attribute(w, vol); return NtStatus::Success;
+    case FsInfoClass::Attribute: put_attribute(w, fd, vol); return NtStatus::Success;
     case FsInfoClass::Device:
       w.u32(FILE_DEVICE_DISK);
       w.u32(FILE_DEVICE_IS_MOUNTED);
