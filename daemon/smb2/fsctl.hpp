@@ -6,6 +6,7 @@
 //                         DUPLICATE_EXTENTS_TO_FILE
 //   fsctl_sparse.cpp      SET_SPARSE, SET_ZERO_DATA, QUERY_ALLOCATED_RANGES,
 //                         FILE_LEVEL_TRIM
+//   fsctl_compression.cpp GET_COMPRESSION, SET_COMPRESSION
 //   fsctl_reparse.cpp     GET_REPARSE_POINT
 //   fsctl_network.cpp     QUERY_NETWORK_INTERFACE_INFO
 //   ioctl.cpp             VALIDATE_NEGOTIATE_INFO, CREATE_OR_GET_OBJECT_ID,
@@ -26,6 +27,8 @@ enum : uint32_t {
   FSCTL_GET_REPARSE_POINT = 0x000900A8,
   FSCTL_CREATE_OR_GET_OBJECT_ID = 0x000900C0,
   FSCTL_SET_SPARSE = 0x000900C4,
+  FSCTL_GET_COMPRESSION = 0x0009003C,
+  FSCTL_SET_COMPRESSION = 0x0009C040,
   FSCTL_SET_ZERO_DATA = 0x000980C8,
   FSCTL_QUERY_ALLOCATED_RANGES = 0x000940CF,
   FSCTL_FILE_LEVEL_TRIM = 0x00098208,
@@ -69,6 +72,9 @@ NtStatus fsctl_set_sparse(FsctlCall&);
 NtStatus fsctl_set_zero_data(FsctlCall&);
 NtStatus fsctl_query_allocated_ranges(FsctlCall&);
 NtStatus fsctl_file_level_trim(FsctlCall&);
+// fsctl_compression.cpp
+NtStatus fsctl_get_compression(FsctlCall&);
+NtStatus fsctl_set_compression(FsctlCall&);
 // fsctl_reparse.cpp
 NtStatus fsctl_get_reparse_point(FsctlCall&);
 // fsctl_network.cpp

@@ -93,7 +93,7 @@ NtStatus copy_range(int src, uint64_t src_off, int dst, uint64_t dst_off, uint32
 }
 
 NtStatus check_access(Request& req, const state::Open& src, const state::Open& dst, bool write_only) {
-  if (!(src.granted_access & FILE_READ_DATA)) return NtStatus::AccessDenied;
+  if (!(src.granted_access & (FILE_READ_DATA | FILE_EXECUTE))) return NtStatus::AccessDenied;
   if (NtStatus s = check_change(*req.tree, dst, Change::WriteData); s != NtStatus::Success) return s;
   if (!(dst.granted_access & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
   // FSCTL_SRV_COPYCHUNK (unlike _WRITE) also needs read access to the target.
@@ -127,18 +127,26 @@ NtStatus copy_chunks(Request& req, state::Open& src, state::Open& dst, const Cop
     post_breaks(req.server, req.server.files.break_readers(dst.node, &dst, monotonic_ms(),
                                                            req.server.lease_break_timeout_ms));
   uint32_t written = 0, total = 0;
+  NtStatus status = NtStatus::Success;
   for (const CopychunkRange& c : copy.chunks) {
-    if (c.source_offset + c.length > uint64_t(st.st_size)) return NtStatus::InvalidViewSize;
-    if (c.target_offset > uint64_t(INT64_MAX) - c.length) return NtStatus::InvalidParameter;
-    if (NtStatus s = check_locks(req, src, dst, c); s != NtStatus::Success) return s;
-    if (NtStatus s = copy_range(src.fd.get(), c.source_offset, dst.fd.get(), c.target_offset, c.length);
-        s != NtStatus::Success)
-      return s;
+    if (c.source_offset > uint64_t(st.st_size) || c.length > uint64_t(st.st_size) - c.source_offset)
+      status = NtStatus::InvalidViewSize;
+    else if (c.target_offset > uint64_t(INT64_MAX) - c.length)
+      status = NtStatus::InvalidParameter;
+    else
+      status = check_locks(req, src, dst, c);
+    if (status == NtStatus::Success)
+      status = copy_range(src.fd.get(), c.source_offset, dst.fd.get(), c.target_offset, c.length);
+    if (status != NtStatus::Success) break;
     ++written;
     total += c.length;
   }
+  // Also a failure says how far the copy got (the chunks before it stay
+  // copied), as Windows answers; but INVALID_PARAMETER with a body would
+  // read as the server's limits (3.3.5.15.6.2).
   write_copychunk_response(out, written, 0, total);
-  return NtStatus::Success;
+  req.error_keeps_body = status != NtStatus::Success && status != NtStatus::InvalidParameter;
+  return status;
 }
 
 }  // namespace

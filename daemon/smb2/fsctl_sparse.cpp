@@ -2,13 +2,16 @@
 // MS-FSA 2.1.5.10.22, 2.1.5.10.33, 2.1.5.10.36, 2.1.5.10.39):
 //
 //  - FSCTL_SET_SPARSE: every Linux file may have holes; the flag itself
-//    (FILE_ATTRIBUTE_SPARSE_FILE) is kept with the other DOS attributes on
-//    shares that store them (user.DOSATTRIB), and not kept elsewhere.
-//  - FSCTL_SET_ZERO_DATA: fallocate PUNCH_HOLE on a sparse file, ZERO_RANGE
-//    on another (its space stays allocated, as on NTFS), never beyond EOF.
+//    (FILE_ATTRIBUTE_SPARSE_FILE) is kept in the file's server-private
+//    metadata (vfs/file_meta.hpp).
+//  - FSCTL_SET_ZERO_DATA: on a sparse file, the whole 64 KiB units inside
+//    the range are deallocated (fallocate PUNCH_HOLE) and the partial units
+//    at its ends zeroed in place, as NTFS deallocates sparse files in
+//    compression units; on another file the range is zeroed and stays
+//    allocated (ZERO_RANGE). Never beyond EOF.
 //  - FSCTL_QUERY_ALLOCATED_RANGES: SEEK_DATA / SEEK_HOLE within the range
-//    asked for, clipped to EOF; a file not marked sparse on a share that
-//    keeps the flag is one range, as NTFS reports it.
+//    asked for, clipped to EOF, for a sparse file; a file not marked sparse
+//    is one range, as NTFS reports it.
 //  - FSCTL_FILE_LEVEL_TRIM: the ranges are punched out (their data is no
 //    longer needed, zeros are a valid content); a filesystem that cannot
 //    punch holes processes none of them.
@@ -25,10 +28,9 @@
 #include "smb2/access_check.hpp"
 #include "smb2/fsctl.hpp"
 #include "smb2/fsctl_ranges.hpp"
-#include "smb2/share_options.hpp"
 #include "state/lock_table.hpp"
-#include "vfs/dos_xattr.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -39,17 +41,16 @@ constexpr size_t kTrimHeaderSize = 8;        // FILE_LEVEL_TRIM: Key, NumRanges
 constexpr size_t kTrimRangeSize = 16;        // FILE_LEVEL_TRIM_RANGE
 constexpr uint32_t kMaxTrimRanges = 4096;
 
-// Is the file marked sparse? nullopt where the share does not keep the flag.
-std::optional<bool> marked_sparse(const Request& req, const state::Open& open) {
-  if (!req.tree->share.store_dos_attributes) return std::nullopt;
-  auto stored = vfs::read_dos_xattr(open.fd.get());
-  return stored && (*stored & vfs::FILE_ATTRIBUTE_SPARSE_FILE);
-}
+constexpr uint64_t kSparseUnit = 64 * 1024;  // NTFS's compression unit with 4 KiB clusters
 
-int zero_range(int fd, bool sparse, uint64_t offset, uint64_t length) {
-  int first = sparse ? FALLOC_FL_PUNCH_HOLE : FALLOC_FL_ZERO_RANGE;
-  int second = sparse ? FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE;
-  for (int mode : {first, second})
+bool marked_sparse(const state::Open& open) { return vfs::read_file_meta(open.fd.get()).sparse; }
+
+// Zeroes [offset, offset + length) with `first_mode`, falling back to the
+// other fallocate mode and then to writing zeros.
+int zero_range(int fd, int first_mode, uint64_t offset, uint64_t length) {
+  if (length == 0) return 0;
+  int second_mode = first_mode == FALLOC_FL_PUNCH_HOLE ? FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE;
+  for (int mode : {first_mode, second_mode})
     if (fallocate(fd, mode | FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(length)) == 0) return 0;
     else if (errno != EOPNOTSUPP && errno != ENOSYS) return errno;
   // Neither: write the zeros.
@@ -62,6 +63,17 @@ int zero_range(int fd, bool sparse, uint64_t offset, uint64_t length) {
     done += uint64_t(w);
   }
   return 0;
+}
+
+// `end` is at most `size`; a range that reaches EOF frees its last, partial
+// unit too (nothing follows it that the unit would still hold).
+int zero_sparse_range(int fd, uint64_t offset, uint64_t end, uint64_t size) {
+  uint64_t first_unit = (offset + kSparseUnit - 1) / kSparseUnit * kSparseUnit;
+  uint64_t last_unit = end >= size ? end : end / kSparseUnit * kSparseUnit;
+  if (first_unit >= last_unit) return zero_range(fd, FALLOC_FL_ZERO_RANGE, offset, end - offset);
+  if (int err = zero_range(fd, FALLOC_FL_ZERO_RANGE, offset, first_unit - offset)) return err;
+  if (int err = zero_range(fd, FALLOC_FL_PUNCH_HOLE, first_unit, last_unit - first_unit)) return err;
+  return zero_range(fd, FALLOC_FL_ZERO_RANGE, last_unit, end - last_unit);
 }
 
 }  // namespace
@@ -91,8 +103,11 @@ NtStatus fsctl_set_sparse(FsctlCall& call) {
   if (NtStatus s = check_change(*call.req.tree, open, Change::Sparse); s != NtStatus::Success) return s;
   // FILE_SET_SPARSE_BUFFER is optional: no buffer means "set".
   bool sparse = call.q.input.empty() || call.q.input[0] != 0;
-  if (!call.req.tree->share.store_dos_attributes) return NtStatus::Success;
-  return store_sparse_flag(*call.req.tree, open.fd.get(), sparse);
+  vfs::FileMeta meta = vfs::read_file_meta(open.fd.get());
+  if (meta.sparse == sparse) return NtStatus::Success;
+  meta.sparse = sparse;
+  if (int err = vfs::write_file_meta(open.fd.get(), meta)) return nt_status_from_errno(err);
+  return NtStatus::Success;
 }
 
 NtStatus fsctl_set_zero_data(FsctlCall& call) {
@@ -114,8 +129,9 @@ NtStatus fsctl_set_zero_data(FsctlCall& call) {
                                                     length, true);
         s != NtStatus::Success)
       return s;
-  bool sparse = marked_sparse(call.req, open).value_or(true);
-  if (int err = zero_range(open.fd.get(), sparse, uint64_t(offset), length)) return nt_status_from_errno(err);
+  int err = marked_sparse(open) ? zero_sparse_range(open.fd.get(), uint64_t(offset), end, uint64_t(st.st_size))
+                                : zero_range(open.fd.get(), FALLOC_FL_ZERO_RANGE, uint64_t(offset), length);
+  if (err) return nt_status_from_errno(err);
   return NtStatus::Success;
 }
 
@@ -125,19 +141,21 @@ NtStatus fsctl_query_allocated_ranges(FsctlCall& call) {
   ByteReader r(call.q.input);
   int64_t offset = int64_t(r.u64()), length = int64_t(r.u64());
   if (offset < 0 || length < 0 || offset > INT64_MAX - length) return NtStatus::InvalidParameter;
-  if (call.q.max_output_response < kAllocatedRangeSize) return NtStatus::BufferTooSmall;
   if (open.is_directory) return NtStatus::InvalidParameter;
   if (!(open.granted_access & FILE_READ_DATA)) return NtStatus::AccessDenied;
   struct stat st;
   if (fstat(open.fd.get(), &st) != 0) return nt_status_from_errno(errno);
   std::vector<ByteRange64> ranges;
-  if (marked_sparse(call.req, open).value_or(true)) {
+  if (marked_sparse(open)) {
     ranges = allocated_ranges(open.fd.get(), uint64_t(offset), uint64_t(length), uint64_t(st.st_size));
   } else if (uint64_t(offset) < uint64_t(st.st_size) && length > 0) {
     ranges.push_back({uint64_t(offset), std::min<uint64_t>(uint64_t(length), uint64_t(st.st_size) - offset)});
   }
   ByteWriter w(call.out);
   size_t room = call.q.max_output_response / kAllocatedRangeSize;
+  // MS-FSA 2.1.5.10.22: no room for even one range that exists is
+  // BUFFER_TOO_SMALL; no range needs no room.
+  if (room == 0 && !ranges.empty()) return NtStatus::BufferTooSmall;
   for (size_t i = 0; i < ranges.size() && i < room; ++i) {
     w.u64(ranges[i].offset);
     w.u64(ranges[i].length);

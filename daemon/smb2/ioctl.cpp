@@ -142,6 +142,8 @@ constexpr std::array kFsctls{
     FsctlSpec{FSCTL_SET_ZERO_DATA, true, fsctl_set_zero_data},
     FsctlSpec{FSCTL_QUERY_ALLOCATED_RANGES, true, fsctl_query_allocated_ranges},
     FsctlSpec{FSCTL_FILE_LEVEL_TRIM, true, fsctl_file_level_trim},
+    FsctlSpec{FSCTL_GET_COMPRESSION, true, fsctl_get_compression},
+    FsctlSpec{FSCTL_SET_COMPRESSION, true, fsctl_set_compression},
     FsctlSpec{FSCTL_GET_REPARSE_POINT, true, fsctl_get_reparse_point},
     FsctlSpec{FSCTL_CREATE_OR_GET_OBJECT_ID, true, object_id},
     FsctlSpec{FSCTL_PIPE_TRANSCEIVE, true, pipe_transceive},

@@ -25,6 +25,7 @@
 #include "smb2/share_options.hpp"
 #include "vfs/dir_entries.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
 
@@ -117,8 +118,10 @@ NtStatus load_cursor(const Request& req, state::Open& open, const std::string& p
 // Stats a cursor entry; false when it vanished.
 bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   Result<vfs::FileStat> st = Unexpected(NtStatus::ObjectNameNotFound);
+  vfs::FileMeta meta;
   if (e.name == ".") {
     st = vfs::stat_fd(open.fd.get());
+    meta = vfs::read_file_meta(open.fd.get());
   } else if (e.name == "..") {
     if (open.path.empty()) {
       st = vfs::stat_fd(req.tree->root.get());  // the share root is its own parent
@@ -129,15 +132,18 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
                                   O_PATH | O_DIRECTORY, 0);
       if (pfd >= 0) {
         st = vfs::stat_fd(pfd);
+        meta = vfs::read_file_meta(pfd);
         close(pfd);
       }
     }
   } else {
     st = vfs::stat_at(open.fd.get(), e.name.c_str());
+    if (st) meta = vfs::read_file_meta_at(open.fd.get(), e.name);
   }
   if (!st) return false;
   e.st = *st;
   e.st.attributes = reported_attributes_at(req.tree->share, e.st, open.fd.get(), e.name);
+  vfs::apply_file_meta(meta, e.st);
   return true;
 }
 

@@ -172,6 +172,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   auto st = vfs::stat_fd(open.fd.get());
   if (!st) return st.error();
   st->attributes = reported_attributes(req.tree->share, *st, open.path, open.fd.get());
+  apply_stored_metadata(*st, open.fd.get());
   std::string name = windows_path(open.path);
   vfs::OpenInfo info;
   info.access_mask = open.granted_access;

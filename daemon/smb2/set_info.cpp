@@ -5,8 +5,9 @@
 // FullEa fails with STATUS_EAS_NOT_SUPPORTED (no EAs are advertised).
 //
 // Deliberate differences from Windows:
-//  - CreationTime and ChangeTime cannot be set on Linux and are ignored, as
-//    are the "stop/resume updating" values (-1, -2) of every time.
+//  - CreationTime and ChangeTime, which Linux cannot set, are kept in the
+//    server-private metadata (vfs/file_meta.hpp); the "stop/resume
+//    updating" values (-1, -2) are accepted and ignored.
 //  - HIDDEN, SYSTEM and ARCHIVE are kept in user.DOSATTRIB only on shares
 //    with "store dos attributes = yes" (smb2/share_options.hpp), otherwise
 //    not at all; READONLY on a file clears all write bits, clearing it
@@ -30,11 +31,14 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <optional>
 #include <string>
 
+#include "common/log.hpp"
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
@@ -43,6 +47,7 @@
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/security_descriptor.hpp"
@@ -106,8 +111,6 @@ NtStatus set_basic(const state::Open& open, ByteSpan buf) {
     if (!valid_time(t)) return NtStatus::InvalidParameter;
   if (attrs & vfs::FILE_ATTRIBUTE_DIRECTORY && !open.is_directory) return NtStatus::InvalidParameter;
   if (attrs & FILE_ATTRIBUTE_TEMPORARY && open.is_directory) return NtStatus::InvalidParameter;
-  (void)creation;  // no settable birth time on Linux
-  (void)change;    // ctime follows every change by itself
   (void)kTimeStopUpdating;
 
   int fd = open.fd.get();
@@ -130,6 +133,44 @@ NtStatus set_basic(const state::Open& open, ByteSpan buf) {
     }
   }
   return NtStatus::Success;
+}
+
+// CreationTime and ChangeTime, which Linux cannot set, go to the file's
+// server-private metadata (vfs/file_meta.hpp); written last, after every
+// other change of this request has moved the ctime. A CreationTime equal to
+// the birth time statx reports is not stored. A filesystem without
+// trusted.* xattrs keeps nothing (logged once), as Windows' FAT does not.
+NtStatus store_client_times(const state::Open& open, ByteSpan buf) {
+  ByteReader r(buf);
+  uint64_t creation = r.u64();
+  r.skip(16);
+  uint64_t change = r.u64();
+  if (!time_given(creation) && !time_given(change)) return NtStatus::Success;
+  int fd = open.fd.get();
+  vfs::FileMeta meta = vfs::read_file_meta(fd);
+  bool changed = false;
+  if (time_given(creation) && meta.creation_time != creation) {
+    auto st = vfs::stat_fd(fd);
+    if (!st) return st.error();
+    if (meta.creation_time || st->creation_time != creation) {
+      meta.creation_time = creation;
+      changed = true;
+    }
+  }
+  if (time_given(change)) {
+    meta.change_time = change;
+    meta.change_valid_until = vfs::filetime_now() + vfs::kChangeTimeGraceNs / 100;
+    changed = true;
+  }
+  if (!changed) return NtStatus::Success;
+  int err = vfs::write_file_meta(fd, meta);
+  if (err == 0) return NtStatus::Success;
+  if (err == ENOTSUP || err == EPERM) {
+    static std::atomic<bool> logged{false};
+    if (!logged.exchange(true)) LOG_WARN("CreationTime/ChangeTime not kept: %s: %s", vfs::kFileMetaXattr, strerror(err));
+    return NtStatus::Success;
+  }
+  return nt_status_from_errno(err);
 }
 
 NtStatus read_u64(ByteSpan buf, uint64_t& v) {
@@ -447,7 +488,8 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
       NtStatus s = set_basic(open, buf);
       // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
       if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
-        s = store_basic_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
+        s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
+      if (s == NtStatus::Success) s = store_client_times(open, buf);
       return s;
     }
     case FileInfoClass::EndOfFile: return set_end_of_file(open, buf);

@@ -9,6 +9,7 @@
 #include "common/log.hpp"
 #include "smb2/thread_identity.hpp"
 #include "vfs/dos_xattr.hpp"
+#include "vfs/file_meta.hpp"
 #include "vfs/veto.hpp"
 
 namespace ringsmb::smb2 {
@@ -74,17 +75,6 @@ NtStatus store_dos_attributes(const state::Tree& tree, int fd, uint32_t attrs) {
   return nt_status_from_errno(err);
 }
 
-namespace {
-
-// What a file stores now: user.DOSATTRIB, or what its mode implies.
-uint32_t stored_or_implied(int fd) {
-  if (auto stored = vfs::read_dos_xattr(fd)) return *stored;
-  auto st = vfs::stat_fd(fd);
-  return st ? vfs::dos_attributes(*st, {}, false) & vfs::kStoredDosAttributes : 0;
-}
-
-}  // namespace
-
 void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileStat& st, uint32_t requested) {
   constexpr uint32_t kSettable = vfs::FILE_ATTRIBUTE_HIDDEN | vfs::FILE_ATTRIBUTE_SYSTEM | vfs::FILE_ATTRIBUTE_ARCHIVE;
   uint32_t want = requested & kSettable;
@@ -93,16 +83,10 @@ void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileS
   if (want != implied) store_dos_attributes(tree, fd, want);  // best effort: the file exists either way
 }
 
-NtStatus store_basic_attributes(const state::Tree& tree, int fd, uint32_t attrs) {
-  constexpr uint32_t kSparse = vfs::FILE_ATTRIBUTE_SPARSE_FILE;
-  return store_dos_attributes(tree, fd, (attrs & ~kSparse) | (stored_or_implied(fd) & kSparse));
-}
+void apply_stored_metadata(vfs::FileStat& st, int fd) { vfs::apply_file_meta(vfs::read_file_meta(fd), st); }
 
-NtStatus store_sparse_flag(const state::Tree& tree, int fd, bool sparse) {
-  constexpr uint32_t kSparse = vfs::FILE_ATTRIBUTE_SPARSE_FILE;
-  uint32_t now = stored_or_implied(fd);
-  uint32_t want = sparse ? (now | kSparse) : (now & ~kSparse);
-  return want == now ? NtStatus::Success : store_dos_attributes(tree, fd, want);
+void apply_stored_metadata_at(vfs::FileStat& st, int dirfd, std::string_view name) {
+  vfs::apply_file_meta(vfs::read_file_meta_at(dirfd, name), st);
 }
 
 bool is_vetoed_name(const ipc::ShareInfo& share, std::string_view leaf) {

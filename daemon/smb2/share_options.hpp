@@ -52,12 +52,11 @@ NtStatus store_dos_attributes(const state::Tree& tree, int fd, uint32_t attrs);
 // them (a plain new file reads ARCHIVE from its mode), so the common create
 // costs no xattr write.
 void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileStat& st, uint32_t requested);
-// SET_INFO FileBasicInformation's attributes under "store dos attributes":
-// FILE_ATTRIBUTE_SPARSE_FILE is not set that way (FSCTL_SET_SPARSE sets
-// it), so the stored flag is kept.
-NtStatus store_basic_attributes(const state::Tree& tree, int fd, uint32_t attrs);
-// FSCTL_SET_SPARSE under "store dos attributes": sets or clears
-// FILE_ATTRIBUTE_SPARSE_FILE, keeping the other stored attributes.
-NtStatus store_sparse_flag(const state::Tree& tree, int fd, bool sparse);
+
+// What a client is told about an existing file beyond statx and the DOS
+// attributes: the times and the sparse flag of vfs/file_meta.hpp (one
+// getxattr). `st.attributes` must already be the reported attributes.
+void apply_stored_metadata(vfs::FileStat& st, int fd);
+void apply_stored_metadata_at(vfs::FileStat& st, int dirfd, std::string_view name);
 
 }  // namespace ringsmb::smb2

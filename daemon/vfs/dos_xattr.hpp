@@ -1,9 +1,10 @@
 // "store dos attributes = yes": the DOS attributes the mode bits cannot
-// express (HIDDEN, SYSTEM, ARCHIVE, SPARSE_FILE) live in the extended attribute
+// express (HIDDEN, SYSTEM, ARCHIVE) live in the extended attribute
 // user.DOSATTRIB, as in Samba. The value is written in the text form Samba
 // also reads ("0x22" and a NUL); from a value Samba wrote (that text, then
 // an NDR blob) the leading number is read. READONLY stays in the mode bits
-// and DIRECTORY in the file type.
+// and DIRECTORY in the file type; SPARSE_FILE is kept on every share, with
+// the times Linux cannot set (vfs/file_meta.hpp).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 namespace ringsmb::vfs {
 
 inline constexpr const char* kDosAttribXattr = "user.DOSATTRIB";
-inline constexpr uint32_t kStoredDosAttributes = 0x2 | 0x4 | 0x20 | 0x200;  // HIDDEN | SYSTEM | ARCHIVE | SPARSE_FILE
+inline constexpr uint32_t kStoredDosAttributes = 0x2 | 0x4 | 0x20;  // HIDDEN | SYSTEM | ARCHIVE
 
 // The stored attributes of the file open as `fd` (an O_PATH fd works);
 // nullopt when there is no (readable) value.
