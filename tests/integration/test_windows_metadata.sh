@@ -6,12 +6,18 @@
 # sizes dialect 2.0.2 advertises and enforces.
 source "$(dirname "$0")/lib.sh"
 
+# A second, unprivileged Unix user: ringsmbd switches its fsuid to it, and
+# the server-private metadata (trusted.ringsmb.meta) must still be written.
+id rsmb_meta >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin rsmb_meta
 write_config
 mkdir -p "$T/dos" && chmod 777 "$T/dos"
 add_share dos "$T/dos" "writeable = yes" "store dos attributes = yes"
 add_user u 'pw-u'
+add_user m 'pw-m' rsmb_meta
 start_server
 U=u%pw-u
+M=m%pw-m
+export TZ=UTC
 
 # --- server-side copy -------------------------------------------------------
 head -c $((5 * 1024 * 1024 + 12345)) /dev/urandom > "$T/big"
@@ -37,6 +43,22 @@ smb "$U" share "put $T/small plain.txt; allinfo plain.txt" > "$T/allinfo_plain" 
 check "without store dos attributes: the same attributes" grep -q '^attributes: A (20)' "$T/allinfo_plain"
 smb "$U" dos "setmode new.txt +h; allinfo new.txt" > "$T/allinfo_dos_h" 2>&1 || true
 check "store dos attributes: HIDDEN set keeps ARCHIVE" grep -q '^attributes: HA (22)' "$T/allinfo_dos_h"
+
+# --- CreationTime set over SMB reads back, also after a restart ----------------
+echo x > "$T/small"
+smb "$M" share "put $T/small ct.txt; utimes ct.txt 2001:02:03-04:05:06 -1 -1 -1" > /dev/null 2>&1 || true
+check "the file belongs to the unprivileged user" test "$(stat -c %U "$T/share/ct.txt")" = rsmb_meta
+smb "$M" share "allinfo ct.txt" > "$T/allinfo_ct" 2>&1 || true
+check "CreationTime set by an unprivileged user reads back" grep -q '^create_time: *Sat Feb  3 04:05:06 2001' "$T/allinfo_ct"
+check "it is kept in trusted.ringsmb.meta" python3 -c "import os; os.getxattr('$T/share/ct.txt', 'trusted.ringsmb.meta')"
+smb "$M" share "ls ct.txt" > /dev/null 2>&1 || true
+stop_server
+start_server
+smb "$U" share "allinfo ct.txt" > "$T/allinfo_ct2" 2>&1 || true
+check "CreationTime survives a server restart" grep -q '^create_time: *Sat Feb  3 04:05:06 2001' "$T/allinfo_ct2"
+check "and LastWriteTime is still the file's own" bash -c "! grep -q '^write_time: *Sat Feb  3' $T/allinfo_ct2"
+check "a new file has no server-private metadata" \
+  python3 -c "import os,sys; sys.exit('trusted.ringsmb.meta' in os.listxattr('$T/share/big'))"
 
 # --- dialect 2.0.2: 64 KiB sizes, advertised and enforced ------------------------
 check "2.0.2: a 5 MiB file reads back identical (smbclient -m SMB2_02)" bash -c \
