@@ -32,6 +32,7 @@ enum : uint32_t {
   FILE_NON_DIRECTORY_FILE = 0x40,
   FILE_DELETE_ON_CLOSE = 0x1000,
   FILE_OPEN_BY_FILE_ID = 0x2000,
+  FILE_OPEN_REPARSE_POINT = 0x00200000,
   FILE_WRITE_THROUGH = 0x2,
   kReservedCreateOptions = 0xFF000000,
 };
@@ -171,6 +172,10 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   int fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), flags, 0);
   bool data_access = access & (FILE_READ_DATA | FILE_EXECUTE | FILE_WRITE_DATA | FILE_APPEND_DATA);
   if (fd == -EACCES && !data_access && !overwrite)  // attributes only: no read permission needed
+    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
+  // A symlink opened as the reparse point it is (FSCTL_GET_REPARSE_POINT
+  // reads it): the link itself, never what it points at.
+  if (fd == -ELOOP && S_ISLNK(st.mode) && (c.options & FILE_OPEN_REPARSE_POINT) && !overwrite)
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0) return vfs::open_beneath_status(fd);
   o.fd.reset(fd);

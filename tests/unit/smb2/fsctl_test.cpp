@@ -337,3 +337,54 @@ TEST_CASE("dialect 2.0.2 advertises and enforces 64 KiB sizes", "[smb2]") {
   f.conn.dialect = 0x0210;
   CHECK(f.call(handle_read, wire::Command::Read, read_body(id, 0, 65537)).status == NtStatus::Success);
 }
+
+TEST_CASE("FSCTL_GET_REPARSE_POINT reads a symlink opened with FILE_OPEN_REPARSE_POINT", "[smb2][fsctl]") {
+  constexpr uint32_t kGetReparse = 0x000900A8, FILE_OPEN_REPARSE_POINT = 0x00200000;
+  Smb2Fixture f;
+  f.mkdir("dir");
+  f.write_file("dir/target", "x");
+  REQUIRE(::symlink("dir/target", (f.dir() / "link").c_str()) == 0);
+  REQUIRE(::symlink("/etc/passwd", (f.dir() / "abs").c_str()) == 0);
+  FileId id;
+  CHECK(f.create("link", FILE_READ_ATTRIBUTES, kOpen, 0, id) == NtStatus::AccessDenied);  // not followed
+  REQUIRE(f.create("link", FILE_READ_ATTRIBUTES, kOpen, FILE_OPEN_REPARSE_POINT, id) == NtStatus::Success);
+  Response r = f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kGetReparse, id, {}, 1024));
+  REQUIRE(r.status == NtStatus::Success);
+  Bytes expected = *symlink_reparse_buffer("dir/target");
+  REQUIRE(r.u32(36) == expected.size());
+  CHECK(Bytes(r.body.begin() + 48, r.body.end()) == expected);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kGetReparse, id, {}, 10)).status ==
+        NtStatus::BufferTooSmall);
+  FileId abs;
+  REQUIRE(f.create("abs", FILE_READ_ATTRIBUTES, kOpen, FILE_OPEN_REPARSE_POINT, abs) == NtStatus::Success);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kGetReparse, abs, {}, 1024)).status ==
+        NtStatus::NotAReparsePoint);  // an absolute target is not disclosed
+  FileId file = f.open_file("dir\\target");
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kGetReparse, file, {}, 1024)).status ==
+        NtStatus::NotAReparsePoint);
+}
+
+TEST_CASE("FSCTL_DUPLICATE_EXTENTS_TO_FILE: a clone, or NOT_SUPPORTED where blocks cannot be shared", "[smb2][fsctl]") {
+  constexpr uint32_t kDuplicateExtents = 0x00098344;
+  Smb2Fixture f;
+  const std::string data = pattern(65536);
+  f.write_file("src", data);
+  FileId src = f.open_file("src");
+  FileId dst = f.open_file("dst");
+  Bytes in;
+  ByteWriter w(in);
+  w.u64(src.persistent);
+  w.u64(src.volatile_id);
+  w.u64(0);
+  w.u64(0);
+  w.u64(65536);
+  NtStatus s = f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kDuplicateExtents, dst, in, 0)).status;
+  if (s == NtStatus::Success) CHECK(slurp(f.dir() / "dst") == data);
+  else CHECK(s == NtStatus::NotSupported);  // ext4, tmpfs
+  Bytes bad = in;
+  store_le64(bad.data() + 8, 999);  // no such open
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kDuplicateExtents, dst, bad, 0)).status ==
+        NtStatus::InvalidHandle);
+  CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kDuplicateExtents, dst, Bytes(39, 0), 0)).status ==
+        NtStatus::InvalidParameter);
+}
