@@ -29,6 +29,7 @@
 #include "smb2/access_check.hpp"
 #include "smb2/fsctl.hpp"
 #include "smb2/fsctl_copychunk.hpp"
+#include "smb2/frozen_times.hpp"
 #include "smb2/lease.hpp"
 #include "state/lock_table.hpp"
 
@@ -141,6 +142,7 @@ NtStatus copy_chunks(Request& req, state::Open& src, state::Open& dst, const Cop
     ++written;
     total += c.length;
   }
+  restore_frozen_times(dst);
   // Also a failure says how far the copy got (the chunks before it stay
   // copied), as Windows answers; but INVALID_PARAMETER with a body would
   // read as the server's limits (3.3.5.15.6.2).

@@ -26,6 +26,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
+#include "smb2/frozen_times.hpp"
 #include "smb2/fsctl.hpp"
 #include "smb2/fsctl_ranges.hpp"
 #include "state/lock_table.hpp"
@@ -132,6 +133,7 @@ NtStatus fsctl_set_zero_data(FsctlCall& call) {
   int err = marked_sparse(open) ? zero_sparse_range(open.fd.get(), uint64_t(offset), end, uint64_t(st.st_size))
                                 : zero_range(open.fd.get(), FALLOC_FL_ZERO_RANGE, uint64_t(offset), length);
   if (err) return nt_status_from_errno(err);
+  restore_frozen_times(open);
   return NtStatus::Success;
 }
 

@@ -6,8 +6,9 @@
 //
 // Deliberate differences from Windows:
 //  - CreationTime and ChangeTime, which Linux cannot set, are kept in the
-//    server-private metadata (vfs/file_meta.hpp); the "stop/resume
-//    updating" values (-1, -2) are accepted and ignored.
+//    server-private metadata (vfs/file_meta.hpp). LastWriteTime -1 / -2
+//    freeze and thaw it for writes through the handle (smb2/frozen_times.hpp);
+//    for the other times -1 and -2 are accepted and change nothing.
 //  - HIDDEN, SYSTEM and ARCHIVE are kept in user.DOSATTRIB only on shares
 //    with "store dos attributes = yes" (smb2/share_options.hpp), otherwise
 //    not at all; READONLY on a file clears all write bits, clearing it
@@ -42,6 +43,7 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/frozen_times.hpp"
 #include "smb2/negotiated_sizes.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
@@ -102,7 +104,22 @@ int set_mode(int fd, mode_t mode) {
 bool valid_time(uint64_t t) { return int64_t(t) >= kTimeResumeUpdating; }
 bool time_given(uint64_t t) { return int64_t(t) > 0; }
 
-NtStatus set_basic(const state::Open& open, ByteSpan buf) {
+// -1 freezes LastWriteTime for writes through this handle, -2 thaws it;
+// an explicit time while frozen becomes the frozen time.
+NtStatus freeze_write_time(state::Open& open, uint64_t write) {
+  if (int64_t(write) == kTimeResumeUpdating) {
+    open.frozen_write_time.reset();
+  } else if (int64_t(write) == kTimeStopUpdating) {
+    auto st = vfs::stat_fd(open.fd.get());
+    if (!st) return st.error();
+    open.frozen_write_time = st->last_write_time;
+  } else if (time_given(write) && open.frozen_write_time) {
+    open.frozen_write_time = write;
+  }
+  return NtStatus::Success;
+}
+
+NtStatus set_basic(state::Open& open, ByteSpan buf) {
   if (buf.size() < 40) return NtStatus::InfoLengthMismatch;
   ByteReader r(buf);
   uint64_t creation = r.u64(), access = r.u64(), write = r.u64(), change = r.u64();
@@ -111,7 +128,7 @@ NtStatus set_basic(const state::Open& open, ByteSpan buf) {
     if (!valid_time(t)) return NtStatus::InvalidParameter;
   if (attrs & vfs::FILE_ATTRIBUTE_DIRECTORY && !open.is_directory) return NtStatus::InvalidParameter;
   if (attrs & FILE_ATTRIBUTE_TEMPORARY && open.is_directory) return NtStatus::InvalidParameter;
-  (void)kTimeStopUpdating;
+  if (NtStatus s = freeze_write_time(open, write); s != NtStatus::Success) return s;
 
   int fd = open.fd.get();
   if (time_given(access) || time_given(write)) {
@@ -184,6 +201,7 @@ NtStatus set_end_of_file(const state::Open& open, ByteSpan buf) {
   if (NtStatus s = read_u64(buf, eof); s != NtStatus::Success) return s;
   if (open.is_directory || eof > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
   if (ftruncate(open.fd.get(), off_t(eof)) != 0) return nt_status_from_errno(errno);
+  restore_frozen_times(open);
   return NtStatus::Success;
 }
 

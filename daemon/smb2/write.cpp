@@ -5,6 +5,7 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/frozen_times.hpp"
 #include "smb2/negotiated_sizes.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
@@ -58,6 +59,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
     }
     done += size_t(n);
   }
+  restore_frozen_times(*open);  // a branch, unless LastWriteTime was frozen (-1)
   if (flags & SMB2_WRITEFLAG_WRITE_THROUGH) fdatasync(open->fd.get());
   open->position = offset + done;
   w.u16(17);

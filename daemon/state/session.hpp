@@ -85,6 +85,9 @@ struct Open {
   std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
   DirCursor dir;
   OpenCharge charge;  // counted against the process's and the user's open files while it lives
+  // MS-FSA 2.1.5.14.2: LastWriteTime set to -1 through this handle: the
+  // FILETIME that writes through it keep, until -2 (smb2/frozen_times.hpp).
+  std::optional<uint64_t> frozen_write_time;
 };
 
 struct Session {

@@ -512,3 +512,38 @@ TEST_CASE("set_info basic: CreationTime and ChangeTime are kept (sub-second, bef
     CHECK(vfs::read_file_meta(f.find(n)->fd.get()).empty());
   }
 }
+
+TEST_CASE("set_info basic: LastWriteTime -1 freezes it for writes through the handle, -2 thaws it", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("w.txt", "0123");
+  FileId id = f.open_file("w.txt", FILE_READ_DATA | FILE_WRITE_DATA | FILE_WRITE_ATTRIBUTES | FILE_READ_ATTRIBUTES);
+  const uint64_t t2001 = vfs::unix_to_filetime(978307200, 0);
+  REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, t2001, 0, 0)) == NtStatus::Success);
+  REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, ~0ull, 0, 0)) == NtStatus::Success);  // -1
+  auto write = [&](FileId h) {
+    Body b;
+    b.w.u16(49);
+    b.w.u16(uint16_t(wire::kHeaderSize + 48));
+    b.w.u32(4);
+    b.w.u64(0);
+    b.w.u64(h.persistent);
+    b.w.u64(h.volatile_id);
+    b.w.zeros(16);
+    b.w.bytes("abcd", 4);
+    return f.call(handle_write, wire::Command::Write, b.b).status;
+  };
+  REQUIRE(write(id) == NtStatus::Success);
+  CHECK(stat_of(f, "w.txt").st_mtim.tv_sec == 978307200);  // frozen
+  REQUIRE(set(f, id, kFile, kEndOfFile, u64_buf(2)) == NtStatus::Success);
+  CHECK(stat_of(f, "w.txt").st_mtim.tv_sec == 978307200);
+  SECTION("another handle is not frozen") {
+    FileId other = f.open_file("w.txt", FILE_WRITE_DATA);
+    REQUIRE(write(other) == NtStatus::Success);
+    CHECK(stat_of(f, "w.txt").st_mtim.tv_sec > 978307200);
+  }
+  SECTION("-2 thaws") {
+    REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, uint64_t(-2), 0, 0)) == NtStatus::Success);
+    REQUIRE(write(id) == NtStatus::Success);
+    CHECK(stat_of(f, "w.txt").st_mtim.tv_sec > 978307200);
+  }
+}
