@@ -40,6 +40,10 @@ constexpr uint32_t FILE_DEVICE_IS_MOUNTED = 0x00000020;
 // so they are trivially aligned.
 constexpr uint32_t SSINFO_FLAGS_ALIGNED_DEVICE = 0x00000001;
 constexpr uint32_t SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE = 0x00000002;
+// FSCTL_FILE_LEVEL_TRIM punches holes (smb2/fsctl_sparse.cpp): TRIM is
+// reported where the filesystem can punch them.
+constexpr uint32_t SSINFO_FLAGS_TRIM_ENABLED = 0x00000008;
+constexpr long kExt4Magic = 0xEF53, kTmpfsMagic = 0x01021994, kF2fsMagic = 0xF2F52010;
 
 // Windows clients expect 512-byte sectors; the allocation unit is the
 // filesystem's fragment size expressed in them.
@@ -51,12 +55,16 @@ struct FsGeometry {
   uint64_t actual_available_units = 0;  // f_bfree
   uint32_t sectors_per_unit = 1;
   uint32_t bytes_per_sector = kBytesPerSector;
+  bool punches_holes = false;
 };
 
 FsGeometry geometry_from_statfs(const struct statfs& sfs) {
   FsGeometry g;
   const uint64_t unit = sfs.f_frsize ? uint64_t(sfs.f_frsize) : uint64_t(sfs.f_bsize);
   g.total_units = sfs.f_blocks;
+  const long type = long(sfs.f_type);
+  g.punches_holes = type == kExt4Magic || type == kXfsMagic || type == kBtrfsMagic || type == kTmpfsMagic ||
+                    type == kF2fsMagic;
   g.caller_available_units = sfs.f_bavail;
   g.actual_available_units = sfs.f_bfree;
   if (unit >= kBytesPerSector && unit % kBytesPerSector == 0) {
@@ -93,7 +101,8 @@ void put_sector_size(ByteWriter& w, const FsGeometry& g) {
   w.u32(g.bytes_per_sector);  // PhysicalBytesPerSectorForAtomicity
   w.u32(g.bytes_per_sector);  // PhysicalBytesPerSectorForPerformance
   w.u32(g.bytes_per_sector);  // FileSystemEffectivePhysicalBytesPerSectorForAtomicity
-  w.u32(SSINFO_FLAGS_ALIGNED_DEVICE | SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE);
+  w.u32(SSINFO_FLAGS_ALIGNED_DEVICE | SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE |
+        (g.punches_holes ? SSINFO_FLAGS_TRIM_ENABLED : 0));
   w.u32(0);  // ByteOffsetForSectorAlignment
   w.u32(0);  // ByteOffsetForPartitionAlignment
 }
