@@ -221,6 +221,8 @@ METRICS = {
                 ("p50_compound_us", "chain p50 µs", True), ("p99_compound_us", "chain p99 µs", True)],
     "echo": [("per_request_us", "server CPU µs/request", True), ("p50_us", "round trip p50 µs", True)],
     "large": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
+    "copy": [("wall", "wall s", True), ("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True),
+             ("client_cpu", "client CPU s", True)],
     "memory": [("idle_rss_mib", "idle RSS MiB", True), ("idle_pss_mib", "idle PSS MiB", True),
                ("conns_pss_mib", "PSS MiB with idle conns", True), ("per_conn_kib", "PSS KiB per idle conn", True),
                ("per_conn_rss_kib", "RSS KiB per idle conn", True)],

@@ -8,6 +8,7 @@
 // malformed or on a non-directory fails as the spec says.
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/negotiated_sizes.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -28,7 +29,7 @@ NtStatus handle_change_notify(Request& req, ByteWriter&) {
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (!open->is_directory) return NtStatus::InvalidParameter;
-  if (output_length > req.server.max_trans) return NtStatus::InvalidParameter;
+  if (output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
   if (filter == 0 || (filter & ~kValidCompletionFilter)) return NtStatus::InvalidParameter;
   if (!(open->granted_access & FILE_READ_DATA)) return NtStatus::AccessDenied;  // FILE_LIST_DIRECTORY
   // A notification waits, and a request that would wait in the middle of a

@@ -104,7 +104,9 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
       have_stat = true;
       std::string_view parent, leaf;
       vfs::split_parent(open->path, parent, leaf);
-      attrs = reported_attributes(req.tree->share, st, leaf, open->fd.get());
+      st.attributes = reported_attributes(req.tree->share, st, leaf, open->fd.get());
+      apply_stored_metadata(st, open->fd.get());
+      attrs = st.attributes;
     }
   }
   close_open(req, open);

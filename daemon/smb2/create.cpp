@@ -33,6 +33,7 @@ enum : uint32_t {
   FILE_NON_DIRECTORY_FILE = 0x40,
   FILE_DELETE_ON_CLOSE = 0x1000,
   FILE_OPEN_BY_FILE_ID = 0x2000,
+  FILE_OPEN_REPARSE_POINT = 0x00200000,
   FILE_WRITE_THROUGH = 0x2,
   kReservedCreateOptions = 0xFF000000,
 };
@@ -178,6 +179,10 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   int fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), flags, 0);
   bool data_access = access & (FILE_READ_DATA | FILE_EXECUTE | FILE_WRITE_DATA | FILE_APPEND_DATA);
   if (fd == -EACCES && !data_access && !overwrite)  // attributes only: no read permission needed
+    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
+  // A symlink opened as the reparse point it is (FSCTL_GET_REPARSE_POINT
+  // reads it): the link itself, never what it points at.
+  if (fd == -ELOOP && S_ISLNK(st.mode) && (c.options & FILE_OPEN_REPARSE_POINT) && !overwrite)
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0) return vfs::open_beneath_status(fd);
   o.fd.reset(fd);
@@ -500,7 +505,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
   if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
   if (o.created && req.tree->share.store_dos_attributes)
-    store_dos_attributes(*req.tree, o.fd.get(), c.file_attributes);  // best effort: the file exists either way
+    store_new_file_attributes(*req.tree, o.fd.get(), o.st, c.file_attributes);
 
   auto open = std::make_unique<state::Open>();
   open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);
@@ -554,6 +559,11 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   }
   if (durable.request()) grant_durable(req, durable, *open, o.action, contexts);
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
+  if (!o.created) {  // a new file has only what statx says: no getxattr
+    o.st.attributes = attrs;
+    apply_stored_metadata(o.st, open->fd.get());
+    attrs = o.st.attributes;
+  }
   write_response(w, *open, o, attrs, contexts, open->oplock_level);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);

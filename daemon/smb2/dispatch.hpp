@@ -36,6 +36,9 @@ struct Request {
   // file_data instead of copying the data; the processor positions it.
   bool may_send_file = false;
   std::optional<FileSegment> file_data;
+  // The body stays even though the status is an error: an IOCTL whose
+  // error response carries data (MS-SMB2 3.3.5.15.6.2, copychunk limits).
+  bool error_keeps_body = false;
   // Where this frame's responses begin in the output buffer: what a handler
   // adds must keep the frame within the transport's 24-bit length.
   size_t reply_start = 0;
@@ -53,7 +56,8 @@ struct Request {
 
 // Writes the response body (after the header). A handler returns the status;
 // for error statuses (other than MORE_PROCESSING_REQUIRED) whatever it wrote
-// is replaced by the MS-SMB2 2.2.2 ERROR response.
+// is replaced by the MS-SMB2 2.2.2 ERROR response, unless it set
+// Request::error_keeps_body.
 using Handler = NtStatus (*)(Request& req, ByteWriter& body);
 
 struct CommandSpec {

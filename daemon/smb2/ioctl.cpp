@@ -1,14 +1,12 @@
-// SMB2 IOCTL (MS-SMB2 2.2.31, 2.2.32, 3.3.5.15): the FSCTLs a file server
-// is asked for by Windows, macOS and Linux clients.
+// SMB2 IOCTL (MS-SMB2 2.2.31, 2.2.32, 3.3.5.15): parsing, the table of
+// FSCTLs (smb2/fsctl.hpp names the file of each family) and the response.
+// Answered here:
 //
 //  - FSCTL_VALIDATE_NEGOTIATE_INFO (3.3.5.15.12): answered from what
 //    NEGOTIATE recorded. Where the spec says to terminate the connection
 //    (dialect 3.1.1, any mismatch, too small MaxOutputResponse) a handler
 //    cannot drop the connection, so it answers STATUS_ACCESS_DENIED, on
 //    which the client itself must terminate it (3.2.5.14.12).
-//  - FSCTL_SRV_REQUEST_RESUME_KEY: a 24-byte key naming the open.
-//  - FSCTL_SET_SPARSE: accepted, nothing to do (every Linux file may be sparse).
-//  - FSCTL_GET_REPARSE_POINT: no file is a reparse point.
 //  - FSCTL_DFS_GET_REFERRALS(_EX): no DFS: STATUS_FS_DRIVER_REQUIRED, as a
 //    Windows server without the DFS driver answers.
 //  - FSCTL_CREATE_OR_GET_OBJECT_ID (MS-FSA 2.1.5.10.1): the object id is
@@ -17,9 +15,10 @@
 //  - FSCTL_PIPE_TRANSCEIVE, FSCTL_PIPE_WAIT: IPC$ pipes (pipe_io.cpp);
 //    a transceive whose reply is longer than MaxOutputResponse returns its
 //    first part with STATUS_BUFFER_OVERFLOW.
-//  - FSCTL_QUERY_NETWORK_INTERFACE_INFO, FSCTL_PIPE_PEEK: not yet.
-//  - anything else: STATUS_INVALID_DEVICE_REQUEST.
+//  - FSCTL_PIPE_PEEK: not yet (STATUS_NOT_SUPPORTED).
+//  - anything not in the table: STATUS_INVALID_DEVICE_REQUEST.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -27,40 +26,19 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/fsctl.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "smb2/object_id.hpp"
 #include "smb2/pipe_io.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
 
-enum : uint32_t {
-  FSCTL_DFS_GET_REFERRALS = 0x00060194,
-  FSCTL_DFS_GET_REFERRALS_EX = 0x000601B0,
-  FSCTL_GET_REPARSE_POINT = 0x000900A8,
-  FSCTL_CREATE_OR_GET_OBJECT_ID = 0x000900C0,
-  FSCTL_SET_SPARSE = 0x000900C4,
-  FSCTL_PIPE_PEEK = 0x0011400C,
-  FSCTL_PIPE_WAIT = 0x00110018,
-  FSCTL_PIPE_TRANSCEIVE = 0x0011C017,
-  FSCTL_SRV_REQUEST_RESUME_KEY = 0x00140078,
-  FSCTL_QUERY_NETWORK_INTERFACE_INFO = 0x001401FC,
-  FSCTL_VALIDATE_NEGOTIATE_INFO = 0x00140204,
-};
 constexpr uint32_t SMB2_0_IOCTL_IS_FSCTL = 0x1;
 constexpr size_t kResponseFixedSize = 48;
 constexpr uint32_t kBufferOffset = wire::kHeaderSize + kResponseFixedSize;  // 112
 constexpr size_t kValidateNegotiateResponseSize = 24;
-constexpr size_t kResumeKeyResponseSize = 28;  // ResumeKey[24], ContextLength
 constexpr size_t kObjectIdBufferSize = 64;     // FILE_OBJECTID_BUFFER (MS-FSCC 2.1.3)
-
-struct IoctlRequest {
-  uint32_t ctl_code = 0;
-  FileId id;
-  ByteSpan input;
-  uint32_t max_input_response = 0;
-  uint32_t max_output_response = 0;
-  uint32_t flags = 0;
-};
 
 NtStatus parse(const Request& req, IoctlRequest& q) {
   ByteReader r(req.body);
@@ -76,7 +54,7 @@ NtStatus parse(const Request& req, IoctlRequest& q) {
   ByteSpan unused_output;
   if (!r.ok() || !buffer_at(req, in_off, in_len, q.input) || !buffer_at(req, out_off, out_len, unused_output))
     return NtStatus::InvalidParameter;
-  uint32_t max_trans = req.server.max_trans;
+  uint32_t max_trans = negotiated_sizes(req.conn, req.server).max_trans;
   if (in_len > max_trans || out_len > max_trans || q.max_input_response > max_trans ||
       q.max_output_response > max_trans)
     return NtStatus::InvalidParameter;
@@ -95,7 +73,9 @@ uint16_t greatest_common_dialect(const ServerContext& server, const std::vector<
   return best;
 }
 
-NtStatus validate_negotiate(Request& req, const IoctlRequest& q, Bytes& out) {
+NtStatus validate_negotiate(FsctlCall& call) {
+  Request& req = call.req;
+  const IoctlRequest& q = call.q;
   const ConnState& conn = req.conn;
   if (conn.dialect == config::kDialect311) return NtStatus::AccessDenied;  // spec: terminate
   if (q.max_output_response < kValidateNegotiateResponseSize) return NtStatus::AccessDenied;  // spec: terminate
@@ -113,7 +93,7 @@ NtStatus validate_negotiate(Request& req, const IoctlRequest& q, Bytes& out) {
                // The server implements 3.1.1, so the list must be the NEGOTIATE one.
                dialects == conn.client_dialects && greatest_common_dialect(req.server, dialects) == conn.dialect;
   if (!match) return NtStatus::AccessDenied;
-  ByteWriter w(out);
+  ByteWriter w(call.out);
   w.u32(conn.server_capabilities);
   w.bytes(req.server.server_guid.data(), req.server.server_guid.size());
   w.u16(conn.server_security_mode);
@@ -121,23 +101,13 @@ NtStatus validate_negotiate(Request& req, const IoctlRequest& q, Bytes& out) {
   return NtStatus::Success;
 }
 
-NtStatus resume_key(const IoctlRequest& q, const state::Open& open, Bytes& out) {
-  if (q.max_output_response < kResumeKeyResponseSize) return NtStatus::BufferTooSmall;
-  ByteWriter w(out);
-  w.u64(open.persistent_id);
-  w.u64(open.volatile_id);
-  w.u64(open.session_id);
-  w.u32(0);  // ContextLength
-  return NtStatus::Success;
-}
-
 // FILE_OBJECTID_BUFFER type 1: ObjectId, BirthVolumeId, BirthObjectId,
 // DomainId. The volume id matches FileFsObjectIdInformation's.
-NtStatus object_id(const IoctlRequest& q, const state::Open& open, Bytes& out) {
-  if (q.max_output_response < kObjectIdBufferSize) return NtStatus::InvalidParameter;
-  if (!open.node) return NtStatus::InvalidHandle;
-  const uint64_t dev = open.node->device, ino = open.node->inode;
-  ByteWriter w(out);
+NtStatus object_id(FsctlCall& call) {
+  if (call.q.max_output_response < kObjectIdBufferSize) return NtStatus::InvalidParameter;
+  if (!call.open->node) return NtStatus::InvalidHandle;
+  const uint64_t dev = call.open->node->device, ino = call.open->node->inode;
+  ByteWriter w(call.out);
   put_file_object_id(w, dev, ino);
   put_volume_object_id(w, dev);     // BirthVolumeId
   put_file_object_id(w, dev, ino);  // BirthObjectId: the file never moved volumes
@@ -145,11 +115,60 @@ NtStatus object_id(const IoctlRequest& q, const state::Open& open, Bytes& out) {
   return NtStatus::Success;
 }
 
-NtStatus set_sparse(const Request& req, const IoctlRequest& q, const state::Open& open) {
-  if (open.is_directory) return NtStatus::InvalidParameter;
-  if (NtStatus s = check_change(*req.tree, open, Change::Sparse); s != NtStatus::Success) return s;
-  (void)q;  // the optional SetSparse byte changes nothing here
-  return NtStatus::Success;
+NtStatus dfs_referrals(FsctlCall&) { return NtStatus::FsDriverRequired; }
+NtStatus pipe_wait(FsctlCall& call) { return wait_pipe(call.req, call.q.input); }
+NtStatus pipe_transceive(FsctlCall& call) {
+  return transceive_pipe(call.req, *call.open, call.q.input, call.q.max_output_response, call.out);
+}
+NtStatus pipe_peek(FsctlCall&) { return NtStatus::NotSupported; }
+
+struct FsctlSpec {
+  uint32_t ctl_code;
+  bool needs_open;  // false: FileId is 0xFFFFFFFFFFFFFFFF and ignored
+  FsctlHandler handler;
+};
+
+constexpr std::array kFsctls{
+    FsctlSpec{FSCTL_VALIDATE_NEGOTIATE_INFO, false, validate_negotiate},
+    FsctlSpec{FSCTL_QUERY_NETWORK_INTERFACE_INFO, false, fsctl_query_network_interface_info},
+    FsctlSpec{FSCTL_DFS_GET_REFERRALS, false, dfs_referrals},
+    FsctlSpec{FSCTL_DFS_GET_REFERRALS_EX, false, dfs_referrals},
+    FsctlSpec{FSCTL_PIPE_WAIT, false, pipe_wait},
+    FsctlSpec{FSCTL_SRV_REQUEST_RESUME_KEY, true, fsctl_request_resume_key},
+    FsctlSpec{FSCTL_SRV_COPYCHUNK, true, fsctl_copychunk},
+    FsctlSpec{FSCTL_SRV_COPYCHUNK_WRITE, true, fsctl_copychunk},
+    FsctlSpec{FSCTL_DUPLICATE_EXTENTS_TO_FILE, true, fsctl_duplicate_extents},
+    FsctlSpec{FSCTL_SET_SPARSE, true, fsctl_set_sparse},
+    FsctlSpec{FSCTL_SET_ZERO_DATA, true, fsctl_set_zero_data},
+    FsctlSpec{FSCTL_QUERY_ALLOCATED_RANGES, true, fsctl_query_allocated_ranges},
+    FsctlSpec{FSCTL_FILE_LEVEL_TRIM, true, fsctl_file_level_trim},
+    FsctlSpec{FSCTL_GET_COMPRESSION, true, fsctl_get_compression},
+    FsctlSpec{FSCTL_SET_COMPRESSION, true, fsctl_set_compression},
+    FsctlSpec{FSCTL_GET_REPARSE_POINT, true, fsctl_get_reparse_point},
+    FsctlSpec{FSCTL_CREATE_OR_GET_OBJECT_ID, true, object_id},
+    FsctlSpec{FSCTL_PIPE_TRANSCEIVE, true, pipe_transceive},
+    FsctlSpec{FSCTL_PIPE_PEEK, true, pipe_peek},
+};
+
+const FsctlSpec* find_fsctl(uint32_t ctl_code) {
+  for (const FsctlSpec& f : kFsctls)
+    if (f.ctl_code == ctl_code) return &f;
+  return nullptr;
+}
+
+void write_response(ByteWriter& w, uint32_t ctl_code, FileId id, const Bytes& out) {
+  w.u16(49);
+  w.u16(0);  // Reserved
+  w.u32(ctl_code);
+  w.u64(id.persistent);
+  w.u64(id.volatile_id);
+  w.u32(kBufferOffset);  // InputOffset: no input is echoed
+  w.u32(0);              // InputCount
+  w.u32(kBufferOffset);  // OutputOffset
+  w.u32(uint32_t(out.size()));
+  w.u32(0);  // Flags
+  w.u32(0);  // Reserved2
+  w.bytes(out);
 }
 
 }  // namespace
@@ -159,46 +178,24 @@ NtStatus handle_ioctl(Request& req, ByteWriter& w) {
   NtStatus st = parse(req, q);
   if (st != NtStatus::Success) return st;
   if (q.flags != SMB2_0_IOCTL_IS_FSCTL) return NtStatus::NotSupported;
+  const FsctlSpec* spec = find_fsctl(q.ctl_code);
+  state::Open* open = nullptr;
+  FileId response_id = q.id;
+  if (!spec || spec->needs_open) {
+    open = req.open_file();
+    if (!open) return NtStatus::FileClosed;
+    response_id = {open->persistent_id, open->volatile_id};  // resolves a related FileId
+  }
+  if (!spec) return NtStatus::InvalidDeviceRequest;
 
   Bytes out;
-  FileId response_id = q.id;
-  switch (q.ctl_code) {
-    // FSCTLs that take no open (FileId is 0xFFFFFFFFFFFFFFFF and ignored).
-    case FSCTL_VALIDATE_NEGOTIATE_INFO: st = validate_negotiate(req, q, out); break;
-    case FSCTL_QUERY_NETWORK_INTERFACE_INFO: return NtStatus::NotSupported;  // no multichannel yet
-    case FSCTL_DFS_GET_REFERRALS:
-    case FSCTL_DFS_GET_REFERRALS_EX: return NtStatus::FsDriverRequired;
-    case FSCTL_PIPE_WAIT: st = wait_pipe(req, q.input); break;
-    default: {
-      state::Open* open = req.open_file();
-      if (!open) return NtStatus::FileClosed;
-      response_id = {open->persistent_id, open->volatile_id};  // resolves a related FileId
-      switch (q.ctl_code) {
-        case FSCTL_SRV_REQUEST_RESUME_KEY: st = resume_key(q, *open, out); break;
-        case FSCTL_SET_SPARSE: st = set_sparse(req, q, *open); break;
-        case FSCTL_GET_REPARSE_POINT: return NtStatus::NotAReparsePoint;
-        case FSCTL_CREATE_OR_GET_OBJECT_ID: st = object_id(q, *open, out); break;
-        case FSCTL_PIPE_TRANSCEIVE: st = transceive_pipe(req, *open, q.input, q.max_output_response, out); break;
-        case FSCTL_PIPE_PEEK: return NtStatus::NotSupported;
-        default: return NtStatus::InvalidDeviceRequest;
-      }
-    }
-  }
-  if (!nt_success(st)) return st;  // BUFFER_OVERFLOW (a pipe's long message) keeps its data
+  FsctlCall call{req, q, open, out};
+  st = spec->handler(call);
+  // BUFFER_OVERFLOW (a pipe's long message) keeps its data, and so does an
+  // error whose handler asked for it.
+  if (!nt_success(st) && !req.error_keeps_body) return st;
   if (out.size() > q.max_output_response) return NtStatus::BufferTooSmall;
-
-  w.u16(49);
-  w.u16(0);  // Reserved
-  w.u32(q.ctl_code);
-  w.u64(response_id.persistent);
-  w.u64(response_id.volatile_id);
-  w.u32(kBufferOffset);  // InputOffset: no input is echoed
-  w.u32(0);              // InputCount
-  w.u32(kBufferOffset);  // OutputOffset
-  w.u32(uint32_t(out.size()));
-  w.u32(0);  // Flags
-  w.u32(0);  // Reserved2
-  w.bytes(out);
+  write_response(w, q.ctl_code, response_id, out);
   return st;
 }
 

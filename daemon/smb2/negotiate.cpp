@@ -7,6 +7,7 @@
 #include "crypto/primitives.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/negotiate.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
@@ -172,9 +173,10 @@ void write_negotiate_body(ConnState& conn, ServerContext& server, uint16_t diale
   w.u16(context_count);
   w.bytes(server.server_guid.data(), 16);
   w.u32(conn.server_capabilities);
-  w.u32(server.max_trans);
-  w.u32(server.max_read);
-  w.u32(server.max_write);
+  const NegotiatedSizes sizes = negotiated_sizes(dialect, server);
+  w.u32(sizes.max_trans);
+  w.u32(sizes.max_read);
+  w.u32(sizes.max_write);
   w.u64(now_filetime());
   w.u64(0);  // ServerStartTime: 0 as MS-SMB2 says
   const Bytes& blob = server.negotiate_hint;

@@ -239,7 +239,7 @@ NtStatus ChainProcessor::run_handler(Request& req, const CommandSpec& spec, Byte
 // The body stays as the handler wrote it, or becomes the ERROR response;
 // file data a READ left in the file is positioned after it.
 void ChainProcessor::finish_body(Bytes& out, size_t start, Request& req, NtStatus status) {
-  if (!keeps_body(status) || out.size() == start + wire::kHeaderSize) {
+  if ((!keeps_body(status) && !req.error_keeps_body) || out.size() == start + wire::kHeaderSize) {
     out.resize(start + wire::kHeaderSize);
     ByteWriter w(out);
     write_error_body(w);

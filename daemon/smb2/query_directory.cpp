@@ -20,10 +20,12 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "smb2/output_buffer.hpp"
 #include "smb2/share_options.hpp"
 #include "vfs/dir_entries.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
 
@@ -116,8 +118,10 @@ NtStatus load_cursor(const Request& req, state::Open& open, const std::string& p
 // Stats a cursor entry; false when it vanished.
 bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   Result<vfs::FileStat> st = Unexpected(NtStatus::ObjectNameNotFound);
+  vfs::FileMeta meta;
   if (e.name == ".") {
     st = vfs::stat_fd(open.fd.get());
+    meta = vfs::read_file_meta(open.fd.get());
   } else if (e.name == "..") {
     if (open.path.empty()) {
       st = vfs::stat_fd(req.tree->root.get());  // the share root is its own parent
@@ -128,15 +132,18 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
                                   O_PATH | O_DIRECTORY, 0);
       if (pfd >= 0) {
         st = vfs::stat_fd(pfd);
+        meta = vfs::read_file_meta(pfd);
         close(pfd);
       }
     }
   } else {
     st = vfs::stat_at(open.fd.get(), e.name.c_str());
+    if (st) meta = vfs::read_file_meta_at(open.fd.get(), e.name);
   }
   if (!st) return false;
   e.st = *st;
   e.st.attributes = reported_attributes_at(req.tree->share, e.st, open.fd.get(), e.name);
+  vfs::apply_file_meta(meta, e.st);
   return true;
 }
 
@@ -164,7 +171,7 @@ NtStatus handle_query_directory(Request& req, ByteWriter& w) {
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (!open->is_directory) return NtStatus::InvalidParameter;
-  if (q.output_length > req.server.max_trans) return NtStatus::InvalidParameter;
+  if (q.output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
   size_t fixed = fixed_entry_size(q.cls);
   if (fixed == 0) return NtStatus::InvalidInfoClass;
   if (!(open->granted_access & FILE_READ_DATA)) return NtStatus::AccessDenied;  // FILE_LIST_DIRECTORY

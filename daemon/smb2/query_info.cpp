@@ -21,6 +21,7 @@
 #include "config/config.hpp"
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "smb2/object_id.hpp"
 #include "smb2/output_buffer.hpp"
 #include "smb2/pipe_io.hpp"
@@ -171,6 +172,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   auto st = vfs::stat_fd(open.fd.get());
   if (!st) return st.error();
   st->attributes = reported_attributes(req.tree->share, *st, open.path, open.fd.get());
+  apply_stored_metadata(*st, open.fd.get());
   std::string name = windows_path(open.path);
   vfs::OpenInfo info;
   info.access_mask = open.granted_access;
@@ -179,10 +181,6 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   info.delete_pending = open.node && req.server.files.is_delete_pending(open.node);
   info.name = name;
   NtStatus s = vfs::encode_file_info(cls, *st, info, data);
-  // No 8.3 names are generated yet. The object store's "no such name"
-  // answer makes smbclient's allinfo give up; NOT_IMPLEMENTED is what
-  // smbclient and smbtorture treat as "this server has no short names".
-  if (cls == FileInfoClass::AlternateName && s == NtStatus::ObjectNameNotFound) return NtStatus::NotImplemented;
   if (s != NtStatus::Success) return s;
   return fit(data, q.output_length, rule);
 }
@@ -246,7 +244,7 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   if (st != NtStatus::Success) return st;
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
-  if (q.output_length > req.server.max_trans) return NtStatus::InvalidParameter;
+  if (q.output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
 
   Bytes data;
   if (find_pipe(req.conn, *open)) st = query_pipe_info(req.conn, *open, q.info_type, q.info_class, q.output_length, data);

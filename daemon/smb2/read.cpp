@@ -9,6 +9,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "smb2/pipe_io.hpp"
 #include "state/lock_table.hpp"
 
@@ -114,7 +115,7 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   if (!r.ok()) return NtStatus::InvalidParameter;
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
-  if (length > req.server.max_read) return NtStatus::InvalidParameter;
+  if (length > negotiated_sizes(req.conn, req.server).max_read) return NtStatus::InvalidParameter;
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   if (!(open->granted_access & (FILE_READ_DATA | FILE_EXECUTE))) return NtStatus::AccessDenied;
   if (find_pipe(req.conn, *open)) return read_pipe(req, *open, length, w);  // Offset means nothing on a pipe

@@ -5,8 +5,10 @@
 // FullEa fails with STATUS_EAS_NOT_SUPPORTED (no EAs are advertised).
 //
 // Deliberate differences from Windows:
-//  - CreationTime and ChangeTime cannot be set on Linux and are ignored, as
-//    are the "stop/resume updating" values (-1, -2) of every time.
+//  - CreationTime and ChangeTime, which Linux cannot set, are kept in the
+//    server-private metadata (vfs/file_meta.hpp). LastWriteTime -1 / -2
+//    freeze and thaw it for writes through the handle (smb2/frozen_times.hpp);
+//    for the other times -1 and -2 are accepted and change nothing.
 //  - HIDDEN, SYSTEM and ARCHIVE are kept in user.DOSATTRIB only on shares
 //    with "store dos attributes = yes" (smb2/share_options.hpp), otherwise
 //    not at all; READONLY on a file clears all write bits, clearing it
@@ -30,18 +32,24 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <optional>
 #include <string>
 
+#include "common/log.hpp"
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/frozen_times.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/security_descriptor.hpp"
@@ -96,7 +104,22 @@ int set_mode(int fd, mode_t mode) {
 bool valid_time(uint64_t t) { return int64_t(t) >= kTimeResumeUpdating; }
 bool time_given(uint64_t t) { return int64_t(t) > 0; }
 
-NtStatus set_basic(const state::Open& open, ByteSpan buf) {
+// -1 freezes LastWriteTime for writes through this handle, -2 thaws it;
+// an explicit time while frozen becomes the frozen time.
+NtStatus freeze_write_time(state::Open& open, uint64_t write) {
+  if (int64_t(write) == kTimeResumeUpdating) {
+    open.frozen_write_time.reset();
+  } else if (int64_t(write) == kTimeStopUpdating) {
+    auto st = vfs::stat_fd(open.fd.get());
+    if (!st) return st.error();
+    open.frozen_write_time = st->last_write_time;
+  } else if (time_given(write) && open.frozen_write_time) {
+    open.frozen_write_time = write;
+  }
+  return NtStatus::Success;
+}
+
+NtStatus set_basic(state::Open& open, ByteSpan buf) {
   if (buf.size() < 40) return NtStatus::InfoLengthMismatch;
   ByteReader r(buf);
   uint64_t creation = r.u64(), access = r.u64(), write = r.u64(), change = r.u64();
@@ -105,9 +128,7 @@ NtStatus set_basic(const state::Open& open, ByteSpan buf) {
     if (!valid_time(t)) return NtStatus::InvalidParameter;
   if (attrs & vfs::FILE_ATTRIBUTE_DIRECTORY && !open.is_directory) return NtStatus::InvalidParameter;
   if (attrs & FILE_ATTRIBUTE_TEMPORARY && open.is_directory) return NtStatus::InvalidParameter;
-  (void)creation;  // no settable birth time on Linux
-  (void)change;    // ctime follows every change by itself
-  (void)kTimeStopUpdating;
+  if (NtStatus s = freeze_write_time(open, write); s != NtStatus::Success) return s;
 
   int fd = open.fd.get();
   if (time_given(access) || time_given(write)) {
@@ -131,6 +152,44 @@ NtStatus set_basic(const state::Open& open, ByteSpan buf) {
   return NtStatus::Success;
 }
 
+// CreationTime and ChangeTime, which Linux cannot set, go to the file's
+// server-private metadata (vfs/file_meta.hpp); written last, after every
+// other change of this request has moved the ctime. A CreationTime equal to
+// the birth time statx reports is not stored. A filesystem without
+// trusted.* xattrs keeps nothing (logged once), as Windows' FAT does not.
+NtStatus store_client_times(const state::Open& open, ByteSpan buf) {
+  ByteReader r(buf);
+  uint64_t creation = r.u64();
+  r.skip(16);
+  uint64_t change = r.u64();
+  if (!time_given(creation) && !time_given(change)) return NtStatus::Success;
+  int fd = open.fd.get();
+  vfs::FileMeta meta = vfs::read_file_meta(fd);
+  bool changed = false;
+  if (time_given(creation) && meta.creation_time != creation) {
+    auto st = vfs::stat_fd(fd);
+    if (!st) return st.error();
+    if (meta.creation_time || st->creation_time != creation) {
+      meta.creation_time = creation;
+      changed = true;
+    }
+  }
+  if (time_given(change)) {
+    meta.change_time = change;
+    meta.change_valid_until = vfs::filetime_now() + vfs::kChangeTimeGraceNs / 100;
+    changed = true;
+  }
+  if (!changed) return NtStatus::Success;
+  int err = vfs::write_file_meta(fd, meta);
+  if (err == 0) return NtStatus::Success;
+  if (err == ENOTSUP || err == EPERM) {
+    static std::atomic<bool> logged{false};
+    if (!logged.exchange(true)) LOG_WARN("CreationTime/ChangeTime not kept: %s: %s", vfs::kFileMetaXattr, strerror(err));
+    return NtStatus::Success;
+  }
+  return nt_status_from_errno(err);
+}
+
 NtStatus read_u64(ByteSpan buf, uint64_t& v) {
   if (buf.size() < 8) return NtStatus::InfoLengthMismatch;
   v = load_le64(buf.data());
@@ -142,6 +201,7 @@ NtStatus set_end_of_file(const state::Open& open, ByteSpan buf) {
   if (NtStatus s = read_u64(buf, eof); s != NtStatus::Success) return s;
   if (open.is_directory || eof > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
   if (ftruncate(open.fd.get(), off_t(eof)) != 0) return nt_status_from_errno(errno);
+  restore_frozen_times(open);
   return NtStatus::Success;
 }
 
@@ -447,6 +507,7 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
       // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
       if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
         s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
+      if (s == NtStatus::Success) s = store_client_times(open, buf);
       return s;
     }
     case FileInfoClass::EndOfFile: return set_end_of_file(open, buf);
@@ -544,7 +605,7 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   r.skip(16);  // FileId: Request::open_file()
   ByteSpan buf;
   if (!r.ok() || !buffer_at(req, buf_off, buf_len, buf)) return NtStatus::InvalidParameter;
-  if (buf_len > req.server.max_trans) return NtStatus::InvalidParameter;
+  if (buf_len > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
 

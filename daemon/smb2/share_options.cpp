@@ -9,6 +9,7 @@
 #include "common/log.hpp"
 #include "smb2/thread_identity.hpp"
 #include "vfs/dos_xattr.hpp"
+#include "vfs/file_meta.hpp"
 #include "vfs/veto.hpp"
 
 namespace ringsmb::smb2 {
@@ -72,6 +73,20 @@ NtStatus store_dos_attributes(const state::Tree& tree, int fd, uint32_t attrs) {
   if (err == 0 || err == ENOTSUP) return NtStatus::Success;
   LOG_DEBUG("store dos attributes on share [%s]: %s", tree.share.name.c_str(), strerror(err));
   return nt_status_from_errno(err);
+}
+
+void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileStat& st, uint32_t requested) {
+  constexpr uint32_t kSettable = vfs::FILE_ATTRIBUTE_HIDDEN | vfs::FILE_ATTRIBUTE_SYSTEM | vfs::FILE_ATTRIBUTE_ARCHIVE;
+  uint32_t want = requested & kSettable;
+  if (!st.is_directory) want |= vfs::FILE_ATTRIBUTE_ARCHIVE;
+  uint32_t implied = vfs::dos_attributes(st, {}, false) & kSettable;
+  if (want != implied) store_dos_attributes(tree, fd, want);  // best effort: the file exists either way
+}
+
+void apply_stored_metadata(vfs::FileStat& st, int fd) { vfs::apply_file_meta(vfs::read_file_meta(fd), st); }
+
+void apply_stored_metadata_at(vfs::FileStat& st, int dirfd, std::string_view name) {
+  vfs::apply_file_meta(vfs::read_file_meta_at(dirfd, name), st);
 }
 
 bool is_vetoed_name(const ipc::ShareInfo& share, std::string_view leaf) {

@@ -46,4 +46,17 @@ uint32_t reported_attributes_at(const ipc::ShareInfo& share, const vfs::FileStat
 // error (the attributes are then simply not kept).
 NtStatus store_dos_attributes(const state::Tree& tree, int fd, uint32_t attrs);
 
+// The attributes of a file made by CREATE under "store dos attributes":
+// what the client asked for, with ARCHIVE for a file as Windows adds it
+// (MS-FSA 2.1.5.1.2.1). Written only when the mode does not already imply
+// them (a plain new file reads ARCHIVE from its mode), so the common create
+// costs no xattr write.
+void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileStat& st, uint32_t requested);
+
+// What a client is told about an existing file beyond statx and the DOS
+// attributes: the times and the sparse flag of vfs/file_meta.hpp (one
+// getxattr). `st.attributes` must already be the reported attributes.
+void apply_stored_metadata(vfs::FileStat& st, int fd);
+void apply_stored_metadata_at(vfs::FileStat& st, int dirfd, std::string_view name);
+
 }  // namespace ringsmb::smb2

@@ -5,6 +5,8 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/frozen_times.hpp"
+#include "smb2/negotiated_sizes.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "state/lock_table.hpp"
@@ -28,7 +30,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (!r.ok() || !buffer_at(req, data_offset, length, data)) return NtStatus::InvalidParameter;
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
-  if (length > req.server.max_write) return NtStatus::InvalidParameter;
+  if (length > negotiated_sizes(req.conn, req.server).max_write) return NtStatus::InvalidParameter;
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   bool append_only = !(open->granted_access & FILE_WRITE_DATA) && (open->granted_access & FILE_APPEND_DATA);
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
@@ -57,6 +59,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
     }
     done += size_t(n);
   }
+  restore_frozen_times(*open);  // a branch, unless LastWriteTime was frozen (-1)
   if (flags & SMB2_WRITEFLAG_WRITE_THROUGH) fdatasync(open->fd.get());
   open->position = offset + done;
   w.u16(17);

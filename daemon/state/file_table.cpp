@@ -265,7 +265,7 @@ CacheGrant FileTable::current_grant(const std::shared_ptr<FileNode>& node, const
   CacheGrant g;
   if (!lease) return g;
   std::lock_guard lock(mutex_for(*node));
-  g.oplock_level = lease->is_oplock ? lease_bits_to_oplock(lease->state) : kOplockLease;
+  g.oplock_level = lease->is_oplock ? lease_bits_to_oplock(lease->state) : uint8_t(kOplockLease);
   g.lease = lease;
   g.lease_state = lease->state;
   g.lease_breaking = lease->breaking;

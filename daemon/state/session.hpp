@@ -103,6 +103,9 @@ struct Open {
   // Open.LockSequenceArray (3.3.5.14): allocated with durability, so an
   // ordinary open carries only the pointer.
   std::unique_ptr<LockSequences> lock_sequences;
+  // MS-FSA 2.1.5.14.2: LastWriteTime set to -1 through this handle: the
+  // FILETIME that writes through it keep, until -2 (smb2/frozen_times.hpp).
+  std::optional<uint64_t> frozen_write_time;
 };
 
 struct Session {

@@ -3,7 +3,8 @@
 // user.DOSATTRIB, as in Samba. The value is written in the text form Samba
 // also reads ("0x22" and a NUL); from a value Samba wrote (that text, then
 // an NDR blob) the leading number is read. READONLY stays in the mode bits
-// and DIRECTORY in the file type.
+// and DIRECTORY in the file type; SPARSE_FILE is kept on every share, with
+// the times Linux cannot set (vfs/file_meta.hpp).
 #pragma once
 
 #include <cstdint>

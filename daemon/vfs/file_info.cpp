@@ -213,8 +213,11 @@ NtStatus encode_file_info(FileInfoClass cls, const FileStat& st, const OpenInfo&
       break;
     case FileInfoClass::Stream: put_streams(w, st); break;
     case FileInfoClass::Compression: put_compression(w, st); break;
-    // No 8.3 names exist; Windows answers this for such files.
-    case FileInfoClass::AlternateName: return NtStatus::ObjectNameNotFound;
+    // No 8.3 names are generated: an empty name, as Samba answers without
+    // name mangling. (MS-FSCC 2.4.5 allows OBJECT_NAME_NOT_FOUND for an
+    // empty name, but clients such as smbclient's allinfo then report an
+    // error for every file.)
+    case FileInfoClass::AlternateName: put_name(w, {}); break;
     default: return NtStatus::InvalidInfoClass;
   }
   return NtStatus::Success;

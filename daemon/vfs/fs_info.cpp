@@ -16,10 +16,19 @@ constexpr uint32_t FILE_CASE_SENSITIVE_SEARCH = 0x00000001;
 constexpr uint32_t FILE_CASE_PRESERVED_NAMES = 0x00000002;
 constexpr uint32_t FILE_UNICODE_ON_DISK = 0x00000004;
 constexpr uint32_t FILE_PERSISTENT_ACLS = 0x00000008;
+constexpr uint32_t FILE_SUPPORTS_SPARSE_FILES = 0x00000040;
+constexpr uint32_t FILE_SUPPORTS_BLOCK_REFCOUNTING = 0x08000000;
 // What the server implements today: names keep their case and are Unicode,
-// and files carry a security descriptor. Deliberately absent until they are
-// implemented: named streams, EAs, sparse files, object ids, reparse points.
-constexpr uint32_t kBaseFsAttributes = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS;
+// files carry a security descriptor, files may be sparse (FSCTL_SET_SPARSE,
+// SET_ZERO_DATA, QUERY_ALLOCATED_RANGES). Deliberately absent until they are
+// implemented: named streams, EAs, object ids, reparse points.
+constexpr uint32_t kBaseFsAttributes =
+    FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS | FILE_SUPPORTS_SPARSE_FILES;
+// Filesystems whose files can share blocks (FICLONERANGE, so
+// FSCTL_DUPLICATE_EXTENTS_TO_FILE works): btrfs, and XFS made with reflink
+// (the default of mkfs.xfs since 5.1; without it the FSCTL answers
+// STATUS_NOT_SUPPORTED).
+constexpr long kBtrfsMagic = 0x9123683E, kXfsMagic = 0x58465342;
 constexpr uint32_t kMaxComponentNameLength = 255;
 
 // MS-FSCC 2.5.10.
@@ -31,6 +40,10 @@ constexpr uint32_t FILE_DEVICE_IS_MOUNTED = 0x00000020;
 // so they are trivially aligned.
 constexpr uint32_t SSINFO_FLAGS_ALIGNED_DEVICE = 0x00000001;
 constexpr uint32_t SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE = 0x00000002;
+// FSCTL_FILE_LEVEL_TRIM punches holes (smb2/fsctl_sparse.cpp): TRIM is
+// reported where the filesystem can punch them.
+constexpr uint32_t SSINFO_FLAGS_TRIM_ENABLED = 0x00000008;
+constexpr long kExt4Magic = 0xEF53, kTmpfsMagic = 0x01021994, kF2fsMagic = 0xF2F52010;
 
 // Windows clients expect 512-byte sectors; the allocation unit is the
 // filesystem's fragment size expressed in them.
@@ -42,12 +55,16 @@ struct FsGeometry {
   uint64_t actual_available_units = 0;  // f_bfree
   uint32_t sectors_per_unit = 1;
   uint32_t bytes_per_sector = kBytesPerSector;
+  bool punches_holes = false;
 };
 
 FsGeometry geometry_from_statfs(const struct statfs& sfs) {
   FsGeometry g;
   const uint64_t unit = sfs.f_frsize ? uint64_t(sfs.f_frsize) : uint64_t(sfs.f_bsize);
   g.total_units = sfs.f_blocks;
+  const long type = long(sfs.f_type);
+  g.punches_holes = type == kExt4Magic || type == kXfsMagic || type == kBtrfsMagic || type == kTmpfsMagic ||
+                    type == kF2fsMagic;
   g.caller_available_units = sfs.f_bavail;
   g.actual_available_units = sfs.f_bfree;
   if (unit >= kBytesPerSector && unit % kBytesPerSector == 0) {
@@ -68,9 +85,12 @@ void put_volume(ByteWriter& w, const VolumeInfo& vol) {
   w.bytes(label);
 }
 
-void put_attribute(ByteWriter& w, const VolumeInfo& vol) {
+void put_attribute(ByteWriter& w, int fd, const VolumeInfo& vol) {
   const Bytes name = utf8_to_utf16le(vol.fs_name);
-  w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0));
+  struct statfs sfs = {};
+  bool refcounting = fstatfs(fd, &sfs) == 0 && (long(sfs.f_type) == kBtrfsMagic || long(sfs.f_type) == kXfsMagic);
+  w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0) |
+        (refcounting ? FILE_SUPPORTS_BLOCK_REFCOUNTING : 0));
   w.u32(kMaxComponentNameLength);
   w.u32(static_cast<uint32_t>(name.size()));
   w.bytes(name);
@@ -81,7 +101,8 @@ void put_sector_size(ByteWriter& w, const FsGeometry& g) {
   w.u32(g.bytes_per_sector);  // PhysicalBytesPerSectorForAtomicity
   w.u32(g.bytes_per_sector);  // PhysicalBytesPerSectorForPerformance
   w.u32(g.bytes_per_sector);  // FileSystemEffectivePhysicalBytesPerSectorForAtomicity
-  w.u32(SSINFO_FLAGS_ALIGNED_DEVICE | SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE);
+  w.u32(SSINFO_FLAGS_ALIGNED_DEVICE | SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE |
+        (g.punches_holes ? SSINFO_FLAGS_TRIM_ENABLED : 0));
   w.u32(0);  // ByteOffsetForSectorAlignment
   w.u32(0);  // ByteOffsetForPartitionAlignment
 }
@@ -120,7 +141,7 @@ NtStatus encode_fs_info(FsInfoClass cls, int fd, const VolumeInfo& vol, Bytes& o
   ByteWriter w(out);
   switch (cls) {
     case FsInfoClass::Volume: put_volume(w, vol); return NtStatus::Success;
-    case FsInfoClass::Attribute: put_attribute(w, vol); return NtStatus::Success;
+    case FsInfoClass::Attribute: put_attribute(w, fd, vol); return NtStatus::Success;
     case FsInfoClass::Device:
       w.u32(FILE_DEVICE_DISK);
       w.u32(FILE_DEVICE_IS_MOUNTED);

@@ -2,12 +2,14 @@
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
 
 #include "fixture.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;
@@ -440,5 +442,108 @@ TEST_CASE("set_info malformed requests", "[smb2]") {
   SECTION("closed file") {
     CHECK(f.call(handle_set_info, wire::Command::SetInfo, si_body(FileId{9, 9}, kFile, kPosition, u64_buf(1)))
               .status == NtStatus::FileClosed);
+  }
+}
+
+namespace {
+
+// QUERY_INFO FileBasicInformation: CreationTime, LastAccessTime,
+// LastWriteTime, ChangeTime, FileAttributes.
+struct Basic {
+  uint64_t creation, access, write, change;
+  uint32_t attributes;
+};
+
+Basic query_basic(Smb2Fixture& f, FileId id) {
+  Body b;
+  b.w.u16(41);
+  b.w.u8(1);  // SMB2_0_INFO_FILE
+  b.w.u8(4);  // FileBasicInformation
+  b.w.u32(40);
+  b.w.u16(0);
+  b.w.u16(0);
+  b.w.u32(0);
+  b.w.u32(0);
+  b.w.u32(0);
+  b.w.u64(id.persistent);
+  b.w.u64(id.volatile_id);
+  Response r = f.call(handle_query_info, wire::Command::QueryInfo, b.b);
+  REQUIRE(r.status == NtStatus::Success);
+  return {r.u64(8), r.u64(16), r.u64(24), r.u64(32), r.u32(40)};
+}
+
+}  // namespace
+
+TEST_CASE("set_info basic: CreationTime and ChangeTime are kept (sub-second, before 1970, across opens)",
+          "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("t.txt", "T");
+  FileId id = f.open_file("t.txt", FILE_WRITE_ATTRIBUTES | FILE_READ_ATTRIBUTES);
+  Basic before = query_basic(f, id);
+  const uint64_t created = vfs::unix_to_filetime(-63158400, 123456700);  // 1968, sub-second
+  const uint64_t changed = vfs::unix_to_filetime(978307200, 987654300);
+  REQUIRE(set(f, id, kFile, kBasic, basic_buf(created, 0, 0, changed, 0)) == NtStatus::Success);
+  Basic after = query_basic(f, id);
+  if (after.creation == before.creation) {
+    WARN("no trusted.* xattrs here (not root, or the filesystem lacks them): not tested");
+    return;
+  }
+  CHECK(after.creation == created);
+  CHECK(after.change == changed);
+  CHECK(after.write == before.write);  // 0: unchanged
+  f.close(id);
+  FileId again = f.open_file("t.txt", FILE_READ_ATTRIBUTES);
+  Basic reopened = query_basic(f, again);
+  CHECK(reopened.creation == created);
+  CHECK(reopened.change == changed);
+
+  SECTION("a later change of the file moves ChangeTime again; CreationTime stays") {
+    usleep(useconds_t(vfs::kChangeTimeGraceNs / 1000 + 50'000));
+    REQUIRE(::chmod((f.dir() / "t.txt").c_str(), 0600) == 0);
+    Basic changed_later = query_basic(f, again);
+    CHECK(changed_later.change > changed);
+    CHECK(changed_later.creation == created);
+  }
+  SECTION("a CreationTime equal to the birth time stores nothing") {
+    f.write_file("n.txt", "N");
+    FileId n = f.open_file("n.txt", FILE_WRITE_ATTRIBUTES | FILE_READ_ATTRIBUTES);
+    Basic nb = query_basic(f, n);
+    REQUIRE(set(f, n, kFile, kBasic, basic_buf(nb.creation, 0, 0, 0, 0)) == NtStatus::Success);
+    CHECK(vfs::read_file_meta(f.find(n)->fd.get()).empty());
+  }
+}
+
+TEST_CASE("set_info basic: LastWriteTime -1 freezes it for writes through the handle, -2 thaws it", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("w.txt", "0123");
+  FileId id = f.open_file("w.txt", FILE_READ_DATA | FILE_WRITE_DATA | FILE_WRITE_ATTRIBUTES | FILE_READ_ATTRIBUTES);
+  const uint64_t t2001 = vfs::unix_to_filetime(978307200, 0);
+  REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, t2001, 0, 0)) == NtStatus::Success);
+  REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, ~0ull, 0, 0)) == NtStatus::Success);  // -1
+  auto write = [&](FileId h) {
+    Body b;
+    b.w.u16(49);
+    b.w.u16(uint16_t(wire::kHeaderSize + 48));
+    b.w.u32(4);
+    b.w.u64(0);
+    b.w.u64(h.persistent);
+    b.w.u64(h.volatile_id);
+    b.w.zeros(16);
+    b.w.bytes("abcd", 4);
+    return f.call(handle_write, wire::Command::Write, b.b).status;
+  };
+  REQUIRE(write(id) == NtStatus::Success);
+  CHECK(stat_of(f, "w.txt").st_mtim.tv_sec == 978307200);  // frozen
+  REQUIRE(set(f, id, kFile, kEndOfFile, u64_buf(2)) == NtStatus::Success);
+  CHECK(stat_of(f, "w.txt").st_mtim.tv_sec == 978307200);
+  SECTION("another handle is not frozen") {
+    FileId other = f.open_file("w.txt", FILE_WRITE_DATA);
+    REQUIRE(write(other) == NtStatus::Success);
+    CHECK(stat_of(f, "w.txt").st_mtim.tv_sec > 978307200);
+  }
+  SECTION("-2 thaws") {
+    REQUIRE(set(f, id, kFile, kBasic, basic_buf(0, 0, uint64_t(-2), 0, 0)) == NtStatus::Success);
+    REQUIRE(write(id) == NtStatus::Success);
+    CHECK(stat_of(f, "w.txt").st_mtim.tv_sec > 978307200);
   }
 }

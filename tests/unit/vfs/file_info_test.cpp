@@ -241,10 +241,16 @@ TEST_CASE("FileStreamInformation", "[vfs]") {
   CHECK(b.empty());
 }
 
+TEST_CASE("FileAlternateNameInformation is an empty name: no 8.3 names are generated", "[vfs]") {
+  Bytes out;
+  CHECK(encode_file_info(FileInfoClass::AlternateName, sample_file(), {}, out) == NtStatus::Success);
+  REQUIRE(out.size() == 4);
+  CHECK(load_le32(out.data()) == 0);  // FileNameLength
+}
+
 TEST_CASE("unsupported file information classes", "[vfs]") {
   Bytes out;
   const FileStat st = sample_file();
-  CHECK(encode_file_info(FileInfoClass::AlternateName, st, {}, out) == NtStatus::ObjectNameNotFound);
   CHECK(encode_file_info(FileInfoClass::Rename, st, {}, out) == NtStatus::InvalidInfoClass);
   CHECK(encode_file_info(FileInfoClass::FullEa, st, {}, out) == NtStatus::InvalidInfoClass);
   CHECK(encode_file_info(static_cast<FileInfoClass>(200), st, {}, out) == NtStatus::InvalidInfoClass);

@@ -1,0 +1,96 @@
+#include "vfs/file_meta.hpp"
+
+#include <sys/xattr.h>
+
+#include <cerrno>
+#include <ctime>
+#include <string>
+
+namespace ringsmb::vfs {
+namespace {
+
+constexpr uint8_t kVersion = 1;
+enum : uint8_t { kHasCreation = 1, kHasChange = 2, kSparse = 4 };
+
+std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+FileMeta from_buffer(const uint8_t* buf, ssize_t n) {
+  if (n != ssize_t(kFileMetaSize)) return {};
+  return parse_file_meta(ByteSpan(buf, size_t(n))).value_or(FileMeta{});
+}
+
+}  // namespace
+
+Bytes encode_file_meta(const FileMeta& meta) {
+  Bytes out;
+  ByteWriter w(out);
+  w.u8(kVersion);
+  w.u8(uint8_t((meta.creation_time ? kHasCreation : 0) | (meta.change_time ? kHasChange : 0) |
+               (meta.sparse ? kSparse : 0)));
+  w.zeros(6);
+  w.u64(meta.creation_time.value_or(0));
+  w.u64(meta.change_time.value_or(0));
+  w.u64(meta.change_time ? meta.change_valid_until : 0);
+  return out;
+}
+
+std::optional<FileMeta> parse_file_meta(ByteSpan value) {
+  if (value.size() != kFileMetaSize || value[0] != kVersion) return std::nullopt;
+  ByteReader r(value);
+  r.skip(1);
+  uint8_t flags = r.u8();
+  r.skip(6);
+  uint64_t creation = r.u64(), change = r.u64(), valid_until = r.u64();
+  FileMeta meta;
+  if (flags & kHasCreation) meta.creation_time = creation;
+  if (flags & kHasChange) {
+    meta.change_time = change;
+    meta.change_valid_until = valid_until;
+  }
+  meta.sparse = flags & kSparse;
+  return meta;
+}
+
+FileMeta read_file_meta(int fd) {
+  uint8_t buf[kFileMetaSize + 1];
+  ssize_t n = fgetxattr(fd, kFileMetaXattr, buf, sizeof buf);
+  if (n < 0 && errno == EBADF) n = getxattr(proc_fd_path(fd).c_str(), kFileMetaXattr, buf, sizeof buf);  // O_PATH
+  return from_buffer(buf, n);
+}
+
+FileMeta read_file_meta_at(int dirfd, std::string_view name) {
+  uint8_t buf[kFileMetaSize + 1];
+  std::string path = proc_fd_path(dirfd) + "/" + std::string(name);
+  return from_buffer(buf, lgetxattr(path.c_str(), kFileMetaXattr, buf, sizeof buf));
+}
+
+int write_file_meta(int fd, const FileMeta& meta) {
+  if (meta.empty()) {
+    if (fremovexattr(fd, kFileMetaXattr) == 0 || errno == ENODATA) return 0;
+    if (errno != EBADF) return errno;
+    if (removexattr(proc_fd_path(fd).c_str(), kFileMetaXattr) == 0 || errno == ENODATA) return 0;
+    return errno;
+  }
+  Bytes value = encode_file_meta(meta);
+  if (fsetxattr(fd, kFileMetaXattr, value.data(), value.size(), 0) == 0) return 0;
+  if (errno != EBADF) return errno;
+  if (setxattr(proc_fd_path(fd).c_str(), kFileMetaXattr, value.data(), value.size(), 0) == 0) return 0;
+  return errno;
+}
+
+void apply_file_meta(const FileMeta& meta, FileStat& st) {
+  if (meta.creation_time) st.creation_time = *meta.creation_time;
+  if (meta.change_time && st.change_time <= meta.change_valid_until) st.change_time = *meta.change_time;
+  if (meta.sparse && !st.is_directory) {
+    if (st.attributes == FILE_ATTRIBUTE_NORMAL) st.attributes = 0;
+    st.attributes |= FILE_ATTRIBUTE_SPARSE_FILE;
+  }
+}
+
+uint64_t filetime_now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return unix_to_filetime(ts.tv_sec, uint32_t(ts.tv_nsec));
+}
+
+}  // namespace ringsmb::vfs
