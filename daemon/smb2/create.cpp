@@ -438,6 +438,7 @@ NtStatus reconnect(Request& req, const CreateRequest& c, const DurableRequest& d
   LeaseRequest lease;
   if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
   auto open = reconnect_durable(req, c.name, lease, d);
+  if (!open && open.error() == NtStatus::ObjectNameNotFound) return wait_for_reconnect(req, d);
   if (!open) return open.error();
   return answer_open_again(req, c, **open, lease, (*open)->oplock_level, FILE_OPENED, false, w);
 }
