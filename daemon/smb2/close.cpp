@@ -54,7 +54,7 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
   if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE))
     server.files.set_delete_pending(open->node, true);
   bool pending = server.files.is_delete_pending(open->node);
-  if (open->durable_version == 2) forget_durable(server, *open);
+  if (open->durable_version) forget_durable(server, *open);
   open->fd.reset();
   std::vector<state::LockWaiter> granted;
   server.locks.release(open.get(), open->node->device, open->node->inode, granted);

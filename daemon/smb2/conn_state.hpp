@@ -130,6 +130,7 @@ struct WaitingRequest {
   std::shared_ptr<state::FileNode> node;  // CreateBreak, ByteRangeLock: the file
   uint32_t read_length = 0;               // PipeRead: READ Length
   const void* lock_owner = nullptr;       // ByteRangeLock: the state::Open
+  uint64_t durable_id = 0;                // CreateBreak of a durable reconnect: the open's persistent id
 };
 
 // A final response ready to go out after the current frame's.

@@ -443,8 +443,20 @@ NtStatus reconnect(Request& req, const CreateRequest& c, const DurableRequest& d
   LeaseRequest lease;
   if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
   auto open = reconnect_durable(req, c.name, lease, d);
+  if (!open && open.error() == NtStatus::ObjectNameNotFound) return wait_for_reconnect(req, d);
   if (!open) return open.error();
   return answer_open_again(req, c, **open, lease, (*open)->oplock_level, FILE_OPENED, false, w);
+}
+
+// The durable contexts, read only when there are contexts (nothing for the
+// common open); a reconnect is answered here, before the request's other
+// fields are judged (ANSWERED).
+NtStatus read_durable(Request& req, const CreateRequest& c, DurableRequest& d, ByteWriter& w, bool& answered) {
+  answered = false;
+  if (c.contexts.empty() || req.tree->share.is_ipc) return NtStatus::Success;
+  if (NtStatus st = find_durable_request(req, c.contexts, d); st != NtStatus::Success || !d.reconnect()) return st;
+  answered = true;
+  return reconnect(req, c, d, w);
 }
 
 // DH2Q: a replay of a CREATE whose open lives gets that open again.
@@ -474,15 +486,11 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   CreateRequest c;
   NtStatus st = read_request(req, c);
   if (st != NtStatus::Success) return st;
-  DurableRequest durable;  // read only when there are contexts: nothing for the common open
-  bool durable_contexts = !c.contexts.empty() && !req.tree->share.is_ipc;
-  if (durable_contexts) {
-    if ((st = find_durable_request(req, c.contexts, durable)) != NtStatus::Success) return st;
-    if (durable.reconnect()) return reconnect(req, c, durable, w);
-  }
+  DurableRequest durable;
+  bool answered = false;
+  if ((st = read_durable(req, c, durable, w, answered)) != NtStatus::Success || answered) return st;
   if ((st = validate(c)) != NtStatus::Success) return st;
   if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
-  bool answered = false;
   if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
     return st;
 

@@ -21,6 +21,8 @@ constexpr size_t kDhnqSize = 16, kDhncSize = 16, kDh2qSize = 32, kDh2cSize = 36;
 // How long a SESSION_SETUP with PreviousSessionId waits at most for the
 // old session's connection to end it (it runs on that connection's worker).
 constexpr int64_t kPreviousSessionWaitMs = 2000;
+// How long a reconnect waits for the connection that still holds the open.
+constexpr int64_t kReconnectWaitMs = 2000;
 
 void read_guid(ByteReader& r, state::Guid& g) {
   ByteSpan b = r.bytes(16);
@@ -122,7 +124,7 @@ bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Ope
   k.open = std::move(slot);
   LOG_DEBUG("%s: durable open %s (0x%llx) kept for %u ms", conn.client_address.c_str(), k.open->path.c_str(),
             (unsigned long long)k.open->persistent_id, k.open->durable_timeout_ms);
-  server.durables.keep(std::move(k));
+  post_wakeups(server, server.durables.keep(std::move(k)));
   return true;
 }
 
@@ -204,6 +206,7 @@ void grant_durable(Request& req, const DurableRequest& d, state::Open& open, uin
     open.replay_eligible = true;
     server.durables.index_create_guid(req.conn.client_guid, d.create_guid, open.persistent_id);
   }
+  server.durables.set_live(open.persistent_id, req.conn.address);
   open.lock_sequences = std::make_unique<state::LockSequences>();
   answer_durable(open, contexts);
 }
@@ -221,9 +224,31 @@ Result<state::Open*> reconnect_durable(Request& req, ByteSpan name, const LeaseR
   req.server.files.move_lease_holder(open->node, *open->lease, 0, nowhere, req.conn.address, open->session_id, true);
   LOG_DEBUG("%s: durable open %s (0x%llx) reconnected", req.conn.client_address.c_str(), open->path.c_str(),
             (unsigned long long)open->persistent_id);
+  req.server.durables.set_live(open->persistent_id, req.conn.address);
   state::Open* raw = open.get();
   req.conn.opens.emplace(open->volatile_id, std::move(open));
   return raw;
+}
+
+NtStatus withdraw_reconnect(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason) {
+  server.durables.cancel_wait(w.durable_id, {conn.address, w.async_id});
+  return NtStatus::Cancelled;
+}
+
+NtStatus wait_for_reconnect(Request& req, const DurableRequest& d) {
+  if (req.async_id || !has_room_to_wait(req)) return NtStatus::ObjectNameNotFound;
+  uint64_t id = d.reconnect_id.persistent;
+  state::Waiter me{req.conn.address, next_async_id(req.conn)};
+  if (!req.server.durables.wait_for_live(id, req.conn.address, me, monotonic_ms() + kReconnectWaitMs))
+    return NtStatus::ObjectNameNotFound;
+  WaitingRequest w;
+  w.kind = WaitKind::CreateBreak;  // the chain runs again when the open is kept (or the wait ends)
+  w.durable_id = id;
+  w.withdraw = withdraw_reconnect;
+  NtStatus st = start_waiting(req, std::move(w));
+  if (st == NtStatus::Pending) return st;
+  req.server.durables.cancel_wait(id, me);
+  return NtStatus::ObjectNameNotFound;
 }
 
 void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session_id) {
@@ -242,6 +267,7 @@ void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session
 }
 
 void expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_ms) {
+  post_wakeups(server, server.durables.expire_waits(now_ms, worker));
   for (state::KeptOpen& k : server.durables.expire(now_ms, worker)) close_kept(server, std::move(k), "timed out");
 }
 
@@ -264,7 +290,8 @@ void close_kept_opens(ServerContext& server) {
 }
 
 void forget_durable(ServerContext& server, const state::Open& open) {
-  server.durables.unindex_create_guid(open.create_guid, open.persistent_id);
+  if (open.durable_version == 2) server.durables.unindex_create_guid(open.create_guid, open.persistent_id);
+  post_wakeups(server, server.durables.clear_live(open.persistent_id));
 }
 
 void end_previous_session(Request& req, uint64_t previous_session_id, const std::string& user) {

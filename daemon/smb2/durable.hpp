@@ -60,6 +60,13 @@ void answer_durable(const state::Open& open, Bytes& contexts);
 Result<state::Open*> reconnect_durable(Request& req, ByteSpan name, const LeaseRequest& lease,
                                        const DurableRequest& d);
 
+// A reconnect found nothing kept: when the open is still live on another
+// connection (its client closed it and reconnected at once, and that
+// connection's end has not been seen yet), the CREATE waits for it to be
+// kept, at most 2 s (STATUS_PENDING); else OBJECT_NAME_NOT_FOUND. A CREATE
+// run again after such a wait does not wait twice.
+NtStatus wait_for_reconnect(Request& req, const DurableRequest& d);
+
 // The connection ends, or session SESSION_ID (0: every session) is
 // superseded: its durable opens that still hold their oplock or lease are
 // kept for reconnection. Run before the remaining opens are closed.
@@ -72,7 +79,8 @@ void close_unreachable_holder(ServerContext& server, const state::BreakNotice& b
 // Shutdown: every kept open is closed as by CLOSE (delete-on-close
 // included). A restart loses durable state.
 void close_kept_opens(ServerContext& server);
-// A v2 durable open is closed for good: its CreateGuid leaves the index.
+// A durable open is closed for good: its CreateGuid leaves the index, and
+// reconnects waiting for it end (OBJECT_NAME_NOT_FOUND).
 void forget_durable(ServerContext& server, const state::Open& open);
 
 // SESSION_SETUP with PreviousSessionId (3.3.5.5.3): the old session of the

@@ -11,11 +11,77 @@ size_t DurableTable::GuidHash::operator()(const Guid& g) const {
   return size_t((a * 0x9E3779B97F4A7C15ull) ^ b);
 }
 
-void DurableTable::keep(KeptOpen k) {
+std::vector<Waiter> DurableTable::keep(KeptOpen k) {
   uint64_t id = k.open->persistent_id;
   Shard& s = shard_for(id);
   std::lock_guard lock(s.mu);
   if (s.kept.insert_or_assign(id, std::move(k)).second) kept_.fetch_add(1, std::memory_order_relaxed);
+  std::vector<Waiter> wake;
+  auto it = s.live.find(id);
+  if (it == s.live.end()) return wake;
+  for (auto& [w, deadline] : it->second.waits) wake.push_back(w);
+  waits_.fetch_sub(it->second.waits.size(), std::memory_order_relaxed);
+  s.live.erase(it);
+  return wake;
+}
+
+void DurableTable::set_live(uint64_t persistent_id, const ConnAddress& conn) {
+  Shard& s = shard_for(persistent_id);
+  std::lock_guard lock(s.mu);
+  s.live[persistent_id].conn = conn;
+}
+
+std::vector<Waiter> DurableTable::clear_live(uint64_t persistent_id) {
+  Shard& s = shard_for(persistent_id);
+  std::lock_guard lock(s.mu);
+  std::vector<Waiter> wake;
+  auto it = s.live.find(persistent_id);
+  if (it == s.live.end()) return wake;
+  for (auto& [w, deadline] : it->second.waits) wake.push_back(w);
+  waits_.fetch_sub(it->second.waits.size(), std::memory_order_relaxed);
+  s.live.erase(it);
+  return wake;
+}
+
+bool DurableTable::wait_for_live(uint64_t persistent_id, const ConnAddress& me, const Waiter& w, int64_t deadline_ms) {
+  Shard& s = shard_for(persistent_id);
+  std::lock_guard lock(s.mu);
+  auto it = s.live.find(persistent_id);
+  if (it == s.live.end() || (it->second.conn.worker == me.worker && it->second.conn.conn_id == me.conn_id))
+    return false;
+  it->second.waits.emplace_back(w, deadline_ms);
+  waits_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void DurableTable::cancel_wait(uint64_t persistent_id, const Waiter& w) {
+  Shard& s = shard_for(persistent_id);
+  std::lock_guard lock(s.mu);
+  auto it = s.live.find(persistent_id);
+  if (it == s.live.end()) return;
+  waits_.fetch_sub(std::erase_if(it->second.waits,
+                                 [&](const auto& p) {
+                                   return p.first.async_id == w.async_id && p.first.conn.worker == w.conn.worker &&
+                                          p.first.conn.conn_id == w.conn.conn_id;
+                                 }),
+                   std::memory_order_relaxed);
+}
+
+std::vector<Waiter> DurableTable::expire_waits(int64_t now_ms, uint32_t worker) {
+  std::vector<Waiter> out;
+  if (!waits_.load(std::memory_order_relaxed)) return out;
+  for (Shard& s : shards_) {
+    std::lock_guard lock(s.mu);
+    for (auto& [id, live] : s.live) {
+      size_t gone = std::erase_if(live.waits, [&](const auto& p) {
+        if (p.first.conn.worker != worker || p.second > now_ms) return false;
+        out.push_back(p.first);
+        return true;
+      });
+      waits_.fetch_sub(gone, std::memory_order_relaxed);
+    }
+  }
+  return out;
 }
 
 Result<KeptOpen> DurableTable::take(uint64_t persistent_id, const std::function<NtStatus(const KeptOpen&)>& check) {

@@ -45,8 +45,22 @@ struct KeptOpen {
 
 class DurableTable {
  public:
-  // Keeps K until take() or its deadline.
-  void keep(KeptOpen k);
+  // Keeps K until take() or its deadline; returns the reconnects that
+  // waited for it (wait_for_live).
+  std::vector<Waiter> keep(KeptOpen k);
+
+  // Live durable opens, by persistent id: the connection that holds each.
+  // A reconnect that arrives before that connection's end has been seen
+  // (the client closed it and reconnected at once; its worker has not run
+  // yet) waits for the open to be kept, at most until DEADLINE_MS.
+  void set_live(uint64_t persistent_id, const ConnAddress& conn);
+  // The open is closed for good: returns the reconnects that waited.
+  std::vector<Waiter> clear_live(uint64_t persistent_id);
+  // Registers W if the open is live on a connection other than ME.
+  bool wait_for_live(uint64_t persistent_id, const ConnAddress& me, const Waiter& w, int64_t deadline_ms);
+  void cancel_wait(uint64_t persistent_id, const Waiter& w);
+  // The waits of WORKER's connections past their deadline.
+  std::vector<Waiter> expire_waits(int64_t now_ms, uint32_t worker);
   // Takes the kept open with this persistent id when CHECK accepts it
   // (returns Success); otherwise CHECK's status, or OBJECT_NAME_NOT_FOUND
   // when none is kept. CHECK runs under the shard lock.
@@ -74,12 +88,18 @@ class DurableTable {
   struct Shard {
     std::mutex mu;
     std::unordered_map<uint64_t, KeptOpen> kept;  // by persistent id
+    struct Live {
+      ConnAddress conn;
+      std::vector<std::pair<Waiter, int64_t>> waits;  // reconnects, with their deadlines
+    };
+    std::unordered_map<uint64_t, Live> live;  // by persistent id
     std::unordered_map<Guid, std::pair<Guid, uint64_t>, GuidHash> by_create_guid;
   };
   Shard& shard_for(uint64_t persistent_id) { return shards_[persistent_id % kShards]; }
   Shard& shard_for(const Guid& g) { return shards_[GuidHash()(g) % kShards]; }
   std::array<Shard, kShards> shards_;
   std::atomic<size_t> kept_{0};
+  std::atomic<size_t> waits_{0};
 };
 
 }  // namespace ringsmb::state

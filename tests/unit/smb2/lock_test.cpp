@@ -26,11 +26,11 @@ struct El {
   uint32_t flags;
 };
 
-Bytes lock_body(FileId id, const std::vector<El>& els, int count_override = -1) {
+Bytes lock_body(FileId id, const std::vector<El>& els, int count_override = -1, uint32_t lock_sequence = 0) {
   Body body;
   body.w.u16(48);
   body.w.u16(uint16_t(count_override >= 0 ? count_override : int(els.size())));
-  body.w.u32(0);
+  body.w.u32(lock_sequence);
   body.w.u64(id.persistent);
   body.w.u64(id.volatile_id);
   for (const El& e : els) {
@@ -253,4 +253,31 @@ TEST_CASE("lock: READ and WRITE honour byte-range locks (MS-FSA 2.1.5.2, 2.1.5.3
   }
   release_locks_of(f, oa, node->device, node->inode);
   release_locks_of(f, ob, node->device, node->inode);
+}
+
+// MS-SMB2 3.3.5.14: LockSequenceNumber (low 4 bits) and LockSequenceIndex.
+TEST_CASE("lock: a durable open answers a repeated lock sequence without applying it again", "[smb2][durable]") {
+  Smb2Fixture f;  // SMB 3.1.1
+  f.write_file("f", "data");
+  FileId a = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
+  FileId b = f.open_file("f", FILE_READ_DATA | FILE_WRITE_DATA);
+  f.find(a)->lock_sequences = std::make_unique<state::LockSequences>();  // what a durable grant gives
+  auto lock_seq = [&](FileId id, El e, uint32_t index, uint32_t number) {
+    return f.call(handle_lock, wire::Command::Lock, lock_body(id, {e}, -1, index << 4 | number)).status;
+  };
+  const El exclusive{0, 10, kExclusive | kFailImmediately}, unlock{0, 10, kUnlock};
+
+  REQUIRE(lock_seq(a, exclusive, 1, 3) == NtStatus::Success);
+  CHECK(lock_seq(a, exclusive, 1, 3) == NtStatus::Success);          // the replay: not applied again
+  CHECK(lock_seq(a, exclusive, 1, 4) == NtStatus::LockNotGranted);   // another number: applied, conflicts
+  CHECK(lock_seq(a, exclusive, 0, 3) == NtStatus::LockNotGranted);   // index 0 is never remembered
+  CHECK(lock_seq(a, exclusive, 65, 3) == NtStatus::LockNotGranted);  // nor past 64
+  CHECK(lock_seq(a, unlock, 2, 7) == NtStatus::Success);
+  CHECK(lock_seq(a, unlock, 2, 7) == NtStatus::Success);             // replayed unlock: not RANGE_NOT_LOCKED
+  CHECK(lock_seq(a, unlock, 2, 8) == NtStatus::RangeNotLocked);
+
+  // An open that is not durable has no sequence array: every LOCK is applied.
+  REQUIRE(lock_seq(b, exclusive, 1, 3) == NtStatus::Success);
+  CHECK(lock_seq(b, exclusive, 1, 3) == NtStatus::LockNotGranted);
+  release_locks_of(f, f.find(b), f.find(b)->node->device, f.find(b)->node->inode);
 }
