@@ -14,6 +14,7 @@
 #include "smb2/lock.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
+#include "smb2/stream_io.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
@@ -27,6 +28,7 @@ constexpr uint32_t FILE_DELETE_ON_CLOSE = 0x1000;
 
 // Unlinks the file of the last open with delete pending.
 void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
+  const bool is_directory = open.stream ? open.stream->base_is_directory : open.is_directory;
   std::string_view parent, leaf;
   vfs::split_parent(open.path, parent, leaf);
   if (leaf.empty()) return;  // never the share root
@@ -39,7 +41,7 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
     LOG_WARN("delete on close of %s: directory gone: %s", open.path.c_str(), strerror(-dir));
     return;
   }
-  if (!vfs::unlink_noted(server.names, dir, std::string(leaf), open.is_directory))
+  if (!vfs::unlink_noted(server.names, dir, std::string(leaf), is_directory))
     LOG_WARN("delete on close of %s failed, the file stays: %m", open.path.c_str());
   close(dir);
 }
@@ -64,13 +66,18 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
     auto t = s->trees.find(open->tree_id);
     if (t != s->trees.end()) tree = t->second.get();
   }
+  // A stream open keeps the file's fd until the stream is settled.
+  state::UniqueFd stream_fd = open->stream ? std::move(open->fd) : state::UniqueFd();
   open->fd.reset();
   std::vector<state::LockWaiter> granted;
   server.locks.release(open.get(), open->node->device, open->node->inode, granted);
   post_lock_grants(server, granted);
   auto closed = server.files.close_cached(open->node, open.get());
   post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
-  if (closed.last && pending && tree && tree->root) {
+  bool delete_last = closed.last && pending;
+  if (open->stream) delete_last = close_stream(server, *open, stream_fd.get(), delete_last);
+  stream_fd.reset();
+  if (delete_last && tree && tree->root) {
     become_user(tree->identity);
     delete_file(server, tree->root.get(), *open);
   }
@@ -97,6 +104,7 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
       std::string_view parent, leaf;
       vfs::split_parent(open->path, parent, leaf);
       attrs = reported_attributes(req.tree->share, st, leaf, open->fd.get());
+      if (open->stream) apply_stream_size(*open, st);
     }
   }
   close_open(req, open);

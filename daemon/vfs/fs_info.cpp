@@ -16,6 +16,7 @@ constexpr uint32_t FILE_CASE_SENSITIVE_SEARCH = 0x00000001;
 constexpr uint32_t FILE_CASE_PRESERVED_NAMES = 0x00000002;
 constexpr uint32_t FILE_UNICODE_ON_DISK = 0x00000004;
 constexpr uint32_t FILE_PERSISTENT_ACLS = 0x00000008;
+constexpr uint32_t FILE_NAMED_STREAMS = 0x00040000;
 // What the server implements today: names keep their case and are Unicode,
 // and files carry a security descriptor. Deliberately absent until they are
 // implemented: named streams, EAs, sparse files, object ids, reparse points.
@@ -70,7 +71,8 @@ void put_volume(ByteWriter& w, const VolumeInfo& vol) {
 
 void put_attribute(ByteWriter& w, const VolumeInfo& vol) {
   const Bytes name = utf8_to_utf16le(vol.fs_name);
-  w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0));
+  w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0) |
+        (vol.named_streams ? FILE_NAMED_STREAMS : 0));
   w.u32(kMaxComponentNameLength);
   w.u32(static_cast<uint32_t>(name.size()));
   w.bytes(name);
