@@ -104,7 +104,10 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
       std::string_view parent, leaf;
       vfs::split_parent(open->path, parent, leaf);
       attrs = reported_attributes(req.tree->share, st, leaf, open->fd.get());
-      if (open->stream) apply_stream_size(*open, st);
+      if (open->stream) {
+        apply_stream_size(*open, st);
+        attrs = stream_attributes(attrs);
+      }
     }
   }
   close_open(req, open);

@@ -575,6 +575,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     return st;
   }
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
+  if (open->stream) attrs = stream_attributes(attrs);
   write_response(w, *open, o, attrs, contexts);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);

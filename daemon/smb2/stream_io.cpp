@@ -205,6 +205,12 @@ void apply_stream_size(const state::Open& open, vfs::FileStat& st) {
   st.end_of_file = size ? *size : 0;
   st.allocation_size = vfs::stream_allocation(st.end_of_file);
   st.is_directory = false;
+  if (st.attributes) st.attributes = stream_attributes(st.attributes);
+}
+
+uint32_t stream_attributes(uint32_t file_attributes) {
+  uint32_t a = file_attributes & ~vfs::FILE_ATTRIBUTE_DIRECTORY;
+  return a ? a : vfs::FILE_ATTRIBUTE_NORMAL;
 }
 
 NtStatus query_stream_information(Request& req, state::Open& open, const vfs::FileStat& st, Bytes& data) {

@@ -39,8 +39,11 @@ NtStatus read_stream(Request& req, state::Open& open, uint64_t offset, uint32_t 
                      ByteWriter& w);
 NtStatus write_stream(Request& req, state::Open& open, uint64_t offset, ByteSpan data, bool append, ByteWriter& w);
 
-// A stream open reports the stream's size as EndOfFile / AllocationSize.
+// A stream open reports the stream's size as EndOfFile / AllocationSize,
+// and the file's attributes except DIRECTORY: a stream of a directory is
+// data, and clients refuse to write to a handle that says DIRECTORY.
 void apply_stream_size(const state::Open& open, vfs::FileStat& st);
+uint32_t stream_attributes(uint32_t file_attributes);
 // FileStreamInformation of the open's file (any open of it, stream or not).
 NtStatus query_stream_information(Request& req, state::Open& open, const vfs::FileStat& st, Bytes& data);
 // SET_INFO classes that act on the stream rather than the file: EndOfFile,

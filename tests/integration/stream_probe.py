@@ -1,26 +1,37 @@
 #!/usr/bin/env python3
-"""Asks a share whether it advertises named streams.
+"""Named-stream requests smbclient cannot send.
 
-usage: stream_probe.py PORT SHARE USER PASSWORD
-Opens the share root, sends QUERY_INFO FileFsAttributeInformation (MS-FSCC
-2.5.1) and prints "named_streams=1" when FILE_NAMED_STREAMS is set, else
-"named_streams=0".
+usage: stream_probe.py PORT SHARE USER PASSWORD fsattr
+         opens the share root, sends QUERY_INFO FileFsAttributeInformation
+         (MS-FSCC 2.5.1), prints "named_streams=1" when FILE_NAMED_STREAMS
+         is set, else "named_streams=0"
+       stream_probe.py PORT SHARE USER PASSWORD delete NAME
+         opens NAME (a stream: "file:stream") with DELETE and
+         FILE_DELETE_ON_CLOSE and closes it; prints "delete=STATUS"
 """
 import struct
 import sys
 
-import rawsmb
 import smb2user
 
-FILE_READ_ATTRIBUTES = 0x80
+FILE_READ_ATTRIBUTES, DELETE = 0x80, 0x00010000
+FILE_DELETE_ON_CLOSE = 0x1000
 SMB2_0_INFO_FILESYSTEM, FILE_FS_ATTRIBUTE_INFORMATION = 2, 5
 FILE_NAMED_STREAMS = 0x00040000
 
 
+def delete(c, name):
+    st, fid = c.create(name, DELETE | FILE_READ_ATTRIBUTES, options=FILE_DELETE_ON_CLOSE)
+    if st == 0:
+        st = c.close(fid)
+    print(f"delete={smb2user.status_name(st)}")
+
+
 def main():
-    _, port, share, user, password = sys.argv
-    rawsmb.PORT = int(port)
+    _, _port, share, user, password, what, *args = sys.argv
     c = smb2user.logged_in(user, password, share)
+    if what == "delete":
+        return delete(c, args[0])
     st, fid = c.create("", FILE_READ_ATTRIBUTES)
     if st != 0:
         sys.exit(f"create of the root: {smb2user.status_name(st)}")

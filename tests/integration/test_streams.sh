@@ -76,7 +76,7 @@ check "... unchanged" cmp "$T/zone" "$T/got_zone3"
 
 # Deleting a stream keeps the file; deleting the file takes its streams.
 check "put a second stream" smb "$U" share "put $T/zone f.txt:second"
-check "delete one stream" smb "$U" share "del f.txt:second"
+check "delete one stream (delete on close)" bash -c "python3 '$PROBE' $PORT share s1 Stream-1 delete f.txt:second | grep -q delete=SUCCESS"
 smb "$U" share "allinfo f.txt" > "$T/allinfo3" 2>&1 || true
 check "the deleted stream is gone" bash -c "! grep -q ':second:' '$T/allinfo3'"
 check "the other stream stays" grep -q ':Zone.Identifier:' "$T/allinfo3"
@@ -96,13 +96,13 @@ check "overwriting the file removed its streams" bash -c "! grep -q ':Zone.Ident
 # Outside the share or another file: never.
 expect_status "a stream name with a path separator is refused" NT_STATUS_OBJECT_NAME_INVALID \
   smb "$U" share "put $T/zone f.txt:..\\\\x"
-check "advertised: FILE_NAMED_STREAMS" bash -c "python3 '$PROBE' $PORT share s1 Stream-1 | grep -q named_streams=1"
+check "advertised: FILE_NAMED_STREAMS" bash -c "python3 '$PROBE' $PORT share s1 Stream-1 fsattr | grep -q named_streams=1"
 
 # streams = no
 check "nostreams: plain files work" smb "$U" nostreams "put $T/main g.txt"
 expect_status "nostreams: a stream name is refused" NT_STATUS_OBJECT_NAME_INVALID \
   smb "$U" nostreams "put $T/zone g.txt:Zone.Identifier"
 check "nostreams: FILE_NAMED_STREAMS not advertised" \
-  bash -c "python3 '$PROBE' $PORT nostreams s1 Stream-1 | grep -q named_streams=0"
+  bash -c "python3 '$PROBE' $PORT nostreams s1 Stream-1 fsattr | grep -q named_streams=0"
 check "nostreams: nothing stored" bash -c "$(declare -f xattrs); ! xattrs '$T/nostreams/g.txt' | grep -q trusted.ringsmb"
 finish

@@ -201,10 +201,13 @@ TEST_CASE("file table: a stream hold that shares delete lets the file be deleted
   CHECK(try_open(t, &o.b, kStreamHolder, kShareDelete) == NtStatus::Success);
   CHECK(try_open(t, &o.c, kDelete, kShareAll) == NtStatus::SharingViolation);  // o.a shares nothing
   FileTable t2;
-  REQUIRE(t2.open(kDev, kIno, &o.a, kStreamHolder, kShareDelete));
+  auto hold = t2.open(kDev, kIno, &o.a, kStreamHolder, kShareDelete);
+  REQUIRE(hold);
   auto del = t2.open(kDev, kIno, &o.b, kDelete, kShareAll);
   REQUIRE(del);
   t2.set_delete_pending(*del, true);
   // The file's last open closing is not the last close: the stream holds it.
   CHECK_FALSE(t2.close(*del, &o.b));
+  CHECK(t2.is_delete_pending(*hold));
+  CHECK(t2.close(*hold, &o.a));  // the stream's close is the last: the file goes now
 }
