@@ -8,6 +8,10 @@ usage: stream_probe.py PORT SHARE USER PASSWORD fsattr
        stream_probe.py PORT SHARE USER PASSWORD delete NAME
          opens NAME (a stream: "file:stream") with DELETE and
          FILE_DELETE_ON_CLOSE and closes it; prints "delete=STATUS"
+       stream_probe.py PORT SHARE USER PASSWORD rename-base FILE STREAM NEWNAME
+         opens FILE:STREAM (sharing everything), then on a second
+         connection FILE, and renames FILE to NEWNAME; prints
+         "rename=STATUS" (Windows: ACCESS_DENIED while a stream is open)
 """
 import struct
 import sys
@@ -16,6 +20,7 @@ import smb2user
 
 FILE_READ_ATTRIBUTES, DELETE = 0x80, 0x00010000
 FILE_DELETE_ON_CLOSE = 0x1000
+FILE_ALL_ACCESS, FILE_OPEN_IF, FILE_RENAME_INFORMATION = 0x001F01FF, 3, 10
 SMB2_0_INFO_FILESYSTEM, FILE_FS_ATTRIBUTE_INFORMATION = 2, 5
 FILE_NAMED_STREAMS = 0x00040000
 
@@ -27,11 +32,26 @@ def delete(c, name):
     print(f"delete={smb2user.status_name(st)}")
 
 
+def rename_base(c, user, password, share, name, stream, new_name):
+    st, fid = c.create(f"{name}:{stream}", FILE_ALL_ACCESS, disposition=FILE_OPEN_IF)
+    if st != 0:
+        sys.exit(f"create of the stream: {smb2user.status_name(st)}")
+    c2 = smb2user.logged_in(user, password, share)
+    st, base = c2.create(name, FILE_ALL_ACCESS)
+    if st != 0:
+        sys.exit(f"open of the file: {smb2user.status_name(st)}")
+    encoded = new_name.encode("utf-16-le")
+    info = struct.pack("<B7xQI", 0, 0, len(encoded)) + encoded  # FILE_RENAME_INFORMATION_TYPE_2
+    print(f"rename={smb2user.status_name(c2.set_info(base, FILE_RENAME_INFORMATION, info))}")
+
+
 def main():
     _, _port, share, user, password, what, *args = sys.argv
     c = smb2user.logged_in(user, password, share)
     if what == "delete":
         return delete(c, args[0])
+    if what == "rename-base":
+        return rename_base(c, user, password, share, *args)
     st, fid = c.create("", FILE_READ_ATTRIBUTES)
     if st != 0:
         sys.exit(f"create of the root: {smb2user.status_name(st)}")

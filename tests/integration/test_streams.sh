@@ -93,6 +93,11 @@ check "overwrite the file (smbclient put: OVERWRITE_IF)" smb "$U" share "put $T/
 smb "$U" share "allinfo f.txt" > "$T/allinfo5" 2>&1 || true
 check "overwriting the file removed its streams" bash -c "! grep -q ':Zone.Identifier:' '$T/allinfo5'"
 
+# A file is not renamed while one of its streams is open (as Windows).
+check "rename of a file with an open stream: ACCESS_DENIED" \
+  bash -c "python3 '$PROBE' $PORT share s1 Stream-1 rename-base r.txt s r2.txt | grep -q rename=ACCESS_DENIED"
+check "... and the file keeps its name" test -f "$T/share/r.txt"
+
 # Outside the share or another file: never.
 expect_status "a stream name with a path separator is refused" NT_STATUS_OBJECT_NAME_INVALID \
   smb "$U" share "put $T/zone f.txt:..\\\\x"
