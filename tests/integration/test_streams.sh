@@ -4,7 +4,8 @@
 # a restart, deleting a stream or its file removes it, a directory carries
 # streams, a stream too large for one xattr fails with DISK_FULL instead
 # of being cut short, the trusted.* store is out of reach of local users,
-# and a share with "streams = no" neither stores nor advertises streams.
+# and a share with "streams = no", or a server without CAP_SYS_ADMIN,
+# neither stores nor advertises streams.
 # The SMB user maps to an unprivileged Unix user, so every stream operation
 # runs with a switched fsuid.
 source "$(dirname "$0")/lib.sh"
@@ -110,4 +111,17 @@ expect_status "nostreams: a stream name is refused" NT_STATUS_OBJECT_NAME_INVALI
 check "nostreams: FILE_NAMED_STREAMS not advertised" \
   bash -c "python3 '$PROBE' $PORT nostreams s1 Stream-1 fsattr | grep -q named_streams=0"
 check "nostreams: nothing stored" bash -c "$(declare -f xattrs); ! xattrs '$T/nostreams/g.txt' | grep -q trusted.ringsmb"
+
+# Without CAP_SYS_ADMIN (the systemd unit without it, or an unprivileged
+# ringsmbd) nothing can be stored: streams are off, not advertised.
+stop_server
+printf '#!/bin/sh\nexec setpriv --bounding-set -sys_admin "%s" "$@"\n' "$RINGSMBD" > "$T/ringsmbd-nocap"
+chmod +x "$T/ringsmbd-nocap"
+RINGSMBD="$T/ringsmbd-nocap"
+start_server
+check "no CAP_SYS_ADMIN: plain files work" smb "$U" share "put $T/main h.txt"
+expect_status "no CAP_SYS_ADMIN: a stream name is refused" NT_STATUS_OBJECT_NAME_INVALID \
+  smb "$U" share "put $T/zone h.txt:Zone.Identifier"
+check "no CAP_SYS_ADMIN: FILE_NAMED_STREAMS not advertised" \
+  bash -c "python3 '$PROBE' $PORT share s1 Stream-1 fsattr | grep -q named_streams=0"
 finish
