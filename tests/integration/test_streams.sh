@@ -21,6 +21,7 @@ U=s1%Stream-1
 printf 'zone data\n' > "$T/zone"
 printf 'main data\n' > "$T/main"
 head -c 100000 /dev/urandom > "$T/big"
+head -c 3000 /dev/urandom > "$T/mid"  # fits one xattr value even on ext4 (about 4 KiB)
 start_server
 
 check "put the file" smb "$U" share "put $T/main f.txt"
@@ -60,7 +61,10 @@ check "put a stream of a directory" smb "$U" share "put $T/zone d:meta"
 smb "$U" share "allinfo d" > "$T/allinfo_d" 2>&1 || true
 check "allinfo lists the directory's stream" grep -q 'stream: \[:meta:\$DATA\], 10 bytes' "$T/allinfo_d"
 
-# Larger than one xattr value: refused, never truncated.
+# A few KiB fit; larger than one xattr value: refused, never truncated.
+check "a 3000-byte stream is stored" smb "$U" share "put $T/mid f.txt:mid"
+check "... and reads back whole" smb "$U" share "get f.txt:mid $T/got_mid"
+check "... byte for byte" cmp "$T/mid" "$T/got_mid"
 expect_status "a 100 kB stream fails with DISK_FULL" NT_STATUS_DISK_FULL smb "$U" share "put $T/big f.txt:big"
 smb "$U" share "allinfo f.txt" > "$T/allinfo2" 2>&1 || true
 if grep -q ':big:' "$T/allinfo2" && ! grep -q 'stream: \[:big:\$DATA\], 0 bytes' "$T/allinfo2"; then
