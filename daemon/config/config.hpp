@@ -57,6 +57,7 @@ struct ShareConfig {
   std::vector<std::string> veto_files;      // name patterns ('*', '?') hidden and not openable
   bool oplocks = true;
   bool smb2_leases = true;
+  bool streams = true;  // named streams (vfs/stream_store.hpp) where the server can store them
   bool store_dos_attributes = false;  // HIDDEN/SYSTEM/ARCHIVE in user.DOSATTRIB; Samba defaults to yes (see docs)
   int line = 0;  // where the section starts, for messages
 };

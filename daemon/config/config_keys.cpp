@@ -270,6 +270,7 @@ constexpr ShareKey kShareKeys[] = {
     {"vetofiles", [](ShareConfig& s, std::string_view v) { return store(s.veto_files, parse_veto_list(v)); }},
     {"oplocks", [](ShareConfig& s, std::string_view v) { return store(s.oplocks, parse_bool_value(v)); }},
     {"smb2leases", [](ShareConfig& s, std::string_view v) { return store(s.smb2_leases, parse_bool_value(v)); }},
+    {"streams", [](ShareConfig& s, std::string_view v) { return store(s.streams, parse_bool_value(v)); }},
     {"storedosattributes",
      [](ShareConfig& s, std::string_view v) { return store(s.store_dos_attributes, parse_bool_value(v)); }},
 };

@@ -86,6 +86,7 @@ void fill_share_options(const config::ShareConfig& share, ShareInfo& info) {
   info.oplocks = share.oplocks;
   info.leases = share.smb2_leases;
   info.store_dos_attributes = share.store_dos_attributes;
+  info.streams = share.streams;
   info.create_mask = share.create_mask;
   info.directory_mask = share.directory_mask;
   info.veto_files = share.veto_files;

@@ -60,6 +60,7 @@ struct ShareInfo {
   bool oplocks = true;
   bool leases = true;
   bool store_dos_attributes = false;
+  bool streams = false;  // named streams wanted ("streams = yes", the default)
   uint32_t create_mask = 0744;
   uint32_t directory_mask = 0755;
   std::vector<std::string> veto_files;

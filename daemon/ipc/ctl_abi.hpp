@@ -236,6 +236,7 @@ inline constexpr uint32_t SHARE_HIDE_DOT_FILES = 1u << 6;
 inline constexpr uint32_t SHARE_OPLOCKS = 1u << 7;
 inline constexpr uint32_t SHARE_LEASES = 1u << 8;
 inline constexpr uint32_t SHARE_STORE_DOS_ATTRIBUTES = 1u << 9;
+inline constexpr uint32_t SHARE_STREAMS = 1u << 11;
 inline constexpr uint32_t SESSION_SIGNED = 1u << 0;     // requests must be signed
 inline constexpr uint32_t SESSION_ENCRYPTED = 1u << 1;  // the session encrypts all its traffic
 inline constexpr uint32_t SESSION_GUEST = 1u << 2;

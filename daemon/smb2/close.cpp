@@ -15,6 +15,7 @@
 #include "smb2/lock.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
+#include "smb2/stream_io.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
@@ -28,6 +29,7 @@ constexpr uint32_t FILE_DELETE_ON_CLOSE = 0x1000;
 
 // Unlinks the file of the last open with delete pending.
 void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
+  const bool is_directory = open.stream ? open.stream->base_is_directory : open.is_directory;
   std::string_view parent, leaf;
   vfs::split_parent(open.path, parent, leaf);
   if (leaf.empty()) return;  // never the share root
@@ -40,7 +42,7 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
     LOG_WARN("delete on close of %s: directory gone: %s", open.path.c_str(), strerror(-dir));
     return;
   }
-  if (!vfs::unlink_noted(server.names, dir, std::string(leaf), open.is_directory))
+  if (!vfs::unlink_noted(server.names, dir, std::string(leaf), is_directory))
     LOG_WARN("delete on close of %s failed, the file stays: %m", open.path.c_str());
   close(dir);
 }
@@ -55,13 +57,18 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
     server.files.set_delete_pending(open->node, true);
   bool pending = server.files.is_delete_pending(open->node);
   if (open->durable_version) forget_durable(server, *open);
+  // A stream open keeps the file's fd until the stream is settled.
+  state::UniqueFd stream_fd = open->stream ? std::move(open->fd) : state::UniqueFd();
   open->fd.reset();
   std::vector<state::LockWaiter> granted;
   server.locks.release(open.get(), open->node->device, open->node->inode, granted);
   post_lock_grants(server, granted);
   auto closed = server.files.close_cached(open->node, open.get());
   post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
-  if (closed.last && pending && root_fd >= 0) {
+  bool delete_last = closed.last && pending;
+  if (open->stream) delete_last = close_stream(server, *open, stream_fd.get(), delete_last);
+  stream_fd.reset();
+  if (delete_last && root_fd >= 0) {
     become_user(identity);
     delete_file(server, root_fd, *open);
   }
@@ -107,6 +114,10 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
       st.attributes = reported_attributes(req.tree->share, st, leaf, open->fd.get());
       apply_stored_metadata(st, open->fd.get());
       attrs = st.attributes;
+      if (open->stream) {
+        apply_stream_size(*open, st);
+        attrs = stream_attributes(attrs);
+      }
     }
   }
   close_open(req, open);

@@ -18,9 +18,11 @@
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
+#include "smb2/stream_io.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -152,6 +154,7 @@ struct Opened {
   // Overwrite/supersede: truncated only once the share modes allow this
   // open, so a request that ends in a sharing violation destroys nothing.
   bool truncate = false;
+  bool stream_created = false;  // a named stream this request made
 };
 
 // MS-FSA 2.1.5.1.2: what an existing file must be for this request.
@@ -299,14 +302,56 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
   return s;
 }
 
-// Empties an overwritten file once its open is granted.
-Result<void> truncate_opened(Opened& o) {
+// Empties an overwritten file once its open is granted; its named streams
+// go too (MS-FSA 2.1.5.1.2.2; smb2.streams.create-disposition).
+Result<void> truncate_opened(Opened& o, bool streams) {
   if (ftruncate(o.fd.get(), 0) != 0) return std::unexpected(nt_status_from_errno(errno));
+  if (streams)
+    if (NtStatus s = vfs::remove_all_streams(o.fd.get()); s != NtStatus::Success) return std::unexpected(s);
   auto st = vfs::stat_fd(o.fd.get());
   if (!st) return std::unexpected(st.error());
   o.st = *st;
   return {};
 }
+
+// Empties an overwritten stream once its open is granted.
+Result<void> truncate_stream(Opened& o, const std::string& key) {
+  if (NtStatus s = vfs::set_stream_size(o.fd.get(), key, 0); s != NtStatus::Success) return std::unexpected(s);
+  o.st.end_of_file = o.st.allocation_size = 0;
+  return {};
+}
+
+// Takes back what a refused CREATE made: the file (create_new) or the stream.
+void undo_create(Request& req, const Target& t, const Opened& o, const std::string& stream_key) {
+  if (o.created)
+    vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);
+  else if (o.stream_created)
+    vfs::remove_stream(o.fd.get(), stream_key);
+}
+
+// A stream open's registration on its file (state::kStreamHolder), dropped
+// again unless the open is kept.
+class StreamHold {
+ public:
+  StreamHold(state::FileTable& files, const void* owner) : files_(files), owner_(owner) {}
+  ~StreamHold() {
+    if (node_) files_.close(node_, owner_);
+  }
+  StreamHold(const StreamHold&) = delete;
+  StreamHold& operator=(const StreamHold&) = delete;
+  NtStatus take(uint64_t dev, uint64_t ino, uint32_t share_access) {
+    auto node = files_.open(dev, ino, owner_, state::kStreamHolder, share_access);
+    if (!node) return node.error();
+    node_ = std::move(*node);
+    return NtStatus::Success;
+  }
+  std::shared_ptr<state::FileNode> keep() { return std::move(node_); }
+
+ private:
+  state::FileTable& files_;
+  const void* owner_;
+  std::shared_ptr<state::FileNode> node_;
+};
 
 // Opens or creates the target: the one-open fast path when it applies,
 // else parent directory, case resolution and disposition.
@@ -319,6 +364,35 @@ NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, cons
   auto stat = vfs::stat_fd(o.fd.get());
   if (!stat) return stat.error();
   o.st = *stat;
+  return NtStatus::Success;
+}
+
+// A named stream: the file is opened (or made, when the disposition may
+// create) as for its data, with the user's identity, so the kernel checks
+// the user's rights on the file; then the disposition applies to the
+// stream (smb2/stream_io.cpp). `o.st` then describes the stream.
+NtStatus open_stream_target(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p,
+                            const std::string& key, Target& t, Opened& o) {
+  CreateRequest base = c;
+  bool may_create = c.disposition != FILE_OPEN && c.disposition != FILE_OVERWRITE;
+  base.disposition = may_create ? FILE_OPEN_IF : FILE_OPEN;
+  base.options &= ~(FILE_DELETE_ON_CLOSE | FILE_NON_DIRECTORY_FILE);
+  base.data_stream = false;
+  NtStatus st = open_target(req, base, access, p, t, o);
+  if (st != NtStatus::Success) return st;
+  if (!o.st.is_directory && !S_ISREG(o.st.mode)) return NtStatus::ObjectNameInvalid;
+  // A directory's fd is read-only whatever the access: ask the kernel.
+  bool changes = access & (FILE_WRITE_DATA | FILE_APPEND_DATA);
+  bool deletes = c.options & FILE_DELETE_ON_CLOSE;
+  if (((o.st.is_directory && changes) || deletes) && !o.created)
+    if ((st = check_stream_writable(o.fd.get())) != NtStatus::Success) return st;
+  StreamCreate sc;
+  if ((st = open_stream(req, c.disposition, o.fd.get(), key, p.stream, sc)) != NtStatus::Success) return st;
+  o.truncate = sc.truncate;
+  o.stream_created = sc.created;
+  o.action = sc.action;
+  o.st.end_of_file = sc.truncate ? 0 : sc.size;
+  o.st.allocation_size = vfs::stream_allocation(o.st.end_of_file);
   return NtStatus::Success;
 }
 
@@ -500,7 +574,13 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   // directory; that check precedes any lookup.
   c.data_stream = path->data_stream_type || !path->stream.empty();
   if (c.data_stream && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
-  if (!path->stream.empty()) return NtStatus::ObjectNameInvalid;  // named streams are not stored yet
+  std::string stream_key;
+  if (!path->stream.empty()) {
+    if (!req.tree->streams) return NtStatus::ObjectNameInvalid;  // "streams = no", or nowhere to keep them
+    auto key = vfs::stream_xattr_name(path->stream);
+    if (!key) return key.error();
+    stream_key = std::move(*key);
+  }
   if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
     return st;
   if ((st = open_files_fit(req)) != NtStatus::Success) return st;
@@ -510,8 +590,13 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
 
   Target t;
   Opened o;
-  if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
-  if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
+  if (stream_key.empty()) {
+    if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
+    if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
+  } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success) {
+    undo_create(req, t, o, stream_key);
+    return st;
+  }
   if (o.created && req.tree->share.store_dos_attributes)
     store_new_file_attributes(*req.tree, o.fd.get(), o.st, c.file_attributes);
 
@@ -521,19 +606,27 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if ((st = find_lease_request(req, c.contexts, lease_req)) != NtStatus::Success) return st;
   state::CacheRequest cache;
   describe_caching(req, c, o, lease_req, *open, cache);
-  auto outcome = req.server.files.open_cached(o.st.device, o.st.file_id, open.get(), access, c.share_access, &cache);
+  uint64_t node_device = o.st.device;
+  StreamHold hold(req.server.files, open.get());
+  if (!stream_key.empty()) {
+    if ((st = hold.take(o.st.device, o.st.file_id, c.share_access)) != NtStatus::Success) {
+      undo_create(req, t, o, stream_key);
+      return st;
+    }
+    node_device = stream_node_device(o.st.device, stream_key);
+  }
+  auto outcome = req.server.files.open_cached(node_device, o.st.file_id, open.get(), access, c.share_access, &cache);
   post_breaks(req.server, outcome.breaks);
   LOG_DEBUG("create %s: oplock %u lease %u access %x share %x -> %s wait %d breaks %zu granted %u",
             t.path.c_str(), c.oplock_level, lease_req.state, access, c.share_access, nt_status_name(outcome.status),
             outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);
   if (outcome.wait) return wait_for_breaks(req, std::move(outcome.node));
   if (outcome.status != NtStatus::Success) {
-    // Take back what create_new made: the open is refused after all.
-    if (o.created) vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);
+    undo_create(req, t, o, stream_key);  // the open is refused after all
     return outcome.status;
   }
   if (o.truncate) {
-    auto truncated = truncate_opened(o);
+    auto truncated = stream_key.empty() ? truncate_opened(o, req.tree->streams) : truncate_stream(o, stream_key);
     if (!truncated) {
       release(req, outcome.node, open.get());
       return truncated.error();
@@ -550,6 +643,11 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->granted_access = access;
   open->share_access = c.share_access;
   open->create_options = c.options;
+  if (!stream_key.empty()) {
+    open->stream = std::make_unique<state::StreamRef>(
+        state::StreamRef{path->stream, std::move(stream_key), hold.keep(), o.st.is_directory});
+    open->is_directory = false;
+  }
 
   LeaseAnswer answer{lease_req, outcome.grant.lease_state, outcome.grant.lease_breaking, outcome.grant.epoch};
   if (outcome.grant.lease) {  // the lease keeps the version it was created with (smb2.lease.v2_epoch2/3)
@@ -572,6 +670,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     apply_stored_metadata(o.st, open->fd.get());
     attrs = o.st.attributes;
   }
+  if (open->stream) attrs = stream_attributes(attrs);
   write_response(w, *open, o, attrs, contexts, open->oplock_level);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);

@@ -26,6 +26,7 @@
 #include "smb2/output_buffer.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
+#include "smb2/stream_io.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/fscc_sizes.hpp"
 
@@ -173,7 +174,13 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   if (!st) return st.error();
   st->attributes = reported_attributes(req.tree->share, *st, open.path, open.fd.get());
   apply_stored_metadata(*st, open.fd.get());
+  if (cls == FileInfoClass::Stream) {
+    if (NtStatus s = query_stream_information(req, open, *st, data); s != NtStatus::Success) return s;
+    return fit(data, q.output_length, rule);
+  }
+  if (open.stream) apply_stream_size(open, *st);
   std::string name = windows_path(open.path);
+  if (open.stream) name += ":" + open.stream->name;  // as Windows names a stream handle
   vfs::OpenInfo info;
   info.access_mask = open.granted_access;
   info.position = open.position;
@@ -216,6 +223,7 @@ NtStatus query_filesystem(Request& req, const QueryInfoRequest& q, state::Open& 
   vfs::VolumeInfo vol;
   vol.label = req.tree->share.name;
   vol.case_sensitive = req.tree->share.case_sensitive;
+  vol.named_streams = req.tree->streams;
   vol.creation_time = req.server.start_time;
   vol.serial_number = volume_serial(dev);
   NtStatus s = vfs::encode_fs_info(cls, open.fd.get(), vol, data);

@@ -11,6 +11,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/negotiated_sizes.hpp"
 #include "smb2/pipe_io.hpp"
+#include "smb2/stream_io.hpp"
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
@@ -124,6 +125,7 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
     NtStatus st = req.server.locks.check_io(open->node->device, open->node->inode, open, offset, length, false);
     if (st != NtStatus::Success) return st;
   }
+  if (open->stream) return read_stream(req, *open, offset, length, minimum, w);
 
   // For a large read, the regular file's size bounds the reply: it is the
   // DataLength of a sendfile reply, and a long Length on a short file does

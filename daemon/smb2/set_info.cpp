@@ -48,6 +48,7 @@
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/share_options.hpp"
+#include "smb2/stream_io.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
@@ -377,6 +378,9 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
     if (NtStatus v = veto_status(req.tree->share, target->path); v != NtStatus::Success) return v;
   if (open.path.empty()) return NtStatus::AccessDenied;  // the share root
   if (open.node && !req.server.files.others_share_delete(open.node, &open)) return NtStatus::SharingViolation;
+  // Windows does not rename a file while one of its streams is open
+  // (smb2.streams.basefile-rename-with-open-stream).
+  if (open.node && req.tree->streams && req.server.files.has_open_streams(open.node)) return NtStatus::AccessDenied;
 
   int root = req.tree->root.get();
   bool cs = req.tree->share.case_sensitive;
@@ -501,6 +505,8 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
   if (auto change = change_of(cls))
     if (NtStatus s = check_change(*req.tree, open, *change); s != NtStatus::Success) return s;
   break_caching(req, open, cls);
+  if (open.stream)
+    if (auto s = set_stream_info(req, open, cls, buf)) return *s;
   switch (cls) {
     case FileInfoClass::Basic: {
       NtStatus s = set_basic(open, buf);

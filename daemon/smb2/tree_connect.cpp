@@ -8,6 +8,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -92,6 +93,12 @@ NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
       return NtStatus::BadNetworkName;
     }
     t->root.reset(fd);
+    // Named streams need trusted.* xattrs (CAP_SYS_ADMIN, a filesystem that
+    // has them); without, `:` names stay refused and FILE_NAMED_STREAMS is
+    // not advertised, so Windows drops streams itself.
+    t->streams = t->share.streams && vfs::streams_supported(fd);
+    if (t->share.streams && !t->streams)
+      LOG_DEBUG("share [%s]: named streams off: no trusted.* xattrs here (CAP_SYS_ADMIN?)", t->share.name.c_str());
   }
   t->tree_id = s.next_tree_id++;
   req.tree = t.get();

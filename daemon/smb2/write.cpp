@@ -9,6 +9,7 @@
 #include "smb2/negotiated_sizes.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
+#include "smb2/stream_io.hpp"
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
@@ -35,6 +36,12 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   bool append_only = !(open->granted_access & FILE_WRITE_DATA) && (open->granted_access & FILE_APPEND_DATA);
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
   if (find_pipe(req.conn, *open)) return write_pipe(req, *open, data, w);  // Offset means nothing on a pipe
+  if (open->stream) {
+    if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
+      post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
+                                                             req.server.lease_break_timeout_ms));
+    return write_stream(req, *open, offset, data, offset == kAppendOffset || append_only, w);
+  }
   if (offset == kAppendOffset || append_only) {
     struct stat st;
     if (fstat(open->fd.get(), &st) != 0) return nt_status_from_errno(errno);

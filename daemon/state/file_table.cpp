@@ -23,6 +23,8 @@ bool participates(uint32_t a) { return reads(a) || writes(a) || deletes(a); }
 
 // MS-FSA 2.1.5.1.2.1: does an existing open conflict with a new one?
 bool conflicts(uint32_t held_access, uint32_t held_share, uint32_t new_access, uint32_t new_share) {
+  if (held_access & kStreamHolder) return deletes(new_access) && !(held_share & FILE_SHARE_DELETE);
+  if (new_access & kStreamHolder) return false;
   if (!participates(held_access) || !participates(new_access)) return false;
   if (reads(held_access) && !(new_share & FILE_SHARE_READ)) return true;
   if (writes(held_access) && !(new_share & FILE_SHARE_WRITE)) return true;
@@ -398,6 +400,13 @@ bool FileTable::is_delete_pending(const std::shared_ptr<FileNode>& node) {
 size_t FileTable::open_count(const std::shared_ptr<FileNode>& node) {
   std::lock_guard lock(mutex_for(*node));
   return node->opens.size();
+}
+
+bool FileTable::has_open_streams(const std::shared_ptr<FileNode>& node) {
+  std::lock_guard lock(mutex_for(*node));
+  for (const auto& o : node->opens)
+    if (o.access & kStreamHolder) return true;
+  return false;
 }
 
 bool FileTable::others_share_delete(const std::shared_ptr<FileNode>& node, const void* owner) {

@@ -18,6 +18,13 @@
 
 namespace ringsmb::state {
 
+// The access an open of a named stream registers on its file (a reserved
+// ACCESS_MASK bit, never granted to a client): share modes are per stream,
+// so it conflicts with nothing, except that an open of the file asking for
+// DELETE fails while a stream is open without FILE_SHARE_DELETE (MS-FSA
+// 2.1.5.1.2; smb2.streams.delete).
+inline constexpr uint32_t kStreamHolder = 0x08000000;
+
 struct FileNode {
   uint64_t device = 0;
   uint64_t inode = 0;
@@ -114,6 +121,8 @@ class FileTable {
   // Re-checks share modes for delete access on an already-open file: true
   // when every other open shares delete.
   bool others_share_delete(const std::shared_ptr<FileNode>& node, const void* owner);
+  // Is one of the file's named streams open (a kStreamHolder registration)?
+  bool has_open_streams(const std::shared_ptr<FileNode>& node);
 
  private:
   static constexpr size_t kShards = 64;

@@ -54,6 +54,7 @@ struct Tree {
   bool writable = false;
   bool encrypt = false;  // SMB2_SHAREFLAG_ENCRYPT_DATA
   UniqueFd root;         // O_PATH|O_DIRECTORY fd of the share root
+  bool streams = false;  // named streams: wanted by the share and storable (vfs/stream_store.hpp)
   uint32_t maximal_access = 0;
   // Who file operations on this tree run as: the session's Unix user, or
   // what the share's force user / force group make of it.
@@ -75,6 +76,17 @@ struct LockSequences {
   std::array<bool, 64> valid{};
 };
 
+// What an open of a named stream ("file:name") adds: the stream, and the
+// hold on the file itself that keeps a pending delete of the file waiting
+// for the stream's close and lets the file's DELETE opens see the stream's
+// share mode (state::kStreamHolder).
+struct StreamRef {
+  std::string name;  // as the client spelled it
+  std::string key;   // vfs::stream_xattr_name(name)
+  std::shared_ptr<FileNode> base;
+  bool base_is_directory = false;
+};
+
 struct Open {
   uint64_t persistent_id = 0;
   uint64_t volatile_id = 0;
@@ -91,6 +103,8 @@ struct Open {
   uint64_t position = 0;  // FilePositionInformation
   std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
   DirCursor dir;
+  std::unique_ptr<StreamRef> stream;  // set for a named stream; fd, path and node are then the file's fd and
+                                      // path and the stream's node
   OpenCharge charge;  // counted against the process's and the user's open files while it lives
   // Durable (MS-SMB2 3.3.5.9.6, 3.3.5.9.10; smb2/durable.hpp): 1 for a
   // granted DHnQ, 2 for a DH2Q, 0 otherwise. A durable open outlives its

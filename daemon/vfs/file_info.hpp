@@ -91,6 +91,7 @@ struct VolumeInfo {
   std::string label;  // the share name
   std::string fs_name = "NTFS";
   bool case_sensitive = false;
+  bool named_streams = false;  // FILE_NAMED_STREAMS
 };
 // statfs of `fd` gives sizes.
 NtStatus encode_fs_info(FsInfoClass cls, int fd, const VolumeInfo& vol, Bytes& out);

@@ -118,6 +118,7 @@ TEST_CASE("share options reach ShareInfo", "[ipc][share-access]") {
   CHECK_FALSE(info.oplocks);
   CHECK_FALSE(info.leases);
   CHECK(info.store_dos_attributes);
+  CHECK(info.streams);  // the share default (yes); ShareInfo starts with no
   CHECK(info.create_mask == 0600);
   CHECK(info.directory_mask == 0700);
   CHECK(info.veto_files == std::vector<std::string>{"*.tmp"});

@@ -249,6 +249,7 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   rp.share.oplocks = false;
   rp.share.leases = true;
   rp.share.store_dos_attributes = true;
+  rp.share.streams = true;
   rp.share.create_mask = 0600;
   rp.share.directory_mask = 0700;
   rp.share.veto_files = {"*.tmp", "My Secret", ".DS_Store"};
@@ -265,6 +266,7 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   CHECK_FALSE(out.share.oplocks);
   CHECK(out.share.leases);
   CHECK(out.share.store_dos_attributes);
+  CHECK(out.share.streams);
   CHECK(out.share.create_mask == 0600);
   CHECK(out.share.directory_mask == 0700);
   CHECK(out.share.veto_files == std::vector<std::string>{"*.tmp", "My Secret", ".DS_Store"});
@@ -290,6 +292,7 @@ TEST_CASE("tree connect reply without options: defaults, no forced identity", "[
   CHECK(out.share.oplocks);
   CHECK(out.share.leases);
   CHECK_FALSE(out.share.store_dos_attributes);
+  CHECK_FALSE(out.share.streams);  // an older peer's "off"
   CHECK(out.share.create_mask == 0744);
   CHECK(out.share.directory_mask == 0755);
   CHECK(out.share.veto_files.empty());

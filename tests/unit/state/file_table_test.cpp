@@ -178,3 +178,36 @@ TEST_CASE("file table: a share conflict breaks only H, and the open still fails"
   REQUIRE(w.breaks.size() == 1);
   CHECK(w.breaks[0].to_state == kLeaseRead);  // RH -> R: the holder may close its cached handles
 }
+
+TEST_CASE("file table: a stream's hold on its file blocks only DELETE opens that it does not share",
+          "[state][file_table][streams]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  // A stream open without FILE_SHARE_DELETE (smb2.streams.delete) ...
+  REQUIRE(try_open(t, &o.a, kStreamHolder, kShareRead) == NtStatus::Success);
+  // ... leaves the file's own share modes alone ...
+  CHECK(try_open(t, &o.b, kRead | kWrite, 0) == NtStatus::Success);
+  // ... but an open of the file with DELETE fails.
+  CHECK(try_open(t, &o.c, kDelete, kShareAll) == NtStatus::SharingViolation);
+}
+
+TEST_CASE("file table: a stream hold that shares delete lets the file be deleted; the file's own opens never "
+          "block a stream", "[state][file_table][streams]") {
+  held.clear();
+  FileTable t;
+  Owners o;
+  REQUIRE(try_open(t, &o.a, kRead | kWrite, 0) == NtStatus::Success);  // the file, exclusively
+  CHECK(try_open(t, &o.b, kStreamHolder, kShareDelete) == NtStatus::Success);
+  CHECK(try_open(t, &o.c, kDelete, kShareAll) == NtStatus::SharingViolation);  // o.a shares nothing
+  FileTable t2;
+  auto hold = t2.open(kDev, kIno, &o.a, kStreamHolder, kShareDelete);
+  REQUIRE(hold);
+  auto del = t2.open(kDev, kIno, &o.b, kDelete, kShareAll);
+  REQUIRE(del);
+  t2.set_delete_pending(*del, true);
+  // The file's last open closing is not the last close: the stream holds it.
+  CHECK_FALSE(t2.close(*del, &o.b));
+  CHECK(t2.is_delete_pending(*hold));
+  CHECK(t2.close(*hold, &o.a));  // the stream's close is the last: the file goes now
+}

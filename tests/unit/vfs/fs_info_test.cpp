@@ -95,6 +95,9 @@ TEST_CASE("FileFsAttributeInformation", "[vfs]") {
   vol.case_sensitive = true;
   b = encode(FsInfoClass::Attribute, dir.fd(), vol);
   CHECK((load_le32(&b[0]) & 0x1) != 0);
+  vol.named_streams = true;  // only where the share stores streams
+  b = encode(FsInfoClass::Attribute, dir.fd(), vol);
+  CHECK((load_le32(&b[0]) & 0x00040000) != 0);
 }
 
 TEST_CASE("unsupported filesystem information classes", "[vfs]") {

@@ -1,0 +1,264 @@
+// Named streams over SMB2: CREATE's stream part, READ, WRITE, the SET_INFO
+// classes that act on a stream, FileStreamInformation and the close.
+#include "smb2/stream_io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <functional>
+
+#include "smb2/access.hpp"
+#include "smb2/access_check.hpp"
+#include "state/lock_table.hpp"
+#include "vfs/paths.hpp"
+#include "vfs/stream_store.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+enum : uint32_t {
+  FILE_SUPERSEDE = 0, FILE_OPEN = 1, FILE_CREATE = 2, FILE_OPEN_IF = 3, FILE_OVERWRITE = 4, FILE_OVERWRITE_IF = 5,
+};
+enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
+constexpr uint32_t FILE_RENAME_REPLACE_IF_EXISTS = 0x1;
+constexpr uint32_t FILE_DISPOSITION_DELETE = 0x1;
+constexpr uint32_t kValidDispositionExFlags = 0x1F;
+
+constexpr size_t kReadDataOffset = wire::kHeaderSize + 16;
+
+// faccessat2 with AT_EACCESS checks the thread's filesystem identity (the
+// session user's fsuid), which is what the file's data would be checked
+// against; AT_EMPTY_PATH makes it check the fd itself.
+int access_fd(int fd, int mode) {
+#ifdef SYS_faccessat2
+  if (syscall(SYS_faccessat2, fd, "", mode, AT_EACCESS | AT_EMPTY_PATH) == 0) return 0;
+  return errno;
+#else
+  (void)fd, (void)mode;
+  return ENOSYS;
+#endif
+}
+
+// The stream name of a rename target: ":name", ":name:$DATA" or "::$DATA"
+// (the unnamed stream: returned as ""). Anything else is no stream rename.
+Result<std::string> rename_target_stream(ByteSpan utf16, bool& is_stream_name) {
+  is_stream_name = utf16.size() >= 2 && utf16[0] == ':' && utf16[1] == 0;
+  if (!is_stream_name) return std::string();
+  std::string utf8;
+  if (!vfs::utf16le_to_utf8(utf16, utf8)) return Unexpected(NtStatus::ObjectNameInvalid);
+  // Reuse the CREATE parser on "x:...": a valid stream part parses.
+  auto parsed = vfs::parse_smb_path(vfs::utf8_to_utf16le("x" + utf8));
+  if (!parsed) return Unexpected(NtStatus::InvalidParameter);  // MS-FSA 2.1.5.15.11.1
+  if (parsed->stream.empty() && !parsed->data_stream_type) return Unexpected(NtStatus::InvalidParameter);
+  return parsed->stream;
+}
+
+// Renames a named stream onto the file's unnamed data stream, which must
+// be empty (MS-FSA 2.1.5.15.11.1, NewDefaultStream).
+NtStatus rename_to_unnamed(state::Open& open, bool replace) {
+  if (open.stream->base_is_directory) return NtStatus::InvalidParameter;
+  struct stat st;
+  if (fstat(open.fd.get(), &st) != 0) return nt_status_from_errno(errno);
+  if (st.st_size != 0) return replace ? NtStatus::InvalidParameter : NtStatus::ObjectNameCollision;
+  auto data = vfs::read_stream(open.fd.get(), open.stream->key);
+  if (!data) return data.error();
+  size_t done = 0;
+  while (done < data->size()) {
+    ssize_t n = pwrite(open.fd.get(), data->data() + done, data->size() - done, off_t(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno == EBADF ? NtStatus::AccessDenied : nt_status_from_errno(errno);
+    }
+    done += size_t(n);
+  }
+  return vfs::remove_stream(open.fd.get(), open.stream->key);
+}
+
+NtStatus rename_stream_to(state::Open& open, ByteSpan buf, bool ex) {
+  constexpr size_t kFixed = 20;  // ReplaceIfExists/Flags, Reserved, RootDirectory, FileNameLength
+  if (buf.size() < kFixed) return NtStatus::InfoLengthMismatch;
+  ByteReader r(buf);
+  bool replace = ex ? (r.u32() & FILE_RENAME_REPLACE_IF_EXISTS) : r.u8() != 0;
+  r.skip(ex ? 4 : 7);
+  r.u64();  // RootDirectory
+  uint32_t name_len = r.u32();
+  ByteSpan name = r.bytes(name_len);
+  if (!r.ok() || name_len == 0 || name_len % 2) return NtStatus::InvalidParameter;
+  bool is_stream_name = false;
+  auto target = rename_target_stream(name, is_stream_name);
+  if (!target) return target.error();
+  // A stream moves only within its file; "file:stream" as a target is what
+  // Windows refuses this way (smb2.streams.rename2).
+  if (!is_stream_name) return NtStatus::SharingViolation;
+  if (target->empty()) return rename_to_unnamed(open, replace);
+  auto key = vfs::stream_xattr_name(*target);
+  if (!key) return key.error() == NtStatus::NameTooLong ? key.error() : NtStatus::InvalidParameter;
+  NtStatus s = vfs::rename_stream(open.fd.get(), open.stream->key, *key, *target, replace);
+  if (s != NtStatus::Success) return s;
+  open.stream->key = std::move(*key);
+  open.stream->name = std::move(*target);
+  return NtStatus::Success;
+}
+
+NtStatus set_stream_eof(state::Open& open, ByteSpan buf) {
+  if (buf.size() < 8) return NtStatus::InfoLengthMismatch;
+  uint64_t eof = load_le64(buf.data());
+  if (eof > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
+  return vfs::set_stream_size(open.fd.get(), open.stream->key, eof);
+}
+
+NtStatus set_stream_delete_pending(Request& req, state::Open& open, bool pending) {
+  if (pending)
+    if (int err = access_fd(open.fd.get(), W_OK)) return nt_status_from_errno(err);
+  req.server.files.set_delete_pending(open.node, pending);
+  return NtStatus::Success;
+}
+
+}  // namespace
+
+uint64_t stream_node_device(uint64_t device, const std::string& key) {
+  uint64_t h = std::hash<std::string>()(key) ^ (device * 0x9E3779B97F4A7C15ull);
+  return h | (1ull << 63);
+}
+
+NtStatus check_stream_writable(int fd) {
+  if (int err = access_fd(fd, W_OK)) return nt_status_from_errno(err);
+  return NtStatus::Success;
+}
+
+NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::string& key, std::string_view name,
+                     StreamCreate& out) {
+  auto size = vfs::stream_size(fd, key);
+  if (size) {
+    if (disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
+    out.size = *size;
+    out.truncate = disposition == FILE_OVERWRITE || disposition == FILE_OVERWRITE_IF ||
+                   disposition == FILE_SUPERSEDE;
+    if (out.truncate)
+      if (NtStatus s = check_tree_change(*req.tree, Change::Overwrite); s != NtStatus::Success) return s;
+    out.action = disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : out.truncate ? FILE_OVERWRITTEN : FILE_OPENED;
+    return NtStatus::Success;
+  }
+  if (size.error() != NtStatus::ObjectNameNotFound) return size.error();
+  if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
+  if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
+  NtStatus s = vfs::create_stream(fd, key, name);
+  if (s == NtStatus::ObjectNameCollision && disposition != FILE_CREATE) {  // lost a race: open it
+    out.action = FILE_OPENED;
+    return NtStatus::Success;
+  }
+  if (s != NtStatus::Success) return s;
+  out.created = true;
+  out.action = FILE_CREATED;
+  return NtStatus::Success;
+}
+
+NtStatus read_stream(Request& req, state::Open& open, uint64_t offset, uint32_t length, uint32_t minimum,
+                     ByteWriter& w) {
+  (void)req;
+  auto data = vfs::read_stream(open.fd.get(), open.stream->key);
+  if (!data) return data.error();
+  uint64_t available = offset >= data->size() ? 0 : data->size() - offset;
+  uint32_t got = uint32_t(std::min<uint64_t>(available, length));
+  if ((got == 0 && length > 0) || got < minimum) return NtStatus::EndOfFile;
+  w.u16(17);
+  w.u8(uint8_t(kReadDataOffset));
+  w.u8(0);
+  w.u32(got);  // DataLength
+  w.u32(0);    // DataRemaining
+  w.u32(0);    // Reserved2
+  if (got) w.bytes(ByteSpan(data->data() + offset, got));
+  else w.u8(0);  // the one-byte Buffer
+  open.position = offset + got;
+  return NtStatus::Success;
+}
+
+NtStatus write_stream(Request& req, state::Open& open, uint64_t offset, ByteSpan data, bool append, ByteWriter& w) {
+  if (append) {
+    auto size = vfs::stream_size(open.fd.get(), open.stream->key);
+    if (!size) return size.error();
+    offset = *size;
+  }
+  if (offset > vfs::kMaxStreamValueBytes) return NtStatus::DiskFull;
+  if (open.node) {  // byte-range locks of this stream (its own node)
+    NtStatus st = req.server.locks.check_io(open.node->device, open.node->inode, &open, offset, uint32_t(data.size()),
+                                            true);
+    if (st != NtStatus::Success) return st;
+  }
+  NtStatus s = vfs::write_stream_at(open.fd.get(), open.stream->key, offset, data);
+  if (s != NtStatus::Success) return s;
+  open.position = offset + data.size();
+  w.u16(17);
+  w.u16(0);
+  w.u32(uint32_t(data.size()));
+  w.u32(0);
+  w.u16(0);
+  w.u16(0);
+  return NtStatus::Success;
+}
+
+void apply_stream_size(const state::Open& open, vfs::FileStat& st) {
+  auto size = vfs::stream_size(open.fd.get(), open.stream->key);
+  st.end_of_file = size ? *size : 0;
+  st.allocation_size = vfs::stream_allocation(st.end_of_file);
+  st.is_directory = false;
+  if (st.attributes) st.attributes = stream_attributes(st.attributes);
+}
+
+uint32_t stream_attributes(uint32_t file_attributes) {
+  uint32_t a = file_attributes & ~vfs::FILE_ATTRIBUTE_DIRECTORY;
+  return a ? a : vfs::FILE_ATTRIBUTE_NORMAL;
+}
+
+NtStatus query_stream_information(Request& req, state::Open& open, const vfs::FileStat& st, Bytes& data) {
+  bool is_directory = open.stream ? open.stream->base_is_directory : open.is_directory;
+  uint64_t size = st.end_of_file, allocation = st.allocation_size;
+  if (open.stream) {  // the unnamed stream's figures, not this stream's
+    struct stat base;
+    if (fstat(open.fd.get(), &base) != 0) return nt_status_from_errno(errno);
+    size = uint64_t(base.st_size);
+    allocation = uint64_t(base.st_blocks) * 512;
+  }
+  std::vector<vfs::StreamEntry> streams;
+  if (req.tree->streams) {
+    auto listed = vfs::list_streams(open.fd.get());
+    if (!listed) return listed.error();
+    streams = std::move(*listed);
+  }
+  vfs::encode_stream_information(is_directory, size, allocation, streams, data);
+  return NtStatus::Success;
+}
+
+std::optional<NtStatus> set_stream_info(Request& req, state::Open& open, vfs::FileInfoClass cls, ByteSpan buf) {
+  using vfs::FileInfoClass;
+  switch (cls) {
+    case FileInfoClass::EndOfFile: return set_stream_eof(open, buf);
+    case FileInfoClass::Allocation:  // a hint; a stream's storage is its value
+      return buf.size() < 8 ? NtStatus::InfoLengthMismatch : NtStatus::Success;
+    case FileInfoClass::Disposition:
+      if (buf.size() < 1) return NtStatus::InfoLengthMismatch;
+      return set_stream_delete_pending(req, open, buf[0] != 0);
+    case FileInfoClass::DispositionEx: {
+      if (buf.size() < 4) return NtStatus::InfoLengthMismatch;
+      uint32_t flags = load_le32(buf.data());
+      if (flags & ~kValidDispositionExFlags) return NtStatus::InvalidParameter;
+      return set_stream_delete_pending(req, open, flags & FILE_DISPOSITION_DELETE);
+    }
+    case FileInfoClass::Rename: return rename_stream_to(open, buf, false);
+    case FileInfoClass::RenameEx: return rename_stream_to(open, buf, true);
+    default: return std::nullopt;
+  }
+}
+
+bool close_stream(ServerContext& server, state::Open& open, int fd, bool delete_stream) {
+  if (delete_stream) vfs::remove_stream(fd, open.stream->key);  // gone already is fine
+  auto base = std::move(open.stream->base);
+  if (!base) return false;
+  bool pending = server.files.is_delete_pending(base);
+  return server.files.close(base, &open) && pending;
+}
+
+}  // namespace ringsmb::smb2

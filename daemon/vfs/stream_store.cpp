@@ -1,0 +1,283 @@
+// Named streams in trusted.ringsmb.stream.* extended attributes (see
+// stream_store.hpp for the layout and its limits).
+#include "vfs/stream_store.hpp"
+
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+
+#include "common/unicode.hpp"
+#include "vfs/name_index.hpp"
+#include "vfs/paths.hpp"
+
+namespace ringsmb::vfs {
+namespace {
+
+constexpr char kMagic[4] = {'R', 'S', 'S', '1'};
+constexpr size_t kHeaderFixed = 6;        // magic + u16 name length
+constexpr size_t kMaxXattrNameBytes = 255;  // XATTR_NAME_MAX
+constexpr size_t kMaxStreamNameUnits = 255;  // MS-FSCC 2.1.5.3: as a file name
+constexpr size_t kListBufferBytes = 64 * 1024;  // XATTR_LIST_MAX
+
+std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// The f*xattr calls fail with EBADF on an O_PATH descriptor (an
+// attribute-only open); the magic link reaches the same inode.
+ssize_t get_value(int fd, const char* key, void* buf, size_t n) {
+  ssize_t r = fgetxattr(fd, key, buf, n);
+  if (r < 0 && errno == EBADF) r = getxattr(proc_fd_path(fd).c_str(), key, buf, n);
+  return r;
+}
+
+int set_value(int fd, const char* key, const void* buf, size_t n, int flags) {
+  int r = fsetxattr(fd, key, buf, n, flags);
+  if (r < 0 && errno == EBADF) r = setxattr(proc_fd_path(fd).c_str(), key, buf, n, flags);
+  return r;
+}
+
+int remove_value(int fd, const char* key) {
+  int r = fremovexattr(fd, key);
+  if (r < 0 && errno == EBADF) r = removexattr(proc_fd_path(fd).c_str(), key);
+  return r;
+}
+
+ssize_t list_names(int fd, char* buf, size_t n) {
+  ssize_t r = flistxattr(fd, buf, n);
+  if (r < 0 && errno == EBADF) r = listxattr(proc_fd_path(fd).c_str(), buf, n);
+  return r;
+}
+
+NtStatus status_of(int err) {
+  switch (err) {
+    case ENODATA: return NtStatus::ObjectNameNotFound;
+    case EEXIST: return NtStatus::ObjectNameCollision;
+    // The value does not fit the filesystem's limit for one attribute.
+    case E2BIG:
+    case ENOSPC:
+    case ERANGE: return NtStatus::DiskFull;
+    default: return nt_status_from_errno(err);
+  }
+}
+
+// A stream value split into its parts; false when it is not ours.
+struct Value {
+  std::string_view name;
+  ByteSpan data;
+};
+
+bool parse_value(ByteSpan v, Value& out) {
+  if (v.size() < kHeaderFixed || memcmp(v.data(), kMagic, sizeof kMagic) != 0) return false;
+  const size_t name_len = load_le16(v.data() + 4);
+  if (v.size() < kHeaderFixed + name_len) return false;
+  out.name = std::string_view(reinterpret_cast<const char*>(v.data()) + kHeaderFixed, name_len);
+  out.data = v.subspan(kHeaderFixed + name_len);
+  return true;
+}
+
+Bytes make_value(std::string_view name, ByteSpan data) {
+  Bytes v(kHeaderFixed + name.size() + data.size());
+  memcpy(v.data(), kMagic, sizeof kMagic);
+  store_le16(v.data() + 4, uint16_t(name.size()));
+  memcpy(v.data() + kHeaderFixed, name.data(), name.size());
+  if (!data.empty()) memcpy(v.data() + kHeaderFixed + name.size(), data.data(), data.size());
+  return v;
+}
+
+// The whole value of `key` (header and data).
+Result<Bytes> read_value(int fd, const char* key) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    ssize_t size = get_value(fd, key, nullptr, 0);
+    if (size < 0) return Unexpected(status_of(errno));
+    Bytes buf(size_t(size) + 1);  // one more: a value that grew meanwhile shows as ERANGE
+    ssize_t n = get_value(fd, key, buf.data(), buf.size());
+    if (n >= 0) {
+      buf.resize(size_t(n));
+      return buf;
+    }
+    if (errno != ERANGE) return Unexpected(status_of(errno));
+  }
+  return Unexpected(NtStatus::InternalError);
+}
+
+Result<Bytes> read_parsed(int fd, const std::string& key, Value& parsed) {
+  auto v = read_value(fd, key.c_str());
+  if (!v) return v;
+  if (!parse_value(*v, parsed)) return Unexpected(NtStatus::InternalError);  // not written by us
+  return v;
+}
+
+NtStatus write_value(int fd, const std::string& key, std::string_view name, ByteSpan data, int flags) {
+  if (kHeaderFixed + name.size() + data.size() > kMaxStreamValueBytes) return NtStatus::DiskFull;
+  Bytes v = make_value(name, data);
+  if (set_value(fd, key.c_str(), v.data(), v.size(), flags) != 0) return status_of(errno);
+  return NtStatus::Success;
+}
+
+// Read-modify-write of a stream must not interleave with another worker's:
+// one lock per (file, stream key), striped.
+std::mutex& lock_for(int fd, const std::string& key) {
+  static std::array<std::mutex, 64> stripes;
+  struct stat st {};
+  fstat(fd, &st);
+  size_t h = std::hash<std::string>()(key) ^ (uint64_t(st.st_ino) * 0x9E3779B97F4A7C15ull) ^ uint64_t(st.st_dev);
+  return stripes[h % stripes.size()];
+}
+
+NtStatus modify(int fd, const std::string& key, const std::function<void(Bytes&)>& change) {
+  std::lock_guard lock(lock_for(fd, key));
+  Value parsed;
+  auto v = read_parsed(fd, key, parsed);
+  if (!v) return v.error();
+  Bytes data(parsed.data.begin(), parsed.data.end());
+  std::string name(parsed.name);
+  change(data);
+  return write_value(fd, key, name, data, XATTR_REPLACE);
+}
+
+bool has_stream_prefix(std::string_view attr) { return attr.starts_with(kStreamXattrPrefix); }
+
+}  // namespace
+
+Result<std::string> stream_xattr_name(std::string_view name) {
+  if (name.empty() || !unicode::is_valid_utf8(name)) return Unexpected(NtStatus::ObjectNameInvalid);
+  for (unsigned char c : name)
+    if (c == 0 || c == '/' || c == '\\' || c == ':') return Unexpected(NtStatus::ObjectNameInvalid);
+  if (unicode::utf16_length(name) > kMaxStreamNameUnits) return Unexpected(NtStatus::ObjectNameInvalid);
+  std::string key(kStreamXattrPrefix);
+  key += fold_case(name);
+  if (key.size() > kMaxXattrNameBytes) return Unexpected(NtStatus::NameTooLong);
+  return key;
+}
+
+Result<uint64_t> stream_size(int fd, const std::string& key) {
+  Value parsed;
+  auto v = read_parsed(fd, key, parsed);
+  if (!v) return Unexpected(v.error());
+  return uint64_t(parsed.data.size());
+}
+
+Result<Bytes> read_stream(int fd, const std::string& key) {
+  Value parsed;
+  auto v = read_parsed(fd, key, parsed);
+  if (!v) return Unexpected(v.error());
+  return Bytes(parsed.data.begin(), parsed.data.end());
+}
+
+NtStatus create_stream(int fd, const std::string& key, std::string_view name) {
+  return write_value(fd, key, name, {}, XATTR_CREATE);
+}
+
+NtStatus replace_stream_data(int fd, const std::string& key, ByteSpan data) {
+  return modify(fd, key, [&](Bytes& d) { d.assign(data.begin(), data.end()); });
+}
+
+NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data) {
+  if (offset > kMaxStreamValueBytes || data.size() > kMaxStreamValueBytes) return NtStatus::DiskFull;
+  return modify(fd, key, [&](Bytes& d) {
+    if (d.size() < offset + data.size()) d.resize(offset + data.size());
+    if (!data.empty()) memcpy(d.data() + offset, data.data(), data.size());
+  });
+}
+
+NtStatus set_stream_size(int fd, const std::string& key, uint64_t size) {
+  if (size > kMaxStreamValueBytes) return NtStatus::DiskFull;
+  return modify(fd, key, [&](Bytes& d) { d.resize(size); });
+}
+
+NtStatus remove_stream(int fd, const std::string& key) {
+  if (remove_value(fd, key.c_str()) != 0) return status_of(errno);
+  return NtStatus::Success;
+}
+
+NtStatus rename_stream(int fd, const std::string& from, const std::string& to_key, std::string_view to_name,
+                       bool replace) {
+  std::lock_guard lock(lock_for(fd, from));
+  Value parsed;
+  auto v = read_parsed(fd, from, parsed);
+  if (!v) return v.error();
+  if (from == to_key) return write_value(fd, from, to_name, parsed.data, XATTR_REPLACE);  // a change of case
+  auto target = stream_size(fd, to_key);
+  if (target) {
+    if (!replace) return NtStatus::ObjectNameCollision;
+    if (*target != 0) return NtStatus::InvalidParameter;
+  } else if (target.error() != NtStatus::ObjectNameNotFound) {
+    return target.error();
+  }
+  if (NtStatus s = write_value(fd, to_key, to_name, parsed.data, target ? XATTR_REPLACE : XATTR_CREATE);
+      s != NtStatus::Success)
+    return s;
+  return remove_stream(fd, from);
+}
+
+Result<std::vector<StreamEntry>> list_streams(int fd) {
+  std::vector<StreamEntry> out;
+  std::string names(kListBufferBytes, '\0');
+  ssize_t n = list_names(fd, names.data(), names.size());
+  if (n < 0) {
+    if (errno == ENOTSUP) return out;  // no xattrs here: no streams
+    return Unexpected(status_of(errno));
+  }
+  names.resize(size_t(n));
+  for (size_t at = 0; at < names.size();) {
+    const size_t end = names.find('\0', at);
+    std::string key = names.substr(at, end - at);
+    at = end == std::string::npos ? names.size() : end + 1;
+    if (!has_stream_prefix(key)) continue;
+    Value parsed;
+    auto v = read_parsed(fd, key, parsed);
+    if (!v) continue;  // removed meanwhile, or not ours
+    out.push_back({std::string(parsed.name), uint64_t(parsed.data.size())});
+  }
+  return out;
+}
+
+NtStatus remove_all_streams(int fd) {
+  std::string names(kListBufferBytes, '\0');
+  ssize_t n = list_names(fd, names.data(), names.size());
+  if (n < 0) return errno == ENOTSUP ? NtStatus::Success : status_of(errno);
+  names.resize(size_t(n));
+  for (size_t at = 0; at < names.size();) {
+    const size_t end = names.find('\0', at);
+    std::string key = names.substr(at, end - at);
+    at = end == std::string::npos ? names.size() : end + 1;
+    if (has_stream_prefix(key) && remove_value(fd, key.c_str()) != 0 && errno != ENODATA) return status_of(errno);
+  }
+  return NtStatus::Success;
+}
+
+bool streams_supported(int dir_fd) {
+  // XATTR_REPLACE of an attribute that is not there changes nothing: the
+  // kernel first checks the privilege (EPERM without CAP_SYS_ADMIN), the
+  // filesystem then its support (EOPNOTSUPP) and finds nothing (ENODATA).
+  std::string probe(kStreamXattrPrefix);
+  probe += "probe";
+  int r = set_value(dir_fd, probe.c_str(), "", 0, XATTR_REPLACE);
+  return r == 0 || errno == ENODATA;
+}
+
+void encode_stream_information(bool is_directory, uint64_t unnamed_size, uint64_t unnamed_allocation,
+                               const std::vector<StreamEntry>& streams, Bytes& out) {
+  ByteWriter w(out);
+  size_t previous = SIZE_MAX;
+  auto entry = [&](std::string_view name, uint64_t size, uint64_t allocation) {
+    if (previous != SIZE_MAX) {
+      w.align(8, 0);  // entries start 8-byte aligned (MS-FSCC 2.4.43)
+      w.patch_u32(previous, uint32_t(w.size() - previous));
+    }
+    const Bytes utf16 = utf8_to_utf16le(name);
+    previous = w.size();
+    w.u32(0);  // NextEntryOffset, patched by the next entry
+    w.u32(uint32_t(utf16.size()));
+    w.u64(size);
+    w.u64(allocation);
+    w.bytes(utf16);
+  };
+  if (!is_directory) entry("::$DATA", unnamed_size, unnamed_allocation);
+  for (const auto& s : streams) entry(":" + s.name + ":$DATA", s.size, stream_allocation(s.size));
+}
+
+}  // namespace ringsmb::vfs

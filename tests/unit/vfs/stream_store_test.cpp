@@ -1,0 +1,169 @@
+// vfs::stream_store: the stream-name check and key, the trusted.* value
+// layout and its operations (on a scratch file, where this process may
+// use trusted.* xattrs), and the FILE_STREAM_INFORMATION encoding.
+#include <catch2/catch.hpp>
+
+#include <sys/xattr.h>
+
+#include <algorithm>
+#include <string>
+
+#include "temp_dir.hpp"
+#include "vfs/stream_store.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::vfs;
+
+namespace {
+
+// A scratch file for stream operations; skips the test where trusted.*
+// xattrs cannot be used (no CAP_SYS_ADMIN, or a filesystem without them).
+struct StreamFile {
+  test::TempDir dir;
+  int fd = -1;
+  StreamFile() {
+    dir.write_file("f", "data");
+    fd = ::open((dir.path() / "f").c_str(), O_RDWR | O_CLOEXEC);
+  }
+  ~StreamFile() {
+    if (fd >= 0) ::close(fd);
+  }
+  bool usable() { return fd >= 0 && streams_supported(dir.fd()); }
+};
+
+std::string key_of(std::string_view name) { return *stream_xattr_name(name); }
+
+}  // namespace
+
+TEST_CASE("stream names: the key is the prefix and the folded name", "[vfs][streams]") {
+  CHECK(stream_xattr_name("Zone.Identifier").value() == "trusted.ringsmb.stream.zone.identifier");
+  CHECK(stream_xattr_name("AFP_AfpInfo").value() == "trusted.ringsmb.stream.afp_afpinfo");
+  // Wildcards and control characters are legal in stream names (MS-FSCC 2.1.5.3).
+  CHECK(stream_xattr_name("?Stream*").value() == "trusted.ringsmb.stream.?stream*");
+  CHECK(stream_xattr_name("\x05Stream\n One"));
+  CHECK(stream_xattr_name("ÄÖ").value() == stream_xattr_name("äö").value());
+}
+
+TEST_CASE("stream names: separators, NUL, colons, bad UTF-8 and overlong names are refused", "[vfs][streams]") {
+  for (std::string_view bad : {std::string_view(""), std::string_view("a/b"), std::string_view("..\\x"),
+                               std::string_view("a:b"), std::string_view("a\0b", 3), std::string_view("\xff\xfe")})
+    CHECK(stream_xattr_name(bad).error() == NtStatus::ObjectNameInvalid);
+  CHECK(stream_xattr_name(std::string(256, 'a')).error() == NtStatus::ObjectNameInvalid);  // > 255 UTF-16 units
+  // Legal for Windows but the xattr name would pass Linux's 255 bytes.
+  CHECK(stream_xattr_name(std::string(240, 'a')).error() == NtStatus::NameTooLong);
+  CHECK(stream_xattr_name(std::string(255 - kStreamXattrPrefix.size(), 'a')));
+}
+
+TEST_CASE("stream store: create, write at offsets, read, resize, list, rename, remove", "[vfs][streams]") {
+  StreamFile f;
+  if (!f.usable()) {
+    WARN("trusted.* xattrs unavailable here: not run");
+    return;
+  }
+  const std::string k1 = key_of("One"), k2 = key_of("Two");
+  CHECK(stream_size(f.fd, k1).error() == NtStatus::ObjectNameNotFound);
+  REQUIRE(create_stream(f.fd, k1, "One") == NtStatus::Success);
+  CHECK(create_stream(f.fd, k1, "ONE") == NtStatus::ObjectNameCollision);
+  CHECK(stream_size(f.fd, k1).value() == 0);
+  REQUIRE(write_stream_at(f.fd, k1, 0, ByteSpan(reinterpret_cast<const uint8_t*>("test data"), 9)) ==
+          NtStatus::Success);
+  REQUIRE(write_stream_at(f.fd, k1, 5, ByteSpan(reinterpret_cast<const uint8_t*>("MORE DATA "), 10)) ==
+          NtStatus::Success);
+  auto data = read_stream(f.fd, k1);
+  REQUIRE(data);
+  CHECK(std::string(data->begin(), data->end()) == "test MORE DATA ");
+  REQUIRE(set_stream_size(f.fd, k1, 4) == NtStatus::Success);
+  CHECK(stream_size(f.fd, k1).value() == 4);
+  REQUIRE(set_stream_size(f.fd, k1, 8) == NtStatus::Success);  // extends with zeros
+  data = read_stream(f.fd, k1);
+  CHECK(std::string(data->begin(), data->end()) == std::string("test\0\0\0\0", 8));
+
+  REQUIRE(create_stream(f.fd, k2, "Two") == NtStatus::Success);
+  auto listed = list_streams(f.fd);
+  REQUIRE(listed);
+  std::vector<std::string> names;
+  for (const auto& s : *listed) names.push_back(s.name);
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"One", "Two"});
+
+  // MS-FSA 2.1.5.15.11.1: no replace -> collision; replace of a stream with
+  // data -> INVALID_PARAMETER; replace of an empty one works.
+  CHECK(rename_stream(f.fd, k2, k1, "One", false) == NtStatus::ObjectNameCollision);
+  CHECK(rename_stream(f.fd, k2, k1, "One", true) == NtStatus::InvalidParameter);
+  CHECK(rename_stream(f.fd, k1, k2, "Two", true) == NtStatus::Success);
+  CHECK(stream_size(f.fd, k1).error() == NtStatus::ObjectNameNotFound);
+  CHECK(stream_size(f.fd, k2).value() == 8);
+  CHECK(rename_stream(f.fd, k2, key_of("three"), "Three", false) == NtStatus::Success);
+  listed = list_streams(f.fd);
+  REQUIRE(listed->size() == 1);
+  CHECK((*listed)[0].name == "Three");
+
+  CHECK(remove_stream(f.fd, key_of("THREE")) == NtStatus::Success);
+  CHECK(remove_stream(f.fd, key_of("three")) == NtStatus::ObjectNameNotFound);
+  CHECK(list_streams(f.fd)->empty());
+}
+
+TEST_CASE("stream store: a stream too large for one value is refused whole", "[vfs][streams]") {
+  StreamFile f;
+  if (!f.usable()) {
+    WARN("trusted.* xattrs unavailable here: not run");
+    return;
+  }
+  const std::string k = key_of("big");
+  REQUIRE(create_stream(f.fd, k, "big") == NtStatus::Success);
+  REQUIRE(write_stream_at(f.fd, k, 0, ByteSpan(reinterpret_cast<const uint8_t*>("keep"), 4)) == NtStatus::Success);
+  Bytes big(kMaxStreamValueBytes, 'x');
+  CHECK(write_stream_at(f.fd, k, 0, big) == NtStatus::DiskFull);
+  CHECK(set_stream_size(f.fd, k, kMaxStreamValueBytes) == NtStatus::DiskFull);
+  auto data = read_stream(f.fd, k);
+  REQUIRE(data);
+  CHECK(std::string(data->begin(), data->end()) == "keep");  // unchanged, not cut
+}
+
+TEST_CASE("stream store: remove_all_streams leaves other xattrs", "[vfs][streams]") {
+  StreamFile f;
+  if (!f.usable()) {
+    WARN("trusted.* xattrs unavailable here: not run");
+    return;
+  }
+  REQUIRE(create_stream(f.fd, key_of("a"), "a") == NtStatus::Success);
+  REQUIRE(create_stream(f.fd, key_of("b"), "b") == NtStatus::Success);
+  REQUIRE(fsetxattr(f.fd, "trusted.other", "v", 1, 0) == 0);
+  CHECK(remove_all_streams(f.fd) == NtStatus::Success);
+  CHECK(list_streams(f.fd)->empty());
+  char v[4];
+  CHECK(fgetxattr(f.fd, "trusted.other", v, sizeof v) == 1);
+}
+
+TEST_CASE("stream store: a value not written by the store is not a stream", "[vfs][streams]") {
+  StreamFile f;
+  if (!f.usable()) {
+    WARN("trusted.* xattrs unavailable here: not run");
+    return;
+  }
+  REQUIRE(fsetxattr(f.fd, key_of("junk").c_str(), "xy", 2, 0) == 0);
+  CHECK(stream_size(f.fd, key_of("junk")).error() == NtStatus::InternalError);
+  CHECK(list_streams(f.fd)->empty());
+}
+
+TEST_CASE("FILE_STREAM_INFORMATION: the unnamed stream first, entries 8-byte aligned", "[vfs][streams]") {
+  Bytes out;
+  encode_stream_information(false, 10, 4096, {{"ab", 3}}, out);
+  // Entry 1: 24 bytes + "::$DATA" (7 UTF-16 units) = 38, padded to 40.
+  // Entry 2: 24 bytes + ":ab:$DATA" (9 units) = 42, the last: no padding.
+  REQUIRE(out.size() == 40 + 42);
+  CHECK(load_le32(out.data()) == 40);       // NextEntryOffset
+  CHECK(load_le32(out.data() + 4) == 14);   // StreamNameLength
+  CHECK(load_le64(out.data() + 8) == 10);   // StreamSize
+  CHECK(load_le64(out.data() + 16) == 4096);
+  CHECK((out[24] == ':' && out[26] == ':' && out[28] == '$'));
+  CHECK(load_le32(out.data() + 40) == 0);   // the last entry
+  CHECK(load_le32(out.data() + 44) == 18);
+  CHECK(load_le64(out.data() + 48) == 3);
+  CHECK(load_le64(out.data() + 56) == 4096);
+  CHECK((out[64] == ':' && out[66] == 'a' && out[68] == 'b'));
+
+  Bytes dir;
+  encode_stream_information(true, 0, 0, {}, dir);  // a directory has no unnamed stream
+  CHECK(dir.empty());
+}
