@@ -60,7 +60,7 @@ SharedSd read_ntacl_xattr(int fd) {
   if (n < 0) {
     // ENODATA: none stored. ENOTSUP: no trusted xattrs here. Without
     // CAP_SYS_ADMIN the kernel also answers ENODATA (docs/security.md).
-    if (errno != ENODATA && errno != ENOTSUP) LOG_WARN("reading %s: %s", kNtAclXattr, strerror(errno));
+    if (errno != ENODATA && errno != ENOTSUP && errno != ENOENT) LOG_WARN("reading %s: %s", kNtAclXattr, strerror(errno));
     return nullptr;
   }
   SharedSd sd = decode_ntacl_value(buf);

@@ -107,7 +107,7 @@ TEST_CASE("security info: a DENY for this user is stored, read back and enforced
   auto st = vfs::stat_fd(f.find(max)->fd.get());
   REQUIRE(st);
   FileId dac;
-  REQUIRE(f.create("a.txt", WRITE_DAC | READ_CONTROL, kOpen, kNonDirectoryFile, dac) == NtStatus::Success);
+  REQUIRE(f.create("a.txt", WRITE_DAC | WRITE_OWNER | READ_CONTROL, kOpen, kNonDirectoryFile, dac) == NtStatus::Success);
   CHECK(set_sd(f, dac, nt::from_mode(*st), kAllInfo) == NtStatus::Success);
   CHECK(!has_xattr(f, "a.txt"));
   CHECK(f.create("a.txt", FILE_WRITE_DATA, kOpen, kNonDirectoryFile, out) == NtStatus::Success);
