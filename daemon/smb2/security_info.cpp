@@ -135,6 +135,7 @@ Result<std::optional<nt::SecurityDescriptor>> creator_descriptor(ByteSpan contex
   if (!secd) return std::optional<nt::SecurityDescriptor>{};
   auto sd = nt::parse(*secd);
   if (!sd) return Unexpected(NtStatus::InvalidParameter);
+  if (sd->dacl) nt::map_generic_aces(*sd->dacl);
   return std::optional<nt::SecurityDescriptor>(std::move(*sd));
 }
 
@@ -213,6 +214,7 @@ NtStatus set_security_info(Request& req, state::Open& open, uint32_t info, ByteS
                             (want->control & (nt::SE_DACL_PROTECTED | nt::SE_DACL_AUTO_INHERITED |
                                               nt::SE_DACL_AUTO_INHERIT_REQ)));
     if (!next.dacl) next.control = nt::SE_SELF_RELATIVE;
+    else nt::map_generic_aces(*next.dacl);
   }
   return settle(req, fd, *st, next);
 }
@@ -239,6 +241,13 @@ NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const Parent
   if (made.owner && nt::uid_of(*made.owner, machine_sid(req.server)).value_or(st.uid) != st.uid) made.owner = owner;
   if (made.group && nt::gid_of(*made.group).value_or(st.gid) != st.gid) made.group = group;
   return settle(req, fd, st, made);
+}
+
+uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st) {
+  if (!req.server.ntacls.in_use()) return ~0u;
+  vfs::SharedSd stored = req.server.ntacls.lookup(fd, st);
+  if (!stored) return ~0u;
+  return nt::maximal_access(in_step(req.server, *stored, st), user_token(req.server, *req.session, *req.tree));
 }
 
 NtStatus check_open_descriptor(Request& req, int fd, const vfs::FileStat& st, int parent_fd, std::string_view path,

@@ -39,6 +39,9 @@ NtStatus check_create_in_parent(Request& req, int parent_fd, bool directory, Par
 // is refreshed then).
 NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const ParentSecurity& parent,
                            ByteSpan create_contexts);
+// What the file's stored descriptor grants this user (MxAc, MS-SMB2
+// 2.2.14.2.5); all bits when none is stored.
+uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st);
 // An existing file being opened: its stored descriptor (if any) narrows
 // `access`, the result of grant_create_access (apply_descriptor_access).
 // `parent_fd` may be -1 (the fast path did not open the parent).

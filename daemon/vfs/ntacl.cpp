@@ -237,6 +237,11 @@ Bytes serialize(const SecurityDescriptor& sd, uint32_t info) {
   return out;
 }
 
+void map_generic_aces(Acl& acl) {
+  for (Ace& a : acl.aces)
+    if (a.raw.empty() && !(a.flags & INHERIT_ONLY_ACE)) a.mask = map_generic_file(a.mask);
+}
+
 Bytes serialize_acl(const Acl& acl) {
   Bytes out;
   ByteWriter w(out);

@@ -131,6 +131,10 @@ Bytes serialize(const SecurityDescriptor& sd, uint32_t info = OWNER_SECURITY_INF
                                                               GROUP_SECURITY_INFORMATION |
                                                               DACL_SECURITY_INFORMATION);
 
+// Generic rights in the ACEs that apply to the object itself (not
+// inherit-only) mapped to file rights, as Windows stores a DACL it is given.
+void map_generic_aces(Acl& acl);
+
 // The self-relative encoding of an ACL alone (MS-DTYP 2.4.5).
 Bytes serialize_acl(const Acl& acl);
 
