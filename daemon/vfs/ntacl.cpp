@@ -99,11 +99,13 @@ Ace effective(const Ace& a, uint8_t flags, const Sid& owner, const Sid& group) {
   return e;
 }
 
-void inherit_ace(const Ace& a, bool dir, const Sid& owner, const Sid& group, std::vector<Ace>& out) {
+// `mark` is INHERITED_ACE when the parent's DACL auto-inherits (MS-DTYP
+// 2.5.3.4.1 DACL_AUTO_INHERIT, which NTFS passes only for such a parent).
+void inherit_ace(const Ace& a, bool dir, const Sid& owner, const Sid& group, uint8_t mark, std::vector<Ace>& out) {
   const bool oi = a.flags & OBJECT_INHERIT_ACE, ci = a.flags & CONTAINER_INHERIT_ACE;
   const bool np = a.flags & NO_PROPAGATE_INHERIT_ACE;
   if (!dir) {
-    if (oi) out.push_back(effective(a, INHERITED_ACE, owner, group));
+    if (oi) out.push_back(effective(a, mark, owner, group));
     return;
   }
   if (ci) {
@@ -112,16 +114,16 @@ void inherit_ace(const Ace& a, bool dir, const Sid& owner, const Sid& group, std
     if (keep && changes) {
       // Split: an effective ACE for this directory, and the original kept
       // inherit-only for its children.
-      out.push_back(effective(a, INHERITED_ACE, owner, group));
+      out.push_back(effective(a, mark, owner, group));
       Ace io = a;
-      io.flags = INHERITED_ACE | INHERIT_ONLY_ACE | keep;
+      io.flags = mark | INHERIT_ONLY_ACE | keep;
       out.push_back(io);
     } else {
-      out.push_back(effective(a, uint8_t(INHERITED_ACE | keep), owner, group));
+      out.push_back(effective(a, uint8_t(mark | keep), owner, group));
     }
   } else if (oi && !np) {
     Ace io = a;  // only for files further down
-    io.flags = INHERITED_ACE | INHERIT_ONLY_ACE | OBJECT_INHERIT_ACE;
+    io.flags = mark | INHERIT_ONLY_ACE | OBJECT_INHERIT_ACE;
     out.push_back(io);
   }
 }
@@ -280,9 +282,10 @@ SecurityDescriptor create_descriptor(const SecurityDescriptor* parent, const Sec
   out.owner = creator && creator->owner ? *creator->owner : owner;
   out.group = creator && creator->group ? *creator->group : group;
   std::vector<Ace> inherited;
+  const uint8_t mark = parent && (parent->control & SE_DACL_AUTO_INHERITED) ? INHERITED_ACE : 0;
   if (parent && parent->dacl)
     for (const Ace& a : parent->dacl->aces)
-      if (inheritable_by(a, is_directory)) inherit_ace(a, is_directory, *out.owner, *out.group, inherited);
+      if (inheritable_by(a, is_directory)) inherit_ace(a, is_directory, *out.owner, *out.group, mark, inherited);
   const bool creator_dacl = creator && (creator->control & SE_DACL_PRESENT);
   if (creator_dacl) {
     out.control = uint16_t(SE_SELF_RELATIVE | SE_DACL_PRESENT | (creator->control & kDaclControl));

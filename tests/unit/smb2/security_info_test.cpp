@@ -121,6 +121,7 @@ TEST_CASE("security info: a directory's inheritable ACE reaches a new file", "[s
   auto sd = dacl_of({ace(nt::ACCESS_ALLOWED_ACE_TYPE, nt::OBJECT_INHERIT_ACE | nt::CONTAINER_INHERIT_ACE,
                          FILE_ALL_ACCESS, nt::world_sid()),
                      ace(nt::ACCESS_DENIED_ACE_TYPE, nt::OBJECT_INHERIT_ACE, FILE_READ_DATA, other)});
+  sd.control |= nt::SE_DACL_AUTO_INHERITED;  // so the inherited ACEs are marked INHERITED (MS-DTYP 2.5.3.4.1)
   REQUIRE(set_sd(f, d, sd) == NtStatus::Success);
   FileId file = f.open_file("d\\new.txt", FILE_ALL_ACCESS, kCreate);
   nt::SecurityDescriptor got = query_sd(f, file);

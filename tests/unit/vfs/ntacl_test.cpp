@@ -192,6 +192,14 @@ TEST_CASE("ntacl: inheritance into files and directories (MS-DTYP 2.5.3.4)", "[n
       allow(kFileExecute, unix_user_sid(3), INHERITED_ACE),  // no-propagate: stops here
   };
   CHECK(dir.dacl->aces == want_dir);
+
+  // A parent DACL that does not auto-inherit passes its ACEs on unmarked.
+  parent.control &= uint16_t(~SE_DACL_AUTO_INHERITED);
+  SecurityDescriptor plain = create_descriptor(&parent, nullptr, false, owner, group, std::nullopt);
+  REQUIRE(plain.dacl);
+  REQUIRE(plain.dacl->aces.size() == want_file.size());
+  for (const Ace& a : plain.dacl->aces) CHECK(a.flags == 0);
+  CHECK((plain.control & SE_DACL_AUTO_INHERITED) == 0);
 }
 
 TEST_CASE("ntacl: nothing to inherit gives the default DACL; a creator's DACL wins", "[ntacl]") {
