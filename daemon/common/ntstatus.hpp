@@ -47,6 +47,7 @@ namespace ringsmb {
   X(FileLockConflict, 0xC0000054)                        \
   X(LockNotGranted, 0xC0000055)                          \
   X(DeletePending, 0xC0000056)                           \
+  X(InvalidOwner, 0xC000005A)                            \
   X(PrivilegeNotHeld, 0xC0000061)                        \
   X(NoSuchUser, 0xC0000064)                              \
   X(NoSuchGroup, 0xC0000066)                             \

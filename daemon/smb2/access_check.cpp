@@ -73,6 +73,31 @@ Result<uint32_t> grant_create_access(const state::Tree& tree, uint32_t desired_a
   return access;
 }
 
+Result<uint32_t> apply_descriptor_access(uint32_t granted, uint32_t desired_access,
+                                         const vfs::ntacl::SecurityDescriptor& sd,
+                                         const vfs::ntacl::SecurityDescriptor* parent,
+                                         const vfs::ntacl::Token& token, bool delete_on_close) {
+  const uint32_t asked = map_generic(desired_access) & ~MAXIMUM_ALLOWED;
+  const bool maximum = map_generic(desired_access) & MAXIMUM_ALLOWED;
+  uint32_t allowed = vfs::ntacl::maximal_access(sd, token);
+  const uint32_t via_parent = (maximum ? ~0u : asked) & ~allowed & (DELETE | FILE_READ_ATTRIBUTES);
+  if (parent && via_parent) {
+    const uint32_t from_parent = vfs::ntacl::maximal_access(*parent, token);
+    if (from_parent & FILE_DELETE_CHILD) allowed |= DELETE;
+    if (from_parent & FILE_READ_DATA) allowed |= FILE_READ_ATTRIBUTES;  // FILE_LIST_DIRECTORY
+  }
+  if (asked & ~allowed) return Unexpected(NtStatus::AccessDenied);
+  const uint32_t access = granted & (asked | allowed);
+  if (delete_on_close && !(access & DELETE)) return Unexpected(NtStatus::AccessDenied);
+  return access;
+}
+
+NtStatus check_add_entry(const vfs::ntacl::SecurityDescriptor& parent, const vfs::ntacl::Token& token,
+                         bool directory) {
+  const uint32_t needed = directory ? FILE_APPEND_DATA : FILE_WRITE_DATA;  // ADD_SUBDIRECTORY : ADD_FILE
+  return vfs::ntacl::access_check(parent, token, needed) ? NtStatus::Success : NtStatus::AccessDenied;
+}
+
 NtStatus check_unlink_allowed(int dir_fd, const char* leaf) {
   // Write and search permission on the directory, for this thread's
   // file-system identity (AT_EACCESS: the fsuid, not the real uid). A

@@ -24,6 +24,7 @@
 #include "common/ntstatus.hpp"
 #include "smb2/access.hpp"
 #include "state/session.hpp"
+#include "vfs/ntacl.hpp"
 
 namespace ringsmb::smb2 {
 
@@ -65,6 +66,22 @@ NtStatus check_tree_change(const state::Tree& tree, Change c);
 // MAXIMUM_ALLOWED replaced by the tree's maximal access, explicit rights
 // the tree cannot give refused, delete-on-close refused without DELETE.
 Result<uint32_t> grant_create_access(const state::Tree& tree, uint32_t desired_access, bool delete_on_close);
+
+// MS-DTYP 2.5.3.2 for an existing file with a stored NT descriptor, on top
+// of grant_create_access's `granted` (the Unix permissions and the tree
+// still apply: both must allow). Rights asked for by name must all be
+// granted by `sd`, DELETE also through the parent's FILE_DELETE_CHILD and
+// FILE_READ_ATTRIBUTES through its FILE_LIST_DIRECTORY (MS-FSA 2.1.5.1.2.1,
+// `parent` may be null); MAXIMUM_ALLOWED keeps only what `sd` grants;
+// delete-on-close needs DELETE in the result.
+Result<uint32_t> apply_descriptor_access(uint32_t granted, uint32_t desired_access,
+                                         const vfs::ntacl::SecurityDescriptor& sd,
+                                         const vfs::ntacl::SecurityDescriptor* parent,
+                                         const vfs::ntacl::Token& token, bool delete_on_close);
+// A new entry in a directory with a stored descriptor: FILE_ADD_FILE, or
+// FILE_ADD_SUBDIRECTORY for a directory, must be granted.
+NtStatus check_add_entry(const vfs::ntacl::SecurityDescriptor& parent, const vfs::ntacl::Token& token,
+                         bool directory);
 
 // May the file-system identity of this thread remove `leaf` from the
 // directory `dir_fd`, as the kernel will decide at the unlink (write and

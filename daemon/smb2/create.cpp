@@ -17,6 +17,7 @@
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
+#include "smb2/security_info.hpp"
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
 #include "vfs/file_info.hpp"
@@ -105,6 +106,7 @@ struct Target {
   std::string path;  // relative, resolved for case
   std::string_view parent, leaf;
   state::UniqueFd parent_fd;
+  ParentSecurity parent_security;  // for a new name: the parent's stored descriptor
 };
 
 int open_parent(int root, std::string_view parent) {
@@ -294,6 +296,9 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
   if (st.error() != NtStatus::ObjectNameNotFound) return st.error();
   if (c.disposition == FILE_OPEN || c.disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
   if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
+  if (NtStatus s = check_create_in_parent(req, t.parent_fd.get(), c.options & FILE_DIRECTORY_FILE, t.parent_security);
+      s != NtStatus::Success)
+    return s;
   NtStatus s = create_new(req, c, access, t, o);
   if (s == NtStatus::ObjectNameCollision && c.disposition != FILE_CREATE) {
     auto again = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());  // lost a race: open it
@@ -405,6 +410,19 @@ NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Targe
   if (NtStatus st = check_unlink_allowed(*req.tree, t.path); st != NtStatus::Success) return st;
   if (vfs::dos_attributes(o.st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY) return NtStatus::CannotDelete;
   return NtStatus::Success;
+}
+
+// The NT descriptor's part (smb2/security_info.hpp): an existing file's
+// stored descriptor narrows the access; a new one inherits its parent's
+// (and is removed again when that fails).
+NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened& o, uint32_t& access) {
+  if (!o.created)
+    return check_open_descriptor(req, o.fd.get(), o.st, t.parent_fd ? t.parent_fd.get() : -1, t.path,
+                                 c.desired_access, c.options & FILE_DELETE_ON_CLOSE, access);
+  NtStatus st = inherit_on_create(req, o.fd.get(), o.st, t.parent_security, c.contexts);
+  if (st != NtStatus::Success)
+    vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);
+  return st;
 }
 
 // Drops an open registered in the file table that will not be used.
@@ -586,15 +604,17 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if ((st = open_files_fit(req)) != NtStatus::Success) return st;
   auto granted = grant_create_access(*req.tree, c.desired_access, c.options & FILE_DELETE_ON_CLOSE);
   if (!granted) return granted.error();
-  const uint32_t access = *granted;
+  uint32_t access = *granted;
 
   Target t;
   Opened o;
   if (stream_key.empty()) {
     if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
+    if ((st = apply_security(req, c, t, o, access)) != NtStatus::Success) return st;
     if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
-  } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success) {
-    undo_create(req, t, o, stream_key);
+  } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success ||
+             (st = apply_security(req, c, t, o, access)) != NtStatus::Success) {
+    undo_create(req, t, o, stream_key);  // a stream is checked against its file's descriptor
     return st;
   }
   if (o.created && req.tree->share.store_dos_attributes)

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "smb2/access.hpp"
+#include "smb2/security_info.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -114,7 +115,7 @@ NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& o
   return ok && !bad_lease ? NtStatus::Success : NtStatus::InvalidParameter;
 }
 
-NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open&, const vfs::FileStat& st,
+NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open& open, const vfs::FileStat& st,
                                 const LeaseAnswer* lease, Bytes& out) {
   size_t last = SIZE_MAX;
   bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
@@ -122,7 +123,7 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
     if (c.name == "MxAc") {
       size_t data = begin_context(out, "MxAc", last);
       w.u32(uint32_t(NtStatus::Success));
-      w.u32(maximal_access(req, st));
+      w.u32(maximal_access(req, st) & descriptor_maximal_access(req, open.fd.get(), st));
       end_context(out, last, data);
     } else if (c.name == "QFid") {
       size_t data = begin_context(out, "QFid", last);

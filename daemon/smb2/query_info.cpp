@@ -25,6 +25,7 @@
 #include "smb2/object_id.hpp"
 #include "smb2/output_buffer.hpp"
 #include "smb2/pipe_io.hpp"
+#include "smb2/security_info.hpp"
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
 #include "vfs/file_info.hpp"
@@ -39,9 +40,6 @@ enum : uint8_t {
   SMB2_0_INFO_SECURITY = 3,
   SMB2_0_INFO_QUOTA = 4,
 };
-
-// MS-DTYP 2.4.7 SECURITY_INFORMATION.
-constexpr uint32_t SACL_SECURITY_INFORMATION = 0x8;
 
 // Create options that FileModeInformation reports (MS-FSCC 2.4.31).
 constexpr uint32_t kModeInformationMask = 0x0000103E;
@@ -231,19 +229,6 @@ NtStatus query_filesystem(Request& req, const QueryInfoRequest& q, state::Open& 
   return fit(data, q.output_length, rule);
 }
 
-NtStatus query_security(const QueryInfoRequest& q, state::Open& open, Bytes& data) {
-  if (q.additional_info & SACL_SECURITY_INFORMATION) {
-    if (!(open.granted_access & ACCESS_SYSTEM_SECURITY)) return NtStatus::AccessDenied;
-  }
-  if ((q.additional_info & ~SACL_SECURITY_INFORMATION) && !(open.granted_access & READ_CONTROL))
-    return NtStatus::AccessDenied;
-  auto st = vfs::stat_fd(open.fd.get());
-  if (!st) return st.error();
-  data = vfs::build_security_descriptor(*st, q.additional_info);
-  if (data.size() > q.output_length) return NtStatus::BufferTooSmall;
-  return NtStatus::Success;
-}
-
 }  // namespace
 
 NtStatus handle_query_info(Request& req, ByteWriter& w) {
@@ -259,7 +244,7 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   else switch (q.info_type) {
     case SMB2_0_INFO_FILE: st = query_file(req, q, *open, data); break;
     case SMB2_0_INFO_FILESYSTEM: st = query_filesystem(req, q, *open, data); break;
-    case SMB2_0_INFO_SECURITY: st = query_security(q, *open, data); break;
+    case SMB2_0_INFO_SECURITY: st = query_security_info(req, *open, q.additional_info, q.output_length, data); break;
     case SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
     default: return NtStatus::InvalidParameter;
   }

@@ -18,6 +18,7 @@
 #include "state/lock_table.hpp"
 #include "state/session_registry.hpp"
 #include "vfs/name_index.hpp"
+#include "vfs/ntacl_store.hpp"
 
 namespace ringsmb::smb2 {
 
@@ -42,6 +43,8 @@ struct ServerContext {
   state::FileTable files;
   state::LockTable locks;  // byte-range locks (SMB2 LOCK), checked by READ and WRITE
   vfs::NameIndexCache names;
+  // Stored NT security descriptors and their cache (vfs/ntacl_store.hpp).
+  vfs::NtAclStore ntacls;
   std::array<uint8_t, 16> server_guid{};
   uint64_t start_time = 0;  // FILETIME
   Bytes negotiate_hint;     // SPNEGO NegTokenInit for NEGOTIATE responses

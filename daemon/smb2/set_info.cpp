@@ -17,11 +17,8 @@
 //    truncate it): an allocation hint never destroys data.
 //  - Renaming a directory with open files below it fails with ACCESS_DENIED
 //    as on Windows, but only this connection's opens are known by path.
-//  - Security descriptors: the server has no ACL store, the mode bits are
-//    the ACL. A SET that re-applies exactly what QUERY_INFO reports (as
-//    copy tools do) succeeds; a DACL that rwx bits express exactly (owner,
-//    group, Everyone, plain allow ACEs) becomes a chmod; anything else
-//    fails with STATUS_NOT_SUPPORTED rather than pretending to be applied.
+//  - Security descriptors: smb2/security_info.cpp (stored in an xattr when
+//    the mode cannot express them; docs/security.md).
 //
 // Opens that hold an O_PATH fd (attribute-only opens) cannot futimens/fchmod;
 // those go through /proc/self/fd/N.
@@ -47,13 +44,13 @@
 #include "smb2/negotiated_sizes.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
+#include "smb2/security_info.hpp"
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
-#include "vfs/security_descriptor.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -78,9 +75,6 @@ constexpr uint32_t FILE_RENAME_REPLACE_IF_EXISTS = 0x1;
 // FileModeInformation (MS-FSCC 2.4.31): what may be set, and what sticks.
 constexpr uint32_t FILE_WRITE_THROUGH = 0x2, FILE_SEQUENTIAL_ONLY = 0x4;
 constexpr uint32_t kSettableModeBits = 0x3E;
-// MS-DTYP 2.4.7 SECURITY_INFORMATION.
-constexpr uint32_t OWNER_SECURITY_INFORMATION = 0x1, GROUP_SECURITY_INFORMATION = 0x2,
-                   DACL_SECURITY_INFORMATION = 0x4, SACL_SECURITY_INFORMATION = 0x8;
 
 // FILETIME sentinels of FILE_BASIC_INFORMATION (MS-FSCC 2.4.7).
 constexpr uint64_t kTimeUnchanged = 0;
@@ -530,73 +524,6 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
   }
 }
 
-// ---- security ----------------------------------------------------------------
-
-// One component of a self-relative security descriptor (MS-DTYP 2.4.6):
-// a SID (8 + 4 * SubAuthorityCount bytes) or an ACL (AclSize bytes).
-bool sd_component(ByteSpan sd, size_t offset_field, bool is_acl, ByteSpan& out) {
-  out = {};
-  uint32_t off = load_le32(sd.data() + offset_field);
-  if (off == 0) return true;
-  if (off >= sd.size()) return false;
-  ByteSpan rest = sd.subspan(off);
-  size_t len;
-  if (is_acl) {
-    if (rest.size() < 8) return false;
-    len = load_le16(rest.data() + 2);
-  } else {
-    if (rest.size() < 8) return false;
-    len = 8 + 4 * size_t(rest[1]);
-  }
-  if (len > rest.size()) return false;
-  out = rest.first(len);
-  return true;
-}
-
-struct SdParts {
-  ByteSpan owner, group, dacl;
-};
-
-bool parse_sd(ByteSpan sd, SdParts& p) {
-  constexpr size_t kHeader = 20;
-  if (sd.size() < kHeader || sd[0] != 1) return false;
-  return sd_component(sd, 4, false, p.owner) && sd_component(sd, 8, false, p.group) &&
-         sd_component(sd, 16, true, p.dacl);
-}
-
-bool same(ByteSpan a, ByteSpan b) { return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin()); }
-
-// A DACL that the rwx bits can express exactly is applied as a chmod; any
-// other needs an ACL store and fails rather than pretending to be applied.
-// A NULL DACL (no SE_DACL_PRESENT) would grant everyone everything: refused.
-NtStatus apply_dacl(const state::Open& open, const vfs::FileStat& st, ByteSpan dacl) {
-  if (dacl.empty()) return NtStatus::NotSupported;
-  auto mode = vfs::mode_from_dacl(st, dacl);
-  if (!mode) return NtStatus::NotSupported;
-  if (*mode == (st.mode & 07777)) return NtStatus::Success;
-  if (int err = set_mode(open.fd.get(), *mode)) return nt_status_from_errno(err);
-  return NtStatus::Success;
-}
-
-NtStatus set_security(const state::Tree& tree, const state::Open& open, uint32_t info, ByteSpan buf) {
-  if (info & SACL_SECURITY_INFORMATION) return NtStatus::AccessDenied;  // ACCESS_SYSTEM_SECURITY is never granted
-  if (info & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION))
-    if (NtStatus s = check_change(tree, open, Change::Owner); s != NtStatus::Success) return s;
-  if (info & DACL_SECURITY_INFORMATION)
-    if (NtStatus s = check_change(tree, open, Change::Dacl); s != NtStatus::Success) return s;
-  SdParts want;
-  if (!parse_sd(buf, want)) return NtStatus::InvalidParameter;
-  auto st = vfs::stat_fd(open.fd.get());
-  if (!st) return st.error();
-  Bytes ours_bytes = vfs::build_security_descriptor(*st, info);
-  SdParts ours;
-  if (!parse_sd(ours_bytes, ours)) return NtStatus::InternalError;
-  if ((info & OWNER_SECURITY_INFORMATION) && !same(want.owner, ours.owner)) return NtStatus::NotSupported;
-  if ((info & GROUP_SECURITY_INFORMATION) && !same(want.group, ours.group)) return NtStatus::NotSupported;
-  if ((info & DACL_SECURITY_INFORMATION) && !same(want.dacl, ours.dacl)) return apply_dacl(open, *st, want.dacl);
-  return NtStatus::Success;
-}
-
 }  // namespace
 
 NtStatus handle_set_info(Request& req, ByteWriter& w) {
@@ -619,7 +546,7 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   if (find_pipe(req.conn, *open)) st = set_pipe_info(req.conn, *open, info_type, info_class, buf);
   else switch (info_type) {
     case SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
-    case SMB2_0_INFO_SECURITY: st = set_security(*req.tree, *open, additional, buf);
+    case SMB2_0_INFO_SECURITY: st = set_security_info(req, *open, additional, buf);
       break;
     case SMB2_0_INFO_FILESYSTEM:
     case SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;

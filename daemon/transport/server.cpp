@@ -47,6 +47,7 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
   ctx.max_write = cfg.global.smb2_max_write;
   ctx.max_trans = cfg.global.smb2_max_trans;
   ctx.lease_break_timeout_ms = cfg.global.lease_break_timeout_ms;
+  ctx.ntacls.load_state(cfg.global.state_directory);
   struct rlimit rl {};
   getrlimit(RLIMIT_NOFILE, &rl);  // main() has raised the soft limit to the hard one
   ctx.budget.set_descriptor_limit(rl.rlim_cur == RLIM_INFINITY ? UINT32_MAX : rl.rlim_cur);

@@ -335,7 +335,7 @@ TEST_CASE("set_info end of file, allocation, position, mode and the rest", "[smb
   CHECK(set(f, reader, kFile, kAllocation, u64_buf(1)) == NtStatus::AccessDenied);
 }
 
-TEST_CASE("set_info security: re-applying the reported descriptor is accepted", "[smb2]") {
+TEST_CASE("set_info security: re-applying the reported descriptor is accepted, others are stored", "[smb2]") {
   Smb2Fixture f;
   f.write_file("a.txt");
   FileId id = f.open_file("a.txt", FILE_ALL_ACCESS);
@@ -343,9 +343,11 @@ TEST_CASE("set_info security: re-applying the reported descriptor is accepted", 
   REQUIRE(st);
   Bytes sd = vfs::build_security_descriptor(*st, 0x7);
   CHECK(set(f, id, kSecurity, 0, sd, 0x7) == NtStatus::Success);
+  CHECK(!f.server.ntacls.in_use());  // the mode said it all: nothing stored
   Bytes other = sd;
-  other.back() ^= 0xFF;  // a different DACL / SID
-  CHECK(set(f, id, kSecurity, 0, other, 0x7) == NtStatus::NotSupported);
+  other.back() ^= 0xFF;  // a different DACL / SID: kept in trusted.ringsmb.ntacl
+  CHECK(set(f, id, kSecurity, 0, other, 0x7) == NtStatus::Success);
+  CHECK(f.server.ntacls.in_use());
   CHECK(set(f, id, kSecurity, 0, Bytes(10, 0), 0x7) == NtStatus::InvalidParameter);
   Bytes bad = sd;
   store_le32(bad.data() + 16, 0xFFFF);  // DACL offset beyond the buffer
@@ -405,8 +407,9 @@ TEST_CASE("set_info security: a DACL the mode bits express is applied as a chmod
     FileId d = f.open_dir("d", FILE_ALL_ACCESS);
     CHECK(set(f, d, kSecurity, 0, dacl_sd({{0, 0x1F01FF, 22, {1, uid}}}), 0x4) == NtStatus::Success);
     CHECK(mode_of("d") == 0700);
-    // Inheritance flags need an ACL store.
-    CHECK(set(f, d, kSecurity, 0, dacl_sd({{0x1, 0x1F01FF, 22, {1, uid}}}), 0x4) == NtStatus::NotSupported);
+    // Inheritance flags: stored, the mode stays.
+    CHECK(set(f, d, kSecurity, 0, dacl_sd({{0x1, 0x1F01FF, 22, {1, uid}}}), 0x4) == NtStatus::Success);
+    CHECK(mode_of("d") == 0700);
   }
   SECTION("a file: full control for the owner, read for the group") {
     FileId id = f.open_file("a.txt", FILE_ALL_ACCESS);
@@ -414,10 +417,11 @@ TEST_CASE("set_info security: a DACL the mode bits express is applied as a chmod
           NtStatus::Success);
     CHECK(mode_of("a.txt") == 0740);
     // Write without read for Everyone has no rwx equivalent that grants no more.
+    // It is stored instead, and the mode is left as it was.
     CHECK(set(f, id, kSecurity, 0, dacl_sd({{0, 0x1F01FF, 22, {1, uid}}, {0, 0x2, 1, {0}}}), 0x4) ==
-          NtStatus::NotSupported);
-    // Somebody else's SID.
-    CHECK(set(f, id, kSecurity, 0, dacl_sd({{0, 0x1F01FF, 22, {1, uid + 1}}}), 0x4) == NtStatus::NotSupported);
+          NtStatus::Success);
+    // Somebody else's SID: stored too.
+    CHECK(set(f, id, kSecurity, 0, dacl_sd({{0, 0x1F01FF, 22, {1, uid + 1}}}), 0x4) == NtStatus::Success);
     CHECK(mode_of("a.txt") == 0740);
   }
 }

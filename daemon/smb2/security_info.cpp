@@ -1,0 +1,272 @@
+// NT security descriptors over SMB2 (security_info.hpp). docs/security.md
+// ("NT security descriptors") explains the model.
+#include "smb2/security_info.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "common/log.hpp"
+#include "rpc/interface.hpp"
+#include "smb2/access.hpp"
+#include "smb2/access_check.hpp"
+#include "smb2/create_contexts.hpp"
+#include "smb2/thread_identity.hpp"
+#include "vfs/security_descriptor.hpp"
+#include "vfs/paths.hpp"
+
+namespace ringsmb::smb2 {
+namespace nt = vfs::ntacl;
+namespace {
+
+constexpr uint32_t kInfoMask = nt::OWNER_SECURITY_INFORMATION | nt::GROUP_SECURITY_INFORMATION |
+                               nt::DACL_SECURITY_INFORMATION;
+
+// The machine domain SID (rpc::derive_machine_sid), once per thread and name.
+const nt::Sid& machine_sid(const ServerContext& server) {
+  thread_local std::string name;
+  thread_local nt::Sid sid;
+  if (sid.sub.empty() || name != server.config.global.netbios_name) {
+    name = server.config.global.netbios_name;
+    rpc::Sid r = rpc::derive_machine_sid(name);
+    sid = nt::Sid{r.revision, r.authority, r.sub};
+  }
+  return sid;
+}
+
+// The stored owner and group follow the Unix ones where they name Unix
+// ids: a local chown wins over what the descriptor remembers.
+nt::SecurityDescriptor in_step(const ServerContext& server, nt::SecurityDescriptor sd, const vfs::FileStat& st) {
+  if (sd.owner) {
+    auto uid = nt::uid_of(*sd.owner, machine_sid(server));
+    if (uid && *uid != st.uid) sd.owner = nt::unix_user_sid(st.uid);
+  }
+  if (sd.group) {
+    auto gid = nt::gid_of(*sd.group);
+    if (gid && *gid != st.gid) sd.group = nt::unix_group_sid(st.gid);
+  }
+  return sd;
+}
+
+// The descriptor of a file: the stored one, else what its mode implies.
+nt::SecurityDescriptor descriptor_of(ServerContext& server, int fd, const vfs::FileStat& st) {
+  if (server.ntacls.in_use())
+    if (vfs::SharedSd stored = server.ntacls.lookup(fd, st)) return in_step(server, *stored, st);
+  return nt::from_mode(st);
+}
+
+int change_mode(int fd, mode_t mode) {
+  if (fchmod(fd, mode) == 0) return 0;
+  if (errno != EBADF) return errno;
+  std::string proc = "/proc/self/fd/" + std::to_string(fd);
+  return fchmodat(AT_FDCWD, proc.c_str(), mode, 0) == 0 ? 0 : errno;
+}
+
+// The owner and group as the mode mapping names them, when they name the
+// file's Unix owner and group (the machine account SID is the same user).
+nt::SecurityDescriptor canonical(const ServerContext& server, nt::SecurityDescriptor sd, const vfs::FileStat& st) {
+  if (sd.owner && nt::uid_of(*sd.owner, machine_sid(server)) == st.uid) sd.owner = nt::unix_user_sid(st.uid);
+  if (sd.group && nt::gid_of(*sd.group) == st.gid) sd.group = nt::unix_group_sid(st.gid);
+  return sd;
+}
+
+// Keeps the mode in step with the DACL where the rwx bits can say it, then
+// stores the descriptor unless the mode now says exactly the same.
+NtStatus settle(Request& req, int fd, vfs::FileStat& st, const nt::SecurityDescriptor& sd) {
+  ServerContext& server = req.server;
+  nt::SecurityDescriptor canon = canonical(server, sd, st);
+  if (canon.dacl) {
+    auto mode = vfs::mode_from_dacl(st, nt::serialize_acl(*canon.dacl));
+    if (mode && *mode != (st.mode & 07777)) {
+      if (int err = change_mode(fd, *mode)) return nt_status_from_errno(err);
+      st.mode = (st.mode & ~07777u) | *mode;
+    }
+  }
+  const bool exact = nt::exact_mode(st, canon).has_value();
+  if (exact && !server.ntacls.in_use()) return NtStatus::Success;  // nothing stored anywhere yet
+  if (!exact && server.ntacls.needs_marking()) {
+    become_root();  // the state directory is root's
+    server.ntacls.mark_in_use();
+    become_user(req.tree->identity);
+  }
+  auto stored = exact ? vfs::SharedSd{} : std::make_shared<const nt::SecurityDescriptor>(sd);
+  int err = server.ntacls.store(fd, st, stored);
+  if (err == 0) return NtStatus::Success;
+  LOG_WARN("storing the security descriptor on share [%s]: %s", req.tree->share.name.c_str(), strerror(err));
+  // Without CAP_SYS_ADMIN or trusted xattrs nothing but the mode can be
+  // kept: refuse rather than pretend (docs/security.md).
+  return err == EPERM || err == ENOTSUP ? NtStatus::NotSupported : nt_status_from_errno(err);
+}
+
+// Owner and group changes become a chown where they name Unix ids; the
+// kernel decides whether this user may (only root gives files away).
+NtStatus change_owner(Request& req, int fd, vfs::FileStat& st, const nt::SecurityDescriptor& want, uint32_t info) {
+  uid_t uid = uid_t(-1);
+  gid_t gid = gid_t(-1);
+  if ((info & nt::OWNER_SECURITY_INFORMATION) && want.owner) {
+    auto u = nt::uid_of(*want.owner, machine_sid(req.server));
+    if (!u) return NtStatus::InvalidOwner;
+    if (*u != st.uid) uid = *u;
+  }
+  if ((info & nt::GROUP_SECURITY_INFORMATION) && want.group) {
+    auto g = nt::gid_of(*want.group);
+    if (g && *g != st.gid) gid = *g;
+  }
+  if (uid == uid_t(-1) && gid == gid_t(-1)) return NtStatus::Success;
+  if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) != 0)
+    return errno == EPERM ? (uid != uid_t(-1) ? NtStatus::InvalidOwner : NtStatus::AccessDenied)
+                          : nt_status_from_errno(errno);
+  auto again = vfs::stat_fd(fd);
+  if (!again) return again.error();
+  st = *again;
+  return NtStatus::Success;
+}
+
+// The creator's descriptor from an SMB2_CREATE_SD_BUFFER ("SecD", MS-SMB2
+// 2.2.13.2.2), if any.
+Result<std::optional<nt::SecurityDescriptor>> creator_descriptor(ByteSpan contexts) {
+  std::optional<ByteSpan> secd;
+  bool ok = for_each_create_context(contexts, [&](const CreateContext& c) {
+    if (c.name == "SecD") secd = c.data;
+  });
+  if (!ok) return Unexpected(NtStatus::InvalidParameter);
+  if (!secd) return std::optional<nt::SecurityDescriptor>{};
+  auto sd = nt::parse(*secd);
+  if (!sd) return Unexpected(NtStatus::InvalidParameter);
+  if (sd->dacl) nt::map_generic_aces(*sd->dacl);
+  return std::optional<nt::SecurityDescriptor>(std::move(*sd));
+}
+
+// The parent's descriptor (stored or from its mode) for DELETE through
+// FILE_DELETE_CHILD; nullopt for the share root or when it cannot be opened.
+std::optional<nt::SecurityDescriptor> parent_descriptor(Request& req, int parent_fd, std::string_view path) {
+  state::UniqueFd opened;
+  if (parent_fd < 0) {
+    std::string_view parent, leaf;
+    vfs::split_parent(path, parent, leaf);
+    if (leaf.empty()) return std::nullopt;
+    int fd = vfs::open_beneath(req.tree->root.get(), parent.empty() ? "." : std::string(parent).c_str(),
+                               O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0) return std::nullopt;
+    opened.reset(fd);
+    parent_fd = fd;
+  }
+  auto st = vfs::stat_fd(parent_fd);
+  if (!st) return std::nullopt;
+  return descriptor_of(req.server, parent_fd, *st);
+}
+
+}  // namespace
+
+nt::Token user_token(const ServerContext& server, const state::Session& session, const state::Tree& tree) {
+  const ipc::UnixUser& u = tree.identity;
+  nt::Token t;
+  t.sids.push_back(nt::unix_user_sid(u.uid));
+  if (u.uid <= UINT32_MAX - nt::kMachineRidBase) {
+    nt::Sid account = machine_sid(server);
+    account.sub.push_back(nt::kMachineRidBase + u.uid);
+    t.sids.push_back(std::move(account));
+  }
+  t.sids.push_back(nt::unix_group_sid(u.gid));
+  for (uint32_t g : u.groups)
+    if (g != u.gid) t.sids.push_back(nt::unix_group_sid(g));
+  t.sids.push_back(nt::world_sid());
+  if (!session.is_guest && !session.is_anonymous) t.sids.push_back(nt::authenticated_users_sid());
+  return t;
+}
+
+NtStatus query_security_info(Request& req, state::Open& open, uint32_t additional_info, uint32_t output_length,
+                             Bytes& data) {
+  // MS-FSA 2.1.5.13: the SACL needs ACCESS_SYSTEM_SECURITY, which CREATE
+  // never grants (PRIVILEGE_NOT_HELD); the rest READ_CONTROL.
+  if ((additional_info & nt::SACL_SECURITY_INFORMATION) && !(open.granted_access & ACCESS_SYSTEM_SECURITY))
+    return NtStatus::AccessDenied;
+  if ((additional_info & kInfoMask) && !(open.granted_access & READ_CONTROL)) return NtStatus::AccessDenied;
+  auto st = vfs::stat_fd(open.fd.get());
+  if (!st) return st.error();
+  data = nt::serialize(descriptor_of(req.server, open.fd.get(), *st), additional_info & kInfoMask);
+  if (data.size() > output_length) return NtStatus::BufferTooSmall;
+  return NtStatus::Success;
+}
+
+NtStatus set_security_info(Request& req, state::Open& open, uint32_t info, ByteSpan buf) {
+  // MS-FSA 2.1.5.16: without ACCESS_SYSTEM_SECURITY the SACL is refused.
+  if (info & nt::SACL_SECURITY_INFORMATION) return NtStatus::AccessDenied;
+  if (info & (nt::OWNER_SECURITY_INFORMATION | nt::GROUP_SECURITY_INFORMATION))
+    if (NtStatus s = check_change(*req.tree, open, Change::Owner); s != NtStatus::Success) return s;
+  if (info & nt::DACL_SECURITY_INFORMATION)
+    if (NtStatus s = check_change(*req.tree, open, Change::Dacl); s != NtStatus::Success) return s;
+  auto want = nt::parse(buf);
+  if (!want) return want.error();
+  if ((info & kInfoMask) == 0) return NtStatus::Success;
+  const int fd = open.fd.get();
+  auto st = vfs::stat_fd(fd);
+  if (!st) return st.error();
+  nt::SecurityDescriptor next = descriptor_of(req.server, fd, *st);
+  if (NtStatus s = change_owner(req, fd, *st, *want, info); s != NtStatus::Success) return s;
+  if ((info & nt::OWNER_SECURITY_INFORMATION) && want->owner) next.owner = want->owner;
+  if ((info & nt::GROUP_SECURITY_INFORMATION) && want->group) next.group = want->group;
+  if (info & nt::DACL_SECURITY_INFORMATION) {
+    next.dacl = want->dacl;  // nullopt: a NULL DACL, which grants everyone everything
+    next.control = uint16_t(nt::SE_SELF_RELATIVE | nt::SE_DACL_PRESENT |
+                            (want->control & (nt::SE_DACL_PROTECTED | nt::SE_DACL_AUTO_INHERITED |
+                                              nt::SE_DACL_AUTO_INHERIT_REQ)));
+    if (!next.dacl) next.control = nt::SE_SELF_RELATIVE;
+    else nt::map_generic_aces(*next.dacl);
+  }
+  return settle(req, fd, *st, next);
+}
+
+NtStatus check_create_in_parent(Request& req, int parent_fd, bool directory, ParentSecurity& parent) {
+  if (!req.server.ntacls.in_use()) return NtStatus::Success;
+  auto st = vfs::stat_fd(parent_fd);
+  if (!st) return st.error();
+  parent.stored = req.server.ntacls.lookup(parent_fd, *st);
+  if (!parent.stored) return NtStatus::Success;
+  nt::SecurityDescriptor sd = in_step(req.server, *parent.stored, *st);
+  return check_add_entry(sd, user_token(req.server, *req.session, *req.tree), directory);
+}
+
+NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const ParentSecurity& parent,
+                           ByteSpan create_contexts) {
+  auto creator = creator_descriptor(create_contexts);
+  if (!creator) return creator.error();
+  if (!parent.stored && !*creator) return NtStatus::Success;  // the common case: the mode says it all
+  const nt::Sid owner = nt::unix_user_sid(st.uid), group = nt::unix_group_sid(st.gid);
+  nt::SecurityDescriptor made = nt::create_descriptor(parent.stored.get(), *creator ? &**creator : nullptr,
+                                                      st.is_directory, owner, group, nt::from_mode(st).dacl);
+  // An owner other than the creator needs a privilege nobody holds here.
+  if (made.owner && nt::uid_of(*made.owner, machine_sid(req.server)).value_or(st.uid) != st.uid) made.owner = owner;
+  if (made.group && nt::gid_of(*made.group).value_or(st.gid) != st.gid) made.group = group;
+  return settle(req, fd, st, made);
+}
+
+uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st) {
+  if (!req.server.ntacls.in_use()) return ~0u;
+  vfs::SharedSd stored = req.server.ntacls.lookup(fd, st);
+  if (!stored) return ~0u;
+  return nt::maximal_access(in_step(req.server, *stored, st), user_token(req.server, *req.session, *req.tree));
+}
+
+NtStatus check_open_descriptor(Request& req, int fd, const vfs::FileStat& st, int parent_fd, std::string_view path,
+                               uint32_t desired_access, bool delete_on_close, uint32_t& access) {
+  if (!req.server.ntacls.in_use()) return NtStatus::Success;
+  vfs::SharedSd stored = req.server.ntacls.lookup(fd, st);
+  if (!stored) return NtStatus::Success;  // Unix permissions alone
+  const nt::SecurityDescriptor sd = in_step(req.server, *stored, st);
+  const nt::Token token = user_token(req.server, *req.session, *req.tree);
+  auto result = apply_descriptor_access(access, desired_access, sd, nullptr, token, delete_on_close);
+  const bool maximum = map_generic(desired_access) & MAXIMUM_ALLOWED;
+  if (!result || (maximum && !(*result & DELETE))) {
+    // DELETE and FILE_READ_ATTRIBUTES may come from the parent.
+    if (auto parent = parent_descriptor(req, parent_fd, path))
+      result = apply_descriptor_access(access, desired_access, sd, &*parent, token, delete_on_close);
+  }
+  if (!result) return result.error();
+  access = *result;
+  return NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2

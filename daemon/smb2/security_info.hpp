@@ -1,0 +1,51 @@
+// NT security descriptors over SMB2: QUERY_INFO / SET_INFO of
+// SMB2_0_INFO_SECURITY and the CREATE hooks (the access check on an
+// existing file's stored descriptor, FILE_ADD_FILE on the parent,
+// inheritance into a new file). The descriptors live in
+// vfs/ntacl_store.hpp; the decisions are smb2/access_check's.
+#pragma once
+
+#include <string_view>
+
+#include "smb2/dispatch.hpp"
+#include "vfs/ntacl.hpp"
+#include "vfs/ntacl_store.hpp"
+
+namespace ringsmb::smb2 {
+
+// The SIDs the tree's user holds (docs/security.md, "SIDs"):
+// S-1-22-1-<uid> and the machine account SID <machine SID>-<1000 + uid>,
+// S-1-22-2-<gid> for the primary and each supplementary group, Everyone,
+// and Authenticated Users unless the session is a guest's.
+vfs::ntacl::Token user_token(const ServerContext& server, const state::Session& session, const state::Tree& tree);
+
+// QUERY_INFO SMB2_0_INFO_SECURITY (MS-SMB2 3.3.5.20.3, MS-FSA 2.1.5.13).
+NtStatus query_security_info(Request& req, state::Open& open, uint32_t additional_info, uint32_t output_length,
+                             Bytes& data);
+// SET_INFO SMB2_0_INFO_SECURITY (MS-SMB2 3.3.5.21.3, MS-FSA 2.1.5.16).
+NtStatus set_security_info(Request& req, state::Open& open, uint32_t additional_info, ByteSpan buf);
+
+// What CREATE learnt about the parent of a new name, for inherit_on_create.
+struct ParentSecurity {
+  vfs::SharedSd stored;  // null: none stored (or the store is not in use)
+};
+// Before a new file or directory is made in `parent_fd`: the parent's
+// stored descriptor must grant FILE_ADD_FILE (FILE_ADD_SUBDIRECTORY).
+// Costs nothing while no descriptor was ever stored.
+NtStatus check_create_in_parent(Request& req, int parent_fd, bool directory, ParentSecurity& parent);
+// After it was made: its descriptor from the parent's inheritable ACEs
+// and the creator's SecD create context (MS-DTYP 2.5.3.4); stored only
+// when the mode cannot express it exactly, else applied as a chmod (`st`
+// is refreshed then).
+NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const ParentSecurity& parent,
+                           ByteSpan create_contexts);
+// What the file's stored descriptor grants this user (MxAc, MS-SMB2
+// 2.2.14.2.5); all bits when none is stored.
+uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st);
+// An existing file being opened: its stored descriptor (if any) narrows
+// `access`, the result of grant_create_access (apply_descriptor_access).
+// `parent_fd` may be -1 (the fast path did not open the parent).
+NtStatus check_open_descriptor(Request& req, int fd, const vfs::FileStat& st, int parent_fd, std::string_view path,
+                               uint32_t desired_access, bool delete_on_close, uint32_t& access);
+
+}  // namespace ringsmb::smb2
