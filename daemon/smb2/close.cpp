@@ -8,6 +8,7 @@
 #include "common/log.hpp"
 #include "smb2/access.hpp"
 #include "smb2/async_engine.hpp"
+#include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
@@ -26,7 +27,7 @@ enum : uint16_t { SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB = 0x1 };
 constexpr uint32_t FILE_DELETE_ON_CLOSE = 0x1000;
 
 // Unlinks the file of the last open with delete pending.
-void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
+void delete_file(ServerContext& server, int root_fd, const state::Open& open, const state::Guid& client) {
   std::string_view parent, leaf;
   vfs::split_parent(open.path, parent, leaf);
   if (leaf.empty()) return;  // never the share root
@@ -41,6 +42,8 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
   }
   if (!vfs::unlink_noted(server.names, dir, std::string(leaf), open.is_directory))
     LOG_WARN("delete on close of %s failed, the file stays: %m", open.path.c_str());
+  else
+    break_directory_leases(server, dir, client, parent_lease_key(open));
   close(dir);
 }
 
@@ -72,7 +75,9 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   post_wakeups(server, closed.wake);  // a CREATE may wait for this handle or its lease
   if (closed.last && pending && tree && tree->root) {
     become_user(tree->identity);
-    delete_file(server, tree->root.get(), *open);
+    delete_file(server, tree->root.get(), *open, conn.client_guid);
+  } else if (open->entry_changed && tree && tree->root) {
+    break_parent_directory_leases(server, tree->root.get(), open->path, conn.client_guid, parent_lease_key(*open));
   }
 }
 

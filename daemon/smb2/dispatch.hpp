@@ -102,5 +102,9 @@ bool buffer_at(const Request& req, uint32_t offset, uint32_t length, ByteSpan& o
 // Closes an open (share-mode release, delete-on-close) and forgets it.
 void close_open(Request& req, state::Open* open);
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id);
+// Ends session S (LOGOFF, a failed re-authentication): closes its opens
+// oldest first, withdraws its waiting requests; the session object is
+// erased after the current frame.
+void end_session(Request& req, state::Session& s);
 
 }  // namespace ringsmb::smb2
