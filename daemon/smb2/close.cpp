@@ -8,6 +8,7 @@
 #include "common/log.hpp"
 #include "smb2/access.hpp"
 #include "smb2/async_engine.hpp"
+#include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/thread_identity.hpp"
@@ -28,7 +29,7 @@ enum : uint16_t { SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB = 0x1 };
 constexpr uint32_t FILE_DELETE_ON_CLOSE = 0x1000;
 
 // Unlinks the file of the last open with delete pending.
-void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
+void delete_file(ServerContext& server, int root_fd, const state::Open& open, const state::Guid& client) {
   const bool is_directory = open.stream ? open.stream->base_is_directory : open.is_directory;
   std::string_view parent, leaf;
   vfs::split_parent(open.path, parent, leaf);
@@ -44,13 +45,15 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
   }
   if (!vfs::unlink_noted(server.names, dir, std::string(leaf), is_directory))
     LOG_WARN("delete on close of %s failed, the file stays: %m", open.path.c_str());
+  else
+    break_directory_leases(server, dir, client, parent_lease_key(open));
   close(dir);
 }
 
 }  // namespace
 
 void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
-                  const ipc::UnixUser& identity) {
+                  const ipc::UnixUser& identity, const state::Guid& client) {
   // CREATE granted delete-on-close only with DELETE (grant_create_access);
   // checked again so that no other path to an open can delete without it.
   if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE))
@@ -70,7 +73,9 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
   stream_fd.reset();
   if (delete_last && root_fd >= 0) {
     become_user(identity);
-    delete_file(server, root_fd, *open);
+    delete_file(server, root_fd, *open, client);
+  } else if (open->entry_changed && root_fd >= 0) {
+    break_parent_directory_leases(server, root_fd, open->path, client, parent_lease_key(*open));
   }
 }
 
@@ -88,7 +93,8 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
     if (t != s->trees.end()) tree = t->second.get();
   }
   static const ipc::UnixUser kNobody{};
-  release_open(server, std::move(open), tree && tree->root ? tree->root.get() : -1, tree ? tree->identity : kNobody);
+  release_open(server, std::move(open), tree && tree->root ? tree->root.get() : -1, tree ? tree->identity : kNobody,
+               conn.client_guid);
 }
 
 void close_open(Request& req, state::Open* open) { close_open(req.conn, req.server, open->volatile_id); }

@@ -13,6 +13,7 @@
 #include "smb2/access_check.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/create_contexts.hpp"
+#include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
@@ -439,6 +440,7 @@ void describe_caching(Request& req, const CreateRequest& c, const Opened& o, con
   const auto& share = req.tree->share;
   bool lease_ok = share.leases && req.conn.dialect >= 0x0210 && req.conn.dialect != 0x02FF;
   cache.directory = o.st.is_directory;
+  cache.directory_leases = req.conn.is_smb3() && lease.version == 2;  // SMB2_GLOBAL_CAP_DIRECTORY_LEASING
   if (c.oplock_level == state::kOplockLease) {
     if (lease.present && lease_ok) {
       cache.oplock_level = state::kOplockLease;
@@ -457,6 +459,7 @@ void describe_caching(Request& req, const CreateRequest& c, const Opened& o, con
   // Past the async engine's limits the open does not wait for the breaks
   // it starts (as in the middle of nothing that could wait).
   cache.can_wait = req.async_id || has_room_to_wait(req);
+  cache.waited = req.async_id != 0;
   cache.waiter = {req.conn.address, req.async_id ? req.async_id : next_async_id(req.conn)};
   cache.holder = req.conn.address;
   cache.session_id = req.session->session_id;
@@ -692,6 +695,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   }
   if (open->stream) attrs = stream_attributes(attrs);
   write_response(w, *open, o, attrs, contexts, open->oplock_level);
+  if (o.created || o.truncate)  // a new entry, or an entry's data replaced: the directory's leases break
+    break_directory_leases(req.server, t.parent_fd.get(), req.conn.client_guid,
+                           lease_req.has_parent ? &lease_req.parent_key : nullptr);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
   req.conn.opens.emplace(open->volatile_id, std::move(open));

@@ -108,9 +108,14 @@ void close_open(Request& req, state::Open* open);
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id);
 // What closing does once the open is out of its connection: locks, share
 // modes and lease released, delete-on-close performed (under ROOT_FD, the
-// share root, as IDENTITY; -1: not possible). Also for a kept durable open
+// share root, as IDENTITY; -1: not possible), the directory's leases
+// broken except for CLIENT's (its ClientGuid). Also for a kept durable open
 // that times out (smb2/durable.hpp).
 void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
-                  const ipc::UnixUser& identity);
+                  const ipc::UnixUser& identity, const state::Guid& client);
+// Ends session S (LOGOFF, a failed re-authentication): closes its opens
+// oldest first, withdraws its waiting requests; the session object is
+// erased after the current frame.
+void end_session(Request& req, state::Session& s);
 
 }  // namespace ringsmb::smb2

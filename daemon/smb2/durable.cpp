@@ -95,7 +95,7 @@ void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {
             why);
   int root = k.share_root.get();
   RestoreIdentity restore;  // a break closes it in another user's request
-  release_open(server, std::move(k.open), root, k.identity);
+  release_open(server, std::move(k.open), root, k.identity, k.client_guid);
 }
 
 state::Tree* tree_of(ConnState& conn, const state::Open& open) {

@@ -18,6 +18,7 @@ enum : uint32_t {
   SMB2_GLOBAL_CAP_DFS = 0x1,
   SMB2_GLOBAL_CAP_LEASING = 0x2,
   SMB2_GLOBAL_CAP_LARGE_MTU = 0x4,
+  SMB2_GLOBAL_CAP_DIRECTORY_LEASING = 0x20,
   SMB2_GLOBAL_CAP_ENCRYPTION = 0x40,
 };
 enum : uint16_t {
@@ -151,6 +152,9 @@ void settle_connection(ConnState& conn, ServerContext& server, uint16_t dialect)
     conn.server_capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU | SMB2_GLOBAL_CAP_LEASING;
     conn.supports_multi_credit = true;
   }
+  // RH leases on directories, asked for with RqLs v2 (MS-SMB2 3.3.5.4,
+  // 3.3.5.9.11; smb2/directory_lease.hpp).
+  if (dialect >= 0x0300 && dialect != 0x02FF) conn.server_capabilities |= SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
   if (dialect == 0x0300 || dialect == 0x0302) {
     conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
     if (conn.client_capabilities & SMB2_GLOBAL_CAP_ENCRYPTION) {

@@ -25,7 +25,9 @@ NtStatus ack_lease(Request& req, ByteWriter& w) {
   auto lease = req.server.leases.find(req.conn.client_guid, key);
   if (!lease || lease->is_oplock) return NtStatus::ObjectNameNotFound;
   std::vector<state::Waiter> wake;
-  NtStatus st = req.server.files.ack_lease(lease, lease_state, wake);
+  std::vector<state::BreakNotice> further;  // queued behind this break (smb2.lease.breaking3)
+  NtStatus st = req.server.files.ack_lease(lease, lease_state, wake, further, monotonic_ms());
+  post_breaks(req.server, further);  // before the waiters run again: their answers follow the break
   post_wakeups(req.server, wake);
   if (st != NtStatus::Success) return st;
   w.u16(kLeaseAckSize);
@@ -49,7 +51,9 @@ NtStatus ack_oplock(Request& req, ByteWriter& w) {
   if (!open) return NtStatus::FileClosed;
   if (!open->node) return NtStatus::InvalidDeviceState;
   std::vector<state::Waiter> wake;
-  auto granted = req.server.files.ack_oplock(open->node, open, level, wake);
+  std::vector<state::BreakNotice> further;
+  auto granted = req.server.files.ack_oplock(open->node, open, level, wake, further, monotonic_ms());
+  post_breaks(req.server, further);
   post_wakeups(req.server, wake);
   if (!granted) {
     if (granted.error() == NtStatus::InvalidOplockProtocol) open->oplock_level = state::kOplockNone;

@@ -485,7 +485,12 @@ void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
   std::vector<std::shared_ptr<state::FileNode>> nodes;
   for (auto& [id, w] : conn.async.waiting)
     if (w.kind == WaitKind::CreateBreak && w.node) nodes.push_back(w.node);
-  for (auto& n : nodes) post_wakeups(server, server.files.expire_breaks(n, now_ms));
+  for (auto& n : nodes) {
+    std::vector<state::BreakNotice> further;  // re-breaks after a timed-out break
+    auto wake = server.files.expire_breaks(n, now_ms, &further);
+    post_breaks(server, further);
+    post_wakeups(server, wake);
+  }
 }
 
 void teardown_connection(ConnState& conn, ServerContext& server) {

@@ -216,6 +216,25 @@ state::Session* find_or_create_session(Request& req) {
 
 }  // namespace
 
+void end_session(Request& req, state::Session& s) {
+  keep_durable_opens(req.conn, req.server, s.session_id);  // 3.3.5.6: durable opens outlive the session
+  std::vector<uint64_t> to_close;
+  for (auto& [vid, open] : req.conn.opens)
+    if (open->session_id == s.session_id) to_close.push_back(vid);
+  std::sort(to_close.begin(), to_close.end());  // oldest first, as TREE_DISCONNECT
+  for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
+  withdraw_session(req.conn, req.server, s.session_id);
+  req.server.sessions.remove(s.session_id);
+  if (req.server.control) req.server.control->logout(s.user);
+  // Keep the session object alive until the response is signed: it is
+  // erased after this chain element by marking it expired. (LOGOFF may end
+  // a session whose setup is still in progress, MS-SMB2 3.3.5.2.9.)
+  if (s.state == state::Session::State::InProgress) --req.conn.sessions_in_progress;
+  s.state = state::Session::State::Expired;
+  req.conn.sessions_expired = true;
+  s.trees.clear();
+}
+
 NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
   r.skip(2);
@@ -267,7 +286,12 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
       s->state = state::Session::State::Expired;
       req.conn.sessions_expired = true;
     } else if (s->state == state::Session::State::Valid) {
-      s->ntlm_challenge.clear();
+      // A failed re-authentication ends the session (MS-SMB2 3.3.5.5.3;
+      // smb2.session.reauth6): the client has dropped its keys, so a later
+      // response signed for it would be one it cannot check (it reports
+      // NT_STATUS_INVALID_NETWORK_RESPONSE); its requests now get
+      // USER_SESSION_DELETED.
+      end_session(req, *s);
     }
     req.session = nullptr;
   }
@@ -276,23 +300,8 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
 
 NtStatus handle_logoff(Request& req, ByteWriter& w) {
   state::Session* s = req.session;
-  keep_durable_opens(req.conn, req.server, s->session_id);  // 3.3.5.6: durable opens outlive the session
-  std::vector<uint64_t> to_close;
-  for (auto& [vid, open] : req.conn.opens)
-    if (open->session_id == s->session_id) to_close.push_back(vid);
-  std::sort(to_close.begin(), to_close.end());  // oldest first, as TREE_DISCONNECT
-  for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
-  withdraw_session(req.conn, req.server, s->session_id);
-  req.server.sessions.remove(s->session_id);
-  if (req.server.control) req.server.control->logout(s->user);
+  end_session(req, *s);
   req.response_session_id = s->session_id;
-  // Keep the session object alive until the response is signed: it is
-  // erased after this chain element by marking it expired. (LOGOFF may end
-  // a session whose setup is still in progress, MS-SMB2 3.3.5.2.9.)
-  if (s->state == state::Session::State::InProgress) --req.conn.sessions_in_progress;
-  s->state = state::Session::State::Expired;
-  req.conn.sessions_expired = true;
-  s->trees.clear();
   w.u16(4);
   w.u16(0);
   return NtStatus::Success;

@@ -39,6 +39,7 @@
 #include "common/log.hpp"
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
+#include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/frozen_times.hpp"
 #include "smb2/negotiated_sizes.hpp"
@@ -431,6 +432,8 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   }
   src_change.removed(src_leaf);
   dst_change.added(dst_leaf);
+  break_directory_leases(req.server, src_dir.get(), req.conn.client_guid, parent_lease_key(open));
+  break_directory_leases(req.server, dst_dir.get(), req.conn.client_guid, parent_lease_key(open));
   std::string new_path = to_parent.empty() ? dst_leaf : std::string(to_parent) + "/" + dst_leaf;
   update_open_paths(req, open, from, new_path);
   open.path = new_path;
@@ -499,6 +502,8 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
   if (auto change = change_of(cls))
     if (NtStatus s = check_change(*req.tree, open, *change); s != NtStatus::Success) return s;
   break_caching(req, open, cls);
+  if (cls == FileInfoClass::Basic || cls == FileInfoClass::EndOfFile || cls == FileInfoClass::Allocation)
+    open.entry_changed = true;  // the directory's listing shows it: its leases break at close
   if (open.stream)
     if (auto s = set_stream_info(req, open, cls, buf)) return *s;
   switch (cls) {

@@ -69,6 +69,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   restore_frozen_times(*open);  // a branch, unless LastWriteTime was frozen (-1)
   if (flags & SMB2_WRITEFLAG_WRITE_THROUGH) fdatasync(open->fd.get());
   open->position = offset + done;
+  open->entry_changed = true;
   w.u16(17);
   w.u16(0);
   w.u32(uint32_t(done));

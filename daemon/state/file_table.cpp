@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "state/lease_break_queue.hpp"
+
 namespace ringsmb::state {
 namespace {
 
@@ -77,26 +79,18 @@ uint32_t contend_target(const Lease& l, bool overwrite, bool share_conflict) {
 
 // Starts breaking `l` to `target`. Breaks away from W or H (exclusive or
 // batch for oplocks) need an acknowledgment; the others take effect now.
-// A lease already breaking is left alone: the next contention after its
-// acknowledgment breaks it further.
+// A lease already breaking sends nothing more now: the contention is
+// queued and the next step follows its acknowledgment (lease_break_queue.hpp).
 void start_break(Lease& l, uint32_t target, int64_t now_ms, int64_t timeout_ms, std::vector<BreakNotice>& out) {
-  if (l.breaking || target == l.state) return;
-  BreakNotice b;
-  b.to = l.holder;
-  b.session_id = l.session_id;
-  b.is_oplock = l.is_oplock;
-  b.key = l.key;
-  b.version = l.version;
-  b.from = l.state;
-  b.to_state = target;
-  b.persistent_id = l.persistent_id;
-  b.volatile_id = l.volatile_id;
-  b.ack_required = l.is_oplock ? (l.state & kLeaseWrite) != 0 : (l.state & (kLeaseWrite | kLeaseHandle)) != 0;
+  if (l.breaking) return queue_break(l, target);
+  if (target == l.state) return;
   if (l.version == 2) ++l.epoch;
-  b.epoch = l.epoch;
+  BreakNotice b = lease_break_notice(l, l.state, target, break_needs_ack(l, l.state));
   if (b.ack_required) {
     l.breaking = true;
     l.breaking_to = target;
+    l.break_required = target;
+    l.break_timeout_ms = timeout_ms;
     l.break_deadline_ms = now_ms + timeout_ms;
   } else {
     l.state = target;
@@ -104,9 +98,17 @@ void start_break(Lease& l, uint32_t target, int64_t now_ms, int64_t timeout_ms, 
   out.push_back(b);
 }
 
-bool acks_outstanding(const FileNode& n, const Lease* mine) {
-  return std::any_of(n.leases.begin(), n.leases.end(),
-                     [&](const auto& l) { return l.get() != mine && l->breaking; });
+// Must an open wait for the breaks out on the file's other leases? One
+// that waited already waits for every step of them (a further break queued
+// behind the one it waited for comes first).
+bool must_wait(const FileNode& n, const Lease* mine, bool share_conflict, bool waited) {
+  return std::any_of(n.leases.begin(), n.leases.end(), [&](const auto& l) {
+    return l.get() != mine && (waited ? l->breaking : break_blocks_open(*l, share_conflict));
+  });
+}
+
+bool breaks_out(const FileNode& n) {
+  return std::any_of(n.leases.begin(), n.leases.end(), [](const auto& l) { return l->breaking; });
 }
 
 void attach(FileNode& n, const std::shared_ptr<FileNode>& self, FileNode::OpenRef& ref,
@@ -129,9 +131,12 @@ CacheGrant grant(FileNode& n, const std::shared_ptr<FileNode>& self, FileNode::O
     if (l->is_oplock && l->state) has_other_oplock = true;
     if (!l->is_oplock && (l->state & kLeaseHandle)) has_other_handle_lease = true;
   }
-  if (c.oplock_level == kOplockLease && c.lease && !c.directory) {
+  if (c.oplock_level == kOplockLease && c.lease && (!c.directory || c.directory_leases)) {
     Lease& l = *c.lease;
-    uint32_t want = normalise_lease(c.lease_state);
+    // A directory lease caches the listing and the handle, never writes:
+    // RH at most (MS-SMB2 3.3.5.9.11).
+    uint32_t asked = normalise_lease(c.directory ? c.lease_state & ~kLeaseWrite : c.lease_state);
+    uint32_t want = asked;
     bool others = others_open(n, &l, ref.owner);
     if (others) want &= ~kLeaseWrite;
     if (has_other_oplock) want &= ~kLeaseHandle;  // level II and H do not mix (Windows)
@@ -142,7 +147,8 @@ CacheGrant grant(FileNode& n, const std::shared_ptr<FileNode>& self, FileNode::O
       l.has_parent = c.has_parent;
       l.epoch = c.lease_version == 2 ? uint16_t(c.lease_epoch + 1) : 0;
       l.state = want;
-    } else if (!l.breaking && want == normalise_lease(c.lease_state) && (want & l.state) == l.state &&
+      l.directory = c.directory;
+    } else if (!l.breaking && want == asked && (want & l.state) == l.state &&
                want != l.state) {
       // An upgrade, only when all of it can be granted (what Windows does:
       // R asking for RWH beside another lease keeps R); a request for less
@@ -230,7 +236,7 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
     for (auto& l : node->leases)
       if (l.get() != mine)
         start_break(*l, contend_target(*l, c->overwrite, conflict), c->now_ms, c->break_timeout_ms, out.breaks);
-    if (c->can_wait && acks_outstanding(*node, mine)) {
+    if (c->can_wait && must_wait(*node, mine, conflict, c->waited)) {
       node->waiters.push_back(c->waiter);
       out.wait = true;
       out.node = node;
@@ -247,6 +253,8 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
   bool alone = node->opens.size() == 1;
   if (c && !(stat && !alone && c->oplock_level != kOplockLease))
     out.grant = grant(*node, node, node->opens.back(), *c);
+  if (out.grant.lease && out.grant.lease->directory && out.grant.lease->opens == 1)
+    directory_leases_.fetch_add(1, std::memory_order_relaxed);
   out.node = node;
   return out;
 }
@@ -287,8 +295,12 @@ CloseOutcome FileTable::close_cached(const std::shared_ptr<FileNode>& node, cons
   Shard& s = shard_for(node->device, node->inode);
   std::lock_guard lock(s.mu);
   auto& v = node->opens;
-  for (const auto& r : v)
-    if (r.owner == owner) detach(*node, r.lease);
+  for (const auto& r : v) {
+    if (r.owner != owner) continue;
+    if (r.lease && r.lease->directory && r.lease->opens == 1)
+      directory_leases_.fetch_sub(1, std::memory_order_relaxed);
+    detach(*node, r.lease);
+  }
   v.erase(std::remove_if(v.begin(), v.end(), [&](const FileNode::OpenRef& r) { return r.owner == owner; }), v.end());
   out.wake.swap(node->waiters);  // a close may end a break or a sharing conflict
   if (!v.empty()) return out;
@@ -324,7 +336,8 @@ std::vector<BreakNotice> FileTable::break_handles(const std::shared_ptr<FileNode
   return out;
 }
 
-NtStatus FileTable::ack_lease(const std::shared_ptr<Lease>& lease, uint32_t state, std::vector<Waiter>& wake) {
+NtStatus FileTable::ack_lease(const std::shared_ptr<Lease>& lease, uint32_t state, std::vector<Waiter>& wake,
+                              std::vector<BreakNotice>& breaks, int64_t now_ms) {
   auto node = lease->node.lock();
   if (!node) return NtStatus::Unsuccessful;
   std::lock_guard lock(mutex_for(*node));
@@ -332,12 +345,14 @@ NtStatus FileTable::ack_lease(const std::shared_ptr<Lease>& lease, uint32_t stat
   if (state & ~lease->breaking_to) return NtStatus::RequestNotAccepted;
   lease->state = state;
   lease->breaking = false;
-  wake.swap(node->waiters);
+  // A contention queued meanwhile breaks further at once; the opens
+  // waiting go on waiting until the whole break is over.
+  if (!continue_break(*lease, now_ms, breaks)) wake.swap(node->waiters);
   return NtStatus::Success;
 }
 
 Result<uint8_t> FileTable::ack_oplock(const std::shared_ptr<FileNode>& node, const void* owner, uint8_t level,
-                                      std::vector<Waiter>& wake) {
+                                      std::vector<Waiter>& wake, std::vector<BreakNotice>& breaks, int64_t now_ms) {
   std::lock_guard lock(mutex_for(*node));
   Lease* l = nullptr;
   for (const auto& r : node->opens)
@@ -345,29 +360,34 @@ Result<uint8_t> FileTable::ack_oplock(const std::shared_ptr<FileNode>& node, con
   if (!l || !l->is_oplock || !l->breaking) return Unexpected(NtStatus::InvalidOplockProtocol);  // no break out (what Samba answers)
   uint32_t acked = oplock_to_lease_bits(level);
   l->breaking = false;
-  wake.swap(node->waiters);
   // 3.3.5.22.1: an acknowledgment above the level broken to is a protocol
   // error; the oplock is gone either way.
   if ((acked & ~l->breaking_to) || level == kOplockLease) {
     l->state = kLeaseNone;
+    wake.swap(node->waiters);
     return Unexpected(NtStatus::InvalidOplockProtocol);
   }
   l->state = acked;
+  if (!continue_break(*l, now_ms, breaks)) wake.swap(node->waiters);
   return lease_bits_to_oplock(acked);
 }
 
-std::vector<Waiter> FileTable::expire_breaks(const std::shared_ptr<FileNode>& node, int64_t now_ms) {
+std::vector<Waiter> FileTable::expire_breaks(const std::shared_ptr<FileNode>& node, int64_t now_ms,
+                                             std::vector<BreakNotice>* breaks) {
   std::vector<Waiter> wake;
+  std::vector<BreakNotice> further;
   std::lock_guard lock(mutex_for(*node));
-  bool still = false;
   for (auto& l : node->leases) {
     if (l->breaking && l->break_deadline_ms <= now_ms) {
+      // MS-SMB2 3.3.2.5: the break counts as acknowledged; what was
+      // queued behind it is broken next (with a deadline of its own).
       l->state = l->breaking_to;
       l->breaking = false;
+      continue_break(*l, now_ms, further);
     }
-    still |= l->breaking;
   }
-  if (!still) wake.swap(node->waiters);
+  if (breaks) breaks->insert(breaks->end(), further.begin(), further.end());
+  if (!breaks_out(*node)) wake.swap(node->waiters);
   return wake;
 }
 
@@ -376,6 +396,25 @@ void FileTable::drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter&
   std::erase_if(node->waiters, [&](const Waiter& x) {
     return x.async_id == w.async_id && x.conn.conn_id == w.conn.conn_id && x.conn.worker == w.conn.worker;
   });
+}
+
+std::vector<BreakNotice> FileTable::break_directory(uint64_t dev, uint64_t ino, const Guid& client,
+                                                   const Guid* parent_key, int64_t now_ms, int64_t timeout_ms) {
+  std::vector<BreakNotice> out;
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard lock(s.mu);
+  auto it = s.nodes.find({dev, ino});
+  if (it == s.nodes.end()) return out;
+  auto node = it->second.lock();
+  if (!node) return out;
+  for (auto& l : node->leases) {
+    if (!l->directory || !(l->state & kLeaseRead)) continue;
+    // MS-FSA 2.1.4.12.2: the change comes from the holder itself (its
+    // ParentLeaseKey names this lease): its cached listing stays right.
+    if (parent_key && l->client_guid == client && l->key == *parent_key) continue;
+    start_break(*l, kLeaseNone, now_ms, timeout_ms, out);
+  }
+  return out;
 }
 
 bool FileTable::delete_pending(uint64_t dev, uint64_t ino) {

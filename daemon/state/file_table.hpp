@@ -93,13 +93,27 @@ class FileTable {
   std::vector<BreakNotice> break_handles(const std::shared_ptr<FileNode>& node, const void* owner,
                                          int64_t now_ms, int64_t timeout_ms);
 
-  // Lease break acknowledgment (MS-SMB2 3.3.5.22.2).
-  NtStatus ack_lease(const std::shared_ptr<Lease>& lease, uint32_t state, std::vector<Waiter>& wake);
+  // Lease break acknowledgment (MS-SMB2 3.3.5.22.2). A break queued behind
+  // the acknowledged one goes out next (BREAKS, to send once the lock is
+  // released); the waiters are woken (WAKE) only when no break remains.
+  NtStatus ack_lease(const std::shared_ptr<Lease>& lease, uint32_t state, std::vector<Waiter>& wake,
+                     std::vector<BreakNotice>& breaks, int64_t now_ms);
   // Oplock break acknowledgment (3.3.5.22.1): the granted level on success.
   Result<uint8_t> ack_oplock(const std::shared_ptr<FileNode>& node, const void* owner, uint8_t level,
-                             std::vector<Waiter>& wake);
-  // Breaks past their deadline count as acknowledged (MS-SMB2 3.3.2.5).
-  std::vector<Waiter> expire_breaks(const std::shared_ptr<FileNode>& node, int64_t now_ms);
+                             std::vector<Waiter>& wake, std::vector<BreakNotice>& breaks, int64_t now_ms);
+  // Breaks past their deadline count as acknowledged (MS-SMB2 3.3.2.5); a
+  // break queued behind one starts then (into BREAKS when given).
+  std::vector<Waiter> expire_breaks(const std::shared_ptr<FileNode>& node, int64_t now_ms,
+                                    std::vector<BreakNotice>* breaks = nullptr);
+  // An entry of directory (DEV, INO) was added, removed, renamed or
+  // changed: the directory's leases lose R (MS-SMB2 3.3.1.4), which for RH
+  // leaves nothing, except the lease PARENT_KEY of CLIENT names (the
+  // change is its own). Nobody waits for these breaks.
+  std::vector<BreakNotice> break_directory(uint64_t dev, uint64_t ino, const Guid& client, const Guid* parent_key,
+                                           int64_t now_ms, int64_t timeout_ms);
+  // Is any directory leased anywhere? One relaxed load: the changes of
+  // entries look for directory leases only then.
+  bool directory_leases_held() const { return directory_leases_.load(std::memory_order_relaxed) != 0; }
   // Forgets a waiter (CANCEL, or its connection ended).
   void drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter& w);
   // Durable opens (smb2/durable.cpp): false when LEASE lacks any of
@@ -137,6 +151,7 @@ class FileTable {
   Shard& shard_for(uint64_t dev, uint64_t ino);
   std::mutex& mutex_for(const FileNode& n) { return shard_for(n.device, n.inode).mu; }
   std::array<Shard, kShards> shards_;
+  std::atomic<uint32_t> directory_leases_{0};  // directory leases with an open
 
 };
 

@@ -57,6 +57,7 @@ struct Lease {
   Guid parent_key{};
   bool has_parent = false;
   uint8_t version = 1;  // 2: SMB2_CREATE_REQUEST_LEASE_V2 (epoch, parent key)
+  bool directory = false;  // leases a directory: broken when its entries change (directory_lease.cpp)
 
   // Guarded by the file node's shard mutex.
   std::weak_ptr<FileNode> node;  // the one file this key leases
@@ -64,6 +65,10 @@ struct Lease {
   uint32_t breaking_to = kLeaseNone;
   bool breaking = false;  // a break that needs an acknowledgment is out
   int64_t break_deadline_ms = 0;
+  // While breaking: the lowest state the contention seen since the break
+  // went out requires (lease_break_queue.hpp), and the timeout of its steps.
+  uint32_t break_required = kLeaseNone;
+  int64_t break_timeout_ms = 35000;
   uint16_t epoch = 0;
   int opens = 0;          // opens of the node holding this lease
   ConnAddress holder;     // where break notifications go
@@ -94,8 +99,10 @@ struct CacheRequest {
   Guid parent_key{};
   bool has_parent = false;
   bool overwrite = false;              // FILE_OVERWRITE(_IF) / FILE_SUPERSEDE
-  bool directory = false;              // no directory leasing: the key is checked, nothing granted
+  bool directory = false;              // the open is a directory's
+  bool directory_leases = false;       // ... and may get a lease (SMB 3.x, RqLs v2); else the key is checked, nothing granted
   bool can_wait = false;               // the CREATE may go async
+  bool waited = false;                 // it waited already: it waits until no break is out (smb2.lease.breaking3)
   Waiter waiter;                       // who to wake when it must wait
   ConnAddress holder;
   uint64_t session_id = 0;

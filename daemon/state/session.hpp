@@ -101,6 +101,10 @@ struct Open {
   uint8_t oplock_level = 0;    // granted (kOplockLease when a lease was answered)
   std::shared_ptr<Lease> lease;  // the lease, or the private lease modelling the oplock
   uint64_t position = 0;  // FilePositionInformation
+  // Written to, or its size, times or attributes set: its directory's
+  // leases break when it closes (smb2/directory_lease.hpp; Windows breaks
+  // them at that close, not at each WRITE: smb2.lease.v2_request).
+  bool entry_changed = false;
   std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
   DirCursor dir;
   std::unique_ptr<StreamRef> stream;  // set for a named stream; fd, path and node are then the file's fd and

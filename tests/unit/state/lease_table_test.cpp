@@ -81,10 +81,11 @@ TEST_CASE("a second key breaks W away and waits for the acknowledgment", "[lease
   REQUIRE(second.node->waiters.size() == 1);
 
   std::vector<Waiter> wake;
-  CHECK(o.files.ack_lease(first.grant.lease, R | W, wake) == NtStatus::RequestNotAccepted);  // more than offered
-  CHECK(o.files.ack_lease(first.grant.lease, R | H, wake) == NtStatus::Success);
+  std::vector<BreakNotice> more;
+  CHECK(o.files.ack_lease(first.grant.lease, R | W, wake, more, o.now) == NtStatus::RequestNotAccepted);  // more than offered
+  CHECK(o.files.ack_lease(first.grant.lease, R | H, wake, more, o.now) == NtStatus::Success);
   CHECK(wake.size() == 1);
-  CHECK(o.files.ack_lease(first.grant.lease, R | H, wake) == NtStatus::Unsuccessful);  // no break out
+  CHECK(o.files.ack_lease(first.grant.lease, R | H, wake, more, o.now) == NtStatus::Unsuccessful);  // no break out
 
   auto retry = o.open(o.lease_request(2, R | W | H));
   REQUIRE(retry.status == NtStatus::Success);
@@ -147,7 +148,8 @@ TEST_CASE("oplocks: batch falls to level II, an H lease leaves no oplock", "[opl
   CHECK(second.breaks[0].is_oplock);
   CHECK(lease_bits_to_oplock(second.breaks[0].to_state) == kOplockLevelII);
   std::vector<Waiter> wake;
-  auto acked = o.files.ack_oplock(batch.node, o.owner(0), kOplockLevelII, wake);
+  std::vector<BreakNotice> more;
+  auto acked = o.files.ack_oplock(batch.node, o.owner(0), kOplockLevelII, wake, more, o.now);
   REQUIRE(acked);
   CHECK(*acked == kOplockLevelII);
   auto retry = o.open(o.oplock_request(kOplockBatch));
@@ -164,9 +166,10 @@ TEST_CASE("an acknowledgment without a break, or above the level offered, is ref
   Opener o;
   auto ex = o.open(o.oplock_request(kOplockExclusive));
   std::vector<Waiter> wake;
-  CHECK(o.files.ack_oplock(ex.node, o.owner(0), kOplockNone, wake).error() == NtStatus::InvalidOplockProtocol);
+  std::vector<BreakNotice> more;
+  CHECK(o.files.ack_oplock(ex.node, o.owner(0), kOplockNone, wake, more, o.now).error() == NtStatus::InvalidOplockProtocol);
   auto other = o.open(o.oplock_request(kOplockNone));  // breaks exclusive to level II
-  auto acked = o.files.ack_oplock(ex.node, o.owner(0), kOplockExclusive, wake);
+  auto acked = o.files.ack_oplock(ex.node, o.owner(0), kOplockExclusive, wake, more, o.now);
   CHECK(acked.error() == NtStatus::InvalidOplockProtocol);
 }
 
@@ -241,4 +244,168 @@ TEST_CASE("a delete-only open conflicting with a batch oplock breaks it to level
   REQUIRE(del.breaks.size() == 1);
   CHECK(lease_bits_to_oplock(del.breaks[0].to_state) == kOplockLevelII);
   CHECK(del.wait);
+}
+
+TEST_CASE("a break queued behind an unacknowledged one follows its acknowledgment, in steps", "[lease][break-queue]") {
+  Opener o;  // smb2.lease.breaking3
+  auto held = o.open(o.lease_request(1, R | W | H));
+  auto plain = o.open(o.oplock_request(kOplockNone));  // takes W: waits
+  REQUIRE(plain.wait);
+  REQUIRE(plain.breaks.size() == 1);
+  CHECK(plain.breaks[0].to_state == (R | H));
+  auto c = o.oplock_request(kOplockNone);
+  c.overwrite = true;  // wants nothing left, while the first break is out
+  auto over = o.open(c);
+  CHECK(over.wait);
+  CHECK(over.breaks.empty());  // queued, not sent
+  REQUIRE(held.node->waiters.size() == 2);
+
+  std::vector<Waiter> wake;
+  std::vector<BreakNotice> more;
+  REQUIRE(o.files.ack_lease(held.grant.lease, R | H, wake, more, o.now) == NtStatus::Success);
+  REQUIRE(more.size() == 1);  // H goes first, R stays
+  CHECK(more[0].from == (R | H));
+  CHECK(more[0].to_state == R);
+  CHECK(more[0].ack_required);
+  CHECK(wake.empty());  // the waiters wait for the whole break
+  CHECK(held.grant.lease->breaking);
+
+  more.clear();
+  REQUIRE(o.files.ack_lease(held.grant.lease, R, wake, more, o.now) == NtStatus::Success);
+  REQUIRE(more.size() == 1);
+  CHECK(more[0].from == R);
+  CHECK(more[0].to_state == 0);
+  CHECK_FALSE(more[0].ack_required);
+  CHECK(wake.size() == 2);
+  CHECK(held.grant.lease->state == 0);
+  CHECK_FALSE(held.grant.lease->breaking);
+}
+
+TEST_CASE("re-breaks keep the epoch of the break they follow", "[lease][break-queue]") {
+  Opener o;  // smb2.lease.v2_breaking3
+  auto c1 = o.lease_request(1, R | W | H);
+  c1.lease_version = 2;
+  c1.lease_epoch = 0x11;
+  auto held = o.open(c1);
+  auto plain = o.open(o.oplock_request(kOplockNone));
+  REQUIRE(plain.breaks.size() == 1);
+  CHECK(plain.breaks[0].epoch == 0x13);
+  auto c = o.oplock_request(kOplockNone);
+  c.overwrite = true;
+  o.open(c);
+  std::vector<Waiter> wake;
+  std::vector<BreakNotice> more;
+  o.files.ack_lease(held.grant.lease, R | H, wake, more, o.now);
+  o.files.ack_lease(held.grant.lease, R, wake, more, o.now);
+  REQUIRE(more.size() == 2);
+  CHECK(more[0].epoch == 0x13);
+  CHECK(more[1].epoch == 0x13);
+}
+
+TEST_CASE("an overwrite breaks an RH lease to none and does not wait", "[lease][break-queue]") {
+  Opener o;  // smb2.lease.breaking4
+  auto held = o.open(o.lease_request(1, R | H));
+  auto c = o.oplock_request(kOplockNone);
+  c.overwrite = true;
+  auto first = o.open(c);
+  REQUIRE(first.status == NtStatus::Success);
+  CHECK_FALSE(first.wait);
+  REQUIRE(first.breaks.size() == 1);
+  CHECK(first.breaks[0].to_state == 0);
+  CHECK(first.breaks[0].ack_required);
+  auto second = o.open(c);  // still breaking: nothing more is sent, nothing waits
+  CHECK(second.status == NtStatus::Success);
+  CHECK_FALSE(second.wait);
+  CHECK(second.breaks.empty());
+  CHECK(held.grant.lease->state == (R | H));
+  CHECK(held.grant.lease->breaking);
+}
+
+TEST_CASE("a timed-out break is followed by the break queued behind it", "[lease][break-queue]") {
+  Opener o;
+  auto held = o.open(o.lease_request(1, R | W | H));
+  auto plain = o.open(o.oplock_request(kOplockNone));
+  REQUIRE(plain.wait);
+  auto c = o.oplock_request(kOplockNone);
+  c.overwrite = true;
+  o.open(c);
+  std::vector<BreakNotice> more;
+  CHECK(o.files.expire_breaks(held.node, o.now + 600, &more).empty());  // RH -> R is out now
+  REQUIRE(more.size() == 1);
+  CHECK(more[0].from == (R | H));
+  CHECK(more[0].to_state == R);
+  CHECK(held.grant.lease->break_deadline_ms == o.now + 600 + 500);
+  more.clear();
+  auto wake = o.files.expire_breaks(held.node, o.now + 1200, &more);
+  CHECK(wake.size() == 2);
+  REQUIRE(more.size() == 1);
+  CHECK(more[0].to_state == 0);
+  CHECK(held.grant.lease->state == 0);
+}
+
+TEST_CASE("an open that waited goes on waiting through the steps of the break", "[lease][break-queue]") {
+  Opener o;
+  auto held = o.open(o.lease_request(1, R | W | H));
+  auto first = o.oplock_request(kOplockNone);
+  REQUIRE(o.open(first).wait);
+  auto c = o.oplock_request(kOplockNone);
+  c.overwrite = true;
+  REQUIRE(o.open(c).wait);
+  std::vector<Waiter> wake;
+  std::vector<BreakNotice> more;
+  o.files.ack_lease(held.grant.lease, R | H, wake, more, o.now);  // RH -> R is out
+  // Woken early (the holder closed another handle): it waits again ...
+  first.waited = true;
+  CHECK(o.open(first).wait);
+  // ... while a new open that takes neither W nor a conflicting H does not.
+  CHECK_FALSE(o.open(o.oplock_request(kOplockNone)).wait);
+}
+
+TEST_CASE("directories get RH at most, and only where directory leasing is on", "[lease][directory]") {
+  Opener o;
+  auto c = o.lease_request(1, R | W | H);
+  c.directory = true;
+  auto off = o.open(c, 0x1);  // FILE_LIST_DIRECTORY
+  CHECK(off.grant.oplock_level == kOplockNone);
+  CHECK_FALSE(o.files.directory_leases_held());
+
+  Opener p;
+  auto d = p.lease_request(1, R | W | H);
+  d.directory = true;
+  d.directory_leases = true;
+  auto on = p.open(d, 0x1);
+  CHECK(on.grant.oplock_level == kOplockLease);
+  CHECK(on.grant.lease_state == (R | H));
+  CHECK(p.files.directory_leases_held());
+  p.files.close_cached(on.node, p.owner(0));
+  CHECK_FALSE(p.files.directory_leases_held());
+}
+
+TEST_CASE("a change of a directory's entries breaks its leases, but not the changer's parent lease",
+          "[lease][directory]") {
+  Opener o;
+  auto d = o.lease_request(1, R | H, 7);
+  d.directory = true;
+  d.directory_leases = true;
+  auto held = o.open(d, 0x1);
+  REQUIRE(held.grant.lease_state == (R | H));
+  Guid other_client = guid(8), holder_client = guid(7), key = guid(1);
+
+  auto own = o.files.break_directory(1, 42, holder_client, &key, o.now, 500);
+  CHECK(own.empty());  // the holder's own change, named by its ParentLeaseKey
+  CHECK(o.files.break_directory(1, 43, other_client, nullptr, o.now, 500).empty());  // another directory
+
+  auto breaks = o.files.break_directory(1, 42, other_client, &key, o.now, 500);
+  REQUIRE(breaks.size() == 1);
+  CHECK(breaks[0].from == (R | H));
+  CHECK(breaks[0].to_state == 0);
+  CHECK(breaks[0].ack_required);
+  CHECK(o.files.break_directory(1, 42, other_client, nullptr, o.now, 500).empty());  // already breaking
+  std::vector<Waiter> wake;
+  std::vector<BreakNotice> more;
+  CHECK(o.files.ack_lease(held.grant.lease, 0, wake, more, o.now) == NtStatus::Success);
+  CHECK(more.empty());
+  // The holder opens the directory again and gets RH back.
+  auto again = o.open(d, 0x1);
+  CHECK(again.grant.lease_state == (R | H));
 }
