@@ -9,6 +9,7 @@
 #include "smb2/access.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/notify_watch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/lock.hpp"
@@ -48,6 +49,7 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open) {
 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   withdraw_open(conn, server, volatile_id);  // requests waiting on the handle end with it
+  if (conn.notify) drop_notify_watch(conn, volatile_id);
   if (close_pipe(conn, server, volatile_id)) return;
   auto it = conn.opens.find(volatile_id);
   if (it == conn.opens.end()) return;

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# CHANGE_NOTIFY over real connections (a raw SMB2 client, change_notify.py):
+# changes by a local process, by another SMB client and by the same client
+# on another handle are reported; WATCH_TREE, CANCEL, CLOSE cleanup and
+# NOTIFY_ENUM_DIR on overflow. Two workers, so the clients may sit on
+# different workers (each has its own inotify instance). Then smbclient's
+# own `notify` command against a local change, and the limit on watched
+# directories per connection.
+source "$(dirname "$0")/lib.sh"
+
+write_config "map to guest = bad user" "workers = 2" "max notify watches = 50"
+sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+start_server
+check "change notification" python3 "$RINGSMB_SOURCE_DIR/tests/integration/change_notify.py" "$PORT" share "$T/share"
+grep -E "^(PASS|FAIL)" "$T/check.out" || true
+finish
