@@ -32,12 +32,16 @@ std::expected<NotifyWatch*, NtStatus> watch_of(Request& req, state::Open& open, 
   if (!req.conn.notify) req.conn.notify = std::make_shared<NotifyTable>();
   auto& by_open = req.conn.notify->by_open;
   auto it = by_open.find(open.volatile_id);
+  // Later requests' filter and flags do not count. Bits beyond
+  // kValidCompletionFilter are accepted and never match, as on Windows
+  // (smb2.notify.mask tries all 32).
   if (it != by_open.end()) return it->second.get();
   auto watch = std::make_unique<NotifyWatch>(req.conn, req.server, open.volatile_id, filter,
                                              (flags & SMB2_WATCH_TREE) != 0, req.tree->identity);
   std::string what = "[" + req.tree->share.name + "]/" + open.path;
   NtStatus st = watch->start(open.fd.get(), what, output_length);
   if (st != NtStatus::Success) return std::unexpected(st);
+  watch->attach(open.node);
   return by_open.emplace(open.volatile_id, std::move(watch)).first->second.get();
 }
 
@@ -55,7 +59,6 @@ NtStatus handle_change_notify(Request& req, ByteWriter& w) {
   if (!open) return NtStatus::FileClosed;
   if (!open->is_directory) return NtStatus::InvalidParameter;
   if (output_length > req.server.max_trans) return NtStatus::InvalidParameter;
-  if (filter == 0 || (filter & ~kValidCompletionFilter)) return NtStatus::InvalidParameter;
   if (!(open->granted_access & FILE_READ_DATA)) return NtStatus::AccessDenied;  // FILE_LIST_DIRECTORY
   // A notification waits, and a request that would wait in the middle of a
   // compound chain fails with STATUS_INTERNAL_ERROR, as on Windows

@@ -58,8 +58,10 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   state::Session* s = conn.find_session(open->session_id);
   // CREATE granted delete-on-close only with DELETE (grant_create_access);
   // checked again so that no other path to an open can delete without it.
-  if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE))
+  if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE)) {
     server.files.set_delete_pending(open->node, true);
+    if (open->is_directory) notify_delete_pending(server, open->node);
+  }
   bool pending = server.files.is_delete_pending(open->node);
   state::Tree* tree = nullptr;
   if (s) {

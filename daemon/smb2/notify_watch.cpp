@@ -25,6 +25,8 @@ namespace {
 // OutputBufferLength, and never more than this (beyond: NOTIFY_ENUM_DIR).
 constexpr uint32_t kMaxBufferedBytes = 64 * 1024;
 constexpr int64_t kLimitLogIntervalMs = 10'000;
+// How long changes are gathered before a waiting request completes.
+constexpr int64_t kGatherMs = 30;
 // A tree watch follows its directories whatever the client's filter.
 constexpr uint32_t kTreeMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
 
@@ -74,6 +76,7 @@ NotifyWatch::NotifyWatch(ConnState& conn, ServerContext& server, uint64_t volati
       mask_(inotify_mask_for(filter) | (tree ? kTreeMask : 0)), identity_(identity) {}
 
 NotifyWatch::~NotifyWatch() {
+  if (node_) server_.files.remove_notify_watcher(node_, {conn_.address, volatile_id_});
   for (auto& [tag, dir] : dirs_) {
     if (conn_.changes) conn_.changes->unwatch(dir.handle);
     --table_.dir_watches;
@@ -127,7 +130,7 @@ NtStatus NotifyWatch::watch_tree(const std::string& top) {
         LOG_WARN("%s: CHANGE_NOTIFY with WATCH_TREE on %s: more than %u directories to watch (max notify "
                  "watches per connection); %s",
                  conn_.client_address.c_str(), what_.c_str(), server_.max_notify_watches,
-                 path.empty() && top.empty() ? "refused" : "changes beneath are reported as NOTIFY_ENUM_DIR");
+                 top.empty() ? "refused" : "changes beneath are reported as NOTIFY_ENUM_DIR");
       over_limit_logged_ = true;
       return NtStatus::InsufficientResources;
     }
@@ -216,19 +219,21 @@ void NotifyWatch::on_batch_end() {
   if (!buffer_.has_news() || waiting_.empty() || delivery_posted_) return;
   // Completed through the connection's own task queue, which sends what
   // became ready and flushes the connection (post_to_conn).
+  // A short wait first gathers a burst (a client's CREATE, WRITE,
+  // SET_INFO, CLOSE of one file) into one response.
+  if (!server_.poster) return;
   delivery_posted_ = true;
   uint64_t vid = volatile_id_;
-  post_to_conn(server_, conn_.address, [vid](ConnState& conn, Bytes&) {
+  ServerContext& server = server_;
+  server_.poster->post_after(conn_.address, kGatherMs, [vid, &server](ConnState& conn, Bytes& out) {
     if (!conn.notify) return;
     auto it = conn.notify->by_open.find(vid);
     if (it != conn.notify->by_open.end()) it->second->deliver();
+    send_ready(conn, server, out);
   });
 }
 
-void NotifyWatch::enqueue(uint64_t async_id, uint32_t output_length) {
-  waiting_.emplace_back(async_id, output_length);
-  buffer_.set_cap(std::min(output_length, kMaxBufferedBytes));
-}
+void NotifyWatch::enqueue(uint64_t async_id, uint32_t output_length) { waiting_.emplace_back(async_id, output_length); }
 
 bool NotifyWatch::dequeue(uint64_t async_id) {
   for (auto it = waiting_.begin(); it != waiting_.end(); ++it)
@@ -259,6 +264,31 @@ void NotifyWatch::deliver() {
     Bytes body;
     NtStatus st = take(length, body);
     complete(conn_, id, st, body);
+  }
+}
+
+void NotifyWatch::attach(std::shared_ptr<state::FileNode> node) {
+  if (!node) return;
+  node_ = std::move(node);
+  server_.files.add_notify_watcher(node_, {conn_.address, volatile_id_});
+}
+
+void NotifyWatch::fail_waiting(NtStatus status) {
+  while (!waiting_.empty()) {
+    uint64_t id = waiting_.front().first;
+    waiting_.pop_front();
+    complete(conn_, id, status);
+  }
+}
+
+void notify_delete_pending(ServerContext& server, const std::shared_ptr<state::FileNode>& node) {
+  for (const state::FileNode::NotifyWatcher& w : server.files.notify_watchers(node)) {
+    uint64_t vid = w.volatile_id;
+    post_to_conn(server, w.conn, [vid](ConnState& conn, Bytes&) {
+      if (!conn.notify) return;
+      auto it = conn.notify->by_open.find(vid);
+      if (it != conn.notify->by_open.end()) it->second->fail_waiting(NtStatus::DeletePending);
+    });
   }
 }
 

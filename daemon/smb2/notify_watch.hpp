@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "ipc/control_plane.hpp"
+#include "state/file_table.hpp"
 #include "smb2/notify_buffer.hpp"
 #include "vfs/change_source.hpp"
 
@@ -44,8 +45,17 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
 
   // Watches directory DIR_FD (the open's) and, for a tree, every directory
   // beneath; STATUS_INSUFFICIENT_RESOURCES past a limit (logged).
-  // WHAT names it in the log; OUTPUT_LENGTH is the first request's.
+  // WHAT names it in the log. The first request's OUTPUT_LENGTH bounds
+  // what is held between requests for the open's life (as on Windows: if
+  // the first request's buffer is too small, every report is
+  // NOTIFY_ENUM_DIR; smb2.notify.valid-req).
   NtStatus start(int dir_fd, const std::string& what, uint32_t output_length);
+  // Registers the watch with the directory's FileNode, so that another
+  // open making it delete pending ends the waiting requests
+  // (notify_delete_pending).
+  void attach(std::shared_ptr<state::FileNode> node);
+  // Completes every waiting request with STATUS (DELETE_PENDING).
+  void fail_waiting(NtStatus status);
 
   // A request waits for changes (ASYNC_ID, its OutputBufferLength), or
   // stops waiting (withdrawn).
@@ -100,11 +110,17 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
   std::optional<MovedFrom> moved_from_;
   std::deque<std::pair<uint64_t, uint32_t>> waiting_;  // (AsyncId, OutputBufferLength), oldest first
   NotifyBuffer buffer_;
+  std::shared_ptr<state::FileNode> node_;  // the watched directory's, once attached
   bool delivery_posted_ = false;
   bool over_limit_logged_ = false;
 };
 
 // CLOSE (close_open): OPEN's watch ends (its waiting requests were withdrawn).
 void drop_notify_watch(ConnState& conn, uint64_t volatile_id);
+// Directory NODE became delete pending: the CHANGE_NOTIFYs waiting on it,
+// on whichever connection and worker, complete with STATUS_DELETE_PENDING
+// (as Windows does; smb2.notify.rmdir*). Costs one relaxed load when
+// nobody watches it.
+void notify_delete_pending(ServerContext& server, const std::shared_ptr<state::FileNode>& node);
 
 }  // namespace ringsmb::smb2

@@ -24,6 +24,7 @@ uint64_t read_proc_number(const char* path) {
 
 // Room for many events per read(): each is 16 bytes plus its name.
 constexpr size_t kReadBytes = 64 * 1024;
+constexpr int kMaxReadsPerDispatch = 16;
 
 }  // namespace
 
@@ -124,9 +125,12 @@ void InotifySource::dispatch() {
   if (fd_ < 0) return;
   alignas(inotify_event) char buf[kReadBytes];
   std::vector<ChangeSubscriber*> touched;
-  for (;;) {
+  // Bounded, so that a flood of changes (a local process creating millions
+  // of files) does not keep the worker from its connections; the reactor
+  // reports the descriptor readable again at once.
+  for (int reads = 0; reads < kMaxReadsPerDispatch; ++reads) {
     ssize_t n = read(fd_, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINTR) continue;  // counted: a signal storm cannot hold the worker either
     if (n <= 0) break;  // EAGAIN: read empty
     for (ssize_t at = 0; at + ssize_t(sizeof(inotify_event)) <= n;) {
       const auto* ev = reinterpret_cast<const inotify_event*>(buf + at);

@@ -23,7 +23,7 @@ from rawsmb import check
 
 SHARE_DIR = sys.argv[3]
 OK, PENDING, CANCELLED = 0, 0x103, 0xC0000120
-NOTIFY_CLEANUP, NOTIFY_ENUM_DIR = 0x10B, 0x10C
+NOTIFY_CLEANUP, NOTIFY_ENUM_DIR, INSUFFICIENT_RESOURCES = 0x10B, 0x10C, 0xC000009A
 ASYNC = 0x2
 CREATE, CLOSE, CANCEL, CHANGE_NOTIFY = 5, 6, 12, 15
 FILE_NAME, DIR_NAME, LAST_WRITE = 0x1, 0x2, 0x10
@@ -255,6 +255,16 @@ def main():
     d4 = open_dir(c, "watched")
     got = collect(c, d4, FILE_NAME, lambda: open(p("watched", "after.txt"), "w").close(), [(ADDED, "after.txt")])
     expect("a new connection watches after one was dropped mid-wait", got, [(ADDED, "after.txt")])
+    for i in range(60):  # the test's server allows 50 watched directories per connection
+        os.makedirs(p("big", f"d{i:02}"), exist_ok=True)
+    e = connect()
+    db = open_dir(e, "big")
+    mid, aid, final = send_notify(e, db, FILE_NAME, WATCH_TREE)
+    check("WATCH_TREE over more directories than 'max notify watches': STATUS_INSUFFICIENT_RESOURCES",
+          final is not None and parse(final)[0] == INSUFFICIENT_RESOURCES, final and hex(parse(final)[0]))
+    db = open_dir(e, "big")
+    got = collect(e, db, FILE_NAME, lambda: open(p("big", "top.txt"), "w").close(), [(ADDED, "top.txt")])
+    expect("... the connection's watches were given back: the directory alone can be watched", got, [(ADDED, "top.txt")])
     print(f"{rawsmb.results['pass']} passed, {rawsmb.results['fail']} failed")
     sys.exit(1 if rawsmb.results["fail"] else 0)
 
