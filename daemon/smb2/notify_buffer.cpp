@@ -2,6 +2,8 @@
 
 #include <sys/inotify.h>
 
+#include <algorithm>
+
 #include "common/unicode.hpp"
 
 namespace ringsmb::smb2 {
@@ -58,26 +60,28 @@ void NotifyBuffer::add(uint32_t action, std::string_view name) {
   entries_.push_back({action, std::move(utf16)});
 }
 
-NtStatus NotifyBuffer::take(uint32_t max_output, Bytes& out) {
-  bool fits = !overflowed_ && bytes_ <= max_output;
-  if (!fits) {
+NtStatus NotifyBuffer::take_first(size_t count, uint32_t max_output, Bytes& out) {
+  count = std::min(count, entries_.size());
+  size_t bytes = 0;
+  for (size_t i = 0; i < count; ++i) bytes += notify_entry_bytes(entries_[i].name.size());
+  if (overflowed_ || bytes > max_output) {
     entries_.clear();
     bytes_ = 0;
     overflowed_ = false;
     return NtStatus::NotifyEnumDir;
   }
   ByteWriter w(out);
-  for (size_t i = 0; i < entries_.size(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
     const Entry& e = entries_[i];
     size_t n = notify_entry_bytes(e.name.size());
-    w.u32(i + 1 < entries_.size() ? uint32_t(n) : 0);  // NextEntryOffset
+    w.u32(i + 1 < count ? uint32_t(n) : 0);  // NextEntryOffset
     w.u32(e.action);
     w.u32(uint32_t(e.name.size()));
     w.bytes(e.name);
     for (size_t pad = kEntryHeaderBytes + e.name.size(); pad < n; ++pad) w.u8(0);
   }
-  entries_.clear();
-  bytes_ = 0;
+  entries_.erase(entries_.begin(), entries_.begin() + ptrdiff_t(count));
+  bytes_ -= bytes;
   return NtStatus::Success;
 }
 

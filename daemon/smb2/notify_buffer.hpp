@@ -80,7 +80,11 @@ class NotifyBuffer {
   // FILE_NOTIFY_INFORMATION list into OUT and STATUS_SUCCESS, or
   // STATUS_NOTIFY_ENUM_DIR (nothing in OUT) when it overflowed or does not
   // fit (MS-FSA 2.1.5.11.1). The buffer is empty afterwards.
-  NtStatus take(uint32_t max_output, Bytes& out);
+  NtStatus take(uint32_t max_output, Bytes& out) { return take_first(entries_.size(), max_output, out); }
+  // The same for the first COUNT entries only; the rest stay held (an
+  // overflow still answers NOTIFY_ENUM_DIR and empties it).
+  NtStatus take_first(size_t count, uint32_t max_output, Bytes& out);
+  size_t count() const { return entries_.size(); }
 
  private:
   struct Entry {

@@ -25,8 +25,6 @@ namespace {
 // OutputBufferLength, and never more than this (beyond: NOTIFY_ENUM_DIR).
 constexpr uint32_t kMaxBufferedBytes = 64 * 1024;
 constexpr int64_t kLimitLogIntervalMs = 10'000;
-// How long changes are gathered before a waiting request completes.
-constexpr int64_t kGatherMs = 30;
 // A tree watch follows its directories whatever the client's filter.
 constexpr uint32_t kTreeMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
 
@@ -187,7 +185,18 @@ void NotifyWatch::end_move_from() {
   if (tree_ && (m.mask & IN_ISDIR)) unwatch_under(m.path);
 }
 
+void NotifyWatch::mark_first_change(size_t held_before) {
+  if (held_before == 0 && first_change_end_ == 0 && !waiting_.empty() && buffer_.count() > 0)
+    first_change_end_ = buffer_.count();
+}
+
 void NotifyWatch::on_change(uint64_t tag, const vfs::DirChange& change) {
+  size_t held_before = buffer_.count();
+  handle_change(tag, change);
+  mark_first_change(held_before);
+}
+
+void NotifyWatch::handle_change(uint64_t tag, const vfs::DirChange& change) {
   if (change.mask & IN_IGNORED) {  // the kernel dropped the watch: the directory is gone
     if (dirs_.erase(tag)) --table_.dir_watches;
     return;
@@ -215,21 +224,23 @@ void NotifyWatch::on_change(uint64_t tag, const vfs::DirChange& change) {
 }
 
 void NotifyWatch::on_batch_end() {
-  if (moved_from_) end_move_from();
+  if (moved_from_) {
+    size_t held_before = buffer_.count();
+    end_move_from();
+    mark_first_change(held_before);
+  }
   if (!buffer_.has_news() || waiting_.empty() || delivery_posted_) return;
-  // Completed through the connection's own task queue, which sends what
+  // At once, with what this batch brought: a client's CREATE, WRITE,
+  // SET_INFO of one file then complete one request with the ADDED and
+  // leave the MODIFIED for the next, as Windows does (smb2.notify.valid-req
+  // counts them). Through the connection's task queue, which sends what
   // became ready and flushes the connection (post_to_conn).
-  // A short wait first gathers a burst (a client's CREATE, WRITE,
-  // SET_INFO, CLOSE of one file) into one response.
-  if (!server_.poster) return;
   delivery_posted_ = true;
   uint64_t vid = volatile_id_;
-  ServerContext& server = server_;
-  server_.poster->post_after(conn_.address, kGatherMs, [vid, &server](ConnState& conn, Bytes& out) {
+  post_to_conn(server_, conn_.address, [vid](ConnState& conn, Bytes&) {
     if (!conn.notify) return;
     auto it = conn.notify->by_open.find(vid);
     if (it != conn.notify->by_open.end()) it->second->deliver();
-    send_ready(conn, server, out);
   });
 }
 
@@ -244,9 +255,9 @@ bool NotifyWatch::dequeue(uint64_t async_id) {
   return false;
 }
 
-NtStatus NotifyWatch::take(uint32_t output_length, Bytes& body) {
+NtStatus NotifyWatch::take(uint32_t output_length, Bytes& body, size_t count) {
   Bytes list;
-  NtStatus st = buffer_.take(output_length, list);
+  NtStatus st = buffer_.take_first(count, output_length, list);
   if (st != NtStatus::Success) return st;
   ByteWriter w(body);
   w.u16(9);                               // StructureSize
@@ -261,8 +272,10 @@ void NotifyWatch::deliver() {
   while (!waiting_.empty() && buffer_.has_news()) {
     auto [id, length] = waiting_.front();
     waiting_.pop_front();
+    size_t count = first_change_end_ ? first_change_end_ : buffer_.count();
+    first_change_end_ = 0;
     Bytes body;
-    NtStatus st = take(length, body);
+    NtStatus st = take(length, body, count);
     complete(conn_, id, st, body);
   }
 }

@@ -66,7 +66,7 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
   // The response body (MS-SMB2 2.2.36, after the header) for a request of
   // OUTPUT_LENGTH bytes, taking the buffered changes; STATUS_SUCCESS or
   // STATUS_NOTIFY_ENUM_DIR (BODY then empty).
-  NtStatus take(uint32_t output_length, Bytes& body);
+  NtStatus take(uint32_t output_length, Bytes& body, size_t count = SIZE_MAX);
   // Completes waiting requests while there is news.
   void deliver();
 
@@ -75,6 +75,7 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
   void on_batch_end() override;
 
  private:
+  void handle_change(uint64_t tag, const vfs::DirChange& change);
   struct Dir {
     vfs::WatchHandle handle = 0;
     std::string path;  // relative to the watched directory, '/'-separated; "" for itself
@@ -110,6 +111,11 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
   std::optional<MovedFrom> moved_from_;
   std::deque<std::pair<uint64_t, uint32_t>> waiting_;  // (AsyncId, OutputBufferLength), oldest first
   NotifyBuffer buffer_;
+  // Entries held when the first change arrived for a waiting request:
+  // that request completes with them alone, as if it had completed at that
+  // change (MS-FSA 2.1.5.11.1), however many more the same read brought. 0: none yet.
+  size_t first_change_end_ = 0;
+  void mark_first_change(size_t held_before);
   std::shared_ptr<state::FileNode> node_;  // the watched directory's, once attached
   bool delivery_posted_ = false;
   bool over_limit_logged_ = false;

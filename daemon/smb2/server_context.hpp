@@ -30,11 +30,6 @@ class ConnPoster {
  public:
   virtual ~ConnPoster() = default;
   virtual void post(const state::ConnAddress& to, ConnTask task) = 0;
-  // The same, DELAY_MS later (CHANGE_NOTIFY gathers a burst of changes
-  // into one response). Without a timer: at once.
-  virtual void post_after(const state::ConnAddress& to, int64_t /*delay_ms*/, ConnTask task) {
-    post(to, std::move(task));
-  }
 };
 
 struct ServerContext {

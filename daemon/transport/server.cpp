@@ -75,9 +75,6 @@ class WorkerPoster final : public smb2::ConnPoster {
   void post(const state::ConnAddress& to, smb2::ConnTask task) override {
     if (to.worker < workers_.size()) workers_[to.worker]->post(to.conn_id, std::move(task));
   }
-  void post_after(const state::ConnAddress& to, int64_t delay_ms, smb2::ConnTask task) override {
-    if (to.worker < workers_.size()) workers_[to.worker]->post_after(to.conn_id, delay_ms, std::move(task));
-  }
 
  private:
   std::vector<std::unique_ptr<Worker>>& workers_;

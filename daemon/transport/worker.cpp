@@ -464,11 +464,6 @@ void Worker::post(uint64_t conn_id, smb2::ConnTask task) {
   post([this, conn_id, task = std::move(task)] { run_conn_task(conn_id, task); });
 }
 
-void Worker::post_after(uint64_t conn_id, int64_t delay_ms, smb2::ConnTask task) {
-  timer_.schedule(smb2::monotonic_ms() + delay_ms,
-                  [this, conn_id, task = std::move(task)]() mutable { post(conn_id, std::move(task)); });
-}
-
 void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end() || it->second->closing) return;

@@ -80,8 +80,6 @@ class Worker final : public io::ReactorHandler {
   // `conn_id` (dropped if it is gone), then flushes what it wrote. Oplock
   // and lease breaks and waking CREATEs come this way (smb2/lease.hpp).
   void post(uint64_t conn_id, smb2::ConnTask task);
-  // The same, DELAY_MS later (through the worker's DelayTimer).
-  void post_after(uint64_t conn_id, int64_t delay_ms, smb2::ConnTask task);
 
   // Admin requests (transport/admin_endpoint.cpp). post() is thread-safe:
   // TASK runs on this worker's thread at its next wake-up, so reading the

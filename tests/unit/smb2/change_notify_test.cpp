@@ -11,6 +11,7 @@
 #include "fixture.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/notify_buffer.hpp"
+#include "smb2/notify_watch.hpp"
 #include "vfs/inotify_source.hpp"
 
 using namespace ringsmb;
@@ -189,4 +190,51 @@ TEST_CASE("a WATCH_TREE over more directories than the limit is refused and give
   CHECK(f.source.kernel_watches() == 0);
   CHECK(f.notify(dir, kNames).status == NtStatus::Pending);  // the directory alone fits
   CHECK(f.conn.notify->dir_watches == 1);
+}
+
+TEST_CASE("another open making the directory delete pending ends its CHANGE_NOTIFYs with DELETE_PENDING",
+          "[smb2][notify]") {
+  NotifyFixture f;
+  f.mkdir("w");
+  FileId watcher = f.open_dir("w");
+  REQUIRE(f.notify(watcher, kNames).status == NtStatus::Pending);
+  FileId deleter = f.open_file("w", FILE_ALL_ACCESS, kOpenIf, kDirectoryFile | kDeleteOnClose);
+  f.close(deleter);  // delete pending; the watcher's handle keeps the directory
+  auto msgs = f.run_posted();
+  REQUIRE(msgs.size() == 1);
+  CHECK(msgs[0].first == NtStatus::DeletePending);
+  CHECK(f.exists("w"));
+  f.close(watcher);
+  CHECK_FALSE(f.exists("w"));
+}
+
+TEST_CASE("a waiting request completes with the first change; what came with it waits for the next",
+          "[smb2][notify]") {
+  // Windows completes a waiting request at the first change (MS-FSA
+  // 2.1.5.11.1); changes read in the same batch are held (smb2.notify.valid-req).
+  NotifyFixture f;
+  f.mkdir("w");
+  FileId dir = f.open_dir("w");
+  REQUIRE(f.notify(dir, kNames).status == NtStatus::Pending);
+  f.write_file("w/a");
+  f.rename("w/a", "w/b");
+  f.write_file("w/c");
+  f.source.dispatch();
+  auto msgs = f.run_posted();
+  REQUIRE(msgs.size() == 1);
+  CHECK(parse_list(msgs[0].second) == std::vector<Change>{{FILE_ACTION_ADDED, "a"}});
+  Response r = f.notify(dir, kNames);
+  REQUIRE(r.status == NtStatus::Success);
+  CHECK(parse_list(r.body) == std::vector<Change>{{FILE_ACTION_RENAMED_OLD_NAME, "a"},
+                                                  {FILE_ACTION_RENAMED_NEW_NAME, "b"},
+                                                  {FILE_ACTION_ADDED, "c"}});
+  // A rename is one change: both names complete a waiting request together.
+  REQUIRE(f.notify(dir, kNames).status == NtStatus::Pending);
+  f.rename("w/b", "w/d");
+  f.write_file("w/e");
+  f.source.dispatch();
+  msgs = f.run_posted();
+  REQUIRE(msgs.size() == 1);
+  CHECK(parse_list(msgs[0].second) ==
+        std::vector<Change>{{FILE_ACTION_RENAMED_OLD_NAME, "b"}, {FILE_ACTION_RENAMED_NEW_NAME, "d"}});
 }

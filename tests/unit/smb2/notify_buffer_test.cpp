@@ -144,3 +144,20 @@ TEST_CASE("lost changes (kernel queue overflow) report NOTIFY_ENUM_DIR", "[smb2]
   Bytes out;
   CHECK(buf.take(4096, out) == NtStatus::NotifyEnumDir);
 }
+
+TEST_CASE("take_first leaves the rest held", "[smb2][notify]") {
+  NotifyBuffer buf;
+  buf.add(FILE_ACTION_ADDED, "a");
+  buf.add(FILE_ACTION_ADDED, "b");
+  buf.add(FILE_ACTION_ADDED, "c");
+  Bytes out;
+  REQUIRE(buf.take_first(1, 4096, out) == NtStatus::Success);
+  REQUIRE(decode(out).size() == 1);
+  CHECK(decode(out)[0].next == 0);
+  CHECK(buf.count() == 2);
+  CHECK(buf.bytes() == 32);
+  out.clear();
+  REQUIRE(buf.take(4096, out) == NtStatus::Success);
+  CHECK(decode(out).size() == 2);
+  CHECK(buf.empty());
+}
