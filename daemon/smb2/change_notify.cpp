@@ -68,6 +68,11 @@ NtStatus handle_change_notify(Request& req, ByteWriter& w) {
   auto watch = watch_of(req, *open, flags, filter, output_length);
   if (!watch) return watch.error();
   NotifyWatch& nw = **watch;
+  // Checked after the watch is registered with the directory's FileNode:
+  // delete pending set before is seen here, set after reaches the watch
+  // (notify_delete_pending), so a request never waits on a directory that
+  // is going away (smb2.notify.rmdir* race the two connections).
+  if (open->node && req.server.files.is_delete_pending(open->node)) return NtStatus::DeletePending;
   if (nw.has_news() && !nw.waiting()) {  // what changed since the last request, at once
     Bytes body;
     NtStatus st = nw.take(output_length, body);

@@ -238,3 +238,13 @@ TEST_CASE("a waiting request completes with the first change; what came with it 
   CHECK(parse_list(msgs[0].second) ==
         std::vector<Change>{{FILE_ACTION_RENAMED_OLD_NAME, "b"}, {FILE_ACTION_RENAMED_NEW_NAME, "d"}});
 }
+
+TEST_CASE("a CHANGE_NOTIFY on a directory already delete pending answers DELETE_PENDING at once",
+          "[smb2][notify]") {
+  NotifyFixture f;
+  f.mkdir("w");
+  FileId dir = f.open_dir("w");
+  f.server.files.set_delete_pending(f.find(dir)->node, true);  // by another open, before this request ran
+  CHECK(f.notify(dir, kNames).status == NtStatus::DeletePending);
+  CHECK(f.conn.async.waiting.empty());
+}
