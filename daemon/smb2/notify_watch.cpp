@@ -99,6 +99,7 @@ NotifyWatch::Watched NotifyWatch::watch_one(int fd, const std::string& path) {
       LOG_WARN("%s: CHANGE_NOTIFY on %s: the kernel's inotify limit is reached (%s: raise "
                "fs.inotify.max_user_%s, docs/configuration.md)",
                conn_.client_address.c_str(), what_.c_str(), strerror(err), err == ENOSPC ? "watches" : "instances");
+    last_errno_ = err;
     return (err == ENOSPC || err == EMFILE) ? Watched::KernelLimit : Watched::Failed;
   }
   dirs_[tag] = Dir{*h, path};
@@ -133,7 +134,9 @@ NtStatus NotifyWatch::watch_tree(const std::string& top) {
       return NtStatus::InsufficientResources;
     }
     if (r == Watched::KernelLimit) return NtStatus::InsufficientResources;
-    if (r == Watched::Failed && path == top) return NtStatus::AccessDenied;
+    // The watched directory itself could not be watched (EACCES, or no
+    // inotify: ENOSYS): the request fails; a subdirectory is skipped.
+    if (r == Watched::Failed && path == top) return nt_status_from_errno(last_errno_);
   }
   return NtStatus::Success;
 }

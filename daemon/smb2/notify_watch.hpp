@@ -119,6 +119,7 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
   std::shared_ptr<state::FileNode> node_;  // the watched directory's, once attached
   bool delivery_posted_ = false;
   bool over_limit_logged_ = false;
+  int last_errno_ = 0;  // of the last watch that failed
 };
 
 // CLOSE (close_open): OPEN's watch ends (its waiting requests were withdrawn).
