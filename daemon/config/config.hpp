@@ -90,6 +90,9 @@ struct GlobalConfig {
   // Reply bytes one connection may have queued that its client has not
   // read; over it, its requests are not read until half has gone out.
   uint32_t max_send_queue_bytes = 32 * 1024 * 1024;
+  // Directories one connection may watch for CHANGE_NOTIFY (each directory
+  // of a WATCH_TREE counts); 0 turns change notification off.
+  uint32_t max_notify_watches = 8192;
   // Seconds a connection has to complete NEGOTIATE and SESSION_SETUP.
   uint32_t login_timeout_s = 30;
   uint32_t smb2_max_credits = 8192;

@@ -124,6 +124,10 @@ constexpr GlobalKey kGlobalKeys[] = {
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.max_send_queue_bytes, parse_ranged(v, 9 * 1024 * 1024, 1024u * 1024 * 1024));
      }},
+    {"maxnotifywatches",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.max_notify_watches, parse_ranged(v, 0, 1000000));
+     }},
     {"logintimeout",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.login_timeout_s, parse_ranged(v, 1, 3600));

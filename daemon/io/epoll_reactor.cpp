@@ -21,7 +21,7 @@
 namespace ringsmb::io {
 namespace {
 
-enum class Kind : uint8_t { Listener = 1, Conn = 2, Wake = 3 };
+enum class Kind : uint8_t { Listener = 1, Conn = 2, Wake = 3, Readable = 4 };
 constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
 uint64_t pack(Kind k, uint64_t id) { return (uint64_t(k) << 56) | (id & kIdMask); }
 
@@ -42,6 +42,7 @@ class EpollReactor final : public Reactor {
   void pause_recv(uint64_t conn_id) override;
   void resume_recv(uint64_t conn_id) override;
   void wake() override;
+  bool watch_readable(int fd, uint64_t token) override;
   void run(const std::atomic<bool>& stop) override;
 
  private:
@@ -91,6 +92,14 @@ bool EpollReactor::init() {
   ev.events = EPOLLIN;
   ev.data.u64 = pack(Kind::Wake, 0);
   return epoll_ctl(ep_, EPOLL_CTL_ADD, wake_fd_, &ev) == 0;
+}
+
+// Level-triggered: the handler reads until EAGAIN anyway.
+bool EpollReactor::watch_readable(int fd, uint64_t token) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = pack(Kind::Readable, token);
+  return epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev) == 0;
 }
 
 void EpollReactor::add_listener(int fd) {
@@ -261,6 +270,7 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
       uint64_t id = ud & kIdMask;
       switch (Kind(ud >> 56)) {
         case Kind::Listener: accept_all(int(id)); break;
+        case Kind::Readable: handler_.on_readable(id); break;
         case Kind::Wake: {
           uint64_t v;
           ssize_t r = read(wake_fd_, &v, sizeof v);

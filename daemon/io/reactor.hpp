@@ -45,6 +45,9 @@ class ReactorHandler {
   virtual void on_wake() = 0;
   // Called about every tick (timers: idle connections, lease timeouts).
   virtual void on_tick() = 0;
+  // A descriptor of watch_readable (TOKEN) has data to read. The handler
+  // reads it until EAGAIN.
+  virtual void on_readable(uint64_t /*token*/) {}
 };
 
 class Reactor {
@@ -79,6 +82,10 @@ class Reactor {
   virtual void resume_recv(uint64_t conn_id) = 0;
   // Thread-safe: makes the owning thread call on_wake soon.
   virtual void wake() = 0;
+  // Calls on_readable(TOKEN) whenever non-blocking FD (not a connection's
+  // socket: an inotify descriptor) has data, for as long as the reactor
+  // lives; the caller keeps FD open that long. False where unsupported.
+  virtual bool watch_readable(int /*fd*/, uint64_t /*token*/) { return false; }
   // Runs until `stop` is set (checked at least every tick).
   virtual void run(const std::atomic<bool>& stop) = 0;
 };

@@ -26,7 +26,7 @@
 namespace ringsmb::io {
 namespace {
 
-enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6, Writable = 7, AcceptRetry = 8 };
+enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6, Writable = 7, AcceptRetry = 8, Readable = 9 };
 constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
 uint64_t pack(Op op, uint64_t id) { return (uint64_t(op) << 56) | (id & kIdMask); }
 Op op_of(uint64_t ud) { return Op(ud >> 56); }
@@ -51,9 +51,11 @@ class UringReactor final : public Reactor {
   void pause_recv(uint64_t conn_id) override;
   void resume_recv(uint64_t conn_id) override;
   void wake() override;
+  bool watch_readable(int fd, uint64_t token) override;
   void run(const std::atomic<bool>& stop) override;
 
  private:
+  void arm_readable(uint64_t token);
   io_uring_sqe* sqe();
   bool setup_buffer_ring(std::string& why);
   void recycle_buffer(uint16_t bid);
@@ -96,6 +98,7 @@ class UringReactor final : public Reactor {
     bool armed = false;
   };
   std::unordered_map<uint64_t, Receiving> recv_fds_;
+  std::unordered_map<uint64_t, int> readable_fds_;  // watch_readable: token -> fd
 };
 
 UringReactor::~UringReactor() {
@@ -262,6 +265,21 @@ void UringReactor::wake() {
   (void)n;  // EAGAIN means a wake-up is already pending
 }
 
+// A one-shot POLLIN poll, armed again after the handler has read the
+// descriptor empty: simpler than a multishot poll, and these descriptors
+// (inotify) are rare and quiet.
+bool UringReactor::watch_readable(int fd, uint64_t token) {
+  readable_fds_[token] = fd;
+  arm_readable(token);
+  return true;
+}
+
+void UringReactor::arm_readable(uint64_t token) {
+  io_uring_sqe* s = sqe();
+  io_uring_prep_poll_add(s, readable_fds_[token], POLLIN);
+  io_uring_sqe_set_data64(s, pack(Op::Readable, token));
+}
+
 void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
   bool more = cqe->flags & IORING_CQE_F_MORE;
   if (cqe->res > 0 && (cqe->flags & IORING_CQE_F_BUFFER)) {
@@ -354,6 +372,14 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
     case Op::Tick:
       arm_tick();
       handler_.on_tick();
+      break;
+    case Op::Readable:
+      if (cqe->res < 0) {  // not re-armed: a failing poll would fail again at once
+        LOG_ERROR("poll of watched descriptor: %s", strerror(-cqe->res));
+        break;
+      }
+      handler_.on_readable(id_of(ud));
+      arm_readable(id_of(ud));
       break;
     case Op::Ignore: break;  // a cancelled receive's cancel (pause_recv)
   }

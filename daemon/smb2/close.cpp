@@ -11,6 +11,7 @@
 #include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
+#include "smb2/notify_watch.hpp"
 #include "smb2/thread_identity.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/lock.hpp"
@@ -56,8 +57,10 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
                   const ipc::UnixUser& identity, const state::Guid& client) {
   // CREATE granted delete-on-close only with DELETE (grant_create_access);
   // checked again so that no other path to an open can delete without it.
-  if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE))
+  if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE)) {
     server.files.set_delete_pending(open->node, true);
+    if (open->is_directory) notify_delete_pending(server, open->node);
+  }
   bool pending = server.files.is_delete_pending(open->node);
   if (open->durable_version) forget_durable(server, *open);
   // A stream open keeps the file's fd until the stream is settled.
@@ -81,6 +84,7 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   withdraw_open(conn, server, volatile_id);  // requests waiting on the handle end with it
+  if (conn.notify) drop_notify_watch(conn, volatile_id);
   if (close_pipe(conn, server, volatile_id)) return;
   auto it = conn.opens.find(volatile_id);
   if (it == conn.opens.end()) return;

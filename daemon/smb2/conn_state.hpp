@@ -18,12 +18,14 @@
 #include "crypto/smb2_keys.hpp"
 #include "smb2/credits.hpp"
 #include "state/session.hpp"
+#include "vfs/change_source.hpp"
 #include "wire/smb2_header.hpp"
 
 namespace ringsmb::smb2 {
 
 struct ConnState;
 struct ServerContext;
+struct NotifyTable;
 
 inline constexpr uint64_t kRelatedFileId = 0xFFFFFFFFFFFFFFFFull;
 // Unfinished session setups one connection may have open (issue 11: 40,000
@@ -96,7 +98,7 @@ struct ResponseSeal {
 
 // What a waiting request waits for. Each kind has its own cancel/cleanup
 // hook (WaitingRequest::withdraw).
-enum class WaitKind : uint8_t { CreateBreak, PipeRead, ByteRangeLock, Flush };
+enum class WaitKind : uint8_t { CreateBreak, PipeRead, ByteRangeLock, Flush, ChangeNotify };
 // Why a waiting request is being withdrawn.
 enum class WithdrawReason : uint8_t { Cancel, Close, TreeDisconnect, Logoff, ConnectionLost };
 
@@ -162,6 +164,11 @@ struct ConnState {
   // transport before the first frame.
   const MessageFraming* framing = nullptr;
   AsyncTable async;  // requests answered STATUS_PENDING (smb2/async_engine.hpp)
+  // Where directory changes come from (the worker's inotify source; null:
+  // CHANGE_NOTIFY answers STATUS_NOT_SUPPORTED), and this connection's
+  // watches, made at its first CHANGE_NOTIFY (smb2/notify_watch.hpp).
+  vfs::ChangeSource* changes = nullptr;
+  std::shared_ptr<NotifyTable> notify;
   // The login throttle (SESSION_SETUP, control/login_throttle.hpp): until
   // this monotonic time the transport sends none of this connection's
   // replies and processes none of its further requests (they wait, in

@@ -71,6 +71,10 @@ struct ServerContext {
   // (MS-SMB2 3.3.4.2 lets a server refuse to go async). docs/configuration.md.
   uint32_t max_async_per_connection = 512;
   uint32_t max_async_per_session = 256;
+  // Directories one connection may watch for CHANGE_NOTIFY (a WATCH_TREE
+  // counts each beneath); 0 turns change notification off ("max notify
+  // watches", docs/configuration.md).
+  uint32_t max_notify_watches = 8192;
   // Open TCP connections over all workers, for "max connections".
   std::atomic<uint32_t> connections{0};
   // Descriptors, open files per user, connections per address.

@@ -43,6 +43,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/frozen_times.hpp"
 #include "smb2/negotiated_sizes.hpp"
+#include "smb2/notify_watch.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
 #include "smb2/security_info.hpp"
@@ -269,6 +270,7 @@ NtStatus set_delete_pending(Request& req, state::Open& open, bool pending, bool 
     }
   }
   if (open.node) req.server.files.set_delete_pending(open.node, pending);
+  if (open.node && pending && open.is_directory) notify_delete_pending(req.server, open.node);
   return NtStatus::Success;
 }
 

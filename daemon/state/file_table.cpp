@@ -436,6 +436,27 @@ bool FileTable::is_delete_pending(const std::shared_ptr<FileNode>& node) {
   return node->delete_pending;
 }
 
+void FileTable::add_notify_watcher(const std::shared_ptr<FileNode>& node, const FileNode::NotifyWatcher& w) {
+  std::lock_guard lock(mutex_for(*node));
+  node->notify_watchers.push_back(w);
+  node->notify_watcher_count.store(uint32_t(node->notify_watchers.size()), std::memory_order_relaxed);
+}
+
+void FileTable::remove_notify_watcher(const std::shared_ptr<FileNode>& node, const FileNode::NotifyWatcher& w) {
+  std::lock_guard lock(mutex_for(*node));
+  auto& v = node->notify_watchers;
+  std::erase_if(v, [&](const FileNode::NotifyWatcher& x) {
+    return x.volatile_id == w.volatile_id && x.conn.worker == w.conn.worker && x.conn.conn_id == w.conn.conn_id;
+  });
+  node->notify_watcher_count.store(uint32_t(v.size()), std::memory_order_relaxed);
+}
+
+std::vector<FileNode::NotifyWatcher> FileTable::notify_watchers(const std::shared_ptr<FileNode>& node) {
+  if (node->notify_watcher_count.load(std::memory_order_relaxed) == 0) return {};
+  std::lock_guard lock(mutex_for(*node));
+  return node->notify_watchers;
+}
+
 size_t FileTable::open_count(const std::shared_ptr<FileNode>& node) {
   std::lock_guard lock(mutex_for(*node));
   return node->opens.size();

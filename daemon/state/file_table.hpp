@@ -42,6 +42,15 @@ struct FileNode {
   // leases.size(), readable without the lock: WRITE skips the lock when 0.
   std::atomic<uint32_t> lease_count{0};
   bool delete_pending = false;
+  // CHANGE_NOTIFY watches of this directory (smb2/notify_watch.cpp), told
+  // when it becomes delete pending; guarded by the shard's mutex, counted
+  // so that setting delete-on-close looks without the lock when none.
+  struct NotifyWatcher {
+    ConnAddress conn;
+    uint64_t volatile_id = 0;
+  };
+  std::vector<NotifyWatcher> notify_watchers;
+  std::atomic<uint32_t> notify_watcher_count{0};
   // Path (relative to the share root fd) and that fd's identity, for the
   // unlink when the last handle closes with delete pending.
   std::string path;
@@ -132,6 +141,10 @@ class FileTable {
   bool is_delete_pending(const std::shared_ptr<FileNode>& node);
   // Count of other opens on the node (rename/delete checks).
   size_t open_count(const std::shared_ptr<FileNode>& node);
+  // CHANGE_NOTIFY watches of a directory (FileNode::notify_watchers).
+  void add_notify_watcher(const std::shared_ptr<FileNode>& node, const FileNode::NotifyWatcher& w);
+  void remove_notify_watcher(const std::shared_ptr<FileNode>& node, const FileNode::NotifyWatcher& w);
+  std::vector<FileNode::NotifyWatcher> notify_watchers(const std::shared_ptr<FileNode>& node);
   // Re-checks share modes for delete access on an already-open file: true
   // when every other open shares delete.
   bool others_share_delete(const std::shared_ptr<FileNode>& node, const void* owner);

@@ -37,6 +37,21 @@ std::vector<ListenAddress> listen_addresses(const config::GlobalConfig& g) {
   return out;
 }
 
+// CHANGE_NOTIFY watches count against the kernel's inotify limits, which
+// are per user: say what they are, and when one connection's allowance
+// alone exceeds them (docs/configuration.md, "Change notification").
+void log_notify_limits(uint32_t per_connection) {
+  if (per_connection == 0) return LOG_INFO("change notification is off (max notify watches = 0)");
+  vfs::InotifyLimits k = vfs::read_inotify_limits();
+  LOG_INFO("change notify: up to %u watched directories per connection; kernel: fs.inotify.max_user_watches = %llu, "
+           "max_user_instances = %llu",
+           per_connection, (unsigned long long)k.max_user_watches, (unsigned long long)k.max_user_instances);
+  if (k.max_user_watches && per_connection > k.max_user_watches)
+    LOG_WARN("max notify watches (%u) exceeds fs.inotify.max_user_watches (%llu): WATCH_TREE requests on large "
+             "shares fail with STATUS_INSUFFICIENT_RESOURCES once the kernel's limit is reached",
+             per_connection, (unsigned long long)k.max_user_watches);
+}
+
 void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
   ctx.config = cfg;
   crypto::random_bytes(ctx.server_guid);
@@ -48,6 +63,8 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
   ctx.max_trans = cfg.global.smb2_max_trans;
   ctx.lease_break_timeout_ms = cfg.global.lease_break_timeout_ms;
   ctx.ntacls.load_state(cfg.global.state_directory);
+  ctx.max_notify_watches = cfg.global.max_notify_watches;
+  log_notify_limits(cfg.global.max_notify_watches);
   struct rlimit rl {};
   getrlimit(RLIMIT_NOFILE, &rl);  // main() has raised the soft limit to the hard one
   ctx.budget.set_descriptor_limit(rl.rlim_cur == RLIM_INFINITY ? UINT32_MAX : rl.rlim_cur);

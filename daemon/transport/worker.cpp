@@ -71,6 +71,13 @@ std::string peer_name(int fd) {
 
 }  // namespace
 
+// The reactor's token for the inotify descriptor (the only one watched).
+constexpr uint64_t kChangesToken = 1;
+
+Worker::Worker(int index, smb2::ServerContext& ctx)
+    : index_(index), ctx_(ctx),
+      changes_([this](int fd) { return reactor_ && reactor_->watch_readable(fd, kChangesToken); }) {}
+
 Worker::~Worker() {
   if (spare_fd_ >= 0) close(spare_fd_);
   for (int fd : listen_fds_) close(fd);
@@ -156,6 +163,7 @@ void Worker::on_accept(int fd) {
   c->state.address = {uint32_t(index_), c->id};
   c->state.transport_sends_files = true;  // send_queued() sends smb2::FileSegments
   c->state.framing = &direct_tcp_framing();
+  c->state.changes = &changes_;
   c->last_activity_s = c->accepted_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
@@ -480,6 +488,17 @@ void Worker::on_wake() {
     tasks.swap(posted_);
   }
   for (auto& t : tasks) t();
+}
+
+// Changes to watched directories: the watches complete their waiting
+// CHANGE_NOTIFYs through posted tasks (smb2/notify_watch.cpp).
+void Worker::on_readable(uint64_t token) {
+  if (token != kChangesToken) return;
+  try {
+    changes_.dispatch();
+  } catch (const std::exception& e) {  // out of memory: the watchers miss changes, the worker keeps serving
+    LOG_ERROR("worker %d: directory changes: %s", index_, e.what());
+  }
 }
 
 void Worker::on_tick() {

@@ -21,6 +21,7 @@
 #include "transport/delay_timer.hpp"
 #include "transport/frame_assembler.hpp"
 #include "transport/send_queue.hpp"
+#include "vfs/inotify_source.hpp"
 
 namespace ringsmb::transport {
 
@@ -46,7 +47,7 @@ inline constexpr size_t kMaxHeldRequestBytes = 1024 * 1024;
 
 class Worker final : public io::ReactorHandler {
  public:
-  Worker(int index, smb2::ServerContext& ctx) : index_(index), ctx_(ctx) {}
+  Worker(int index, smb2::ServerContext& ctx);
   ~Worker() override;
   // Creates the reactor and listeners. `force_epoll` skips io_uring.
   bool init(const std::vector<ListenAddress>& addrs, bool force_epoll, std::string& error);
@@ -74,6 +75,7 @@ class Worker final : public io::ReactorHandler {
   void on_writable(uint64_t conn_id, int result) override;
   void on_wake() override;
   void on_tick() override;
+  void on_readable(uint64_t token) override;
   // Thread-safe: runs `task` on this worker's thread for connection
   // `conn_id` (dropped if it is gone), then flushes what it wrote. Oplock
   // and lease breaks and waking CREATEs come this way (smb2/lease.hpp).
@@ -147,6 +149,10 @@ class Worker final : public io::ReactorHandler {
   smb2::ServerContext& ctx_;
   std::unique_ptr<io::Reactor> reactor_;
   std::vector<int> listen_fds_;
+  // Directory changes for CHANGE_NOTIFY: its inotify descriptor is opened
+  // at the first watch and then polled by the reactor. Before conns_: the
+  // connections' watches end before it does.
+  vfs::InotifySource changes_;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
   uint64_t next_conn_id_ = 1;
   int64_t last_refusal_log_s_ = 0;  // refused connections, logged once per kAcceptLogIntervalS

@@ -633,3 +633,10 @@ TEST_CASE("resource limits: defaults, values and ranges", "[config]") {
   CHECK(err("[global]\nlogin timeout = 0\n") == "t.conf:2: 0 is out of range (1..3600)");
   CHECK(err("[global]\nmax open files per user = 0\n") == "t.conf:2: 0 is out of range (1..16777216)");
 }
+
+TEST_CASE("max notify watches: default, off, range", "[config]") {
+  CHECK(global("").max_notify_watches == 8192);
+  CHECK(global("max notify watches = 200000").max_notify_watches == 200000);
+  CHECK(global("max notify watches = 0").max_notify_watches == 0);  // change notification off
+  CHECK(err("[global]\nmax notify watches = 2000000\n") == "t.conf:2: 2000000 is out of range (0..1000000)");
+}

@@ -1,0 +1,100 @@
+// The changes a CHANGE_NOTIFY open has seen but not yet reported (MS-FSA
+// 2.1.5.11: ChangeNotifyEntry.NotifyEventList), how a change of the
+// directory source (vfs::DirChange, inotify's bits) becomes a
+// FILE_ACTION_* for a CompletionFilter, and the FILE_NOTIFY_INFORMATION
+// list (MS-FSCC 2.7.1) a response carries. No I/O here: unit-tested alone.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/bytes.hpp"
+#include "common/ntstatus.hpp"
+
+namespace ringsmb::smb2 {
+
+// MS-SMB2 2.2.35 CompletionFilter.
+enum : uint32_t {
+  FILE_NOTIFY_CHANGE_FILE_NAME = 0x001,
+  FILE_NOTIFY_CHANGE_DIR_NAME = 0x002,
+  FILE_NOTIFY_CHANGE_ATTRIBUTES = 0x004,
+  FILE_NOTIFY_CHANGE_SIZE = 0x008,
+  FILE_NOTIFY_CHANGE_LAST_WRITE = 0x010,
+  FILE_NOTIFY_CHANGE_LAST_ACCESS = 0x020,
+  FILE_NOTIFY_CHANGE_CREATION = 0x040,
+  FILE_NOTIFY_CHANGE_EA = 0x080,
+  FILE_NOTIFY_CHANGE_SECURITY = 0x100,
+  FILE_NOTIFY_CHANGE_STREAM_NAME = 0x200,
+  FILE_NOTIFY_CHANGE_STREAM_SIZE = 0x400,
+  FILE_NOTIFY_CHANGE_STREAM_WRITE = 0x800,
+  kValidCompletionFilter = 0xFFF,
+};
+
+// MS-FSCC 2.7.1 Action.
+enum : uint32_t {
+  FILE_ACTION_ADDED = 1,
+  FILE_ACTION_REMOVED = 2,
+  FILE_ACTION_MODIFIED = 3,
+  FILE_ACTION_RENAMED_OLD_NAME = 4,
+  FILE_ACTION_RENAMED_NEW_NAME = 5,
+};
+
+// What one source change means for a watcher with a filter. A rename is
+// two changes (old and new name); the caller pairs them.
+struct NotifyAction {
+  uint32_t action = 0;
+  uint32_t filter = 0;  // the CompletionFilter bits this change falls under
+};
+// The action for inotify change MASK (IN_* bits; IN_ISDIR for a
+// directory), with PAIRED saying whether a move's other half is inside the
+// watch too (then RENAMED_*; else REMOVED / ADDED). None for what no
+// filter reports (IN_IGNORED, the watched directory's own events).
+std::optional<NotifyAction> notify_action(uint32_t mask, bool paired);
+// The inotify mask a CompletionFilter needs.
+uint32_t inotify_mask_for(uint32_t completion_filter);
+
+// One FILE_NOTIFY_INFORMATION entry: 12 bytes, the name, padding to 4.
+size_t notify_entry_bytes(size_t name_utf16_bytes);
+
+class NotifyBuffer {
+ public:
+  // CAP_BYTES bounds the encoded size held; past it the buffer overflows:
+  // its entries are dropped and the next report is STATUS_NOTIFY_ENUM_DIR.
+  void set_cap(size_t cap_bytes) { cap_ = cap_bytes; }
+  // NAME is relative to the watched directory, '/'-separated UTF-8. A
+  // MODIFIED entry equal to the last one is not repeated (a large write is
+  // many IN_MODIFY).
+  void add(uint32_t action, std::string_view name);
+  void overflow() {
+    entries_.clear();
+    bytes_ = 0;
+    overflowed_ = true;
+  }
+  bool has_news() const { return overflowed_ || !entries_.empty(); }
+  bool empty() const { return !has_news(); }
+  size_t bytes() const { return bytes_; }
+  // Takes everything for one response of at most MAX_OUTPUT bytes: the
+  // FILE_NOTIFY_INFORMATION list into OUT and STATUS_SUCCESS, or
+  // STATUS_NOTIFY_ENUM_DIR (nothing in OUT) when it overflowed or does not
+  // fit (MS-FSA 2.1.5.11.1). The buffer is empty afterwards.
+  NtStatus take(uint32_t max_output, Bytes& out) { return take_first(entries_.size(), max_output, out); }
+  // The same for the first COUNT entries only; the rest stay held (an
+  // overflow still answers NOTIFY_ENUM_DIR and empties it).
+  NtStatus take_first(size_t count, uint32_t max_output, Bytes& out);
+  size_t count() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    uint32_t action;
+    Bytes name;  // UTF-16LE, '\' separators
+  };
+  std::vector<Entry> entries_;
+  size_t bytes_ = 0;
+  size_t cap_ = 64 * 1024;
+  bool overflowed_ = false;
+};
+
+}  // namespace ringsmb::smb2
