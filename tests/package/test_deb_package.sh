@@ -177,7 +177,7 @@ avahi_dtd() {
   local dtd=$CACHE/avahi-service.dtd
   if [ ! -f "$dtd" ]; then
     mkdir -p "$T/avahi" "$CACHE"
-    (cd "$T/avahi" && apt-get download avahi-daemon > /dev/null) || return 1
+    (cd "$T/avahi" && apt-get download -o APT::Sandbox::User=root avahi-daemon > /dev/null) || return 1
     dpkg-deb --fsys-tarfile "$T"/avahi/avahi-daemon_*.deb | tar -xOf - ./usr/share/avahi/avahi-service.dtd > "$dtd.tmp"
     mv "$dtd.tmp" "$dtd"
   fi
@@ -216,7 +216,7 @@ ip -n "$NS_CLIENT" addr add 192.0.2.2/24 dev wsd1
 for ns in "$NS_SERVER" "$NS_CLIENT"; do ip -n "$ns" link set lo up; done
 ip -n "$NS_SERVER" link set wsd0 up
 ip -n "$NS_CLIENT" link set wsd1 up
-cat > "$ROOT/etc/ringsmb/wsd-test.conf" <<'CONF'
+cat > "$ROOT/tmp/wsd-test.conf" <<'CONF'
 [global]
     netbios name = TESTNAS
     workgroup = HOMELAB
@@ -224,11 +224,11 @@ cat > "$ROOT/etc/ringsmb/wsd-test.conf" <<'CONF'
     bind interfaces only = yes
 CONF
 wsdd_command_line() {
-  in_root ringsmbctl -c /etc/ringsmb/wsd-test.conf discovery wsdd --print -- -4 |
+  in_root ringsmbctl -c /tmp/wsd-test.conf discovery wsdd --print -- -4 |
     grep -qx '/usr/sbin/wsdd --shortlog --hostname TESTNAS --workgroup HOMELAB --interface wsd0 -4'
 }
 check "ringsmbctl discovery wsdd runs wsdd with the configuration's names and interfaces" wsdd_command_line
-ip netns exec "$NS_SERVER" "${ROOT_CMD[@]}" ringsmbctl -c /etc/ringsmb/wsd-test.conf discovery wsdd -- -4 > "$T/wsdd.log" 2>&1 &
+ip netns exec "$NS_SERVER" "${ROOT_CMD[@]}" ringsmbctl -c /tmp/wsd-test.conf discovery wsdd -- -4 > "$T/wsdd.log" 2>&1 &
 WSDD_PID=$!
 check "a WS-Discovery Probe from the other namespace finds TESTNAS in HOMELAB" bash -c \
   "ip netns exec '$NS_CLIENT' python3 '$SRC/tests/package/wsd_probe.py' --source 192.0.2.2 --timeout 15 | tee /dev/stderr |

@@ -25,6 +25,7 @@ namespace {
 struct WsddOptions {
   std::string wsdd = "/usr/sbin/wsdd";
   bool print = false;
+  std::vector<std::string> extra;  // after --, for wsdd
 };
 
 // An interfaces entry is a name ("eth0") or an address with an optional
@@ -71,8 +72,8 @@ void add_discovery_commands(CLI::App& app, Context& ctx) {
               "service); options after -- go to wsdd");
   wsdd->add_option("--wsdd", o->wsdd, "The wsdd program")->capture_default_str();
   wsdd->add_flag("--print", o->print, "Print the wsdd command line instead of running it");
-  wsdd->allow_extras();
-  wsdd->callback([&ctx, o, wsdd] { ctx.exit_code = cmd_wsdd(ctx, *o, wsdd->remaining()); });
+  wsdd->add_option("WSDD-OPTIONS", o->extra, "Options for wsdd, after --");
+  wsdd->callback([&ctx, o] { ctx.exit_code = cmd_wsdd(ctx, *o, o->extra); });
 }
 
 }  // namespace ringsmb::ctl
