@@ -102,11 +102,17 @@ report "a second import keeps what exists: users" "user rsmb_imp1: already a rin
 report "... and shares" "share [photos]: ringsmb already has a share of that name; kept" again.txt
 
 # A saved pdbedit output works too, and a user without a Unix account is reported.
-printf 'nosuchunixuser:1234:%s:%s:[U          ]:LCT-00000000:\n' XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX \
-  00112233445566778899AABBCCDDEEFF > "$T/pdbedit.txt"
+{
+  printf 'nosuchunixuser:1234:%s:%s:[U          ]:LCT-00000000:\n' XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX \
+    00112233445566778899AABBCCDDEEFF
+  echo 'not a pdbedit line'
+  printf 'rsmb_imp3:1:%s:%s:[U          ]:LCT-00000000:\n' XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX 0011223344556677ZZ
+} > "$T/pdbedit.txt"
 ctl import samba "$S/smb.conf" --no-reload --pdbedit-output "$T/pdbedit.txt" > "$T/saved.txt" 2>&1 || true
 report "--pdbedit-output: a user without a Unix account is reported" \
   "$T/pdbedit.txt:1: user nosuchunixuser: no Unix user 'nosuchunixuser' on this machine" saved.txt
+report "... a line that is not pdbedit's is reported" "$T/pdbedit.txt:2: not a pdbedit -w line" saved.txt
+report "... and a malformed hash" "$T/pdbedit.txt:3: user rsmb_imp3: no NT hash" saved.txt
 check "a missing smb.conf is a clear error" bash -c \
   "! '$RINGSMBCTL' --config '$T/ringsmb.conf' import samba '$T/nonexistent.conf' 2>&1 | grep -q 'nonexistent.conf: cannot open: No such file'; [ \${PIPESTATUS[0]} -ne 0 ]"
 
@@ -139,6 +145,10 @@ if [ -x "$KT/usr/libexec/ksmbd.tools" ]; then
   check "import ksmbd --apply" bash -c "'$RINGSMBCTL' --config '$T/ringsmb.conf' --no-reload import ksmbd '$K/ksmbd.conf' \
     --pwddb '$K/ksmbdpwd.db' --apply > '$T/kapply.txt' 2>&1"
   report "ksmbd: unknown key reported with file:line" "$K/ksmbd.conf:$(grep -n crossmnt "$K/ksmbd.conf" | cut -d: -f1): [kdata] 'crossmnt = yes': ringsmb has no such key" kapply.txt
+  printf 'rsmb_imp1:notbase64\nrsmb_imp3\n' > "$T/bad.db"
+  "$RINGSMBCTL" --config "$T/ringsmb.conf" import ksmbd "$K/ksmbd.conf" --pwddb "$T/bad.db" > "$T/kbad.txt" 2>&1 || true
+  report "ksmbd: a hash that is not base64 is reported" "$T/bad.db:1: user rsmb_imp1: the hash is not a base64 NT hash" kbad.txt
+  report "ksmbd: a line without a hash is reported" "$T/bad.db:2: not a NAME:HASH line" kbad.txt
   report "ksmbd: one share and one user imported" "Imported 1 share, 2 global settings into $T/ringsmb.conf and 1 user" kapply.txt
   start_server
   check "rsmb_imp2 logs in to [kdata] with the old ksmbd password" smb "rsmb_imp2%Ksmbd-Pass-2" kdata "put $T/hi.txt hi.txt"
