@@ -24,6 +24,8 @@ packages=(
   # Not ksmbd-tools (import ksmbd's test needs ksmbd.adduser): it conflicts
   # with samba, so the test unpacks it from its .deb instead.
   dpkg-dev debhelper lintian debootstrap libxml2-utils ccache
+  # parses `ringsmbctl status --prometheus` (test_prometheus)
+  python3-prometheus-client
 )
 
 missing=()
