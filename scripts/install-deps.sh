@@ -18,6 +18,14 @@ packages=(
   systemd
   # man pages are checked to render without warnings (test_install)
   groff-base
+  # the Debian package (scripts/build-deb: dpkg-buildpackage, lintian) and
+  # its test in a fresh Debian 12 root (tests/package: debootstrap, xmllint
+  # for the Avahi service file); ccache makes package rebuilds quick.
+  # Not ksmbd-tools (import ksmbd's test needs ksmbd.adduser): it conflicts
+  # with samba, so the test unpacks it from its .deb instead.
+  dpkg-dev debhelper lintian debootstrap libxml2-utils ccache
+  # parses `ringsmbctl status --prometheus` (test_prometheus)
+  python3-prometheus-client
 )
 
 missing=()

@@ -32,7 +32,7 @@ check "... a warning for each missing share path" bash -c \
   "'$T/inst/sbin/ringsmbctl' config check '$T/example.conf' 2>&1 | grep -q 'example.conf:[0-9]*: share \\[media\\]: path $T/srv/media: No such file'"
 mkdir -p "$T/srv/media" "$T/srv/public"
 check "... and none once the paths exist" bash -c "'$T/inst/sbin/ringsmbctl' config check '$T/example.conf' 2>&1 | grep -q ', 0 warnings)'"
-for page in man8/ringsmbd.8 man8/ringsmbctl.8 man5/ringsmb.conf.5; do
+for page in man8/ringsmbd.8 man8/ringsmb-ctld.8 man8/ringsmbctl.8 man5/ringsmb.conf.5; do
   check "$page is installed" test -f "$T/inst/share/man/$page"
   check "$page renders without warnings" bash -c \
     "out=\$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z '$T/inst/share/man/$page' 2>&1) && [ -z \"\$out\" ]"

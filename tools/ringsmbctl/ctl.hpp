@@ -64,6 +64,8 @@ void add_share_commands(CLI::App& app, Context& ctx);
 void add_config_commands(CLI::App& app, Context& ctx);
 void add_daemon_commands(CLI::App& app, Context& ctx);  // reload, shutdown
 void add_status_commands(CLI::App& app, Context& ctx);  // status, session close
+void add_discovery_commands(CLI::App& app, Context& ctx);  // discovery wsdd
+void add_import_commands(CLI::App& app, Context& ctx);     // import samba, import ksmbd
 
 // Password entry: one line of stdin, or two no-echo prompts on the terminal.
 std::expected<std::string, std::string> read_password(bool from_stdin);

@@ -1,4 +1,4 @@
-// `status [--json]` and `session close ID`: questions for ringsmbd, which
+// `status [--json|--prometheus]` and `session close ID`: questions for ringsmbd, which
 // holds connections, sessions, tree connects and open files in its workers
 // (LIST_* and CLOSE_SESSION in daemon/ipc/ctl_abi.hpp).
 #include <cinttypes>
@@ -11,6 +11,7 @@
 #include "ctl.hpp"
 #include "ipc/ctl_codec.hpp"
 #include "ipc/ctl_status.hpp"
+#include "status_prometheus.hpp"
 
 namespace ringsmb::ctl {
 namespace {
@@ -154,10 +155,15 @@ void print_json(const ipc::ServerStatus& s) {
   o << "}\n";
 }
 
-int cmd_status(const Context& ctx, bool json) {
+int cmd_status(const Context& ctx, bool json, bool prometheus) {
   auto cfg = load_config(ctx.config_path);
   if (!cfg) return fail(cfg.error());
   auto s = fetch_status(*cfg);
+  // A stopped server is a value for a scraper (ringsmb_up 0), not an error.
+  if (prometheus && (s || s.error().code == kExitNotRunning)) {
+    print_prometheus(std::cout, s ? &*s : nullptr);
+    return kExitOk;
+  }
   if (!s) return fail(s.error());
   if (json) print_json(*s);
   else print_text(*s);
@@ -187,10 +193,14 @@ int cmd_session_close(const Context& ctx, const std::string& id_text) {
 
 void add_status_commands(CLI::App& app, Context& ctx) {
   auto json = std::make_shared<bool>(false);
+  auto prometheus = std::make_shared<bool>(false);
   auto* status = app.add_subcommand(
       "status", "Show connections, sessions (user, client, dialect, signing, encryption), tree connects and open files");
   status->add_flag("--json", *json, "Print JSON instead of tables");
-  status->callback([&ctx, json] { ctx.exit_code = cmd_status(ctx, *json); });
+  status->add_flag("--prometheus", *prometheus,
+                   "Print gauges in the Prometheus text format (for the node exporter's textfile collector); "
+                   "ringsmb_up 0 when the server is not running");
+  status->callback([&ctx, json, prometheus] { ctx.exit_code = cmd_status(ctx, *json, *prometheus); });
 
   auto* session = app.add_subcommand("session", "Act on client sessions");
   session->require_subcommand(1);
