@@ -34,9 +34,39 @@ run_mode() {  # run_mode NAME OPTIONS
   else
     fail "$name: extracted files differ"; (cd $mnt/$name && md5sum -c /job/tree.md5 | grep -v ': OK' | head)
   fi
+  if [ $first = 1 ]; then first=0; file_ops $mnt/$name; fi
   umount $mnt || fail "$name: umount"
 }
 
+# File operations on a mounted share (run once, in the first mode's
+# directory): rename, truncate, append, mtime, chmod and back, and a
+# directory with $DIR_ENTRIES entries listed back complete.
+file_ops() {  # file_ops DIR
+  local d=$1 ok=1
+  echo "first line" > $d/ops.txt && mv $d/ops.txt $d/renamed.txt && [ ! -e $d/ops.txt ] && [ -f $d/renamed.txt ] \
+    && pass "rename" || { fail "rename"; ok=0; }
+  echo "second line" >> $d/renamed.txt && [ "$(sed -n 2p $d/renamed.txt)" = "second line" ] \
+    && pass "append" || fail "append"
+  truncate -s 5 $d/renamed.txt && [ "$(cat $d/renamed.txt)" = "first" ] && pass "truncate" || fail "truncate"
+  touch -d "2001-02-03 04:05:06" $d/renamed.txt && [ "$(date -r $d/renamed.txt +%Y%m%d%H%M%S)" = 20010203040506 ] \
+    && pass "mtime set and read back" || fail "mtime: $(date -r $d/renamed.txt)"
+  # Without POSIX extensions the client maps "no write bit" to the
+  # READONLY attribute: the mode it reads back loses its write bits.
+  local before=$(stat -c %a $d/renamed.txt)
+  chmod 444 $d/renamed.txt
+  local ro=$(stat -c %a $d/renamed.txt)
+  chmod "$before" $d/renamed.txt
+  case $ro in
+    *[2367]*) fail "chmod 444: mode read back is $ro" ;;
+    *) pass "chmod 444 reads back read-only ($ro)" ;;
+  esac
+  echo y >> $d/renamed.txt && pass "chmod back ($before): writable again" || fail "chmod back: not writable"
+  mkdir -p $d/many && (cd $d/many && i=0; while [ $i -lt $DIR_ENTRIES ]; do : > e$i; i=$((i + 1)); done)
+  [ "$(ls $d/many | wc -l)" -eq "$DIR_ENTRIES" ] && pass "a $DIR_ENTRIES-entry directory lists complete" \
+    || fail "$DIR_ENTRIES-entry directory: $(ls $d/many | wc -l) listed"
+}
+
+first=1
 IFS=';'
 for m in $MODES; do
   unset IFS
