@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/log.hpp"
 #include "kmod-shim/ksmbd_abi.hpp"
 
 namespace ringsmb::kmod {
@@ -131,7 +132,13 @@ bool KsmbdLink::receive(std::vector<KernelEvent>& out) {
     auto* nlh = reinterpret_cast<nlmsghdr*>(buffer_.data());
     int left = int(n);
     for (; nlmsg_ok(nlh, left); nlh = nlmsg_next(nlh, &left)) {
-      if (nlh->nlmsg_type != family_ || nlmsg_datalen(nlh) < int(GENL_HDRLEN)) continue;  // acks, errors
+      if (nlh->nlmsg_type == NLMSG_ERROR && nlmsg_datalen(nlh) >= int(sizeof(nlmsgerr))) {
+        // The kernel refused one of our answers (its length or version).
+        int err = static_cast<nlmsgerr*>(nlmsg_data(nlh))->error;
+        if (err != 0) LOG_WARN("ksmbd rejected an answer: %s", strerror(-err));
+        continue;
+      }
+      if (nlh->nlmsg_type != family_ || nlmsg_datalen(nlh) < int(GENL_HDRLEN)) continue;
       auto* genl = static_cast<genlmsghdr*>(nlmsg_data(nlh));
       nlattr* attr = nullptr;
       int rem = 0;
