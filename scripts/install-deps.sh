@@ -14,6 +14,9 @@ packages=(
   smbclient samba-testsuite samba
   # test and benchmark tooling
   python3 procps psmisc iproute2 strace time
+  # the VM tests (tests/vm): Debian's kernel under QEMU (TCG), a busybox
+  # initramfs packed with cpio, socat for the guest's one forwarded port
+  qemu-system-x86 busybox-static socat cpio
   # systemd-analyze verifies the unit (test_install); systemd need not run
   systemd
   # man pages are checked to render without warnings (test_install)

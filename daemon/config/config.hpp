@@ -20,6 +20,11 @@ enum class SigningPolicy { Auto, Mandatory, Disabled };
 // -> Off; desired/yes/auto -> Desired; required/mandatory/forced -> Required.
 enum class EncryptionPolicy { Off, Desired, Required };
 enum class MapToGuest { Never, BadUser, BadPassword };
+// "data plane": who serves SMB. Ringsmbd (the default): ringsmbd, with
+// ringsmb-ctld verifying logins (the NT hash never leaves ctld). Ksmbd: the
+// kernel's ksmbd.ko, driven by ringsmb-ctld (kmod-shim/, docs/kmod-shim.md);
+// the kernel verifies NTLMv2, so ctld hands it the NT hash.
+enum class DataPlane { Ringsmbd, Ksmbd };
 
 // Dialects as their MS-SMB2 revision numbers.
 inline constexpr uint16_t kDialect202 = 0x0202;
@@ -115,6 +120,7 @@ struct GlobalConfig {
   // acknowledgment before the break counts as done (Windows: 35 s).
   uint32_t lease_break_timeout_ms = 35000;
   int log_level = 1;
+  DataPlane data_plane = DataPlane::Ringsmbd;
   uint32_t workers = 0;  // "workers": data-plane threads; 0 = one per core
 };
 

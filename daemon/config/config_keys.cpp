@@ -86,6 +86,8 @@ constexpr GlobalKey kGlobalKeys[] = {
     {"serversmbencrypt", set_encryption},
     {"maptoguest",
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.map_to_guest, parse_map_to_guest(v)); }},
+    {"dataplane",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.data_plane, parse_data_plane(v)); }},
     {"guestaccount",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.guest_account, non_empty(v, "guest account"));

@@ -166,6 +166,13 @@ std::expected<MapToGuest, Err> parse_map_to_guest(std::string_view raw) {
       cat("bad map to guest '", trim(raw), "' (use never, bad user or bad password)"));
 }
 
+std::expected<DataPlane, Err> parse_data_plane(std::string_view raw) {
+  std::string v = enum_form(raw);
+  if (v == "ringsmbd") return DataPlane::Ringsmbd;
+  if (v == "ksmbd") return DataPlane::Ksmbd;
+  return std::unexpected(cat("bad data plane '", trim(raw), "' (use ringsmbd or ksmbd)"));
+}
+
 std::expected<std::string, Err> parse_netbios(std::string_view raw, std::string_view what) {
   std::string_view v = trim(raw);
   // NetBIOS names are 15 bytes plus a type byte on the wire.

@@ -38,6 +38,7 @@ std::expected<void, std::string> CtlServer::reload() {
   // A fresh policy engine re-reads the user database on its first login.
   policy_ = control::make_local_control_plane(cfg_);
   LOG_INFO("reloaded %s: %zu shares", config_path_.c_str(), cfg_.shares.size());
+  if (reloaded_) reloaded_(cfg_);
   return {};
 }
 
@@ -175,14 +176,18 @@ std::vector<Outgoing> CtlServer::on_shutdown(const Message& m, uint32_t from_por
 void CtlServer::serve(NlSocket& requests, int extra_fd, const std::function<void()>& on_extra) {
   while (!shutdown_) {
     std::vector<pollfd> p = {{requests.fd(), POLLIN, 0}, {extra_fd, POLLIN, 0}};
+    for (const auto& s : sources_) p.push_back({s.fd, POLLIN, 0});
+    const size_t first_channel = p.size();
     for (size_t i = 0; i < channels_.size(); ++i) p.push_back({channels_.at(i).fd(), POLLIN, 0});
     if (poll(p.data(), p.size(), -1) < 0) continue;  // EINTR; a negative extra_fd is skipped by poll
     if (p[1].revents & POLLIN) on_extra();
+    for (size_t i = 0; i < sources_.size(); ++i)
+      if (p[2 + i].revents) sources_[i].on_ready();
     // Channels first, each a bounded batch: a flood of the request port
     // (anyone may send there) never queues a login behind it.
     std::vector<uint32_t> ready;
-    for (size_t i = 2; i < p.size(); ++i)
-      if (p[i].revents) ready.push_back(channels_.at(i - 2).peer());
+    for (size_t i = first_channel; i < p.size(); ++i)
+      if (p[i].revents) ready.push_back(channels_.at(i - first_channel).peer());
     for (uint32_t peer : ready)
       if (ipc::NlSocket* s = channels_.find(peer)) drain(*s, false, 64);
     if (p[0].revents & POLLIN) drain(requests, true, 256);

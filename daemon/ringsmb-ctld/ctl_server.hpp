@@ -46,6 +46,11 @@ class CtlServer {
   void serve(ipc::NlSocket& requests, int extra_fd, const std::function<void()>& on_extra);
   // Tells the registered data plane (on its channel) that we are going.
   void announce_shutdown();
+  // Another socket serve() polls (data plane = ksmbd: ksmbd.ko's netlink
+  // socket); ON_READY runs when FD is readable.
+  void add_poll_source(int fd, std::function<void()> on_ready) { sources_.push_back({fd, std::move(on_ready)}); }
+  // Runs after every successful reload (SIGHUP or RELOAD) with the new configuration.
+  void on_reloaded(std::function<void(const config::Config&)> hook) { reloaded_ = std::move(hook); }
 
  private:
   std::vector<Outgoing> dispatch(const ipc::Message& m, uint32_t from_port);
@@ -80,6 +85,12 @@ class CtlServer {
   bool via_request_port_ = true;
   // Open IPC$ pipes by the handle ringsmbd chose (RPC_OPEN).
   control::PipeTable pipes_;
+  struct PollSource {
+    int fd;
+    std::function<void()> on_ready;
+  };
+  std::vector<PollSource> sources_;
+  std::function<void(const config::Config&)> reloaded_;
 };
 
 }  // namespace ringsmb::ctld

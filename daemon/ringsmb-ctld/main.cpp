@@ -25,6 +25,7 @@
 #include "ipc/ctl_abi.hpp"
 #include "ringsmb-ctld/ctl_server.hpp"
 #include "ipc/nl_socket.hpp"
+#include "kmod-shim/ksmbd_driver.hpp"
 
 namespace {
 
@@ -107,6 +108,22 @@ int main(int argc, char** argv) {
   log_to_syslog_if_inherited("ringsmb-ctld");
   int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
   set_log_level(LogLevel(std::clamp(level, 0, 3)));
+  // data plane = ksmbd: register with ksmbd.ko before anything else, so a
+  // missing, incompatible or already driven module stops us with a message
+  // on stderr and a non-zero exit.
+  std::unique_ptr<kmod::KsmbdDriver> ksmbd;
+  if (cfg.global.data_plane == config::DataPlane::Ksmbd) {
+    if (parent > 0 || netlink_fd >= 0) {
+      fprintf(stderr, "ringsmb-ctld: %s says data plane = ksmbd; ringsmbd does not use it\n", config_path.c_str());
+      return 1;
+    }
+    auto driver = kmod::KsmbdDriver::start(cfg);
+    if (!driver) {
+      fprintf(stderr, "ringsmb-ctld: data plane = ksmbd: %s\n", driver.error().c_str());
+      return 1;
+    }
+    ksmbd = std::move(*driver);
+  }
   if (sd::enabled()) foreground = true;
   if (!foreground && daemon(0, 0) != 0) {
     perror("ringsmb-ctld: daemon");
@@ -124,11 +141,16 @@ int main(int argc, char** argv) {
   if (!write_pid_file(pid_file)) LOG_WARN("cannot write %s: %m", pid_file.c_str());
   if (!ipc::write_port_file(port_file, sock->port(), error)) LOG_WARN("%s", error.c_str());
   ctld::CtlServer server(config_path, std::move(cfg));
+  if (ksmbd) {
+    server.add_poll_source(ksmbd->fd(), [&] { ksmbd->on_readable(); });
+    server.on_reloaded([&](const config::Config& c) { ksmbd->reload(c); });
+  }
   LOG_INFO("ringsmb-ctld (pid %d) ready, ABI version %u", int(getpid()), ipc::abi::kAbiVersion);
   sd::notify("READY=1\nSTATUS=answering on netlink port " + std::to_string(sock->port()));
   server.serve(*sock, sfd, [&] { on_signal(sfd, server); });
   sd::notify("STOPPING=1");
   server.announce_shutdown();
+  if (ksmbd) kmod::stop_ksmbd_server();
   if (ipc::read_port_file(port_file) == sock->port()) unlink(port_file.c_str());
   remove_pid_file_if_ours(pid_file);
   return 0;

@@ -159,6 +159,11 @@ int main(int argc, char** argv) {
     }
     for (const auto& w : parsed->warnings) fprintf(stderr, "ringsmbd: warning: %s\n", w.c_str());
     cfg = parsed->config;
+    if (cfg.global.data_plane == config::DataPlane::Ksmbd) {
+      fprintf(stderr, "ringsmbd: %s says data plane = ksmbd: the kernel's ksmbd serves it; start ringsmb-ctld "
+              "(docs/kmod-shim.md)\n", config_path.c_str());
+      return 1;
+    }
   }
   int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
   set_log_level(LogLevel(std::clamp(level, 0, 3)));

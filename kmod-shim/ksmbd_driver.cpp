@@ -1,0 +1,45 @@
+#include "kmod-shim/ksmbd_driver.hpp"
+
+#include <cstring>
+
+#include "common/log.hpp"
+
+namespace ringsmb::kmod {
+
+std::expected<std::unique_ptr<KsmbdDriver>, std::string> KsmbdDriver::start(const config::Config& cfg) {
+  auto link = KsmbdLink::open();
+  if (!link) return std::unexpected(link.error());
+  std::vector<std::string> warnings;
+  Bytes startup = make_startup_request(cfg, warnings);
+  for (const auto& w : warnings) LOG_WARN("data plane = ksmbd: %s", w.c_str());
+  uint32_t max_event = link->max_event();
+  if (auto r = link->start(startup); !r) return std::unexpected(r.error());
+  LOG_INFO("driving ksmbd.ko (netlink family version %u, %u events); listening on port %u", link->family_version(),
+           max_event, unsigned(cfg.global.tcp_ports.empty() ? 445 : cfg.global.tcp_ports[0]));
+  return std::unique_ptr<KsmbdDriver>(new KsmbdDriver(std::move(*link), cfg));
+}
+
+void KsmbdDriver::on_readable() {
+  std::vector<KernelEvent> events;
+  if (!link_.receive(events)) LOG_ERROR("ksmbd netlink socket: %m");
+  for (const auto& ev : events) {
+    auto reply = shim_.handle(ev.event, ev.payload);
+    if (!reply) continue;
+    if (int err = link_.send(reply->event, reply->payload); err != 0)
+      LOG_WARN("ksmbd: answer to event %u not sent: %s", unsigned(ev.event), strerror(err));
+  }
+}
+
+void stop_ksmbd_server() {
+  const char* path = "/sys/class/ksmbd-control/kill_server";
+  FILE* f = fopen(path, "w");
+  bool ok = f && fputs("hard", f) >= 0;
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok) {
+    LOG_WARN("cannot stop ksmbd through %s: %m", path);
+    return;
+  }
+  LOG_INFO("ksmbd's server stopped");
+}
+
+}  // namespace ringsmb::kmod
