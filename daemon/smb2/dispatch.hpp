@@ -15,6 +15,12 @@
 
 namespace ringsmb::smb2 {
 
+// The key and algorithm of a session of another connection (smb2/session_bind.hpp).
+struct ForeignSigner {
+  crypto::SigningAlgorithm algorithm = crypto::SigningAlgorithm::HmacSha256;
+  Bytes key;
+};
+
 struct Request {
   ConnState& conn;
   ServerContext& server;
@@ -42,6 +48,10 @@ struct Request {
   // Where this frame's responses begin in the output buffer: what a handler
   // adds must keep the frame within the transport's 24-bit length.
   size_t reply_start = 0;
+  // A SESSION_SETUP naming a session of another connection whose signature
+  // checked out with that session's key: the response is signed with it
+  // (smb2/session_bind.hpp). Empty for every other request.
+  std::optional<ForeignSigner> foreign_signer;
 
   // Resolves a FileId, honouring compound related ids.
   state::Open* find_open(FileId id);

@@ -87,6 +87,7 @@ class ChainProcessor {
   size_t prev_start_ = SIZE_MAX;
   bool prev_sign_ = false;
   state::Session* prev_signer_ = nullptr;
+  std::optional<ForeignSigner> prev_foreign_signer_;  // signs the previous element instead (session_bind.hpp)
   NtStatus create_error_ = NtStatus::Success;  // of the chain's last CREATE, until a FileId works again
   uint64_t resume_id_ = 0;  // the first element completes this async request
   bool cancel_ = false;
@@ -303,6 +304,7 @@ void ChainProcessor::bookkeep(const Request& req, const CommandSpec* spec, NtSta
   prev_start_ = start;
   prev_sign_ = signs_response(req.hdr, status, signer);
   prev_signer_ = signer;
+  prev_foreign_signer_ = std::move(req.foreign_signer);
   compound_.in_chain = true;
   if (req.hdr.command == Command::Create)
     create_error_ = status;
@@ -352,9 +354,11 @@ void ChainProcessor::seal_previous(Bytes& out, bool more_follow) {
     w.align(8, prev_start_);
     store_le32(out.data() + prev_start_ + wire::hdr::NextCommand, uint32_t(out.size() - prev_start_));
   }
+  std::span<uint8_t> element(out.data() + prev_start_, out.size() - prev_start_);
   if (prev_sign_)
-    sign_element(conn_, prev_signer_->keys.signing_key,
-                 std::span<uint8_t>(out.data() + prev_start_, out.size() - prev_start_));
+    sign_element(conn_, prev_signer_->keys.signing_key, element);
+  else if (prev_foreign_signer_)
+    crypto::sign_message(prev_foreign_signer_->algorithm, prev_foreign_signer_->key, element);
   prev_start_ = SIZE_MAX;
 }
 

@@ -14,6 +14,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/session_bind.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
@@ -142,6 +143,33 @@ void install_identity(Request& req, state::Session& s, const ipc::LoginReply& lo
   s.encrypt_data = wants_encryption(req);
 }
 
+bool identity_changes(const state::Session& s, const ipc::LoginReply& login) {
+  return s.user != login.user || s.is_guest != login.is_guest || s.is_anonymous != login.is_anonymous;
+}
+
+// Re-authentication as another user, a guest or anonymously (3.3.5.5.2,
+// 3.3.5.5.3: nothing requires the same user; Windows and Samba accept it):
+// the session takes the new identity for what it does from now on and keeps
+// its keys ("the existing Session.SessionKey will be retained"), its tree
+// connects and its opens (smb2.session.reauth2-5). Tree connects keep the
+// identity they were made with, as opens keep the access they were granted.
+void change_identity(Request& req, state::Session& s, const ipc::LoginReply& login) {
+  LOG_INFO("%s: session 0x%llx re-authenticated as '%s'%s (was '%s')", req.conn.client_address.c_str(),
+           (unsigned long long)s.session_id, login.user.c_str(),
+           login.is_guest ? " (guest)" : login.is_anonymous ? " (anonymous)" : "", s.user.c_str());
+  if (req.server.control) req.server.control->logout(s.user);  // one login counted per session
+  s.user = login.user;
+  s.is_guest = login.is_guest;
+  s.is_anonymous = login.is_anonymous;
+  s.unix_user = login.unix_user;
+  s.user_open_count = req.server.budget.user_open_count(login.user);
+  std::optional<state::SessionHome> home = req.server.sessions.find(s.session_id);
+  if (home) {
+    home->user = s.user;  // a later reconnect (PreviousSessionId) compares users
+    req.server.sessions.add(s.session_id, std::move(*home));
+  }
+}
+
 NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSpan client_mic, ByteWriter& w) {
   ipc::LoginRequest lr;
   lr.client_address = req.conn.client_address;
@@ -170,7 +198,6 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
     server_mic.assign(mine.begin(), mine.end());
   }
   bool reauth = s.state == state::Session::State::Valid;
-  if (reauth && !s.user.empty() && s.user != login.user) return NtStatus::AccessDenied;
   // A guest or anonymous session has no key to encrypt with: where the
   // server requires encryption it cannot be served at all.
   if ((login.is_guest || login.is_anonymous) && server_requires_encryption(req)) {
@@ -178,7 +205,10 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
              login.is_guest ? "guest" : "anonymous");
     return NtStatus::AccessDenied;
   }
-  if (!reauth) install_identity(req, s, login);
+  if (!reauth)
+    install_identity(req, s, login);
+  else if (identity_changes(s, login))
+    change_identity(req, s, login);
   if (s.state == state::Session::State::InProgress) --req.conn.sessions_in_progress;
   s.state = state::Session::State::Valid;
   req.conn.logged_in = true;
@@ -247,14 +277,18 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   uint64_t previous_session_id = r.u64();
   ByteSpan blob;
   if (!r.ok() || !buffer_at(req, blob_off, blob_len, blob) || blob.empty()) return NtStatus::InvalidParameter;
-  if (flags & SMB2_SESSION_FLAG_BINDING) return NtStatus::RequestNotAccepted;  // no multichannel yet
+  // A binding attempt (3.3.5.5 step 4; a zero SessionId is a new session,
+  // step 3): refused, with the status its case calls for. A session of this
+  // very connection has its channel already.
+  if ((flags & SMB2_SESSION_FLAG_BINDING) && req.hdr.session_id != 0)
+    return req.conn.find_session(req.hdr.session_id) ? NtStatus::RequestNotAccepted : refuse_binding(req);
   if (NtStatus st = check_encryption_possible(req); st != NtStatus::Success) return st;
   // MS-SMB2 names no status for a server out of room for sessions.
   if (req.hdr.session_id == 0 && req.conn.sessions_in_progress >= kMaxSessionsInProgress)
     return NtStatus::InsufficientResources;
 
   state::Session* s = find_or_create_session(req);
-  if (!s) return NtStatus::UserSessionDeleted;
+  if (!s) return refuse_foreign_session(req);
   req.response_session_id = s->session_id;
   if (req.conn.dialect == config::kDialect311) update_preauth(s->preauth_hash, req.pdu);
 
@@ -273,7 +307,8 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   if (st == NtStatus::Success && !was_valid) {
     // Where the session lives, for a later reconnect that supersedes it;
     // and this one may supersede an earlier one (3.3.5.5.3).
-    req.server.sessions.add(s->session_id, req.conn.address, s->user);
+    req.server.sessions.add(s->session_id, {req.conn.address, s->user, req.conn.dialect, req.conn.signing_algorithm,
+                                            s->keys.signing_key, s->is_guest || s->is_anonymous});
     if (previous_session_id && previous_session_id != s->session_id && !s->is_guest && !s->is_anonymous)
       end_previous_session(req, previous_session_id, s->user);
   }

@@ -2,10 +2,10 @@
 
 namespace ringsmb::state {
 
-void SessionRegistry::add(uint64_t session_id, const ConnAddress& conn, const std::string& user) {
+void SessionRegistry::add(uint64_t session_id, SessionHome home) {
   Shard& s = shard_for(session_id);
   std::lock_guard lock(s.mu);
-  s.sessions[session_id] = {conn, user};
+  s.sessions[session_id] = std::move(home);
 }
 
 void SessionRegistry::remove(uint64_t session_id) {

@@ -1,9 +1,12 @@
 // Where each valid session lives (MS-SMB2 3.3.1.5 GlobalSessionTable,
-// reduced to what session reconnect needs): SessionId -> the connection
-// that holds it and its user. A SESSION_SETUP with a PreviousSessionId
+// reduced to what session reconnect and binding need): SessionId -> the
+// connection that holds it, its user, and a copy of what checking and
+// signing a message for it takes. A SESSION_SETUP with a PreviousSessionId
 // (3.3.5.5.3) finds the old session here and asks that connection's
-// worker to end it. Sharded; touched once per login and logoff, never
-// by file operations.
+// worker to end it; a binding attempt or a SESSION_SETUP naming a session
+// of another connection (3.3.5.5, 3.3.5.2.4) is checked and answered with
+// the copied key, never by touching the other worker's connection.
+// Sharded; touched once per login and logoff, never by file operations.
 #pragma once
 
 #include <array>
@@ -13,6 +16,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/bytes.hpp"
+#include "crypto/smb2_keys.hpp"
 #include "state/lease_table.hpp"
 
 namespace ringsmb::state {
@@ -20,11 +25,18 @@ namespace ringsmb::state {
 struct SessionHome {
   ConnAddress conn;
   std::string user;
+  // Session.Connection.Dialect and its signing algorithm, Session.SigningKey
+  // (3.x) or Session.SessionKey (2.x): copies, so another worker can verify
+  // and sign a SESSION_SETUP for this session.
+  uint16_t dialect = 0;
+  crypto::SigningAlgorithm signing_algorithm = crypto::SigningAlgorithm::HmacSha256;
+  Bytes signing_key;
+  bool guest_or_anonymous = false;
 };
 
 class SessionRegistry {
  public:
-  void add(uint64_t session_id, const ConnAddress& conn, const std::string& user);
+  void add(uint64_t session_id, SessionHome home);
   void remove(uint64_t session_id);
   std::optional<SessionHome> find(uint64_t session_id);
 
