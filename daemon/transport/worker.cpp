@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "common/log.hpp"
+#include "common/log_event.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
@@ -151,8 +152,9 @@ void Worker::on_accept(int fd) {
     ++refusals_;
     int64_t now = now_s();
     if (now - last_refusal_log_s_ >= kAcceptLogIntervalS) {
-      LOG_WARN("refusing connections (%s): %llu refused, last from %s", why, (unsigned long long)refusals_,
-               address.c_str());
+      log_event(LogLevel::Warn, "connection_refused", {{"client", address}, {"limit", why}},
+                "refusing connections (%s): %llu refused, last from %s", why, (unsigned long long)refusals_,
+                address.c_str());
       last_refusal_log_s_ = now;
       refusals_ = 0;
     }
