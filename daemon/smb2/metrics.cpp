@@ -72,10 +72,9 @@ void latency(std::string& o, const WorkerMetrics& m) {
         snprintf(le, sizeof le, "+Inf");
       sample(o, "ringsmb_request_duration_seconds_bucket", cmd + ",le=\"" + le + "\"", running);
     }
-    char sum[64];
-    snprintf(sum, sizeof sum, "ringsmb_request_duration_seconds_sum{%s} %.9f\n", cmd.c_str(),
-             double(cm.latency_sum_ns) * 1e-9);
-    o += sum;
+    char sum[32];
+    snprintf(sum, sizeof sum, "%.9f", double(cm.latency_sum_ns) * 1e-9);
+    o += "ringsmb_request_duration_seconds_sum{" + cmd + "} " + sum + "\n";
     sample(o, "ringsmb_request_duration_seconds_count", cmd, total);
   }
 }

@@ -34,7 +34,8 @@ TEST_CASE("metrics: latency bucket k holds up to 2^k microseconds", "[metrics]")
   CHECK(WorkerMetrics::latency_bucket(4000) == 2);
   CHECK(WorkerMetrics::latency_bucket(1024000) == 10);  // 1024 us
   CHECK(WorkerMetrics::latency_bucket(1024001) == 11);
-  CHECK(WorkerMetrics::latency_bucket(uint64_t(1) << 20 << 10) == 20);  // ~1.07 s still in the last finite one
+  CHECK(WorkerMetrics::latency_bucket(uint64_t(1) << 20 << 10) == kLatencyBuckets - 1);  // 2^30 ns > 2^20 us
+  CHECK(WorkerMetrics::latency_bucket(uint64_t(1048576) * 1000) == 20);  // 2^20 us: the last finite bucket
   CHECK(WorkerMetrics::latency_bucket(uint64_t(60) * 1000000000) == kLatencyBuckets - 1);  // +Inf
   CHECK(WorkerMetrics::latency_bucket(UINT64_MAX - 1000) == kLatencyBuckets - 1);
 }
