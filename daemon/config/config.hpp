@@ -71,6 +71,10 @@ struct GlobalConfig {
   std::vector<uint16_t> tcp_ports{445};  // "tcp port" / "smb ports"
   std::vector<std::string> interfaces;   // addresses or interface names
   bool bind_interfaces_only = false;
+  // "metrics listen": where ringsmbd serves /metrics over HTTP
+  // (docs/monitoring.md); port 0: not at all (the default).
+  std::string metrics_host = "127.0.0.1";
+  uint16_t metrics_port = 0;
   std::string users_db = "/var/lib/ringsmb/users.db";
   std::string state_directory = "/var/lib/ringsmb";
   uint16_t min_protocol = kDialect202;   // "server min protocol": SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11, SMB2 (=2.02 as min, 2.10 as max), SMB3 (=3.00 as min, 3.11 as max)

@@ -1,6 +1,8 @@
 // The key tables: normalized key name -> handler. Adding a key means adding a
 // row here (and a line in docs/configuration.md).
 
+#include <arpa/inet.h>
+
 #include "config/config_internal.hpp"
 
 namespace ringsmb::config::detail {
@@ -51,6 +53,33 @@ std::expected<void, Err> set_encryption(GlobalConfig& g, GlobalState&, std::stri
   return store(g.smb3_encryption, parse_encryption(v));
 }
 
+// "metrics listen = [HOST:]PORT" ([V6]:PORT for IPv6), or "no": HOST is a
+// numeric address, 127.0.0.1 when left out.
+std::expected<void, Err> set_metrics_listen(GlobalConfig& g, GlobalState&, std::string_view v) {
+  v = trim(v);
+  auto off = parse_bool_value(v);
+  if (off && !*off) {
+    g.metrics_port = 0;
+    return {};
+  }
+  std::string host = "127.0.0.1";
+  std::string_view port = v;
+  if (size_t colon = v.rfind(':'); colon != std::string_view::npos) {
+    std::string_view h = v.substr(0, colon);
+    if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+    host = std::string(h);
+    port = v.substr(colon + 1);
+  }
+  unsigned char buf[16];
+  if (inet_pton(AF_INET, host.c_str(), buf) != 1 && inet_pton(AF_INET6, host.c_str(), buf) != 1)
+    return std::unexpected(cat("metrics listen: '", host, "' is not a numeric IPv4 or IPv6 address"));
+  auto p = parse_ranged(port, 1, 65535);
+  if (!p) return std::unexpected(cat("metrics listen: ", p.error()));
+  g.metrics_host = host;
+  g.metrics_port = uint16_t(*p);
+  return {};
+}
+
 std::expected<void, Err> set_log_level(GlobalConfig& g, GlobalState& st, std::string_view v) {
   // Samba allows "3 auth:5 passdb:2"; only the leading level means anything
   // here, and the per-class parts are reported rather than rejected so an
@@ -67,6 +96,7 @@ constexpr GlobalKey kGlobalKeys[] = {
     {"smbports", set_ports},
     {"interfaces",
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.interfaces, split_list(v, false)); }},
+    {"metricslisten", set_metrics_listen},
     {"bindinterfacesonly",
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.bind_interfaces_only, parse_bool_value(v)); }},
     {"usersdb",

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/log.hpp"
+#include "common/log_event.hpp"
 
 namespace ringsmb::control {
 namespace {
@@ -80,8 +81,9 @@ uint32_t LoginThrottle::failed(const std::string& address, const std::string& us
   Count& u = bump(by_user_, fold(user), now_ms);
   if (s_.lockout_threshold && u.failures >= s_.lockout_threshold && now_ms >= u.locked_until_ms) {
     u.locked_until_ms = now_ms + int64_t(s_.lockout_duration_s) * 1000;
-    LOG_WARN("account locked out: user=%s for %u s after %u failures (last client=%s)", printable(user).c_str(),
-             s_.lockout_duration_s, u.failures, printable(address).c_str());
+    log_event(LogLevel::Warn, "account_locked_out", {{"client", printable(address)}, {"user", printable(user)}},
+              "account locked out: user=%s for %u s after %u failures (last client=%s)", printable(user).c_str(),
+              s_.lockout_duration_s, u.failures, printable(address).c_str());
   }
   log_failure(address, user, a.failures, u.failures, now_ms);
   return std::max(delay_for(a.failures), delay_for(u.failures));
@@ -105,8 +107,9 @@ void LoginThrottle::log_failure(const std::string& address, const std::string& u
     return;
   }
   ++logged_;
-  LOG_WARN("authentication failure: client=%s user=%s (failures: %u from this client, %u for this user)",
-           printable(address).c_str(), printable(user).c_str(), addr_n, user_n);
+  log_event(LogLevel::Warn, "login_failure", {{"client", printable(address)}, {"user", printable(user)}},
+            "authentication failure: client=%s user=%s (failures: %u from this client, %u for this user)",
+            printable(address).c_str(), printable(user).c_str(), addr_n, user_n);
 }
 
 std::shared_ptr<LoginThrottle> shared_login_throttle() {

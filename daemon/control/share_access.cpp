@@ -9,6 +9,7 @@
 
 #include "auth/user_db.hpp"
 #include "common/log.hpp"
+#include "common/log_event.hpp"
 #include "config/host_match.hpp"
 
 namespace ringsmb::control {
@@ -65,8 +66,10 @@ ShareAccess decide_share_access(const config::ShareConfig& share, const ShareSub
                                 const GroupCheck& in_group) {
   ShareAccess a;
   if (!config::host_allowed(share.hosts_allow, share.hosts_deny, subject.client_address)) {
-    LOG_INFO("share [%s]: client %s refused by hosts allow / hosts deny", share.name.c_str(),
-             subject.client_address.c_str());
+    log_event(LogLevel::Info, "share_access_refused",
+              {{"client", subject.client_address}, {"user", subject.user}, {"share", share.name}},
+              "share [%s]: client %s refused by hosts allow / hosts deny", share.name.c_str(),
+              subject.client_address.c_str());
     return a;
   }
   if (subject.is_guest && !share.guest_ok) return a;

@@ -104,6 +104,11 @@
 //                    sent LIST_CONNECTIONS less than 2 s before is answered
 //                    from the same snapshot (one consistent `status`).
 //                    ctld answers these with NotSupported.
+//   GET_METRICS      A->D req {} reply {STATUS, MORE_ENTRIES?, TEXT}: ringsmbd's
+//                    counters (docs/monitoring.md) in the Prometheus text
+//                    format, cut at line ends into TEXTs of at most 4 KiB,
+//                    one per datagram; all but the last carry MORE_ENTRIES=1.
+//                    ctld answers NotSupported.
 //   RELOAD           A->C req {} reply {STATUS, TEXT?}: re-read config + users.
 //                    A->D the same (ringsmbd reloads its in-process control
 //                    plane, or forwards to its ctld as on SIGHUP).
@@ -168,6 +173,7 @@ enum Cmd : uint8_t {
   CMD_SHUTDOWN,
   CMD_CLOSE_SESSION,
   CMD_LIST_TREE_CONNECTS,
+  CMD_GET_METRICS,
   CMD_COUNT,  // one past the last command
 };
 

@@ -97,7 +97,8 @@ const char* cmd_name(uint8_t cmd) {
       "LOGIN_EXT",      "SHARE_CONFIG",     "TREE_CONNECT",  "TREE_DISCONNECT", "LOGOUT",
       "RPC_OPEN",       "RPC_READ",         "RPC_WRITE",     "RPC_CLOSE",       "RPC_IOCTL",
       "SPNEGO_AUTHEN",  "LIST_CONNECTIONS", "LIST_SESSIONS", "LIST_OPEN_FILES", "RELOAD",
-      "SHUTDOWN",       "CLOSE_SESSION",    "LIST_TREE_CONNECTS"};
+      "SHUTDOWN",       "CLOSE_SESSION",    "LIST_TREE_CONNECTS",
+      "GET_METRICS"};
   return cmd < CMD_COUNT ? kNames[cmd] : "?";
 }
 

@@ -4,6 +4,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -167,6 +168,25 @@ std::string dialect_name(uint16_t dialect) {
       return buf;
     }
   }
+}
+
+std::vector<Bytes> encode_text_replies(Cmd cmd, uint32_t seq, const std::string& text) {
+  std::vector<Bytes> out;
+  size_t at = 0;
+  do {
+    size_t len = std::min(kMaxTextPiece, text.size() - at);
+    if (at + len < text.size()) {  // end the piece after its last whole line, if it has one
+      size_t nl = text.rfind('\n', at + len - 1);
+      if (nl != std::string::npos && nl >= at) len = nl + 1 - at;
+    }
+    MsgBuilder b(cmd, seq, false);
+    b.u32(ATTR_STATUS, uint32_t(NtStatus::Success));
+    b.str(ATTR_TEXT, text.substr(at, len));
+    at += len;
+    if (at < text.size()) b.u32(ATTR_MORE_ENTRIES, 1);
+    out.push_back(finish(b));
+  } while (at < text.size());
+  return out;
 }
 
 }  // namespace ringsmb::ipc

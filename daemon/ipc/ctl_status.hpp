@@ -63,6 +63,13 @@ std::vector<Bytes> encode_list_replies(abi::Cmd cmd, uint32_t seq, const ServerS
 // OUT. False when an entry violates the policy or lacks a required attribute.
 bool decode_list_reply(const uint8_t* data, size_t len, const Message& m, ServerStatus& out);
 
+// The reply datagrams of a command answered with TEXT too long for one
+// ATTR_TEXT (GET_METRICS): STATUS Success and TEXT cut at line ends into
+// pieces of at most kMaxTextPiece bytes (a longer line is cut where it must);
+// all but the last carry MORE_ENTRIES = 1.
+inline constexpr size_t kMaxTextPiece = 4000;  // ATTR_TEXT's policy allows 4096 with the NUL
+std::vector<Bytes> encode_text_replies(abi::Cmd cmd, uint32_t seq, const std::string& text);
+
 // "3.1.1", "2.0.2", ...; "-" for 0.
 std::string dialect_name(uint16_t dialect);
 

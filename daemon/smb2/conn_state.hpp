@@ -24,6 +24,7 @@
 namespace ringsmb::smb2 {
 
 struct ConnState;
+struct WorkerMetrics;
 struct ServerContext;
 struct NotifyTable;
 
@@ -169,6 +170,9 @@ struct ConnState {
   // watches, made at its first CHANGE_NOTIFY (smb2/notify_watch.hpp).
   vfs::ChangeSource* changes = nullptr;
   std::shared_ptr<NotifyTable> notify;
+  // The counters of the worker that owns this connection (smb2/metrics.hpp),
+  // written only on that worker's thread; null: not counted (unit tests).
+  WorkerMetrics* metrics = nullptr;
   // The login throttle (SESSION_SETUP, control/login_throttle.hpp): until
   // this monotonic time the transport sends none of this connection's
   // replies and processes none of its further requests (they wait, in

@@ -9,6 +9,7 @@
 #include "common/log.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/metrics.hpp"
 #include "smb2/thread_identity.hpp"
 #include "state/durable_table.hpp"
 #include "vfs/paths.hpp"
@@ -125,6 +126,7 @@ bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Ope
   LOG_DEBUG("%s: durable open %s (0x%llx) kept for %u ms", conn.client_address.c_str(), k.open->path.c_str(),
             (unsigned long long)k.open->persistent_id, k.open->durable_timeout_ms);
   post_wakeups(server, server.durables.keep(std::move(k)));
+  if (conn.metrics) ++conn.metrics->durable_kept;
   return true;
 }
 
@@ -225,6 +227,7 @@ Result<state::Open*> reconnect_durable(Request& req, ByteSpan name, const LeaseR
   LOG_DEBUG("%s: durable open %s (0x%llx) reconnected", req.conn.client_address.c_str(), open->path.c_str(),
             (unsigned long long)open->persistent_id);
   req.server.durables.set_live(open->persistent_id, req.conn.address);
+  if (req.conn.metrics) ++req.conn.metrics->durable_reconnected;
   state::Open* raw = open.get();
   req.conn.opens.emplace(open->volatile_id, std::move(open));
   return raw;
@@ -266,9 +269,14 @@ void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session
   }
 }
 
-void expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_ms) {
+size_t expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_ms) {
   post_wakeups(server, server.durables.expire_waits(now_ms, worker));
-  for (state::KeptOpen& k : server.durables.expire(now_ms, worker)) close_kept(server, std::move(k), "timed out");
+  size_t expired = 0;
+  for (state::KeptOpen& k : server.durables.expire(now_ms, worker)) {
+    close_kept(server, std::move(k), "timed out");
+    ++expired;
+  }
+  return expired;
 }
 
 void close_unreachable_holder(ServerContext& server, const state::BreakNotice& b) {

@@ -71,8 +71,8 @@ NtStatus wait_for_reconnect(Request& req, const DurableRequest& d);
 // superseded: its durable opens that still hold their oplock or lease are
 // kept for reconnection. Run before the remaining opens are closed.
 void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session_id);
-// WORKER's tick: closes its kept opens whose timeout has passed.
-void expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_ms);
+// WORKER's tick: closes its kept opens whose timeout has passed; how many.
+size_t expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_ms);
 // A break notice whose holder has no connection: the kept opens of that
 // lease or oplock are closed (their wakeups posted).
 void close_unreachable_holder(ServerContext& server, const state::BreakNotice& b);

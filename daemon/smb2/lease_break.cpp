@@ -6,6 +6,7 @@
 #include "smb2/processor.hpp"
 #include "smb2/send_path.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/metrics.hpp"
 #include "wire/smb2_header.hpp"
 
 namespace ringsmb::smb2 {
@@ -33,6 +34,7 @@ int64_t monotonic_ms() {
 }
 
 void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out) {
+  if (conn.metrics) ++conn.metrics->breaks_sent;
   Bytes msg;
   ByteWriter w(msg);
   // Unsolicited: MessageId all ones, no session, tree or signature.

@@ -10,6 +10,7 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/metrics.hpp"
 #include "smb2/negotiate.hpp"
 #include "smb2/send_path.hpp"
 #include "smb2/thread_identity.hpp"
@@ -71,6 +72,7 @@ class ChainProcessor {
   void write_header(Bytes& out, size_t start, const Request& req, NtStatus status, uint64_t resumed);
   void hash_preauth(Bytes& out, size_t start, const Request& req, NtStatus status);
   void bookkeep(const Request& req, const CommandSpec* spec, NtStatus status, size_t start);
+  void count(const Header& h, NtStatus status, uint64_t resumed);
 
   FrameResult one(ByteSpan pdu, const Header& h, Bytes& out);
   bool signs_response(const Header& h, NtStatus status, const state::Session* signer) const;
@@ -97,7 +99,19 @@ class ChainProcessor {
   // The element just run went async and waits with the rest of its chain
   // (a CREATE behind a break): its AsyncId.
   uint64_t went_async_ = 0;
+  uint64_t last_ns_ = 0;  // when the chain's previous element was answered (metrics)
 };
+
+// The worker's counters (smb2/metrics.hpp). Each request is counted once,
+// at its first response: one that goes async counts its interim
+// STATUS_PENDING and the time to it, not the wait. The elements of a chain
+// share one clock reading between them.
+void ChainProcessor::count(const Header& h, NtStatus status, uint64_t resumed) {
+  if (!conn_.metrics) return;
+  uint64_t now = monotonic_ns();
+  if (!resumed) conn_.metrics->record(uint16_t(h.command), uint32_t(status), now - last_ns_);
+  last_ns_ = now;
+}
 
 // Saves the chain from the element that went async to its end in its
 // waiting request; it runs again when the wait ends (rerun_waiting_chain).
@@ -341,6 +355,7 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   write_header(out, start, req, status, resumed);
   hash_preauth(out, start, req, status);
   bookkeep(req, spec, status, start);
+  count(h, status, resumed);
   return FrameResult::Ok;
 }
 
@@ -379,6 +394,7 @@ bool ChainProcessor::next_element(ByteSpan rest, Header& h, size_t& len) const {
 FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
   size_t off = 0;
   reply_start_ = out.size();
+  if (conn_.metrics) last_ns_ = monotonic_ns();
   for (;;) {
     ByteSpan rest = chain.subspan(off);
     Header h;

@@ -15,6 +15,7 @@
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/session_bind.hpp"
+#include "smb2/metrics.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
@@ -170,6 +171,15 @@ void change_identity(Request& req, state::Session& s, const ipc::LoginReply& log
   }
 }
 
+// The worker's counters of refused logins (smb2/metrics.hpp).
+void count_login_failure(ConnState& conn, NtStatus status) {
+  if (!conn.metrics) return;
+  if (status == NtStatus::AccountLockedOut)
+    ++conn.metrics->logins_locked_out;
+  else
+    ++conn.metrics->login_failures;
+}
+
 NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSpan client_mic, ByteWriter& w) {
   ipc::LoginRequest lr;
   lr.client_address = req.conn.client_address;
@@ -185,6 +195,7 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
     req.conn.hold_replies_until_ms = std::max(req.conn.hold_replies_until_ms, until);
   }
   if (login.status != NtStatus::Success) {
+    count_login_failure(req.conn, login.status);
     bool as_is = login.status == NtStatus::InvalidParameter || login.status == NtStatus::AccountLockedOut;
     return as_is ? login.status : NtStatus::LogonFailure;
   }
@@ -193,7 +204,10 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
   Bytes server_mic;
   if (s.spnego && !client_mic.empty() && !login.is_guest && !login.is_anonymous) {
     auto expect = auth::ntlm_sign(login.session_key, flags, auth::NtlmDirection::ClientToServer, 0, s.mech_types_der);
-    if (client_mic.size() != 16 || !crypto::equal_ct(client_mic, expect)) return NtStatus::LogonFailure;
+    if (client_mic.size() != 16 || !crypto::equal_ct(client_mic, expect)) {
+      count_login_failure(req.conn, NtStatus::LogonFailure);
+      return NtStatus::LogonFailure;
+    }
     auto mine = auth::ntlm_sign(login.session_key, flags, auth::NtlmDirection::ServerToClient, 0, s.mech_types_der);
     server_mic.assign(mine.begin(), mine.end());
   }

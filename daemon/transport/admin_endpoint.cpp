@@ -8,9 +8,11 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 
 #include "common/log.hpp"
 #include "common/sd_notify.hpp"
+#include "ipc/status_prometheus.hpp"
 #include "transport/worker.hpp"
 
 namespace ringsmb::transport {
@@ -122,6 +124,41 @@ std::expected<ipc::ServerStatus, std::string> AdminEndpoint::gather(const std::v
   return all;
 }
 
+std::expected<smb2::WorkerMetrics, std::string> AdminEndpoint::gather_metrics(const std::vector<Worker*>& workers,
+                                                                              int timeout_ms) {
+  struct Parts {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t left = 0;
+    smb2::WorkerMetrics sum;
+  };
+  auto p = std::make_shared<Parts>();
+  p->left = workers.size();
+  for (Worker* w : workers) {
+    w->post([p, w] {
+      smb2::WorkerMetrics mine = w->metrics();  // copied here, on the worker's thread
+      std::lock_guard lock(p->mu);
+      p->sum.add(mine);
+      if (--p->left == 0) p->cv.notify_all();
+    });
+  }
+  std::unique_lock lock(p->mu);
+  if (!p->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return p->left == 0; }))
+    return std::unexpected(std::to_string(p->left) + " worker(s) did not answer within " +
+                           std::to_string(timeout_ms) + " ms");
+  return p->sum;
+}
+
+std::expected<std::string, std::string> AdminEndpoint::prometheus_text(const std::vector<Worker*>& workers) {
+  auto status = gather(workers, kGatherTimeoutMs);
+  if (!status) return std::unexpected(status.error());
+  auto counters = gather_metrics(workers, kGatherTimeoutMs);
+  if (!counters) return std::unexpected(counters.error());
+  std::ostringstream o;
+  ipc::print_prometheus(o, &*status);
+  return o.str() + smb2::render_prometheus(*counters);
+}
+
 Bytes AdminEndpoint::status_reply(const ipc::Message& m, NtStatus status, const std::string& text) {
   ipc::MsgBuilder b(Cmd(m.cmd), m.seq, false);
   b.u32(ATTR_STATUS, uint32_t(status));
@@ -169,6 +206,11 @@ std::vector<Bytes> AdminEndpoint::handle(const ipc::Message& m, uint32_t from_po
       if (!f->cv.wait_for(lock, std::chrono::milliseconds(kGatherTimeoutMs), [&] { return f->left == 0; }))
         return {status_reply(m, NtStatus::IoTimeout, "a worker did not answer")};
       return {f->found ? status_reply(m, NtStatus::Success) : status_reply(m, NtStatus::NotFound)};
+    }
+    case CMD_GET_METRICS: {
+      auto counters = gather_metrics(workers_, kGatherTimeoutMs);
+      if (!counters) return {status_reply(m, NtStatus::IoTimeout, counters.error())};
+      return ipc::encode_text_replies(CMD_GET_METRICS, m.seq, smb2::render_prometheus(*counters));
     }
     case CMD_RELOAD: {
       auto r = actions_.reload ? actions_.reload() : std::expected<void, std::string>{};

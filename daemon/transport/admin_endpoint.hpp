@@ -1,4 +1,4 @@
-// ringsmbd's admin socket: answers ringsmbctl's LIST_* (status),
+// ringsmbd's admin socket: answers ringsmbctl's LIST_* (status), GET_METRICS,
 // CLOSE_SESSION, RELOAD and SHUTDOWN over netlink (ctl_abi.hpp), and pings
 // the systemd watchdog while every worker keeps answering. ringsmbd holds
 // the sessions and open files, so ringsmbctl asks it directly, whichever
@@ -18,6 +18,7 @@
 #include "ipc/ctl_codec.hpp"
 #include "ipc/ctl_status.hpp"
 #include "ipc/nl_socket.hpp"
+#include "smb2/metrics.hpp"
 
 namespace ringsmb::transport {
 
@@ -49,6 +50,12 @@ class AdminEndpoint {
   // Runs collect_status on every worker and merges the parts; an error
   // when a worker does not answer within TIMEOUT_MS.
   static std::expected<ipc::ServerStatus, std::string> gather(const std::vector<Worker*>& workers, int timeout_ms);
+  // Copies every worker's counters on its own thread and sums them.
+  static std::expected<smb2::WorkerMetrics, std::string> gather_metrics(const std::vector<Worker*>& workers,
+                                                                        int timeout_ms);
+  // The gauges of the status lists and the counters, in the Prometheus
+  // text format (the /metrics listener's answer).
+  static std::expected<std::string, std::string> prometheus_text(const std::vector<Worker*>& workers);
 
  private:
   void run();

@@ -18,6 +18,7 @@
 #include "smb2/durable.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/admin_endpoint.hpp"
+#include "transport/metrics_http.hpp"
 #include "transport/worker.hpp"
 #include "vfs/file_info.hpp"
 
@@ -173,6 +174,18 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   std::vector<Worker*> worker_ptrs;
   for (auto& w : workers) worker_ptrs.push_back(w.get());
   admin.start(worker_ptrs, {reload, [] { kill(getpid(), SIGTERM); }});
+  // "metrics listen" (off by default): /metrics over HTTP. A bad address
+  // costs the monitoring, not the file service.
+  MetricsHttp metrics_http;
+  if (cfg.global.metrics_port) {
+    std::string why;
+    if (metrics_http.open(cfg.global.metrics_host, cfg.global.metrics_port, why)) {
+      metrics_http.start(worker_ptrs);
+      LOG_INFO("serving /metrics on %s port %u", cfg.global.metrics_host.c_str(), unsigned(cfg.global.metrics_port));
+    } else {
+      LOG_WARN("%s; /metrics is not served", why.c_str());
+    }
+  }
   // The listeners are bound and listening since Worker::init: clients that
   // connect from now on are accepted.
   sd::notify("READY=1\n" + ready_status(cfg.global, n, workers[0]->backend_name()));
@@ -191,6 +204,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   }
   sd::notify("STOPPING=1\nSTATUS=stopping");
   admin.stop();
+  metrics_http.stop();
   stop = true;
   for (auto& w : workers) w->join();
   ctx->blocking.reset();  // its last jobs may still post to the (stopped) workers

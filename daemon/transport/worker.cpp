@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "common/log.hpp"
+#include "common/log_event.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
@@ -128,10 +129,16 @@ const char* Worker::refusal_reason(const std::string& address) {
   const config::GlobalConfig& g = ctx_.config.global;
   uint32_t before = ctx_.connections.fetch_add(1, std::memory_order_relaxed);
   const char* why = nullptr;
-  if (g.max_connections && before >= g.max_connections) why = "max connections reached";
-  else if (!ctx_.budget.connection_fits(before)) why = "out of descriptors for clients";
-  else if (!ctx_.budget.add_connection_from(address, g.max_connections_per_address))
+  if (g.max_connections && before >= g.max_connections) {
+    why = "max connections reached";
+    ++metrics_.refused_max_connections;
+  } else if (!ctx_.budget.connection_fits(before)) {
+    why = "out of descriptors for clients";
+    ++metrics_.refused_descriptors;
+  } else if (!ctx_.budget.add_connection_from(address, g.max_connections_per_address)) {
     why = "max connections per address reached";
+    ++metrics_.refused_per_address;
+  }
   if (why) ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
   return why;
 }
@@ -145,8 +152,9 @@ void Worker::on_accept(int fd) {
     ++refusals_;
     int64_t now = now_s();
     if (now - last_refusal_log_s_ >= kAcceptLogIntervalS) {
-      LOG_WARN("refusing connections (%s): %llu refused, last from %s", why, (unsigned long long)refusals_,
-               address.c_str());
+      log_event(LogLevel::Warn, "connection_refused", {{"client", address}, {"limit", why}},
+                "refusing connections (%s): %llu refused, last from %s", why, (unsigned long long)refusals_,
+                address.c_str());
       last_refusal_log_s_ = now;
       refusals_ = 0;
     }
@@ -164,6 +172,8 @@ void Worker::on_accept(int fd) {
   c->state.transport_sends_files = true;  // send_queued() sends smb2::FileSegments
   c->state.framing = &direct_tcp_framing();
   c->state.changes = &changes_;
+  c->state.metrics = &metrics_;
+  ++metrics_.connections_accepted;
   c->last_activity_s = c->accepted_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
@@ -192,6 +202,7 @@ void Worker::refuse_waiting_clients(int listen_fd) {
     int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) break;
     close(fd);
+    ++metrics_.refused_descriptors;
   }
   spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
@@ -207,6 +218,7 @@ void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
   if (!c) return;
   c->last_activity_s = now_s();
   c->bytes_received += data.size();
+  metrics_.bytes_received += data.size();
   if (c->recv_paused) {  // received before the reactor's pause took effect
     c->backlog.insert(c->backlog.end(), data.begin(), data.end());
     return;
@@ -232,6 +244,7 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
   c->last_activity_s = now_s();
   c->bytes_received += n;
   c->bytes_received_in_place += n;
+  metrics_.bytes_received += n;
   after_framing(*c, c->framer.commit(n, [&](ByteSpan frame) { return process_one(*c, frame); }), {});
   if (!c->closing) flush(*c);
 }
@@ -328,6 +341,8 @@ void Worker::after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed) {
 // and are queued once what was queued has gone out.
 void Worker::flush(Conn& c) {
   if (!c.waiting && !c.pending.empty() && !held(c)) {
+    metrics_.bytes_sent += c.pending.size();
+    for (const auto& f : c.state.out_files) metrics_.bytes_sent += f.length;
     c.out.append(c.pending, c.state.out_files);
     send_now(c);
   }
@@ -505,7 +520,7 @@ void Worker::on_tick() {
   int64_t now_ms = smb2::monotonic_ms();
   for (auto& [id, c] : conns_)
     if (!c->closing && !c->state.async.waiting.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
-  smb2::expire_durable_opens(ctx_, uint32_t(index_), now_ms);  // one relaxed load when none are kept
+  metrics_.durable_expired += smb2::expire_durable_opens(ctx_, uint32_t(index_), now_ms);  // one relaxed load when none are kept
   int64_t now = now_s();
   expire_logins(now);
   uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;

@@ -17,6 +17,7 @@
 #include "io/reactor.hpp"
 #include "ipc/ctl_status.hpp"
 #include "smb2/conn_state.hpp"
+#include "smb2/metrics.hpp"
 #include "smb2/server_context.hpp"
 #include "transport/delay_timer.hpp"
 #include "transport/frame_assembler.hpp"
@@ -91,6 +92,8 @@ class Worker final : public io::ReactorHandler {
   // On the worker thread: closes session SESSION_ID if a connection of this
   // worker holds it; false when none does.
   bool close_session(uint64_t session_id);
+  // On the worker thread: this worker's counters (smb2/metrics.hpp).
+  const smb2::WorkerMetrics& metrics() const { return metrics_; }
 
  private:
   struct Conn {
@@ -159,6 +162,8 @@ class Worker final : public io::ReactorHandler {
   uint64_t refusals_ = 0;            // since then
   int64_t last_accept_log_s_ = 0;    // failed accepts, the same
   uint64_t accept_failures_ = 0;
+  // Written only on this worker's thread; read through post() (metrics()).
+  smb2::WorkerMetrics metrics_;
   // Closed to accept and refuse waiting clients when accept() fails for
   // want of descriptors (they see the connection closed, not a hang).
   int spare_fd_ = -1;

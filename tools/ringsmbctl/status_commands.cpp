@@ -1,6 +1,6 @@
 // `status [--json|--prometheus]` and `session close ID`: questions for ringsmbd, which
 // holds connections, sessions, tree connects and open files in its workers
-// (LIST_* and CLOSE_SESSION in daemon/ipc/ctl_abi.hpp).
+// (LIST_*, GET_METRICS and CLOSE_SESSION in daemon/ipc/ctl_abi.hpp).
 #include <cinttypes>
 #include <cstdio>
 #include <iomanip>
@@ -11,7 +11,7 @@
 #include "ctl.hpp"
 #include "ipc/ctl_codec.hpp"
 #include "ipc/ctl_status.hpp"
-#include "status_prometheus.hpp"
+#include "ipc/status_prometheus.hpp"
 
 namespace ringsmb::ctl {
 namespace {
@@ -155,15 +155,42 @@ void print_json(const ipc::ServerStatus& s) {
   o << "}\n";
 }
 
+// ringsmbd's counters, already in the Prometheus text format (GET_METRICS:
+// the TEXT of every datagram, in order).
+std::expected<std::string, Failure> fetch_metrics(const config::Config& cfg) {
+  auto a = ask(cfg, Daemon::Ringsmbd, CMD_GET_METRICS);
+  if (!a) return std::unexpected(a.error());
+  if (a->status != NtStatus::Success)
+    return std::unexpected(Failure{kExitError, "GET_METRICS failed" + (a->text.empty() ? "" : ": " + a->text)});
+  std::string text;
+  for (const auto& d : a->datagrams) {
+    auto m = ipc::parse_message(d.data(), d.size());
+    if (m) text += m->str(ATTR_TEXT);
+  }
+  return text;
+}
+
+// Gauges from the status lists, then the counters. A stopped server is a
+// value for a scraper (ringsmb_up 0), not an error; any other failure is,
+// so that a textfile collector keeps its last complete file.
+int print_prometheus_status(const config::Config& cfg, const std::expected<ipc::ServerStatus, Failure>& s) {
+  if (!s && s.error().code == kExitNotRunning) {
+    ipc::print_prometheus(std::cout, nullptr);
+    return kExitOk;
+  }
+  if (!s) return fail(s.error());
+  auto counters = fetch_metrics(cfg);
+  if (!counters) return fail(counters.error());
+  ipc::print_prometheus(std::cout, &*s);
+  std::cout << *counters;
+  return kExitOk;
+}
+
 int cmd_status(const Context& ctx, bool json, bool prometheus) {
   auto cfg = load_config(ctx.config_path);
   if (!cfg) return fail(cfg.error());
   auto s = fetch_status(*cfg);
-  // A stopped server is a value for a scraper (ringsmb_up 0), not an error.
-  if (prometheus && (s || s.error().code == kExitNotRunning)) {
-    print_prometheus(std::cout, s ? &*s : nullptr);
-    return kExitOk;
-  }
+  if (prometheus) return print_prometheus_status(*cfg, s);
   if (!s) return fail(s.error());
   if (json) print_json(*s);
   else print_text(*s);
@@ -198,8 +225,9 @@ void add_status_commands(CLI::App& app, Context& ctx) {
       "status", "Show connections, sessions (user, client, dialect, signing, encryption), tree connects and open files");
   status->add_flag("--json", *json, "Print JSON instead of tables");
   status->add_flag("--prometheus", *prometheus,
-                   "Print gauges in the Prometheus text format (for the node exporter's textfile collector); "
-                   "ringsmb_up 0 when the server is not running");
+                   "Print gauges and counters in the Prometheus text format (for the node exporter's textfile "
+                   "collector); "
+                   "ringsmb_up 0 when the server is not running (docs/monitoring.md)");
   status->callback([&ctx, json, prometheus] { ctx.exit_code = cmd_status(ctx, *json, *prometheus); });
 
   auto* session = app.add_subcommand("session", "Act on client sessions");

@@ -640,3 +640,21 @@ TEST_CASE("max notify watches: default, off, range", "[config]") {
   CHECK(global("max notify watches = 0").max_notify_watches == 0);  // change notification off
   CHECK(err("[global]\nmax notify watches = 2000000\n") == "t.conf:2: 2000000 is out of range (0..1000000)");
 }
+
+TEST_CASE("metrics listen: off by default, loopback unless an address is given", "[config]") {
+  CHECK(global("").metrics_port == 0);
+  auto g = global("metrics listen = 9922");
+  CHECK(g.metrics_host == "127.0.0.1");
+  CHECK(g.metrics_port == 9922);
+  g = global("metrics listen = 192.0.2.7:80");
+  CHECK(g.metrics_host == "192.0.2.7");
+  CHECK(g.metrics_port == 80);
+  g = global("metrics listen = [::1]:9922");
+  CHECK(g.metrics_host == "::1");
+  CHECK(g.metrics_port == 9922);
+  CHECK(global("metrics listen = no").metrics_port == 0);
+  CHECK(err("[global]\nmetrics listen = localhost:9922\n").find("t.conf:2:") != std::string::npos);
+  CHECK(err("[global]\nmetrics listen = localhost:9922\n").find("not a numeric") != std::string::npos);
+  CHECK(err("[global]\nmetrics listen = 127.0.0.1:70000\n").find("t.conf:2:") != std::string::npos);
+  CHECK(err("[global]\nmetrics listen = 127.0.0.1:\n").find("metrics listen") != std::string::npos);
+}

@@ -115,3 +115,41 @@ TEST_CASE("dialect names", "[ipc][status]") {
   CHECK(dialect_name(0) == "-");
   CHECK(dialect_name(0x0999) == "0x0999");
 }
+
+TEST_CASE("GET_METRICS text is cut at line ends into pieces that fit ATTR_TEXT", "[ipc][status]") {
+  std::string text;
+  for (int i = 0; i < 700; ++i) text += "ringsmb_metric_" + std::to_string(i) + "{label=\"value\"} " + std::to_string(i * 7) + "\n";
+  auto datagrams = encode_text_replies(CMD_GET_METRICS, 11, text);
+  REQUIRE(datagrams.size() > 1);
+  std::string joined;
+  for (size_t i = 0; i < datagrams.size(); ++i) {
+    Wire w(datagrams[i]);
+    auto m = parse_message(w.data(), w.len);
+    REQUIRE(m);  // within the policy: ATTR_TEXT up to 4096 bytes
+    CHECK(m->cmd == CMD_GET_METRICS);
+    CHECK(m->seq == 11u);
+    CHECK(m->u32(ATTR_STATUS) == 0);
+    CHECK(m->u32(ATTR_MORE_ENTRIES) == (i + 1 < datagrams.size() ? 1u : 0u));
+    std::string piece = m->str(ATTR_TEXT);
+    CHECK(piece.size() <= kMaxTextPiece);
+    CHECK(piece.back() == '\n');  // whole lines only
+    joined += piece;
+  }
+  CHECK(joined == text);
+}
+
+TEST_CASE("GET_METRICS: a line longer than a piece is cut, empty text is one datagram", "[ipc][status]") {
+  std::string text(9000, 'x');
+  text += "\nshort\n";
+  std::string joined;
+  auto datagrams = encode_text_replies(CMD_GET_METRICS, 1, text);
+  CHECK(datagrams.size() == 3);
+  for (const auto& d : datagrams) {
+    Wire w(d);
+    auto m = parse_message(w.data(), w.len);
+    REQUIRE(m);
+    joined += m->str(ATTR_TEXT);
+  }
+  CHECK(joined == text);
+  CHECK(encode_text_replies(CMD_GET_METRICS, 2, "").size() == 1);
+}

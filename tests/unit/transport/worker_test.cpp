@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -327,4 +328,25 @@ TEST_CASE("worker: a connection closed with file data queued is freed when the w
   f.read_peer();
   CHECK(recv(f.peer, &b, 1, 0) == 0);  // the worker closed its end
   close(file);
+}
+
+TEST_CASE("worker: its counters see the connection, the requests and the bytes", "[transport][worker][metrics]") {
+  WorkerFixture f;
+  Bytes two = echo_frame();
+  Bytes second = echo_frame(0, 1);
+  two.insert(two.end(), second.begin(), second.end());
+  f.worker->on_recv(f.conn, two);
+  Bytes replies = f.read_peer();
+  REQUIRE(reply_commands(replies).size() == 2);
+  const smb2::WorkerMetrics& m = f.worker->metrics();
+  CHECK(m.connections_accepted == 1);
+  CHECK(m.bytes_received == two.size());
+  CHECK(m.bytes_sent == replies.size());
+  const smb2::CommandMetrics& echo = m.commands[uint16_t(wire::Command::Echo)];
+  uint64_t answered = 0, timed = 0;
+  for (uint64_t n : echo.responses) answered += n;
+  for (uint64_t n : echo.latency) timed += n;
+  CHECK(answered == 2);
+  CHECK(timed == 2);
+  CHECK(m.commands[uint16_t(wire::Command::Create)].responses == std::array<uint64_t, smb2::kStatusClasses>{});
 }

@@ -1,5 +1,5 @@
-// `status --prometheus`: the server's current state in the Prometheus text
-// exposition format, for the node exporter's textfile collector
+// `status --prometheus` and /metrics: the server's current state in the
+// Prometheus text exposition format, for the node exporter's textfile collector
 // (ringsmbctl status --prometheus > DIR/ringsmb.prom.$$ && mv ...). Gauges
 // computed from the same lists `status` prints: connections by dialect,
 // sessions by user, tree connects by share, open files by share and user.
@@ -7,9 +7,9 @@
 #include <map>
 #include <string>
 
-#include "status_prometheus.hpp"
+#include "ipc/status_prometheus.hpp"
 
-namespace ringsmb::ctl {
+namespace ringsmb::ipc {
 
 namespace {
 
@@ -43,7 +43,7 @@ void gauge(std::ostream& o, const std::string& name, const std::string& help, co
 
 }  // namespace
 
-void print_prometheus(std::ostream& o, const ipc::ServerStatus* s) {
+void print_prometheus(std::ostream& o, const ServerStatus* s) {
   o << "# HELP ringsmb_up 1 if ringsmbd answered, 0 if it is not running\n# TYPE ringsmb_up gauge\n"
     << "ringsmb_up " << (s ? 1 : 0) << "\n";
   if (!s) return;
@@ -51,7 +51,7 @@ void print_prometheus(std::ostream& o, const ipc::ServerStatus* s) {
   std::map<Labels, size_t> connections_by_dialect;
   for (const auto& c : s->connections) {
     ++connections[{}];
-    ++connections_by_dialect[{{"dialect", ipc::dialect_name(c.dialect)}}];
+    ++connections_by_dialect[{{"dialect", dialect_name(c.dialect)}}];
   }
   for (const auto& x : s->sessions) ++sessions[{{"user", x.user}}];
   for (const auto& x : s->trees) ++trees[{{"share", x.share}}];
@@ -63,4 +63,4 @@ void print_prometheus(std::ostream& o, const ipc::ServerStatus* s) {
   gauge(o, "ringsmb_open_files", "Open files by share and user", files);
 }
 
-}  // namespace ringsmb::ctl
+}  // namespace ringsmb::ipc
