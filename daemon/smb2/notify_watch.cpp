@@ -14,8 +14,10 @@
 #include "smb2/async_engine.hpp"
 #include "smb2/conn_state.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/notify_report.hpp"
 #include "smb2/server_context.hpp"
 #include "smb2/thread_identity.hpp"
+#include "vfs/file_info.hpp"
 #include "vfs/paths.hpp"
 
 namespace ringsmb::smb2 {
@@ -102,7 +104,12 @@ NotifyWatch::Watched NotifyWatch::watch_one(int fd, const std::string& path) {
     last_errno_ = err;
     return (err == ENOSPC || err == EMFILE) ? Watched::KernelLimit : Watched::Failed;
   }
-  dirs_[tag] = Dir{*h, path};
+  Dir dir{*h, path};
+  if (auto st = vfs::stat_fd(fd)) {
+    dir.dev = st->device;
+    dir.ino = st->file_id;
+  }
+  dirs_[tag] = std::move(dir);
   ++table_.dir_watches;
   return Watched::Yes;
 }
@@ -193,7 +200,25 @@ void NotifyWatch::mark_first_change(size_t held_before) {
     first_change_end_ = buffer_.count();
 }
 
+// An IN_ATTRIB alone, on a name the server changed itself just now: that
+// change is reported by report_own with its exact filter instead.
+bool NotifyWatch::caused_by_server(uint64_t tag, const vfs::DirChange& change) const {
+  if ((change.mask & ~uint32_t(IN_ISDIR)) != IN_ATTRIB || OwnChanges::process().empty()) return false;
+  auto d = dirs_.find(tag);
+  return d != dirs_.end() && OwnChanges::process().recent(d->second.dev, d->second.ino, change.name, monotonic_ms());
+}
+
+void NotifyWatch::report_own(const std::string& relative, uint32_t filter) {
+  if (!(filter & filter_)) return;
+  if (!tree_ && relative.find('/') != std::string::npos) return;  // beneath a subdirectory: tree watches only
+  size_t held_before = buffer_.count();
+  buffer_.add(FILE_ACTION_MODIFIED, relative);
+  mark_first_change(held_before);
+  deliver();  // on the connection's thread (a posted task), which sends what is ready
+}
+
 void NotifyWatch::on_change(uint64_t tag, const vfs::DirChange& change) {
+  if (caused_by_server(tag, change)) return;
   size_t held_before = buffer_.count();
   handle_change(tag, change);
   mark_first_change(held_before);

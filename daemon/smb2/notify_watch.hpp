@@ -70,6 +70,10 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
   // Completes waiting requests while there is news.
   void deliver();
 
+  // A metadata change the server made itself (smb2/notify_report.hpp) to
+  // RELATIVE (a path beneath the watched directory), under FILTER.
+  void report_own(const std::string& relative, uint32_t filter);
+
   void on_change(uint64_t tag, const vfs::DirChange& change) override;
   void on_lost_changes() override { buffer_.overflow(); }
   void on_batch_end() override;
@@ -79,6 +83,7 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
   struct Dir {
     vfs::WatchHandle handle = 0;
     std::string path;  // relative to the watched directory, '/'-separated; "" for itself
+    uint64_t dev = 0, ino = 0;  // its identity: the key of the server's own changes (OwnChanges)
   };
   struct MovedFrom {
     uint32_t cookie = 0;
@@ -91,6 +96,7 @@ class NotifyWatch final : public vfs::ChangeSubscriber {
   Watched watch_one(int fd, const std::string& path);
   void watch_new_subtree(const std::string& path);
   void report(uint32_t mask, bool paired, const std::string& path);
+  bool caused_by_server(uint64_t tag, const vfs::DirChange& change) const;
   void end_move_from();
   void moved_dir(const std::string& from, const std::string& to);
   void unwatch_under(const std::string& path);

@@ -43,6 +43,8 @@
 #include "smb2/dispatch.hpp"
 #include "smb2/frozen_times.hpp"
 #include "smb2/negotiated_sizes.hpp"
+#include "smb2/notify_buffer.hpp"
+#include "smb2/notify_report.hpp"
 #include "smb2/notify_watch.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/pipe_io.hpp"
@@ -483,6 +485,16 @@ void break_caching(Request& req, state::Open& open, FileInfoClass cls) {
   }
 }
 
+// The DOS attributes a client sees for OPEN now (to tell whether a
+// SET_INFO changes them); 0 when the file cannot be read.
+uint32_t current_attributes(const state::Tree& tree, const state::Open& open) {
+  auto st = vfs::stat_fd(open.fd.get());
+  if (!st) return 0;
+  std::string_view parent, leaf;
+  vfs::split_parent(open.path, parent, leaf);
+  return reported_attributes(tree.share, *st, leaf, open.fd.get());
+}
+
 // The change each settable file class makes (access_check.hpp decides who
 // may); Position and Mode only change the handle.
 std::optional<Change> change_of(FileInfoClass cls) {
@@ -510,11 +522,19 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
     if (auto s = set_stream_info(req, open, cls, buf)) return *s;
   switch (cls) {
     case FileInfoClass::Basic: {
+      // Watched: the change is told to the watchers with its own filter.
+      uint32_t original_attrs = 0;
+      bool watched = buf.size() >= 40 && note_own_change(req.server, req.tree->root.get(), open.path);
+      if (watched) original_attrs = current_attributes(*req.tree, open);
       NtStatus s = set_basic(open, buf);
       // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
       if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
         s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
       if (s == NtStatus::Success) s = store_client_times(open, buf);
+      if (s == NtStatus::Success && watched)
+        report_own_change(req.server, req.tree->root.get(), open.path,
+                          basic_info_filter(original_attrs, load_le64(buf.data()), load_le64(buf.data() + 8),
+                                            load_le64(buf.data() + 16), load_le32(buf.data() + 32)));
       return s;
     }
     case FileInfoClass::EndOfFile: return set_end_of_file(open, buf);
@@ -553,8 +573,13 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   if (find_pipe(req.conn, *open)) st = set_pipe_info(req.conn, *open, info_type, info_class, buf);
   else switch (info_type) {
     case SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
-    case SMB2_0_INFO_SECURITY: st = set_security_info(req, *open, additional, buf);
+    case SMB2_0_INFO_SECURITY: {
+      bool watched = note_own_change(req.server, req.tree->root.get(), open->path);
+      st = set_security_info(req, *open, additional, buf);
+      if (st == NtStatus::Success && watched)
+        report_own_change(req.server, req.tree->root.get(), open->path, FILE_NOTIFY_CHANGE_SECURITY);
       break;
+    }
     case SMB2_0_INFO_FILESYSTEM:
     case SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
     default: return NtStatus::InvalidParameter;

@@ -440,15 +440,27 @@ void FileTable::add_notify_watcher(const std::shared_ptr<FileNode>& node, const 
   std::lock_guard lock(mutex_for(*node));
   node->notify_watchers.push_back(w);
   node->notify_watcher_count.store(uint32_t(node->notify_watchers.size()), std::memory_order_relaxed);
+  notify_watchers_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void FileTable::remove_notify_watcher(const std::shared_ptr<FileNode>& node, const FileNode::NotifyWatcher& w) {
   std::lock_guard lock(mutex_for(*node));
   auto& v = node->notify_watchers;
-  std::erase_if(v, [&](const FileNode::NotifyWatcher& x) {
+  size_t removed = std::erase_if(v, [&](const FileNode::NotifyWatcher& x) {
     return x.volatile_id == w.volatile_id && x.conn.worker == w.conn.worker && x.conn.conn_id == w.conn.conn_id;
   });
   node->notify_watcher_count.store(uint32_t(v.size()), std::memory_order_relaxed);
+  notify_watchers_.fetch_sub(uint32_t(removed), std::memory_order_relaxed);
+}
+
+std::vector<FileNode::NotifyWatcher> FileTable::notify_watchers(uint64_t dev, uint64_t ino) {
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard lock(s.mu);
+  auto it = s.nodes.find({dev, ino});
+  if (it == s.nodes.end()) return {};
+  auto node = it->second.lock();
+  if (!node) return {};
+  return node->notify_watchers;  // guarded by this shard's mutex, held
 }
 
 std::vector<FileNode::NotifyWatcher> FileTable::notify_watchers(const std::shared_ptr<FileNode>& node) {

@@ -145,6 +145,11 @@ class FileTable {
   void add_notify_watcher(const std::shared_ptr<FileNode>& node, const FileNode::NotifyWatcher& w);
   void remove_notify_watcher(const std::shared_ptr<FileNode>& node, const FileNode::NotifyWatcher& w);
   std::vector<FileNode::NotifyWatcher> notify_watchers(const std::shared_ptr<FileNode>& node);
+  // The same for the directory (DEV, INO), if it has a node.
+  std::vector<FileNode::NotifyWatcher> notify_watchers(uint64_t dev, uint64_t ino);
+  // Is any directory watched anywhere? One relaxed load: the SET_INFO path
+  // reports its changes to watchers only then (smb2/notify_report.hpp).
+  bool notify_watched() const { return notify_watchers_.load(std::memory_order_relaxed) != 0; }
   // Re-checks share modes for delete access on an already-open file: true
   // when every other open shares delete.
   bool others_share_delete(const std::shared_ptr<FileNode>& node, const void* owner);
@@ -165,6 +170,7 @@ class FileTable {
   std::mutex& mutex_for(const FileNode& n) { return shard_for(n.device, n.inode).mu; }
   std::array<Shard, kShards> shards_;
   std::atomic<uint32_t> directory_leases_{0};  // directory leases with an open
+  std::atomic<uint32_t> notify_watchers_{0};   // FileNode::notify_watchers, all nodes
 
 };
 

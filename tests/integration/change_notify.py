@@ -27,7 +27,8 @@ OK, PENDING, CANCELLED = 0, 0x103, 0xC0000120
 NOTIFY_CLEANUP, NOTIFY_ENUM_DIR, INSUFFICIENT_RESOURCES = 0x10B, 0x10C, 0xC000009A
 ASYNC = 0x2
 CREATE, CLOSE, CANCEL, CHANGE_NOTIFY = 5, 6, 12, 15
-FILE_NAME, DIR_NAME, LAST_WRITE = 0x1, 0x2, 0x10
+FILE_NAME, DIR_NAME, ATTRIBUTES, LAST_WRITE, SECURITY = 0x1, 0x2, 0x4, 0x10, 0x100
+SET_INFO, FILE_BASIC_INFORMATION = 17, 4
 WATCH_TREE = 0x1
 ADDED, REMOVED, MODIFIED, OLD_NAME, NEW_NAME = 1, 2, 3, 4, 5
 
@@ -233,6 +234,8 @@ def main():
     check("CLOSE of the handle: the CLOSE succeeds", seen.get(cmid) == OK, str(seen))
     check("... and the waiting CHANGE_NOTIFY ends with STATUS_NOTIFY_CLEANUP", seen.get(mid) == NOTIFY_CLEANUP, str(seen))
 
+    set_info_changes(a, b)
+
     d3 = open_dir(a, "watched")
     mid, aid, final = send_notify(a, d3, FILE_NAME, length=64)
     open(p("watched", "o"), "w").close()
@@ -269,6 +272,60 @@ def main():
     got = collect(e, db, FILE_NAME, lambda: open(p("big", "top.txt"), "w").close(), [(ADDED, "top.txt")])
     expect("... the connection's watches were given back: the directory alone can be watched", got, [(ADDED, "top.txt")])
     finish()
+
+
+def set_basic(c, name, write_time=0, attrs=0, access_time=0):
+    """SET_INFO FileBasicInformation on NAME through connection C."""
+    f = create(c, name, disposition=1, access=0x100 | 0x80)  # FILE_WRITE_ATTRIBUTES
+    info = struct.pack("<QQQQII", 0, access_time, write_time, 0, attrs, 0)
+    st, _ = call(c, SET_INFO, struct.pack("<HBBIHHI", 33, 1, FILE_BASIC_INFORMATION, len(info), 64 + 32, 0, 0) + f + info)
+    close(c, f)
+    return st
+
+
+def nothing_reported(c, fid, flt, action):
+    """ACTION() while a CHANGE_NOTIFY with FLT waits on FID: True if nothing came within 0.7 s."""
+    mid, aid, final = send_notify(c, fid, flt)
+    if final is not None:
+        return False
+    action()
+    return recv_final(c, mid, 0.7) is None
+
+
+def set_info_changes(a, b):
+    """Metadata changes another client makes through SET_INFO: each reported
+    once, as MODIFIED, under its own filter (MS-FSA 2.1.5.14.2) only."""
+    p = lambda *parts: os.path.join(SHARE_DIR, *parts)
+    close(b, create(b, "watched\\meta.txt", disposition=2, access=0x2 | 0x80))  # the client's own file: it may set its times
+    da = open_dir(a, "watched")
+    got = collect(a, da, ATTRIBUTES, lambda: set_basic(b, "watched\\meta.txt", attrs=0x2), [(MODIFIED, "meta.txt")])
+    expect("SET_INFO FileAttributes HIDDEN by another client: MODIFIED under ATTRIBUTES", got, [(MODIFIED, "meta.txt")])
+    check("... reported once", got.count((MODIFIED, "meta.txt")) == 1, f"got {got}")
+    dw = open_dir(a, "watched")
+    got = collect(a, dw, LAST_WRITE, lambda: set_basic(b, "watched\\meta.txt", write_time=132_000_000_000_000_000),
+                  [(MODIFIED, "meta.txt")])
+    expect("SET_INFO LastWriteTime: MODIFIED under LAST_WRITE", got, [(MODIFIED, "meta.txt")])
+    da2 = open_dir(a, "watched")
+    # Both times at once: one utimensat, which inotify reports as IN_ATTRIB (one alone is IN_MODIFY or IN_ACCESS).
+    both = lambda t: lambda: set_basic(b, "watched\\meta.txt", write_time=t, access_time=t)
+    check("LastAccessTime and LastWriteTime (an IN_ATTRIB on disk) are not reported under ATTRIBUTES",
+          nothing_reported(a, da2, ATTRIBUTES, both(133_000_000_000_000_000)))
+    ds = open_dir(a, "watched")
+    check("nor under SECURITY",
+          nothing_reported(a, ds, SECURITY, both(134_000_000_000_000_000)))
+    time.sleep(2.3)  # past the time a change to this name counts as the server's own (OwnChanges::kHoldMs)
+    dl = open_dir(a, "watched")
+    got = collect(a, dl, ATTRIBUTES, lambda: os.utime(p("watched", "meta.txt"), (1, 1)), [(MODIFIED, "meta.txt")])
+    expect("a local utime (not the server's) still reaches an ATTRIBUTES watcher (inotify cannot tell which)", got,
+           [(MODIFIED, "meta.txt")])
+    for f in (da, da2, dw, ds, dl):
+        close(a, f)
+    a.s.settimeout(0.5)  # the NOTIFY_CLEANUPs of the requests left waiting may follow their CLOSEs
+    try:
+        while a.recv_frame() is not None:
+            pass
+    finally:
+        a.s.settimeout(5)
 
 
 def finish():
