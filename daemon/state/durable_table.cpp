@@ -96,13 +96,13 @@ Result<KeptOpen> DurableTable::take(uint64_t persistent_id, const std::function<
   return k;
 }
 
-std::vector<KeptOpen> DurableTable::take_lease(const Lease* l) {
+template <typename Pred>
+std::vector<KeptOpen> DurableTable::take_if(Pred selected) {
   std::vector<KeptOpen> out;
-  if (!kept() || !l) return out;
   for (Shard& s : shards_) {
     std::lock_guard lock(s.mu);
     for (auto it = s.kept.begin(); it != s.kept.end();) {
-      if (it->second.open->lease.get() != l) {
+      if (!selected(it->second)) {
         ++it;
         continue;
       }
@@ -114,22 +114,14 @@ std::vector<KeptOpen> DurableTable::take_lease(const Lease* l) {
   return out;
 }
 
+std::vector<KeptOpen> DurableTable::take_lease(const Lease* l) {
+  if (!kept() || !l) return {};
+  return take_if([l](const KeptOpen& k) { return k.open->lease.get() == l; });
+}
+
 std::vector<KeptOpen> DurableTable::expire(int64_t now_ms, uint32_t worker) {
-  std::vector<KeptOpen> out;
-  if (!kept()) return out;  // the common case: one relaxed load per tick
-  for (Shard& s : shards_) {
-    std::lock_guard lock(s.mu);
-    for (auto it = s.kept.begin(); it != s.kept.end();) {
-      if (it->second.worker != worker || it->second.deadline_ms > now_ms) {
-        ++it;
-        continue;
-      }
-      out.push_back(std::move(it->second));
-      it = s.kept.erase(it);
-      kept_.fetch_sub(1, std::memory_order_relaxed);
-    }
-  }
-  return out;
+  if (!kept()) return {};  // the common case: one relaxed load per tick
+  return take_if([=](const KeptOpen& k) { return k.worker == worker && k.deadline_ms <= now_ms; });
 }
 
 std::vector<KeptOpen> DurableTable::take_all() {

@@ -81,6 +81,9 @@ class DurableTable {
   std::optional<uint64_t> find_create_guid(const Guid& client, const Guid& create);
 
  private:
+  // Takes out every kept open SELECTED picks (defined in the .cpp).
+  template <typename Pred>
+  std::vector<KeptOpen> take_if(Pred selected);
   static constexpr size_t kShards = 16;
   struct GuidHash {
     size_t operator()(const Guid& g) const;
