@@ -14,6 +14,8 @@ packages=(
   smbclient samba-testsuite samba
   # test and benchmark tooling
   python3 procps psmisc iproute2 strace time
+  # scrapes the optional /metrics listener (test_prometheus)
+  curl
   # the VM tests (tests/vm): Debian's kernel under QEMU (TCG), a busybox
   # initramfs packed with cpio, socat for the guest's one forwarded port
   qemu-system-x86 busybox-static socat cpio
