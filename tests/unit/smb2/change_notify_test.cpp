@@ -55,6 +55,9 @@ struct NotifyFixture : Smb2Fixture {
     conn.changes = &source;
     server.poster = &poster;
   }
+  // The watches go while the source they unwatch from still exists (the
+  // base class's connection outlives this class's members).
+  ~NotifyFixture() { conn.notify.reset(); }
   Response notify(FileId id, uint32_t filter, uint16_t flags = 0, uint32_t length = 4096) {
     Body b;
     b.w.u16(32);
