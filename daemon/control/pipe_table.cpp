@@ -7,7 +7,6 @@ namespace ringsmb::control {
 
 using namespace ipc;  // the contract types (ipc/control_plane.hpp)
 
-
 PipeTable::PipeTable(size_t max_open) : max_open_(max_open) {}
 PipeTable::~PipeTable() = default;
 
@@ -33,40 +32,35 @@ PipeReply PipeTable::open(const PipeOpenRequest& req, std::shared_ptr<const conf
   return reply;
 }
 
-PipeReply PipeTable::write(uint32_t handle, ByteSpan data) {
+template <typename Call>
+PipeReply PipeTable::with_pipe(uint32_t handle, Call call) {
   PipeReply reply;
   std::lock_guard lock(mu_);
   auto it = pipes_.find(handle);
   if (it == pipes_.end()) reply.status = NtStatus::InvalidHandle;
-  else reply.status = it->second.pipe->write(data) ? NtStatus::Success : NtStatus::PipeBroken;
+  else call(*it->second.pipe, reply);
   return reply;
+}
+
+PipeReply PipeTable::write(uint32_t handle, ByteSpan data) {
+  return with_pipe(handle, [&](rpc::RpcPipe& pipe, PipeReply& reply) {
+    reply.status = pipe.write(data) ? NtStatus::Success : NtStatus::PipeBroken;
+  });
 }
 
 PipeReply PipeTable::read(uint32_t handle, uint32_t max) {
-  PipeReply reply;
-  std::lock_guard lock(mu_);
-  auto it = pipes_.find(handle);
-  if (it == pipes_.end()) {
-    reply.status = NtStatus::InvalidHandle;
-    return reply;
-  }
-  reply.data = it->second.pipe->read(max, reply.more);
-  reply.status = NtStatus::Success;
-  return reply;
+  return with_pipe(handle, [&](rpc::RpcPipe& pipe, PipeReply& reply) {
+    reply.data = pipe.read(max, reply.more);
+    reply.status = NtStatus::Success;
+  });
 }
 
 PipeReply PipeTable::transceive(uint32_t handle, ByteSpan in, uint32_t max) {
-  PipeReply reply;
-  std::lock_guard lock(mu_);
-  auto it = pipes_.find(handle);
-  if (it == pipes_.end()) {
-    reply.status = NtStatus::InvalidHandle;
-    return reply;
-  }
-  bool ok = it->second.pipe->transceive(in, max, reply.data, reply.more);
-  reply.status = ok ? NtStatus::Success : NtStatus::PipeBroken;
-  if (!ok) reply.data.clear();
-  return reply;
+  return with_pipe(handle, [&](rpc::RpcPipe& pipe, PipeReply& reply) {
+    bool ok = pipe.transceive(in, max, reply.data, reply.more);
+    reply.status = ok ? NtStatus::Success : NtStatus::PipeBroken;
+    if (!ok) reply.data.clear();
+  });
 }
 
 bool PipeTable::close(uint32_t handle) {

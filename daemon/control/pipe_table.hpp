@@ -51,6 +51,11 @@ class PipeTable {
     std::shared_ptr<const config::Config> config;  // declared first: outlives the pipe
     std::unique_ptr<rpc::RpcPipe> pipe;
   };
+  // Runs CALL(pipe, reply) under the lock on the pipe HANDLE names;
+  // InvalidHandle when none does.
+  template <typename Call>
+  ipc::PipeReply with_pipe(uint32_t handle, Call call);
+
   // RPC calls are short and touch no network: one lock for the table.
   std::mutex mu_;
   size_t max_open_;
