@@ -223,6 +223,8 @@ METRICS = {
     "large": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
     "copy": [("wall", "wall s", True), ("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True),
              ("client_cpu", "client CPU s", True)],
+    "kernel": [("per_file_us", "server CPU µs/file", True), ("requests_per_file", "requests/file", True),
+               ("per_request_us", "server CPU µs/request", True), ("guest_wall", "guest wall s (TCG)", True)],
     "memory": [("idle_rss_mib", "idle RSS MiB", True), ("idle_pss_mib", "idle PSS MiB", True),
                ("conns_pss_mib", "PSS MiB with idle conns", True), ("per_conn_kib", "PSS KiB per idle conn", True),
                ("per_conn_rss_kib", "RSS KiB per idle conn", True)],
