@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/log.hpp"
+#include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
 #include "smb2/send_path.hpp"
 
@@ -47,18 +48,22 @@ void write_error_body(ByteWriter& w) {
   w.u8(0);   // ErrorData
 }
 
-// The final response (3.3.4.4): the request's AsyncId and MessageId, no
-// credits (the interim response granted them).
-Bytes final_response(const WaitingRequest& w, NtStatus status, ByteSpan body) {
+// A response of waiting request W. ASYNC: with its AsyncId (an interim,
+// or the final response after one, 3.3.4.4); otherwise the ordinary
+// synchronous response of a request whose interim was never sent. The
+// credits go with the first response the client sees.
+Bytes waiting_response(const WaitingRequest& w, NtStatus status, ByteSpan body, bool async, uint16_t credits) {
   Bytes msg;
   ByteWriter bw(msg);
   wire::Header h{};
   h.credit_charge = w.credit_charge;
   h.status = uint32_t(status);
   h.command = w.command;
-  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | wire::SMB2_FLAGS_ASYNC_COMMAND;
+  h.credits = credits;
+  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR;
+  if (async) h.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
   h.message_id = w.message_id;
-  h.async_id = w.async_id;
+  if (async) h.async_id = w.async_id;
   h.session_id = w.session_id;
   h.tree_id = w.tree_id;
   wire::write_header(bw, h);
@@ -136,8 +141,27 @@ bool complete(ConnState& conn, uint64_t async_id, NtStatus status, ByteSpan body
   auto it = conn.async.waiting.find(async_id);
   if (it == conn.async.waiting.end()) return false;
   WaitingRequest w = erase(conn, it);
-  conn.async.ready.push_back({final_response(w, status, body), std::move(w.seal)});
+  bool sync = w.interim_deferred;  // no interim went out: answer as if it never waited
+  Bytes msg = waiting_response(w, status, body, !sync, sync ? w.deferred_credits : 0);
+  conn.async.ready.push_back({std::move(msg), std::move(w.seal)});
   return true;
+}
+
+void defer_interim(Request& req, int64_t delay_ms) {
+  WaitingRequest* w = find_waiting(req.conn, req.async_id);
+  if (!w || !req.server.poster) return;
+  w->interim_deferred = true;
+  req.server.poster->post_at(req.conn.address, monotonic_ms() + delay_ms, [id = req.async_id, &server = req.server](ConnState& conn, Bytes& out) {
+    send_deferred_interim(conn, id);
+    send_ready(conn, server, out);
+  });
+}
+
+void send_deferred_interim(ConnState& conn, uint64_t async_id) {
+  WaitingRequest* w = find_waiting(conn, async_id);
+  if (!w || !w->interim_deferred) return;  // completed, or its interim went out with its frame
+  w->interim_deferred = false;
+  conn.async.ready.push_back({waiting_response(*w, NtStatus::Pending, {}, true, w->deferred_credits), w->seal});
 }
 
 void cancel_request(ConnState& conn, ServerContext& server, const wire::Header& cancel) {

@@ -26,6 +26,13 @@ namespace ringsmb::smb2 {
 // returns it), STATUS_INSUFFICIENT_RESOURCES over a limit, or
 // STATUS_INVALID_PARAMETER when the command may not go async (dispatch table).
 NtStatus start_waiting(Request& req, WaitingRequest&& w);
+// For a request that usually completes within milliseconds (FLUSH): no
+// interim response unless it still waits after DELAY_MS. Call after
+// start_waiting(); the processor decides whether the request qualifies
+// (alone in its frame), and the timer sends the interim if it is still due.
+void defer_interim(Request& req, int64_t delay_ms);
+// The timer's side: sends the held interim of ASYNC_ID if it still waits.
+void send_deferred_interim(ConnState& conn, uint64_t async_id);
 // The AsyncId the next start_waiting() of CONN gives (a CREATE registers
 // it with the file table before it knows it waits).
 inline uint64_t next_async_id(const ConnState& conn) { return conn.async.next_id; }

@@ -107,7 +107,9 @@ struct WaitingRequest;
 using WithdrawHook = NtStatus (*)(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason why);
 
 // A request answered with an interim STATUS_PENDING (MS-SMB2 3.3.4.2)
-// whose final response is still owed.
+// whose final response is still owed; or, with interim_deferred, one whose
+// interim response is held back in case it completes soon (then its only
+// response is an ordinary synchronous one).
 struct WaitingRequest {
   uint64_t async_id = 0;
   uint64_t message_id = 0;
@@ -134,6 +136,11 @@ struct WaitingRequest {
   uint32_t read_length = 0;               // PipeRead: READ Length
   const void* lock_owner = nullptr;       // ByteRangeLock: the state::Open
   uint64_t durable_id = 0;                // CreateBreak of a durable reconnect: the open's persistent id
+  // Set by the handler to ask for a deferred interim; the processor keeps
+  // it only for a request alone in its frame, with the credits the
+  // response will grant (whichever goes first: interim or final).
+  bool interim_deferred = false;
+  uint16_t deferred_credits = 0;
 };
 
 // A final response ready to go out after the current frame's.

@@ -70,6 +70,8 @@ class ChainProcessor {
   NtStatus run_handler(Request& req, const CommandSpec& spec, ByteWriter& body);
   void finish_body(Bytes& out, size_t start, Request& req, NtStatus status);
   void write_header(Bytes& out, size_t start, const Request& req, NtStatus status, uint64_t resumed);
+  uint16_t grant_credits(const Header& h);
+  bool holds_interim(WaitingRequest* waiting, const Header& h);
   void hash_preauth(Bytes& out, size_t start, const Request& req, NtStatus status);
   void bookkeep(const Request& req, const CommandSpec* spec, NtStatus status, size_t start);
   void count(const Header& h, NtStatus status, uint64_t resumed);
@@ -265,6 +267,14 @@ void ChainProcessor::finish_body(Bytes& out, size_t start, Request& req, NtStatu
   }
 }
 
+// The credits the response to H grants.
+// While the transport throttles a client that leaves its replies unread
+// (docs/security.md), a response replaces what its request charged, no more.
+uint16_t ChainProcessor::grant_credits(const Header& h) {
+  uint16_t wanted = conn_.credits_throttled ? std::min<uint16_t>(h.credits, std::max<uint16_t>(h.credit_charge, 1)) : h.credits;
+  return conn_.credits.grant(wanted, server_.config.global.smb2_max_credits);
+}
+
 void ChainProcessor::write_header(Bytes& out, size_t start, const Request& req, NtStatus status, uint64_t resumed) {
   const Header& h = req.hdr;
   Header rh{};
@@ -273,10 +283,7 @@ void ChainProcessor::write_header(Bytes& out, size_t start, const Request& req, 
   rh.command = h.command;
   // MS-SMB2 3.3.4.2: the interim response grants the credits; the final
   // one of an async request grants none.
-  // While the transport throttles a client that leaves its replies unread
-  // (docs/security.md), a response replaces what its request charged, no more.
-  uint16_t wanted = conn_.credits_throttled ? std::min<uint16_t>(h.credits, std::max<uint16_t>(h.credit_charge, 1)) : h.credits;
-  rh.credits = resumed ? 0 : conn_.credits.grant(wanted, server_.config.global.smb2_max_credits);
+  rh.credits = resumed ? 0 : grant_credits(h);
   rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
   if (resumed || status == NtStatus::Pending) {  // final or interim response of an async request
     rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
@@ -341,10 +348,11 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   if (status == NtStatus::Success) status = resolve(req, *spec);
   if (status == NtStatus::Success) status = run_handler(req, *spec, w);
   if (status == NtStatus::Pending) {
-    const WaitingRequest* waiting = find_waiting(conn_, req.async_id);
+    WaitingRequest* waiting = find_waiting(conn_, req.async_id);
     if (waiting && waiting->kind == WaitKind::CreateBreak) went_async_ = req.async_id;  // run() saves the chain
-    if (resumed) {  // still waiting: nothing to send yet
+    if (resumed || holds_interim(waiting, h)) {  // nothing to send yet
       out.resize(start);
+      if (!resumed) count(h, status, resumed);
       return FrameResult::Ok;
     }
   }
@@ -357,6 +365,19 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   bookkeep(req, spec, status, start);
   count(h, status, resumed);
   return FrameResult::Ok;
+}
+
+// A handler asked to hold back the interim response (defer_interim()):
+// granted for a request alone in its frame, which then sends nothing now;
+// in a compound the interim goes out with the other responses as usual.
+bool ChainProcessor::holds_interim(WaitingRequest* waiting, const Header& h) {
+  if (!waiting || !waiting->interim_deferred) return false;
+  if (compound_.in_chain || h.next_command != 0) {
+    waiting->interim_deferred = false;
+    return false;
+  }
+  waiting->deferred_credits = grant_credits(h);
+  return true;
 }
 
 // Pads the previous element to 8 bytes and links it when another follows,

@@ -35,6 +35,9 @@ class ConnPoster {
  public:
   virtual ~ConnPoster() = default;
   virtual void post(const state::ConnAddress& to, ConnTask task) = 0;
+  // The same at DUE_MS (monotonic_ms()). A poster without timers runs it
+  // at once, which only makes a deferred interim response go out early.
+  virtual void post_at(const state::ConnAddress& to, int64_t /*due_ms*/, ConnTask task) { post(to, std::move(task)); }
 };
 
 struct ServerContext {

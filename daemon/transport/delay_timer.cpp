@@ -16,12 +16,16 @@ DelayTimer::~DelayTimer() {
 }
 
 void DelayTimer::schedule(int64_t due_ms, std::function<void()> fn) {
+  bool earliest;
   {
     std::lock_guard lock(mu_);
+    earliest = due_.empty() || due_ms < due_.begin()->first;
     due_.emplace(due_ms, std::move(fn));
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   }
-  cv_.notify_all();
+  // A later deadline needs no wake-up: the thread already sleeps until an
+  // earlier one (one FLUSH each schedules its interim here).
+  if (earliest) cv_.notify_all();
 }
 
 void DelayTimer::run() {

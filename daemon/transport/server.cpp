@@ -83,6 +83,9 @@ class WorkerPoster final : public smb2::ConnPoster {
   void post(const state::ConnAddress& to, smb2::ConnTask task) override {
     if (to.worker < workers_.size()) workers_[to.worker]->post(to.conn_id, std::move(task));
   }
+  void post_at(const state::ConnAddress& to, int64_t due_ms, smb2::ConnTask task) override {
+    if (to.worker < workers_.size()) workers_[to.worker]->post_at(to.conn_id, due_ms, std::move(task));
+  }
 
  private:
   std::vector<std::unique_ptr<Worker>>& workers_;

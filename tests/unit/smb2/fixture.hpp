@@ -3,6 +3,7 @@
 // by hand and passed straight to the handlers (no processor, no signing).
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -137,18 +138,48 @@ inline state::Tree* add_session_and_tree(ConnState& conn, const std::filesystem:
 }
 
 // Keeps posted tasks so the test runs them when it chooses, as the worker
-// would on its next wake-up.
+// would on its next wake-up; timed ones (post_at) apart, run when the test
+// says their time has come.
 struct QueuedPoster : ConnPoster {
-  std::vector<ConnTask> tasks;
+  std::vector<ConnTask> tasks, timed;
   void post(const state::ConnAddress&, ConnTask task) override { tasks.push_back(std::move(task)); }
-  Bytes run_all(ConnState& conn) {
+  void post_at(const state::ConnAddress&, int64_t, ConnTask task) override { timed.push_back(std::move(task)); }
+  Bytes run_all(ConnState& conn) { return run(conn, tasks); }
+  Bytes run_timed(ConnState& conn) { return run(conn, timed); }
+
+ private:
+  static Bytes run(ConnState& conn, std::vector<ConnTask>& queue) {
     Bytes out;
-    auto now = std::move(tasks);
-    tasks.clear();
+    auto now = std::move(queue);
+    queue.clear();
     for (auto& t : now) t(conn, out);
     return out;
   }
 };
+
+// One request as a frame (no transport length) for process_frame.
+inline Bytes request_frame(wire::Command cmd, const Bytes& body, uint64_t mid, uint32_t tree, uint16_t credits = 10) {
+  Bytes out;
+  ByteWriter w(out);
+  wire::Header h{};
+  h.command = cmd;
+  h.credit_charge = 1;
+  h.credits = credits;
+  h.message_id = mid;
+  h.session_id = 1;
+  h.tree_id = tree;
+  wire::write_header(w, h);
+  w.bytes(body);
+  return out;
+}
+
+// The header of the first response in FRAME (behind its 4-byte length).
+inline wire::Header response_header(const Bytes& frame) {
+  wire::Header h{};
+  REQUIRE(frame.size() >= 4 + wire::kHeaderSize);
+  REQUIRE(wire::parse_header(ByteSpan(frame).subspan(4), h));
+  return h;
+}
 
 class Smb2Fixture {
  public:

@@ -522,34 +522,6 @@ TEST_CASE("pipe: one connection opens at most 256 pipes", "[smb2][pipe]") {
   CHECK(fx.create("srvsvc", FILE_GENERIC_READ, kOpen, 0, id) == NtStatus::Success);
 }
 
-namespace {
-
-// One request as a frame (no transport length) for process_frame.
-Bytes request_frame(Command cmd, const Bytes& body, uint64_t mid, uint32_t tree, uint16_t credits = 10) {
-  Bytes out;
-  ByteWriter w(out);
-  wire::Header h{};
-  h.command = cmd;
-  h.credit_charge = 1;
-  h.credits = credits;
-  h.message_id = mid;
-  h.session_id = 1;
-  h.tree_id = tree;
-  wire::write_header(w, h);
-  w.bytes(body);
-  return out;
-}
-
-// The header of the one response in FRAME (with its 4-byte length).
-wire::Header response_header(const Bytes& frame) {
-  wire::Header h{};
-  REQUIRE(frame.size() >= 4 + wire::kHeaderSize);
-  REQUIRE(wire::parse_header(ByteSpan(frame).subspan(4), h));
-  return h;
-}
-
-}  // namespace
-
 TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL and teardown", "[smb2][pipe][oplock]") {
   PipeFixture fx;
   QueuedPoster poster;
