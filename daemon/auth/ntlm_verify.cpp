@@ -27,8 +27,7 @@ std::optional<Key16> ntowfv2(const Key16& nt_hash, const std::string& user, cons
 }
 
 // MsvAvFlags from the client's AV pairs; nullopt if the list is malformed
-// (no EOL inside the response), which the caller treats as a failure since
-// it cannot tell whether a MIC was promised.
+// (no EOL inside the response, or a pair running past its end).
 std::optional<uint32_t> client_av_flags(ByteSpan client_challenge) {
   ByteReader r(client_challenge);
   r.skip(kClientChallengeFixed);
@@ -89,6 +88,12 @@ Result<NtlmVerifyResult> ntlmv2_verify(const NtlmVerifyInput& in, const NtlmAuth
   if (auth.user.empty() || auth.nt_response.size() < kNtProofSize + kClientChallengeFixed + 4) return fail;
   ByteSpan client_challenge = ByteSpan(auth.nt_response).subspan(kNtProofSize);
   if (client_challenge[0] != 1 || client_challenge[1] != 1) return fail;  // RespType, HiRespType
+  // A client challenge whose AV pairs do not parse is a malformed message,
+  // not a wrong password: INVALID_PARAMETER, as Windows and Samba answer
+  // (smbtorture smb2.session.ntlmssp_bug14932). Checked before the proof,
+  // so it says nothing about the password; the structure alone decides.
+  auto av_flags = client_av_flags(client_challenge);
+  if (!av_flags) return Unexpected(NtStatus::InvalidParameter);
 
   // The domain as sent, then the empty domain (clients that authenticate
   // to a workgroup server often compute NTOWFv2 without one).
@@ -106,8 +111,6 @@ Result<NtlmVerifyResult> ntlmv2_verify(const NtlmVerifyInput& in, const NtlmAuth
     crypto::rc4(*base, result.session_key);
   }
 
-  auto av_flags = client_av_flags(client_challenge);
-  if (!av_flags) return fail;
   if (*av_flags & kAvFlagMicPresent) {
     if (!auth.mic_offset || !mic_ok(in, *auth.mic_offset, result.session_key)) return fail;
   }

@@ -154,6 +154,12 @@ LoginReply LocalControlPlane::verify(const LoginRequest& req, const auth::NtlmAu
   auto verified = auth::ntlmv2_verify(
       {req.negotiate_msg, req.challenge_msg, req.authenticate_msg, req.server_challenge}, msg, rec->nt_hash);
   if (!verified) {
+    // A malformed NTLMv2 response is refused as such, never taken as a bad
+    // password (no guest mapping, no throttle charge: it guessed nothing).
+    if (verified.error() == NtStatus::InvalidParameter) {
+      reply.status = NtStatus::InvalidParameter;
+      return reply;
+    }
     if (cfg_.global.map_to_guest == config::MapToGuest::BadPassword) return guest_login();
     reply.status = NtStatus::LogonFailure;
     return reply;

@@ -163,7 +163,8 @@ TEST_CASE("MS-NLMP 4.2.4: ntlmv2_verify accepts the example and derives the expo
   CHECK(hex(r->session_key) == "55555555555555555555555555555555");
 
   // A flipped byte anywhere in the NT response fails: NTProofStr covers
-  // ServerChallenge || temp, and the proof itself is compared.
+  // ServerChallenge || temp, and the proof itself is compared. A flip in
+  // an AV pair's length breaks the list itself: INVALID_PARAMETER then.
   size_t nt_off = load_le32(&auth_msg[24]), nt_len = load_le16(&auth_msg[20]);
   for (size_t i = nt_off; i < nt_off + nt_len; ++i) {
     Bytes bad = auth_msg;
@@ -171,7 +172,7 @@ TEST_CASE("MS-NLMP 4.2.4: ntlmv2_verify accepts the example and derives the expo
     INFO(i);
     auto rr = verify({}, chal, bad, kNlmpServerChallenge, nt);
     REQUIRE_FALSE(rr);
-    CHECK(rr.error() == NtStatus::LogonFailure);
+    CHECK((rr.error() == NtStatus::LogonFailure || rr.error() == NtStatus::InvalidParameter));
   }
   // Other server challenge, other password, other user: all LogonFailure.
   auto sc = kNlmpServerChallenge;
@@ -472,4 +473,30 @@ TEST_CASE("Malformed NTLMv2 client challenges fail verification, never crash", "
   NtlmAuthenticate no_key = *a;
   no_key.encrypted_random_session_key.clear();  // KEY_EXCH without the key
   CHECK_FALSE(ntlmv2_verify(in, no_key, nt));
+}
+
+TEST_CASE("An NTLMv2 client challenge whose AV pairs do not parse is INVALID_PARAMETER", "[auth]") {
+  BlogLogon b;
+  auto nt = hash16(test::blog::kNtHash);
+  auto sc = challenge_of(b.challenge);
+  auto a = parse_ntlm_authenticate(b.authenticate);
+  REQUIRE(a);
+  NtlmVerifyInput in{b.negotiate, b.challenge, b.authenticate, sc};
+  REQUIRE(ntlmv2_verify(in, *a, nt));
+  // The first AV pair (after NTProofStr and the 28 fixed bytes) claims more
+  // bytes than the response holds: no EOL can follow.
+  NtlmAuthenticate overrun = *a;
+  store_le16(overrun.nt_response.data() + 16 + 28 + 2, 0xFFFF);
+  auto r = ntlmv2_verify(in, overrun, nt);
+  REQUIRE_FALSE(r);
+  CHECK(r.error() == NtStatus::InvalidParameter);
+  // The same with a wrong password: still the structure that answers.
+  auto other = hash16("00000000000000000000000000000000");
+  auto r2 = ntlmv2_verify(in, overrun, other);
+  REQUIRE_FALSE(r2);
+  CHECK(r2.error() == NtStatus::InvalidParameter);
+  // A well-formed response with the wrong password stays LOGON_FAILURE.
+  auto r3 = ntlmv2_verify(in, *a, other);
+  REQUIRE_FALSE(r3);
+  CHECK(r3.error() == NtStatus::LogonFailure);
 }
