@@ -12,6 +12,8 @@ packages=(
   clang-16 libclang-rt-16-dev
   # real clients and the reference server for tests and benchmarks
   smbclient samba-testsuite samba
+  # acl_xattr and streams_xattr for the Samba baseline (scripts/conformance-samba)
+  samba-vfs-modules
   # test and benchmark tooling
   python3 procps psmisc iproute2 strace time
   # scrapes the optional /metrics listener (test_prometheus)
