@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "common/blocking_pool.hpp"
@@ -42,6 +43,15 @@ struct FlushFixture : Smb2Fixture {
     server.blocking.reset();  // its jobs finish first: they post through `poster`
     server.poster = nullptr;
   }
+  // Sends a FLUSH of a new file alone in its frame: nothing goes out yet.
+  void flush_alone(uint64_t mid) {
+    FileId f = open_file("f" + std::to_string(mid));
+    Bytes out;
+    REQUIRE(process_frame(conn, server, request_frame(wire::Command::Flush, flush_body(f), mid, 1), out) ==
+            FrameResult::Ok);
+    CHECK(out.empty());  // the interim is held back
+    REQUIRE(poster.timed.size() == 1);
+  }
   // Waits for the fsync's completion to be posted.
   void wait_for_fsync() {
     for (int i = 0; i < 5000 && poster.tasks.empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -53,12 +63,7 @@ struct FlushFixture : Smb2Fixture {
 
 TEST_CASE("flush: an fsync done before the deadline gets one synchronous response", "[smb2][async][flush]") {
   FlushFixture fx;
-  FileId f = fx.open_file("f");
-  Bytes out;
-  REQUIRE(process_frame(fx.conn, fx.server, request_frame(wire::Command::Flush, flush_body(f), 1, 1), out) ==
-          FrameResult::Ok);
-  CHECK(out.empty());  // no interim yet
-  REQUIRE(fx.poster.timed.size() == 1);
+  fx.flush_alone(1);
   fx.wait_for_fsync();
   Bytes done = fx.poster.run_all(fx.conn);
   wire::Header h = response_header(done);
@@ -74,11 +79,7 @@ TEST_CASE("flush: an fsync done before the deadline gets one synchronous respons
 
 TEST_CASE("flush: at the deadline the interim goes out with the credits, the final without", "[smb2][async][flush]") {
   FlushFixture fx;
-  FileId f = fx.open_file("f");
-  Bytes out;
-  REQUIRE(process_frame(fx.conn, fx.server, request_frame(wire::Command::Flush, flush_body(f), 2, 1), out) ==
-          FrameResult::Ok);
-  CHECK(out.empty());
+  fx.flush_alone(2);
   Bytes interim_frame = fx.poster.run_timed(fx.conn);  // the deadline passes before the completion runs
   wire::Header interim = response_header(interim_frame);
   CHECK(interim.status == uint32_t(NtStatus::Pending));
