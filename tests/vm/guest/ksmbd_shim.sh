@@ -6,7 +6,7 @@
 #      file and a tree written, remounted, md5-checked;
 #   4. ringsmbctl adds a user and a share, makes [share] read-only, while
 #      ksmbd serves: the new user mounts the new share, writes to [share]
-#      are refused;
+#      are refused; ringsmbctl status says it has nothing to show;
 #   5. GUEST-READY on the console: the host's smbclient (through hostfwd)
 #      lists shares and puts host.bin; the guest waits for it and checks it.
 set -u
@@ -100,6 +100,10 @@ if mount_as alice "$PASS_A" share vers=3.1.1,sign; then
 else
   fail "mount [share] after the change"
 fi
+
+if $CTL status > /tmp/ctl.log 2>&1; then fail "ringsmbctl status succeeded with data plane = ksmbd"
+elif grep -q "not available with data plane = ksmbd" /tmp/ctl.log; then pass "ringsmbctl status says why it has nothing to show"
+else fail "ringsmbctl status, unclear error:"; cat /tmp/ctl.log; fi
 
 # 5. the host's smbclient: ksmbd listens on every interface (one socket
 # each, bound to the device); the forward reaches eth0's 10.0.2.15:445.
