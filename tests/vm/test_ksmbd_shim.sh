@@ -66,6 +66,9 @@ else
 fi
 if wait $vm; then pass "the guest's checks"; else fail "the guest's checks (exit $?)"; fi
 grep -E "^(PASS|FAIL|    )" "$T/guest.log" || true
-grep -q "^FAIL" "$T/guest.log" && tail -60 "$T/guest.log"
+if grep -q "^FAIL" "$T/guest.log" || ! grep -q "^RINGSMB_VM_EXIT=0" "$T/guest.log"; then
+  echo "--- the guest's console from /init on (tail)"
+  sed -n '/Run \/init/,$p' "$T/guest.log" | tail -150
+fi
 echo "vm test took $(( $(date +%s) - started ))s"
 finish

@@ -50,7 +50,10 @@ fi
 
 # 3. the guest's cifs client against ksmbd
 mount_as() {  # mount_as USER PASS SHARE OPTIONS
-  timeout 60 mount -t cifs "//127.0.0.1/$3" /mnt/share -o "username=$1,password=$2,$4"
+  timeout 60 mount -t cifs "//127.0.0.1/$3" /mnt/share -o "username=$1,password=$2,$4" > /tmp/mount.out 2>&1
+  local rc=$?
+  sed 's/^/    mount: /' /tmp/mount.out
+  return $rc
 }
 # ksmbd bugs show as an oops in the guest's kernel log: report and stop
 # instead of waiting for every later mount to time out.
@@ -63,14 +66,22 @@ stop_on_oops() {
     exit 1
   fi
 }
+# A step that hangs (a stalled client or server) fails after its timeout
+# with the kernel's and ctld's last words, instead of the whole VM's.
+stalled() {
+  fail "$1 (timed out or failed at $(cut -d' ' -f1 /proc/uptime)s)"
+  dmesg | tail -15 | sed 's/^/    dmesg: /'
+  grep -v "ksmbd event [0-9]" /tmp/ctld.log | tail -8 | sed 's/^/    ctld: /'
+}
 for mode in signed:vers=3.1.1,sign sealed:vers=3.1.1,seal; do
   name=${mode%%:*} opts=${mode#*:}
-  if ! mount_as alice "$PASS_A" share "$opts"; then fail "$name: mount"; stop_on_oops; dmesg | tail -5; continue; fi
-  mkdir -p /mnt/share/$name && cp /job/big.bin /mnt/share/$name/ && (cd /mnt/share/$name && tar xf /job/tree.tar) \
-    || fail "$name: write"
-  umount /mnt/share; mount_as alice "$PASS_A" share "$opts" || { fail "$name: remount"; continue; }
-  if [ "$(md5sum < /mnt/share/$name/big.bin)" = "$(md5sum < /job/big.bin)" ] &&
-     (cd /mnt/share/$name && md5sum -c -s /job/tree.md5); then
+  echo "    $name: start at $(cut -d' ' -f1 /proc/uptime)s"
+  if ! mount_as alice "$PASS_A" share "$opts"; then stalled "$name: mount"; stop_on_oops; continue; fi
+  mkdir -p /mnt/share/$name && timeout 180 cp /job/big.bin /mnt/share/$name/ &&
+    (cd /mnt/share/$name && timeout 180 tar xf /job/tree.tar) || stalled "$name: write"
+  umount /mnt/share 2>&1 | sed "s/^/    umount: /"; mount_as alice "$PASS_A" share "$opts" || { stalled "$name: remount"; continue; }
+  if [ "$(timeout 180 md5sum < /mnt/share/$name/big.bin)" = "$(md5sum < /job/big.bin)" ] &&
+     (cd /mnt/share/$name && timeout 180 md5sum -c -s /job/tree.md5); then
     pass "$name: large file and $(wc -l < /job/tree.md5) files read back from ksmbd"
   else
     fail "$name: files differ"
