@@ -24,6 +24,8 @@ void KsmbdDriver::on_readable() {
   if (!link_.receive(events)) LOG_ERROR("ksmbd netlink socket: %m");
   for (const auto& ev : events) {
     auto reply = shim_.handle(ev.event, ev.payload);
+    LOG_DEBUG("ksmbd event %u (%zu bytes): answer %u (%zu bytes)", unsigned(ev.event), ev.payload.size(),
+              reply ? unsigned(reply->event) : 0u, reply ? reply->payload.size() : size_t(0));
     if (!reply) continue;
     if (int err = link_.send(reply->event, reply->payload); err != 0)
       LOG_WARN("ksmbd: answer to event %u not sent: %s", unsigned(ev.event), strerror(err));

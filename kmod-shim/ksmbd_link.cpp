@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "common/log.hpp"
 #include "kmod-shim/ksmbd_abi.hpp"
@@ -47,6 +48,18 @@ std::string startup_refusal(int nl_error) {
 
 }  // namespace
 
+std::expected<void, std::string> check_family(uint32_t version, uint32_t max_event) {
+  if (version != abi::kFamilyVersion)
+    return std::unexpected("ksmbd's netlink family has version " + std::to_string(version) +
+                           "; this ringsmb-ctld speaks version " + std::to_string(abi::kFamilyVersion) +
+                           " only (a module with another kernel/daemon interface)");
+  if (max_event < abi::kMinMaxAttr)
+    return std::unexpected("ksmbd's netlink family has only " + std::to_string(max_event) +
+                           " events; this ringsmb-ctld needs " + std::to_string(abi::kMinMaxAttr) +
+                           " (the module is too old)");
+  return {};
+}
+
 std::expected<KsmbdLink, std::string> KsmbdLink::open() {
   KsmbdLink link;
   link.sock_ = nl_socket_alloc();
@@ -69,13 +82,7 @@ std::expected<KsmbdLink, std::string> KsmbdLink::open() {
   }
   nl_cache_free(cache);
   if (!fam) return std::unexpected(family_missing_reason());
-  if (link.version_ != abi::kFamilyVersion)
-    return std::unexpected("ksmbd's netlink family has version " + std::to_string(link.version_) +
-                           "; this ringsmb-ctld speaks version " + std::to_string(abi::kFamilyVersion));
-  if (link.max_attr_ < abi::kMinMaxAttr)
-    return std::unexpected("ksmbd's netlink family has only " + std::to_string(link.max_attr_) +
-                           " events; this ringsmb-ctld needs " + std::to_string(abi::kMinMaxAttr) +
-                           " (the module is too old)");
+  if (auto ok = check_family(link.version_, link.max_attr_); !ok) return std::unexpected(ok.error());
   link.buffer_.resize(kReceiveBuffer);
   return link;
 }
@@ -129,26 +136,50 @@ bool KsmbdLink::receive(std::vector<KernelEvent>& out) {
     ssize_t n = recv(fd(), buffer_.data(), buffer_.size(), MSG_DONTWAIT | MSG_TRUNC);
     if (n < 0) return errno == EAGAIN || errno == EINTR || errno == ENOBUFS;
     if (size_t(n) > buffer_.size()) continue;  // larger than any request the kernel sends: dropped
-    auto* nlh = reinterpret_cast<nlmsghdr*>(buffer_.data());
-    int left = int(n);
-    for (; nlmsg_ok(nlh, left); nlh = nlmsg_next(nlh, &left)) {
-      if (nlh->nlmsg_type == NLMSG_ERROR && nlmsg_datalen(nlh) >= int(sizeof(nlmsgerr))) {
-        // The kernel refused one of our answers (its length or version).
-        int err = static_cast<nlmsgerr*>(nlmsg_data(nlh))->error;
-        if (err != 0) LOG_WARN("ksmbd rejected an answer: %s", strerror(-err));
-        continue;
-      }
-      if (nlh->nlmsg_type != family_ || nlmsg_datalen(nlh) < int(GENL_HDRLEN)) continue;
-      auto* genl = static_cast<genlmsghdr*>(nlmsg_data(nlh));
-      nlattr* attr = nullptr;
-      int rem = 0;
-      nla_for_each_attr(attr, genlmsg_attrdata(genl, 0), genlmsg_attrlen(genl, 0), rem) {
-        if (nla_type(attr) != genl->cmd) continue;
-        auto* p = static_cast<const uint8_t*>(nla_data(attr));
-        out.push_back({genl->cmd, Bytes(p, p + nla_len(attr))});
-        break;
-      }
+    parse_datagram(ByteSpan(buffer_.data(), size_t(n)), family_, out);
+  }
+}
+
+namespace {
+
+// A copy of the header at OFF (the datagram's bytes need no alignment).
+template <typename T>
+T header_at(ByteSpan d, size_t off) {
+  T t;
+  std::memcpy(&t, d.data() + off, sizeof t);
+  return t;
+}
+
+// The payload of the attribute numbered CMD in a genl message's attributes.
+std::optional<ByteSpan> command_attribute(ByteSpan attrs, uint8_t cmd) {
+  size_t off = 0;
+  while (off + NLA_HDRLEN <= attrs.size()) {
+    auto nla = header_at<nlattr>(attrs, off);
+    if (nla.nla_len < NLA_HDRLEN || nla.nla_len > attrs.size() - off) return std::nullopt;
+    if ((nla.nla_type & NLA_TYPE_MASK) == cmd) return attrs.subspan(off + NLA_HDRLEN, nla.nla_len - NLA_HDRLEN);
+    off += NLA_ALIGN(nla.nla_len);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void parse_datagram(ByteSpan d, int family, std::vector<KernelEvent>& out) {
+  size_t off = 0;
+  while (off + NLMSG_HDRLEN <= d.size()) {
+    auto nlh = header_at<nlmsghdr>(d, off);
+    if (nlh.nlmsg_len < NLMSG_HDRLEN || nlh.nlmsg_len > d.size() - off) return;
+    ByteSpan body = d.subspan(off + NLMSG_HDRLEN, nlh.nlmsg_len - NLMSG_HDRLEN);
+    off += NLMSG_ALIGN(nlh.nlmsg_len);
+    if (nlh.nlmsg_type == NLMSG_ERROR && body.size() >= sizeof(nlmsgerr)) {
+      // The kernel refused one of our answers (its length or version).
+      long err = -long(header_at<nlmsgerr>(body, 0).error);
+      if (err != 0) LOG_WARN("ksmbd rejected an answer: %s", err > 0 && err < 4096 ? strerror(int(err)) : "?");
+      continue;
     }
+    if (nlh.nlmsg_type != family || body.size() < GENL_HDRLEN) continue;
+    uint8_t cmd = header_at<genlmsghdr>(body, 0).cmd;
+    if (auto p = command_attribute(body.subspan(GENL_HDRLEN), cmd)) out.push_back({cmd, Bytes(p->begin(), p->end())});
   }
 }
 

@@ -20,6 +20,18 @@ struct KernelEvent {
   Bytes payload;
 };
 
+// Whether a family reporting VERSION and MAX_EVENT (its highest attribute
+// number) is one this shim speaks; why not, in words, otherwise.
+std::expected<void, std::string> check_family(uint32_t version, uint32_t max_event);
+
+// The kernel's requests in one received DATAGRAM: every generic-netlink
+// message of FAMILY (its genl id) whose attribute numbered like its command
+// carries the payload, appended to OUT in order. NLMSG_ERROR messages (the
+// kernel refusing one of our answers) are logged; anything malformed or
+// truncated ends the walk, keeping the events before it. Needs no socket
+// (unit tests and the fuzz target call it).
+void parse_datagram(ByteSpan datagram, int family, std::vector<KernelEvent>& out);
+
 class KsmbdLink {
  public:
   // Opens the socket and looks the family up. Errors (in words): the family

@@ -95,6 +95,9 @@ Bytes KsmbdShim::on_login(ByteSpan p) {
     resp.hash_size = uint16_t(rec->nt_hash.size());
     std::copy(rec->nt_hash.begin(), rec->nt_hash.end(), resp.hash);
   }
+  // Never the hash itself, even at debug level.
+  LOG_DEBUG("ksmbd login '%s': status 0x%x, uid %u, gid %u, %u-byte hash", account.c_str(), unsigned(resp.status),
+            resp.uid, resp.gid, unsigned(resp.hash_size));
   return struct_bytes(resp);
 }
 
@@ -161,6 +164,9 @@ Bytes KsmbdShim::on_share_config(ByteSpan p) {
   tail.insert(tail.end(), info->path.begin(), info->path.end());
   tail.push_back(0);
   resp.payload_size = uint32_t(tail.size());
+  LOG_DEBUG("ksmbd share config '%s': flags 0x%x, masks %04o/%04o, force %u/%u, veto %u bytes, tail %u bytes, path %s",
+            name.c_str(), resp.flags, unsigned(resp.create_mask), unsigned(resp.directory_mask), unsigned(resp.force_uid),
+            unsigned(resp.force_gid), resp.veto_list_size, resp.payload_size, info->path.c_str());
   return struct_bytes(resp, tail);
 }
 
@@ -184,6 +190,8 @@ Bytes KsmbdShim::on_tree_connect(ByteSpan p) {
   resp.connection_flags = reply.writable ? abi::kTreeWritable : abi::kTreeReadOnly;
   if (tc.is_guest) resp.connection_flags |= abi::kTreeGuest;
   if (shares_to_update_.erase(lower(tc.share))) resp.connection_flags |= abi::kTreeUpdate;
+  LOG_DEBUG("ksmbd tree connect of '%s' to '%s' from %s: flags 0x%x", tc.user.c_str(), tc.share.c_str(),
+            tc.client_address.c_str(), unsigned(resp.connection_flags));
   return struct_bytes(resp);
 }
 

@@ -19,8 +19,9 @@ packages=(
   # scrapes the optional /metrics listener (test_prometheus)
   curl
   # the VM tests (tests/vm): Debian's kernel under QEMU (TCG), a busybox
-  # initramfs packed with cpio, socat for the guest's one forwarded port
-  qemu-system-x86 busybox-static socat cpio
+  # initramfs packed with cpio, socat for the guest's one forwarded port,
+  # xz for the 6.12 kernel's compressed modules (tests/vm/kernel.sh)
+  qemu-system-x86 busybox-static socat cpio xz-utils
   # systemd-analyze verifies the unit (test_install); systemd need not run
   systemd
   # man pages are checked to render without warnings (test_install)

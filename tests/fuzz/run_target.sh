@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a bounded time on its corpus directory
-# (created, and seeded for fuzz_smb2_frame), under the sanitizers the fuzz
+# (created, and seeded for fuzz_smb2_frame and fuzz_ksmbd_shim), under the sanitizers the fuzz
 # build links (ASan + UBSan: any report fails the run). Prints libFuzzer's
 # last status line (execs, coverage) and the run's summary.
 # usage: run_target.sh BINARY SECONDS CORPUS_ROOT [extra libFuzzer args...]
@@ -13,6 +13,9 @@ corpus="$root/$name"
 mkdir -p "$corpus"
 if [ "$name" = fuzz_smb2_frame ] && [ -z "$(ls -A "$corpus")" ]; then
   python3 "$here/make_smb2_seeds.py" "$corpus"
+fi
+if [ "$name" = fuzz_ksmbd_shim ] && [ -z "$(ls -A "$corpus")" ]; then
+  python3 "$here/make_ksmbd_seeds.py" "$corpus"
 fi
 # The transform target starts from the same requests, each seed's first
 # frame as the plaintext of mode 1 (encrypted by the harness), one per cipher.

@@ -186,9 +186,16 @@ int print_prometheus_status(const config::Config& cfg, const std::expected<ipc::
   return kExitOk;
 }
 
+// With data plane = ksmbd there is no ringsmbd to ask, and ksmbd.ko reports
+// no connections or sessions over its netlink interface.
+constexpr const char* kNoStatusWithKsmbd =
+    "not available with data plane = ksmbd: ksmbd.ko reports no connections, sessions or open files to "
+    "ringsmb-ctld (docs/kmod-shim.md)";
+
 int cmd_status(const Context& ctx, bool json, bool prometheus) {
   auto cfg = load_config(ctx.config_path);
   if (!cfg) return fail(cfg.error());
+  if (cfg->global.data_plane == config::DataPlane::Ksmbd) return fail(std::string("status: ") + kNoStatusWithKsmbd);
   auto s = fetch_status(*cfg);
   if (prometheus) return print_prometheus_status(*cfg, s);
   if (!s) return fail(s.error());
@@ -208,6 +215,8 @@ int cmd_session_close(const Context& ctx, const std::string& id_text) {
   }
   auto cfg = load_config(ctx.config_path);
   if (!cfg) return fail(cfg.error());
+  if (cfg->global.data_plane == config::DataPlane::Ksmbd)
+    return fail(std::string("session close: ") + kNoStatusWithKsmbd);
   auto a = ask(*cfg, Daemon::Ringsmbd, CMD_CLOSE_SESSION, id);
   if (!a) return fail(a.error());
   if (a->status == NtStatus::NotFound) return fail(kExitNotFound, "session " + hex_id(id) + " not found");
