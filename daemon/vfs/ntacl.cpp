@@ -219,7 +219,8 @@ Bytes serialize(const SecurityDescriptor& sd, uint32_t info) {
   ByteWriter w(out);
   uint16_t control = SE_SELF_RELATIVE;
   const bool with_dacl = info & DACL_SECURITY_INFORMATION;
-  if (with_dacl) control |= uint16_t(sd.control & kDaclControl) | (sd.dacl ? SE_DACL_PRESENT : 0);
+  const bool present = sd.dacl || (sd.control & SE_DACL_PRESENT);
+  if (with_dacl) control |= uint16_t((sd.dacl ? sd.control & kDaclControl : 0) | (present ? SE_DACL_PRESENT : 0));
   w.u8(1);
   w.u8(0);
   w.u16(control);
@@ -237,6 +238,14 @@ Bytes serialize(const SecurityDescriptor& sd, uint32_t info) {
     put_acl(w, *sd.dacl);
   }
   return out;
+}
+
+uint16_t stored_dacl_control(uint16_t requested, bool canonicalize) {
+  uint16_t kept = requested & SE_DACL_PROTECTED;
+  const bool auto_inherited = requested & SE_DACL_AUTO_INHERITED;
+  const bool required = requested & SE_DACL_AUTO_INHERIT_REQ;
+  if (auto_inherited && (required || !canonicalize)) kept |= SE_DACL_AUTO_INHERITED;
+  return kept;
 }
 
 void map_generic_aces(Acl& acl) {
@@ -288,7 +297,9 @@ SecurityDescriptor create_descriptor(const SecurityDescriptor* parent, const Sec
       if (inheritable_by(a, is_directory)) inherit_ace(a, is_directory, *out.owner, *out.group, mark, inherited);
   const bool creator_dacl = creator && (creator->control & SE_DACL_PRESENT);
   if (creator_dacl) {
-    out.control = uint16_t(SE_SELF_RELATIVE | SE_DACL_PRESENT | (creator->control & kDaclControl));
+    // SE_DACL_AUTO_INHERIT_REQ is a request, not a state: never kept.
+    out.control = uint16_t(SE_SELF_RELATIVE | SE_DACL_PRESENT |
+                           (creator->control & (SE_DACL_PROTECTED | SE_DACL_AUTO_INHERITED)));
     out.dacl = creator->dacl;  // nullopt: the creator asked for a NULL DACL
     if (out.dacl) {
       // MS-DTYP 2.5.3.4.2: the creator's own "inherited" ACEs are not
