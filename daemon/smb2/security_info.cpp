@@ -284,8 +284,14 @@ NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const Parent
   const nt::Sid owner = nt::unix_user_sid(st.uid), group = nt::unix_group_sid(st.gid);
   nt::SecurityDescriptor made = nt::create_descriptor(parent.stored.get(), *creator ? &**creator : nullptr,
                                                       st.is_directory, owner, group, nt::from_mode(st).dacl);
-  // An owner other than the creator needs a privilege nobody holds here.
-  if (made.owner && nt::uid_of(*made.owner, machine_sid(req.server)).value_or(st.uid) != st.uid) made.owner = owner;
+  // Another user as the owner needs a privilege nobody holds here; a SID
+  // without a Unix user, SeRestorePrivilege (root's, and only where it can
+  // be stored). Otherwise the creator owns the file (the Unix owner).
+  if (made.owner) {
+    auto uid = nt::uid_of(*made.owner, machine_sid(req.server));
+    const bool may_keep = uid ? *uid == st.uid : holds_restore_privilege(req) && req.tree->share.nt_acl_support;
+    if (!may_keep) made.owner = owner;
+  }
   if (made.group && nt::gid_of(*made.group).value_or(st.gid) != st.gid) made.group = group;
   NtStatus s = settle(req, fd, st, made, true);
   // Without stored descriptors a creator's DACL the mode cannot say is not
