@@ -241,11 +241,10 @@ Bytes serialize(const SecurityDescriptor& sd, uint32_t info) {
 }
 
 uint16_t stored_dacl_control(uint16_t requested, bool canonicalize) {
-  uint16_t kept = requested & SE_DACL_PROTECTED;
   const bool auto_inherited = requested & SE_DACL_AUTO_INHERITED;
   const bool required = requested & SE_DACL_AUTO_INHERIT_REQ;
-  if (auto_inherited && (required || !canonicalize)) kept |= SE_DACL_AUTO_INHERITED;
-  return kept;
+  const bool keep_auto_inherited = auto_inherited && (required || !canonicalize);
+  return uint16_t((requested & SE_DACL_PROTECTED) | (keep_auto_inherited ? SE_DACL_AUTO_INHERITED : 0));
 }
 
 void map_generic_aces(Acl& acl) {

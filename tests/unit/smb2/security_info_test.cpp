@@ -309,13 +309,13 @@ TEST_CASE("security info: the parent's descriptor is cached; an inherited DACL t
   // Take the parent's attribute away behind the server's back: the next
   // create still inherits from the cached descriptor (it was not re-read).
   REQUIRE(removexattr((f.dir() / "d").c_str(), vfs::kNtAclXattr) == 0);
-  FileId denied;
+  FileId b_id;
   auto no_add = dacl_of({ace(nt::ACCESS_DENIED_ACE_TYPE, nt::OBJECT_INHERIT_ACE, FILE_READ_DATA, nt::world_sid()),
                          ace(nt::ACCESS_ALLOWED_ACE_TYPE, 0, FILE_ALL_ACCESS, nt::world_sid())});
   REQUIRE(set_sd(f, d, no_add) == NtStatus::Success);  // rewrites attribute and cache together
   REQUIRE(removexattr((f.dir() / "d").c_str(), vfs::kNtAclXattr) == 0);
-  REQUIRE(f.create("d\b.txt", FILE_ALL_ACCESS, kCreate, kNonDirectoryFile, denied) == NtStatus::Success);
-  nt::SecurityDescriptor b = query_sd(f, denied);
+  REQUIRE(f.create("d\b.txt", FILE_ALL_ACCESS, kCreate, kNonDirectoryFile, b_id) == NtStatus::Success);
+  nt::SecurityDescriptor b = query_sd(f, b_id);
   REQUIRE(b.dacl);
   REQUIRE(!b.dacl->aces.empty());
   CHECK(b.dacl->aces[0].type == nt::ACCESS_DENIED_ACE_TYPE);  // from the cache, not the (now empty) xattr
