@@ -302,7 +302,7 @@ TEST_CASE("security info: the parent's descriptor is cached; an inherited DACL t
   }
   REQUIRE(set_sd(f, d, dacl_of(aces)) == NtStatus::Success);
   REQUIRE(has_xattr(f, "d"));
-  FileId a = f.open_file("d\a.txt", FILE_ALL_ACCESS, kCreate);
+  FileId a = f.open_file("d\\a.txt", FILE_ALL_ACCESS, kCreate);
   CHECK(!has_xattr(f, "d/a.txt"));  // inherited exactly what the mode says: no xattr write
   CHECK((vfs::stat_fd(f.find(a)->fd.get())->mode & 07777) == 0644);
   CHECK(query_sd(f, a).dacl == mode_sd.dacl);
@@ -314,7 +314,7 @@ TEST_CASE("security info: the parent's descriptor is cached; an inherited DACL t
                          ace(nt::ACCESS_ALLOWED_ACE_TYPE, 0, FILE_ALL_ACCESS, nt::world_sid())});
   REQUIRE(set_sd(f, d, no_add) == NtStatus::Success);  // rewrites attribute and cache together
   REQUIRE(removexattr((f.dir() / "d").c_str(), vfs::kNtAclXattr) == 0);
-  REQUIRE(f.create("d\b.txt", FILE_ALL_ACCESS, kCreate, kNonDirectoryFile, b_id) == NtStatus::Success);
+  REQUIRE(f.create("d\\b.txt", FILE_ALL_ACCESS, kCreate, kNonDirectoryFile, b_id) == NtStatus::Success);
   nt::SecurityDescriptor b = query_sd(f, b_id);
   REQUIRE(b.dacl);
   REQUIRE(!b.dacl->aces.empty());
