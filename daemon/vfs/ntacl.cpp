@@ -177,7 +177,9 @@ Result<Acl> parse_acl(ByteSpan b) {
   Acl acl;
   acl.revision = b[0];
   uint16_t size = load_le16(&b[2]), count = load_le16(&b[4]);
-  if ((acl.revision != 2 && acl.revision != 4) || size < kAclHeaderSize || size > b.size())
+  // ACL_REVISION (2) to ACL_REVISION_DS (4), as Windows accepts them
+  // (smbcacls -S sends 3).
+  if (acl.revision < 2 || acl.revision > 4 || size < kAclHeaderSize || size > b.size())
     return Unexpected(NtStatus::InvalidParameter);
   ByteReader r(b.first(size));
   r.skip(kAclHeaderSize);

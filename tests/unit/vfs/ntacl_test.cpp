@@ -104,6 +104,12 @@ TEST_CASE("ntacl: malformed descriptors are refused", "[ntacl]") {
   const uint32_t dacl = load_le32(&good[16]);
   store_le16(&ace_size[dacl + 8 + 2], 6);  // an ACE smaller than its header and mask
   CHECK(!parse(ace_size));
+  // ACL revisions 2 to 4 are accepted (smbcacls -S sends 3), others not.
+  for (uint8_t rev : {uint8_t(1), uint8_t(2), uint8_t(3), uint8_t(4), uint8_t(5)}) {
+    Bytes acl_rev = good;
+    acl_rev[dacl] = rev;
+    CHECK(parse(acl_rev).has_value() == (rev >= 2 && rev <= 4));
+  }
 }
 
 TEST_CASE("ntacl: SIDs of Unix ids and the machine account alias", "[ntacl]") {
