@@ -428,7 +428,7 @@ NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened&
       access = *kept;
     }
     return check_open_descriptor(req, o.fd.get(), o.st, t.parent_fd ? t.parent_fd.get() : -1, t.path,
-                                 c.desired_access, c.options & FILE_DELETE_ON_CLOSE, access);
+                                 c.desired_access, c.options & FILE_DELETE_ON_CLOSE, overwrites(c), access);
   }
   NtStatus st = inherit_on_create(req, o.fd.get(), o.st, t.parent_security, c.contexts);
   if (st != NtStatus::Success)

@@ -309,12 +309,13 @@ uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st
 }
 
 NtStatus check_open_descriptor(Request& req, int fd, const vfs::FileStat& st, int parent_fd, std::string_view path,
-                               uint32_t desired_access, bool delete_on_close, uint32_t& access) {
+                               uint32_t desired_access, bool delete_on_close, bool overwrite, uint32_t& access) {
   if (!stored_descriptors(req)) return NtStatus::Success;
   vfs::SharedSd stored = req.server.ntacls.lookup(fd, st);
   if (!stored) return NtStatus::Success;  // Unix permissions alone
   const nt::SecurityDescriptor sd = in_step(req.server, *stored, st);
   const nt::Token token = user_token(req.server, *req.session, *req.tree);
+  if (overwrite && !(nt::maximal_access(sd, token) & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
   auto result = apply_descriptor_access(access, desired_access, sd, nullptr, token, delete_on_close);
   const bool maximum = map_generic(desired_access) & MAXIMUM_ALLOWED;
   if (!result || (maximum && !(*result & DELETE))) {

@@ -320,3 +320,15 @@ TEST_CASE("security info: the parent's descriptor is cached; an inherited DACL t
   REQUIRE(!b.dacl->aces.empty());
   CHECK(b.dacl->aces[0].type == nt::ACCESS_DENIED_ACE_TYPE);  // from the cache, not the (now empty) xattr
 }
+
+TEST_CASE("security info: overwriting needs FILE_WRITE_DATA from the descriptor", "[smb2][ntacl]") {
+  Smb2Fixture f;
+  f.write_file("r.txt", "data");
+  FileId id = f.open_file("r.txt", READ_CONTROL | WRITE_DAC);
+  const nt::Sid me = nt::unix_user_sid(getuid());
+  REQUIRE(set_sd(f, id, dacl_of({ace(nt::ACCESS_ALLOWED_ACE_TYPE, 0, FILE_GENERIC_READ, me)})) == NtStatus::Success);
+  FileId out;
+  CHECK(f.create("r.txt", FILE_READ_DATA, kOpen, kNonDirectoryFile, out) == NtStatus::Success);
+  CHECK(f.create("r.txt", FILE_READ_DATA, kOverwriteIf, kNonDirectoryFile, out) == NtStatus::AccessDenied);
+  CHECK(std::filesystem::file_size(f.dir() / "r.txt") == 4);  // not truncated
+}
