@@ -16,6 +16,8 @@
 // Nothing here runs for a CREATE without durable contexts.
 #pragma once
 
+#include <string_view>
+
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
 
