@@ -1,8 +1,10 @@
 #include "smb2/async_engine.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/log.hpp"
+#include "smb2/channel_sequence.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
 #include "smb2/send_path.hpp"
@@ -36,6 +38,7 @@ WaitingRequest erase(ConnState& conn, std::map<uint64_t, WaitingRequest>::iterat
   conn.async.by_message_id.erase(w.message_id);
   auto s = conn.async.per_session.find(w.session_id);
   if (s != conn.async.per_session.end() && --s->second == 0) conn.async.per_session.erase(s);
+  leave_channel_sequence(conn, w.channel);
   return w;
 }
 
@@ -121,6 +124,7 @@ NtStatus start_waiting(Request& req, WaitingRequest&& w) {
   w.session_id = req.session->session_id;
   w.tree_id = req.tree ? req.tree->tree_id : req.hdr.tree_id;
   w.seal = seal_for(req);
+  w.channel = std::exchange(req.channel, {});  // the waiting request gives it back
   req.async_id = w.async_id;
   insert(req.conn, std::move(w));
   return NtStatus::Pending;

@@ -62,7 +62,8 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
     if (open->is_directory) notify_delete_pending(server, open->node);
   }
   bool pending = server.files.is_delete_pending(open->node);
-  if (open->durable_version) forget_durable(server, *open);
+  if (open->outlives_connection() || open->create_guid_indexed || open->app_instance_indexed)
+    forget_durable(server, *open);  // out of the DurableTable's indexes
   // A stream open keeps the file's fd until the stream is settled.
   state::UniqueFd stream_fd = open->stream ? std::move(open->fd) : state::UniqueFd();
   open->fd.reset();

@@ -103,6 +103,14 @@ enum class WaitKind : uint8_t { CreateBreak, PipeRead, ByteRangeLock, Flush, Cha
 // Why a waiting request is being withdrawn.
 enum class WithdrawReason : uint8_t { Cancel, Close, TreeDisconnect, Logoff, ConnectionLost };
 
+// A request counted in an open's outstanding requests (MS-SMB2 3.3.5.2.10,
+// smb2/channel_sequence.hpp): which open, with which ChannelSequence.
+struct ChannelCount {
+  uint64_t volatile_id = 0;
+  uint16_t sequence = 0;
+  bool counted = false;
+};
+
 struct WaitingRequest;
 using WithdrawHook = NtStatus (*)(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason why);
 
@@ -141,6 +149,11 @@ struct WaitingRequest {
   // response will grant (whichever goes first: interim or final).
   bool interim_deferred = false;
   uint16_t deferred_credits = 0;
+  // CreateBreak of a CREATE with DH2Q: its CreateGuid. A replay of it
+  // meanwhile is refused (smb2/durable.hpp, find_replayed_open).
+  bool has_create_guid = false;
+  state::Guid create_guid{};
+  ChannelCount channel;  // given back when the request leaves the table
 };
 
 // A final response ready to go out after the current frame's.

@@ -488,11 +488,13 @@ NtStatus withdraw_create(ServerContext& server, ConnState& conn, WaitingRequest&
 
 // 3.3.4.2: answered PENDING; the chain from this CREATE runs again when
 // the breaks it waits for end (rerun_waiting_chain).
-NtStatus wait_for_breaks(Request& req, std::shared_ptr<state::FileNode> node) {
+NtStatus wait_for_breaks(Request& req, std::shared_ptr<state::FileNode> node, const DurableRequest& durable) {
   uint64_t expected = req.async_id ? req.async_id : next_async_id(req.conn);
   WaitingRequest w;
   w.kind = WaitKind::CreateBreak;
   w.node = node;
+  w.has_create_guid = durable.v2_request;  // a replay of this CREATE meanwhile is refused
+  w.create_guid = durable.create_guid;
   w.withdraw = withdraw_create;
   NtStatus st = start_waiting(req, std::move(w));
   if (st != NtStatus::Pending) req.server.files.drop_waiter(node, {req.conn.address, expected});
@@ -614,6 +616,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   }
   if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
     return st;
+  if (durable.app_instance && (st = close_previous_app_instance(req, durable, path->path)) != NtStatus::Success)
+    return st;
   if ((st = open_files_fit(req)) != NtStatus::Success) return st;
   auto granted = grant_create_access(*req.tree, c.desired_access, c.options & FILE_DELETE_ON_CLOSE);
   if (!granted) return granted.error();
@@ -653,7 +657,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   LOG_DEBUG("create %s: oplock %u lease %u access %x share %x -> %s wait %d breaks %zu granted %u",
             t.path.c_str(), c.oplock_level, lease_req.state, access, c.share_access, nt_status_name(outcome.status),
             outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);
-  if (outcome.wait) return wait_for_breaks(req, std::move(outcome.node));
+  if (outcome.wait) return wait_for_breaks(req, std::move(outcome.node), durable);
   if (outcome.status != NtStatus::Success) {
     undo_create(req, t, o, stream_key);  // the open is refused after all
     return outcome.status;
@@ -670,6 +674,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->lease = outcome.grant.lease;
   open->session_id = req.session->session_id;
   open->tree_id = req.tree->tree_id;
+  // Open.ChannelSequence starts at the channel the CREATE came on
+  // (smb2/channel_sequence.hpp): its first WRITE from that channel is current.
+  if (req.conn.is_smb3()) open->channel_sequence = uint16_t(req.hdr.status);
   open->fd = std::move(o.fd);
   open->path = t.path;
   open->is_directory = o.st.is_directory;
@@ -697,6 +704,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     return st;
   }
   if (durable.request()) grant_durable(req, durable, *open, o.action, contexts);
+  if (durable.app_instance) remember_app_instance(req, durable, *open, path->path);
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
   if (!o.created) {  // a new file has only what statx says: no getxattr
     o.st.attributes = attrs;

@@ -52,6 +52,9 @@ struct Request {
   // checked out with that session's key: the response is signed with it
   // (smb2/session_bind.hpp). Empty for every other request.
   std::optional<ForeignSigner> foreign_signer;
+  // The open's outstanding request this request counts as (smb2/channel_sequence.hpp):
+  // given back with its response, or by its waiting request.
+  ChannelCount channel;
 
   // Resolves a FileId, honouring compound related ids.
   state::Open* find_open(FileId id);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/log.hpp"
+#include "config/config.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/metrics.hpp"
@@ -28,6 +29,26 @@ constexpr int64_t kReconnectWaitMs = 2000;
 void read_guid(ByteReader& r, state::Guid& g) {
   ByteSpan b = r.bytes(16);
   if (b.size() == 16) std::memcpy(g.data(), b.data(), 16);
+}
+
+// SMB2_CREATE_APP_INSTANCE_ID's name (2.2.13.2): a GUID in wire order.
+constexpr uint8_t kAppInstanceIdName[16] = {0x45, 0xBC, 0xA6, 0x6A, 0xEF, 0xA7, 0xF7, 0x4A,
+                                            0x90, 0x08, 0xFA, 0x46, 0x2E, 0x14, 0x4D, 0x74};
+constexpr size_t kAppInstanceIdSize = 20;  // StructureSize, Reserved, AppInstanceId
+
+bool is_app_instance_id(const CreateContext& c) {
+  return c.name.size() == sizeof(kAppInstanceIdName) &&
+         std::memcmp(c.name.data(), kAppInstanceIdName, sizeof(kAppInstanceIdName)) == 0;
+}
+
+// SMB2_CREATE_APP_INSTANCE_ID into OUT (3.x only); false when too short.
+bool read_app_instance_id(const CreateContext& c, DurableRequest& out) {
+  if (c.data.size() < kAppInstanceIdSize) return false;
+  ByteReader r(c.data);
+  r.skip(4);  // StructureSize (20, MAY be checked), Reserved
+  read_guid(r, out.app_instance_id);
+  out.app_instance = true;
+  return true;
 }
 
 // One durable context into OUT; false when it is too short.
@@ -91,6 +112,15 @@ NtStatus check_reconnect(const Request& req, ByteSpan name, const LeaseRequest& 
   return NtStatus::Success;
 }
 
+// Does a CREATE of CONN with this CreateGuid wait for a break (other
+// than request SELF, a CREATE run again)? Only a replay asks.
+bool create_waits(ConnState& conn, const state::Guid& create_guid, uint64_t self) {
+  for (const auto& [id, w] : conn.async.waiting)
+    if (w.kind == WaitKind::CreateBreak && w.has_create_guid && w.create_guid == create_guid && id != self)
+      return true;
+  return false;
+}
+
 void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {
   LOG_DEBUG("durable open %s (0x%llx) closed: %s", k.open->path.c_str(), (unsigned long long)k.open->persistent_id,
             why);
@@ -110,10 +140,15 @@ state::Tree* tree_of(ConnState& conn, const state::Open& open) {
 bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Open>& slot, int64_t now_ms) {
   state::Open& o = *slot;
   state::Tree* tree = tree_of(conn, o);
-  if (!o.durable_version || !o.lease || !o.node || !tree || !tree->root) return false;
+  if (!o.outlives_connection() || !o.node || !tree || !tree->root) return false;
   state::ConnAddress nowhere{state::kNoConnectionWorker, o.persistent_id};
-  if (!server.files.move_lease_holder(o.node, *o.lease, state::kLeaseHandle, conn.address, nowhere, 0, false))
+  if (o.resilient) {
+    // Kept whatever it caches; its breaks, if any, find no connection.
+    if (o.lease) server.files.move_lease_holder(o.node, *o.lease, 0, conn.address, nowhere, 0, false);
+  } else if (!o.lease ||
+             !server.files.move_lease_holder(o.node, *o.lease, state::kLeaseHandle, conn.address, nowhere, 0, false)) {
     return false;
+  }
   state::KeptOpen k;
   k.client_guid = conn.client_guid;
   k.owner = conn.find_session(o.session_id)->user;
@@ -158,6 +193,7 @@ NtStatus find_durable_request(const Request& req, ByteSpan buffer, DurableReques
   bool smb3 = req.conn.is_smb3();
   bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
     if (c.name.size() == 4 && c.name[0] == 'D' && c.name[1] == 'H' && !read_durable_context(c, smb3, out)) bad = true;
+    if (smb3 && is_app_instance_id(c) && !read_app_instance_id(c, out)) bad = true;
   });
   if (!ok || bad) return NtStatus::InvalidParameter;
   // 3.3.5.9.7, 3.3.5.9.10, 3.3.5.9.12: v1 and v2 do not mix, nor do a v2
@@ -169,20 +205,31 @@ NtStatus find_durable_request(const Request& req, ByteSpan buffer, DurableReques
 
 NtStatus find_replayed_open(Request& req, const DurableRequest& d, state::Open*& out) {
   out = nullptr;
+  bool replay = req.hdr.flags & wire::SMB2_FLAGS_REPLAY_OPERATION;
+  // The CREATE being replayed still waits for a break: it has no open to
+  // give back yet, and a second open would wait beside it. The client is
+  // told to try again (what Samba answers; Windows answers
+  // STATUS_ACCESS_DENIED, smb2.replay.dhv2-pending1*-windows).
+  if (replay && create_waits(req.conn, d.create_guid, req.async_id)) return NtStatus::FileNotAvailable;
   auto id = req.server.durables.find_create_guid(req.conn.client_guid, d.create_guid);
   if (!id) return NtStatus::Success;
-  if (!(req.hdr.flags & wire::SMB2_FLAGS_REPLAY_OPERATION)) return NtStatus::DuplicateObjectid;
   auto it = req.conn.opens.find(*id);
-  if (it == req.conn.opens.end()) return NtStatus::Success;  // not on this connection: a new open
+  if (it == req.conn.opens.end()) {
+    // Kept, or on another connection of the client: not given back here
+    // (no multichannel), but not opened twice by a CREATE that is no replay.
+    return replay ? NtStatus::Success : NtStatus::DuplicateObjectid;
+  }
   state::Open& open = *it->second;
-  if (!open.replay_eligible || open.session_id != req.session->session_id || open.tree_id != req.tree->tree_id)
-    return NtStatus::Success;
+  if (!open.replay_eligible) return NtStatus::Success;  // used since: 3.3.5.9.10 finds no open
+  if (!replay) return NtStatus::DuplicateObjectid;
+  if (open.session_id != req.session->session_id || open.tree_id != req.tree->tree_id) return NtStatus::Success;
   out = &open;
   return NtStatus::Success;
 }
 
 void answer_durable(const state::Open& open, Bytes& contexts) {
   uint8_t data[8] = {};
+  if (!open.durable_version) return;  // a replayed DH2Q open that was not made durable
   if (open.durable_version == 2) {
     store_le32(data, open.durable_timeout_ms);  // Flags stay 0: never persistent
     append_create_context(contexts, "DH2Q", data);
@@ -191,9 +238,26 @@ void answer_durable(const state::Open& open, Bytes& contexts) {
   }
 }
 
+namespace {
+
+// 3.3.5.9.10: Open.CreateGuid, in the index a replayed CREATE looks in.
+void remember_create_guid(Request& req, const DurableRequest& d, state::Open& open, uint32_t create_action) {
+  open.create_guid = d.create_guid;
+  open.create_action = uint8_t(create_action);
+  open.replay_eligible = true;
+  open.create_guid_indexed = true;
+  req.server.durables.index_create_guid(req.conn.client_guid, d.create_guid, open.persistent_id);
+}
+
+}  // namespace
+
 void grant_durable(Request& req, const DurableRequest& d, state::Open& open, uint32_t create_action,
                    Bytes& contexts) {
-  if (!d.request() || open.is_directory || !open.lease) return;
+  if (!d.request()) return;
+  // 3.3.5.9.10: every DH2Q open takes the CreateGuid, durable or not: a
+  // replay of its CREATE gets it back (smb2.replay.dhv2-pending1n-*).
+  if (d.v2_request) remember_create_guid(req, d, open, create_action);
+  if (open.is_directory || !open.lease) return;
   // 3.3.5.9.6 / 3.3.5.9.10: only with a batch oplock or a lease with H.
   bool handle_cached = open.oplock_level == state::kOplockBatch ||
                        (open.oplock_level == state::kOplockLease && (open.lease->state & state::kLeaseHandle));
@@ -202,14 +266,9 @@ void grant_durable(Request& req, const DurableRequest& d, state::Open& open, uin
   open.durable_version = d.v2_request ? 2 : 1;
   open.create_action = uint8_t(create_action);
   open.durable_timeout_ms = server.durable_timeout_ms;
-  if (d.v2_request) {
-    if (d.timeout_ms) open.durable_timeout_ms = std::min(d.timeout_ms, server.durable_max_timeout_ms);
-    open.create_guid = d.create_guid;
-    open.replay_eligible = true;
-    server.durables.index_create_guid(req.conn.client_guid, d.create_guid, open.persistent_id);
-  }
+  if (d.v2_request && d.timeout_ms) open.durable_timeout_ms = std::min(d.timeout_ms, server.durable_max_timeout_ms);
   server.durables.set_live(open.persistent_id, req.conn.address);
-  open.lock_sequences = std::make_unique<state::LockSequences>();
+  if (!open.lock_sequences) open.lock_sequences = std::make_unique<state::LockSequences>();
   answer_durable(open, contexts);
 }
 
@@ -222,8 +281,10 @@ Result<state::Open*> reconnect_durable(Request& req, ByteSpan name, const LeaseR
   std::unique_ptr<state::Open> open = std::move(kept->open);
   open->session_id = req.session->session_id;
   open->tree_id = req.tree->tree_id;
+  open->outstanding_requests = open->outstanding_pre_requests = 0;  // none came along
   state::ConnAddress nowhere{state::kNoConnectionWorker, 0};
-  req.server.files.move_lease_holder(open->node, *open->lease, 0, nowhere, req.conn.address, open->session_id, true);
+  if (open->lease)  // a resilient open may cache nothing
+    req.server.files.move_lease_holder(open->node, *open->lease, 0, nowhere, req.conn.address, open->session_id, true);
   LOG_DEBUG("%s: durable open %s (0x%llx) reconnected", req.conn.client_address.c_str(), open->path.c_str(),
             (unsigned long long)open->persistent_id);
   req.server.durables.set_live(open->persistent_id, req.conn.address);
@@ -231,6 +292,22 @@ Result<state::Open*> reconnect_durable(Request& req, ByteSpan name, const LeaseR
   state::Open* raw = open.get();
   req.conn.opens.emplace(open->volatile_id, std::move(open));
   return raw;
+}
+
+NtStatus request_resiliency(Request& req, state::Open& open, ByteSpan input) {
+  ServerContext& server = req.server;
+  if (req.conn.dialect == config::kDialect202) return NtStatus::InvalidDeviceRequest;
+  if (req.conn.pipes.contains(open.volatile_id) || !open.node) return NtStatus::NotSupported;
+  if (input.size() < 8) return NtStatus::InvalidParameter;  // NETWORK_RESILIENCY_REQUEST: Timeout, Reserved
+  uint32_t timeout_ms = load_le32(input.data());
+  if (timeout_ms > server.durable_max_timeout_ms) return NtStatus::InvalidParameter;  // MaxResiliencyTimeout
+  open.resilient = true;
+  open.durable_timeout_ms = timeout_ms ? timeout_ms : server.durable_timeout_ms;
+  if (!open.lock_sequences) open.lock_sequences = std::make_unique<state::LockSequences>();
+  server.durables.set_live(open.persistent_id, req.conn.address);
+  LOG_DEBUG("%s: %s (0x%llx) resilient for %u ms", req.conn.client_address.c_str(), open.path.c_str(),
+            (unsigned long long)open.persistent_id, open.durable_timeout_ms);
+  return NtStatus::Success;
 }
 
 NtStatus withdraw_reconnect(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason) {
@@ -254,11 +331,70 @@ NtStatus wait_for_reconnect(Request& req, const DurableRequest& d) {
   return NtStatus::ObjectNameNotFound;
 }
 
+void remember_app_instance(Request& req, const DurableRequest& d, state::Open& open, std::string_view path) {
+  open.app_instance_id = d.app_instance_id;
+  open.app_instance_indexed = true;
+  req.server.durables.index_app_instance(
+      d.app_instance_id, {req.conn.client_guid, req.tree->share.name, std::string(path), open.persistent_id,
+                          open.volatile_id});
+  // Where it lives, so that the application's next CREATE can wait for its close.
+  req.server.durables.set_live(open.persistent_id, req.conn.address);
+}
+
+namespace {
+
+// Closes the open of another connection (on that connection's worker),
+// unless it is gone or closed meanwhile.
+void close_on_its_connection(ServerContext& server, const state::ConnAddress& at, const state::AppInstanceOpen& o) {
+  uint64_t vid = o.volatile_id, pid = o.persistent_id;
+  post_to_conn(server, at, [&server, vid, pid](ConnState& conn, Bytes&) {
+    auto it = conn.opens.find(vid);
+    if (it == conn.opens.end() || it->second->persistent_id != pid) return;
+    LOG_INFO("%s: %s closed: its application instance opened it again elsewhere", conn.client_address.c_str(),
+             it->second->path.c_str());
+    RestoreIdentity restore;
+    close_open(conn, server, vid);
+  });
+}
+
+}  // namespace
+
+NtStatus close_previous_app_instance(Request& req, const DurableRequest& d, std::string_view path) {
+  ServerContext& server = req.server;
+  auto previous = server.durables.find_app_instance(d.app_instance_id, req.conn.client_guid,
+                                                    req.tree->share.name, path);
+  bool waits = false;
+  for (const state::AppInstanceOpen& o : previous) {
+    auto kept = server.durables.take(o.persistent_id, [](const state::KeptOpen&) { return NtStatus::Success; });
+    if (kept) {
+      close_kept(server, std::move(*kept), "its application instance opened it again");
+      continue;
+    }
+    auto at = server.durables.live_at(o.persistent_id);
+    if (!at || req.async_id || !has_room_to_wait(req)) continue;  // the share modes decide
+    state::Waiter me{req.conn.address, next_async_id(req.conn)};
+    if (waits || !server.durables.wait_for_live(o.persistent_id, req.conn.address, me,
+                                               monotonic_ms() + kReconnectWaitMs))
+      continue;  // one wait per CREATE: the others are closed meanwhile too
+    close_on_its_connection(server, *at, o);
+    WaitingRequest w;
+    w.kind = WaitKind::CreateBreak;  // the chain runs again when the open is closed (or the wait ends)
+    w.durable_id = o.persistent_id;
+    w.withdraw = withdraw_reconnect;
+    if (start_waiting(req, std::move(w)) != NtStatus::Pending) {
+      server.durables.cancel_wait(o.persistent_id, me);
+      continue;
+    }
+    waits = true;
+  }
+  return waits ? NtStatus::Pending : NtStatus::Success;
+}
+
 void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session_id) {
   int64_t now_ms = monotonic_ms();
   for (auto it = conn.opens.begin(); it != conn.opens.end();) {
     bool mine = !session_id || it->second->session_id == session_id;
-    if (mine && it->second->durable_version && !conn.pipes.contains(it->first)) {
+    if (mine && it->second->outlives_connection() && !conn.pipes.contains(it->first)) {
       withdraw_open(conn, server, it->first);
       if (keep_one(conn, server, it->second, now_ms)) {
         it = conn.opens.erase(it);
@@ -298,8 +434,10 @@ void close_kept_opens(ServerContext& server) {
 }
 
 void forget_durable(ServerContext& server, const state::Open& open) {
-  if (open.durable_version == 2) server.durables.unindex_create_guid(open.create_guid, open.persistent_id);
-  post_wakeups(server, server.durables.clear_live(open.persistent_id));
+  if (open.create_guid_indexed) server.durables.unindex_create_guid(open.create_guid, open.persistent_id);
+  if (open.app_instance_indexed) server.durables.unindex_app_instance(open.app_instance_id, open.persistent_id);
+  if (open.outlives_connection() || open.app_instance_indexed)
+    post_wakeups(server, server.durables.clear_live(open.persistent_id));
 }
 
 void end_previous_session(Request& req, uint64_t previous_session_id, const std::string& user) {

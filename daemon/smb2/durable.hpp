@@ -16,6 +16,8 @@
 // Nothing here runs for a CREATE without durable contexts.
 #pragma once
 
+#include <string_view>
+
 #include "smb2/create_contexts.hpp"
 #include "smb2/dispatch.hpp"
 
@@ -31,12 +33,15 @@ struct DurableRequest {
   state::Guid create_guid{};  // DH2Q / DH2C
   uint32_t timeout_ms = 0;    // DH2Q: 0 asks for the server's default
   uint32_t flags = 0;         // DH2Q / DH2C: SMB2_DHANDLE_FLAG_PERSISTENT
+  bool app_instance = false;  // SMB2_CREATE_APP_INSTANCE_ID (2.2.13.2.13, SMB 3.x)
+  state::Guid app_instance_id{};
   bool reconnect() const { return v1_reconnect || v2_reconnect; }
   bool request() const { return v1_request || v2_request; }
 };
 
-// Reads the durable contexts of BUFFER; STATUS_INVALID_PARAMETER for a
-// malformed one or a combination MS-SMB2 refuses.
+// Reads the durable contexts of BUFFER (and SMB2_CREATE_APP_INSTANCE_ID);
+// STATUS_INVALID_PARAMETER for a malformed one or a combination MS-SMB2
+// refuses.
 NtStatus find_durable_request(const Request& req, ByteSpan buffer, DurableRequest& out);
 
 // DH2Q (3.3.5.9.10): the open of this client with the request's
@@ -54,6 +59,21 @@ void grant_durable(Request& req, const DurableRequest& d, state::Open& open, uin
 // The DHnQ / DH2Q response context of a durable OPEN (a replayed CREATE).
 void answer_durable(const state::Open& open, Bytes& contexts);
 
+// SMB2_CREATE_APP_INSTANCE_ID (3.3.5.9.13): the opens of PATH made with the
+// same AppInstanceId by another client (a failover of the application to
+// another node) are closed before this CREATE runs. A kept one is closed
+// at once; a live one on its connection, while this CREATE waits
+// (STATUS_PENDING, at most 2 s; a CREATE run again does not wait twice).
+NtStatus close_previous_app_instance(Request& req, const DurableRequest& d, std::string_view path);
+// A successful open with SMB2_CREATE_APP_INSTANCE_ID: Open.AppInstanceId,
+// in the index the next CREATE of the application looks in.
+void remember_app_instance(Request& req, const DurableRequest& d, state::Open& open, std::string_view path);
+
+// FSCTL_LMR_REQUEST_RESILIENCY (3.3.5.15.9, 2.2.31.3): OPEN becomes
+// resilient for the Timeout of INPUT (ms; 0: the durable default; more
+// than durable_max_timeout_ms: STATUS_INVALID_PARAMETER).
+NtStatus request_resiliency(Request& req, state::Open& open, ByteSpan input);
+
 // DHnC / DH2C: moves the kept open into this connection, session and tree
 // and returns it; or the status MS-SMB2 names (OBJECT_NAME_NOT_FOUND,
 // ACCESS_DENIED for another user, INVALID_PARAMETER for another name).
@@ -68,8 +88,8 @@ Result<state::Open*> reconnect_durable(Request& req, ByteSpan name, const LeaseR
 NtStatus wait_for_reconnect(Request& req, const DurableRequest& d);
 
 // The connection ends, or session SESSION_ID (0: every session) is
-// superseded: its durable opens that still hold their oplock or lease are
-// kept for reconnection. Run before the remaining opens are closed.
+// superseded: its durable opens that still hold their oplock or lease,
+// and its resilient opens, are kept for reconnection. Run before the remaining opens are closed.
 void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session_id);
 // WORKER's tick: closes its kept opens whose timeout has passed; how many.
 size_t expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_ms);

@@ -16,6 +16,8 @@
 //    a transceive whose reply is longer than MaxOutputResponse returns its
 //    first part with STATUS_BUFFER_OVERFLOW.
 //  - FSCTL_PIPE_PEEK: not yet (STATUS_NOT_SUPPORTED).
+//  - FSCTL_LMR_REQUEST_RESILIENCY (3.3.5.15.9): the open becomes resilient
+//    (smb2/durable.hpp).
 //  - anything not in the table: STATUS_INVALID_DEVICE_REQUEST.
 #include <algorithm>
 #include <array>
@@ -26,6 +28,7 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/durable.hpp"
 #include "smb2/fsctl.hpp"
 #include "smb2/negotiated_sizes.hpp"
 #include "smb2/object_id.hpp"
@@ -115,6 +118,9 @@ NtStatus object_id(FsctlCall& call) {
   return NtStatus::Success;
 }
 
+// FSCTL_LMR_REQUEST_RESILIENCY (3.3.5.15.9): smb2/durable.hpp; no output.
+NtStatus resiliency(FsctlCall& call) { return request_resiliency(call.req, *call.open, call.q.input); }
+
 NtStatus dfs_referrals(FsctlCall&) { return NtStatus::FsDriverRequired; }
 NtStatus pipe_wait(FsctlCall& call) { return wait_pipe(call.req, call.q.input); }
 NtStatus pipe_transceive(FsctlCall& call) {
@@ -148,6 +154,7 @@ constexpr std::array kFsctls{
     FsctlSpec{FSCTL_CREATE_OR_GET_OBJECT_ID, true, object_id},
     FsctlSpec{FSCTL_PIPE_TRANSCEIVE, true, pipe_transceive},
     FsctlSpec{FSCTL_PIPE_PEEK, true, pipe_peek},
+    FsctlSpec{FSCTL_LMR_REQUEST_RESILIENCY, true, resiliency},
 };
 
 const FsctlSpec* find_fsctl(uint32_t ctl_code) {

@@ -77,7 +77,8 @@ struct LockSequenceSlot {
 
 LockSequenceSlot lock_sequence_slot(const Request& req, state::Open& open, uint32_t lock_sequence) {
   uint32_t index = lock_sequence >> 4;  // LockSequenceIndex: the upper 28 bits
-  if (!open.lock_sequences || !req.conn.is_smb3() || index < 1 || index > 64) return {};
+  // Durable opens from 3.x on; resilient ones (FSCTL_LMR_REQUEST_RESILIENCY) from 2.1 on.
+  if (!open.lock_sequences || !(req.conn.is_smb3() || open.resilient) || index < 1 || index > 64) return {};
   return {open.lock_sequences.get(), index - 1, uint8_t(lock_sequence & 0xF)};
 }
 

@@ -7,6 +7,7 @@
 #include "common/log.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/async_engine.hpp"
+#include "smb2/channel_sequence.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
@@ -346,7 +347,9 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   w.zeros(wire::kHeaderSize);  // written after the handler ran
   if (resumed && cancel_) status = NtStatus::Cancelled;
   if (status == NtStatus::Success) status = resolve(req, *spec);
+  if (status == NtStatus::Success) status = enter_channel_sequence(req);
   if (status == NtStatus::Success) status = run_handler(req, *spec, w);
+  leave_channel_sequence(conn_, req.channel);  // a request that waits moved its count to its waiting request
   if (status == NtStatus::Pending) {
     WaitingRequest* waiting = find_waiting(conn_, req.async_id);
     if (waiting && waiting->kind == WaitKind::CreateBreak) went_async_ = req.async_id;  // run() saves the chain

@@ -1,5 +1,7 @@
 #include "state/durable_table.hpp"
 
+#include <strings.h>
+
 #include <cstring>
 
 namespace ringsmb::state {
@@ -154,6 +156,45 @@ std::optional<uint64_t> DurableTable::find_create_guid(const Guid& client, const
   auto it = s.by_create_guid.find(create);
   if (it == s.by_create_guid.end() || it->second.first != client) return std::nullopt;
   return it->second.second;
+}
+
+void DurableTable::index_app_instance(const Guid& app, AppInstanceOpen open) {
+  Shard& s = shard_for(app);
+  std::lock_guard lock(s.mu);
+  s.by_app_instance.emplace(app, std::move(open));
+}
+
+void DurableTable::unindex_app_instance(const Guid& app, uint64_t persistent_id) {
+  Shard& s = shard_for(app);
+  std::lock_guard lock(s.mu);
+  auto [first, last] = s.by_app_instance.equal_range(app);
+  for (auto it = first; it != last; ++it) {
+    if (it->second.persistent_id != persistent_id) continue;
+    s.by_app_instance.erase(it);
+    return;
+  }
+}
+
+std::vector<AppInstanceOpen> DurableTable::find_app_instance(const Guid& app, const Guid& client,
+                                                             std::string_view share, std::string_view path) {
+  std::vector<AppInstanceOpen> out;
+  Shard& s = shard_for(app);
+  std::lock_guard lock(s.mu);
+  auto [first, last] = s.by_app_instance.equal_range(app);
+  for (auto it = first; it != last; ++it) {
+    const AppInstanceOpen& o = it->second;
+    if (o.client_guid == client || o.share != share || o.path.size() != path.size()) continue;
+    if (strncasecmp(o.path.data(), path.data(), path.size()) == 0) out.push_back(o);
+  }
+  return out;
+}
+
+std::optional<ConnAddress> DurableTable::live_at(uint64_t persistent_id) {
+  Shard& s = shard_for(persistent_id);
+  std::lock_guard lock(s.mu);
+  auto it = s.live.find(persistent_id);
+  if (it == s.live.end()) return std::nullopt;
+  return it->second.conn;
 }
 
 }  // namespace ringsmb::state

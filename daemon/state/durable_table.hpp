@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +42,15 @@ struct KeptOpen {
   ipc::UnixUser identity;  // who deletes it then
   int64_t deadline_ms = 0;  // monotonic
   uint32_t worker = 0;      // the worker that closes it at the deadline
+};
+
+// An open made with SMB2_CREATE_APP_INSTANCE_ID (MS-SMB2 3.3.5.9.13).
+struct AppInstanceOpen {
+  Guid client_guid{};  // of the connection it was opened on
+  std::string share;
+  std::string path;  // as the CREATE named it (compared without case)
+  uint64_t persistent_id = 0;
+  uint64_t volatile_id = 0;
 };
 
 class DurableTable {
@@ -80,6 +90,16 @@ class DurableTable {
   void unindex_create_guid(const Guid& create, uint64_t persistent_id);
   std::optional<uint64_t> find_create_guid(const Guid& client, const Guid& create);
 
+  // AppInstanceId index (3.3.5.9.13): the opens of APP, registered at their
+  // CREATE, removed when they are closed for good.
+  void index_app_instance(const Guid& app, AppInstanceOpen open);
+  void unindex_app_instance(const Guid& app, uint64_t persistent_id);
+  // The opens of APP on SHARE, PATH made by a client other than CLIENT.
+  std::vector<AppInstanceOpen> find_app_instance(const Guid& app, const Guid& client, std::string_view share,
+                                                 std::string_view path);
+  // The connection a live open (set_live) is on.
+  std::optional<ConnAddress> live_at(uint64_t persistent_id);
+
  private:
   // Takes out every kept open SELECTED picks (defined in the .cpp).
   template <typename Pred>
@@ -97,6 +117,7 @@ class DurableTable {
     };
     std::unordered_map<uint64_t, Live> live;  // by persistent id
     std::unordered_map<Guid, std::pair<Guid, uint64_t>, GuidHash> by_create_guid;
+    std::unordered_multimap<Guid, AppInstanceOpen, GuidHash> by_app_instance;
   };
   Shard& shard_for(uint64_t persistent_id) { return shards_[persistent_id % kShards]; }
   Shard& shard_for(const Guid& g) { return shards_[GuidHash()(g) % kShards]; }

@@ -114,16 +114,32 @@ struct Open {
   // granted DHnQ, 2 for a DH2Q, 0 otherwise. A durable open outlives its
   // connection for durable_timeout_ms (state/durable_table.hpp).
   uint8_t durable_version = 0;
-  bool replay_eligible = false;  // Open.IsReplayEligible (v2): a replayed CREATE gets this open back
-  uint8_t create_action = 0;  // a durable open's CreateAction: a replayed CREATE answers it again
+  // FSCTL_LMR_REQUEST_RESILIENCY (3.3.5.15.9): Open.IsResilient. Kept
+  // after its connection ends whatever it caches, for durable_timeout_ms
+  // (Open.ResiliencyTimeout), and reconnected by DHnC like a durable open.
+  bool resilient = false;
+  // Open.IsReplayEligible (3.3.5.9.10): a replayed CREATE with its
+  // CreateGuid gets this open back, until a request uses the open.
+  bool replay_eligible = false;
+  bool create_guid_indexed = false;  // a DH2Q open: its CreateGuid is in the DurableTable's index
+  bool app_instance_indexed = false;  // SMB2_CREATE_APP_INSTANCE_ID given: in the DurableTable's index
+  uint8_t create_action = 0;  // a DH2Q open's CreateAction: a replayed CREATE answers it again
   uint32_t durable_timeout_ms = 0;
   Guid create_guid{};  // DH2Q's CreateGuid
+  Guid app_instance_id{};  // SMB2_CREATE_APP_INSTANCE_ID's AppInstanceId (3.3.5.9.13)
+  // Open.ChannelSequence, Open.OutstandingRequestCount and
+  // Open.OutstandingPreRequestCount (3.3.5.2.10, smb2/channel_sequence.hpp).
+  uint16_t channel_sequence = 0;
+  uint32_t outstanding_requests = 0;
+  uint32_t outstanding_pre_requests = 0;
   // Open.LockSequenceArray (3.3.5.14): allocated with durability, so an
   // ordinary open carries only the pointer.
   std::unique_ptr<LockSequences> lock_sequences;
   // MS-FSA 2.1.5.14.2: LastWriteTime set to -1 through this handle: the
   // FILETIME that writes through it keep, until -2 (smb2/frozen_times.hpp).
   std::optional<uint64_t> frozen_write_time;
+  // Durable or resilient: outlives its connection (smb2/durable.hpp).
+  bool outlives_connection() const { return durable_version || resilient; }
 };
 
 struct Session {

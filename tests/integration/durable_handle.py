@@ -6,7 +6,10 @@ abrupt end of its TCP connection (an RST, as a network failure leaves it):
 a new connection and session of the same user gets it back with DHnC /
 DH2C, with its data and its byte-range lock. Another user is refused; a
 kept open that nobody reconnects is closed when its timeout passes, as by
-CLOSE (its delete-on-close happens then, not before).
+CLOSE (its delete-on-close happens then, not before). A resilient open
+(FSCTL_LMR_REQUEST_RESILIENCY, 3.3.5.15.9) is kept the same way without
+any oplock or lease, keeps its share mode while kept, and answers a
+replayed LOCK (its LockSequence) without applying it twice.
 
 usage: durable_handle.py PORT SHARE SHARE_DIR USER1%PASS1 USER2%PASS2
 """
@@ -24,6 +27,8 @@ USER1, PASS1 = sys.argv[4].split("%", 1)
 USER2, PASS2 = sys.argv[5].split("%", 1)
 
 OK, NOT_FOUND, ACCESS_DENIED, RANGE_NOT_LOCKED = 0, 0xC0000034, 0xC0000022, 0xC000007E
+INVALID_PARAMETER, SHARING_VIOLATION, LOCK_NOT_GRANTED = 0xC000000D, 0xC0000043, 0xC0000055
+FSCTL_LMR_REQUEST_RESILIENCY = 0x001401D4
 BATCH, LEASE = 0x09, 0xFF
 RWH = 0x7
 EXCLUSIVE, UNLOCK, FAIL_IMMEDIATELY = 2, 4, 0x10
@@ -51,6 +56,64 @@ def dhnc(fid):
 
 def lease_context(key, state):
     return (b"RqLs", key + struct.pack("<IIQ", state, 0, 0))
+
+
+def request_resiliency(c, fid, timeout_ms):
+    """IOCTL FSCTL_LMR_REQUEST_RESILIENCY (NETWORK_RESILIENCY_REQUEST: Timeout, Reserved)."""
+    data = struct.pack("<II", timeout_ms, 0)
+    body = struct.pack("<HHI", 57, 0, FSCTL_LMR_REQUEST_RESILIENCY) + fid + struct.pack(
+        "<IIIIIIII", 64 + 56, len(data), 0, 0, 0, 0, 1, 0) + data
+    return c.request(11, body)[0]
+
+
+def test_resilient_survives_a_cut_connection():
+    guid = os.urandom(16)
+    c = login(USER1, PASS1, 0x0210, guid)
+    st, o = c.create_ex("resilient1.txt", READ_WRITE_DELETE, share=0, disposition=5)  # no oplock, no lease
+    check("an open without oplock or lease", st == OK and o.oplock == 0, name(st))
+    if st != OK:
+        return
+    st = request_resiliency(c, o.fid, 600000)
+    check("a resiliency timeout above the maximum (300 s): INVALID_PARAMETER", st == INVALID_PARAMETER, name(st))
+    st = request_resiliency(c, o.fid, 5000)
+    check("FSCTL_LMR_REQUEST_RESILIENCY for 5 s", st == OK, name(st))
+    check("WRITE on the resilient open", c.write_fid(o.fid, b"hello resilient") == OK)
+    lock_sequence = (1 << 4) | 3  # LockSequenceIndex 1, LockSequenceNumber 3
+    check("LOCK bytes 0-9 (sequence 1/3)", c.lock_fid(o.fid, 0, 10, EXCLUSIVE | FAIL_IMMEDIATELY, lock_sequence) == OK)
+    c.abort()
+    time.sleep(0.3)
+
+    other = login(USER2, PASS2, 0x0210, os.urandom(16))
+    st, _ = other.create_ex("resilient1.txt", READ_WRITE_DELETE)
+    check("kept after the cut: its share mode (none) still refuses others", st == SHARING_VIOLATION, name(st))
+
+    c2 = login(USER1, PASS1, 0x0210, guid)
+    st, r = c2.create_ex("resilient1.txt", READ_WRITE_DELETE, contexts=dhnc(o.fid))
+    check("reconnected by DHnC on a new connection", st == OK and r.fid == o.fid, name(st))
+    if st != OK:
+        return
+    st, data = c2.read_fid(r.fid, 100)
+    check("the data written before the cut", st == OK and data == b"hello resilient", f"{name(st)} {data!r}")
+    st = c2.lock_fid(r.fid, 0, 10, EXCLUSIVE | FAIL_IMMEDIATELY, lock_sequence)
+    check("the LOCK replayed with its sequence: SUCCESS, not applied twice", st == OK, name(st))
+    st = c2.lock_fid(r.fid, 0, 10, EXCLUSIVE | FAIL_IMMEDIATELY, lock_sequence + 1)
+    check("another sequence number is applied: LOCK_NOT_GRANTED", st == LOCK_NOT_GRANTED, name(st))
+    check("the lock survived: UNLOCK succeeds", c2.lock_fid(r.fid, 0, 10, UNLOCK) == OK)
+    check("CLOSE of the reconnected open", c2.close_fid(r.fid) == OK)
+
+
+def test_resilient_times_out():
+    c = login(USER1, PASS1, 0x0300, os.urandom(16))
+    st, o = c.create_ex("resilient2.txt", READ_WRITE_DELETE, share=0, disposition=5, options=DELETE_ON_CLOSE)
+    if st != OK or request_resiliency(c, o.fid, 1000) != OK:
+        check("a resilient open for 1 s", False, name(st))
+        return
+    c.abort()
+    path = os.path.join(SHARE_DIR, "resilient2.txt")
+    time.sleep(0.3)
+    check("kept after the cut: delete-on-close has not happened", os.path.exists(path))
+    time.sleep(2.7)  # the timeout and the owning worker's 1 s tick
+    check("closed when its timeout passed: delete-on-close happened", not os.path.exists(path))
 
 
 def test_v1_survives_a_cut_connection():
@@ -172,6 +235,8 @@ def main():
     test_session_reconnect()
     test_v2_times_out()
     test_v2_lease_key_checked()
+    test_resilient_survives_a_cut_connection()
+    test_resilient_times_out()
     print(f"{rawsmb.results['pass']} passed, {rawsmb.results['fail']} failed")
     sys.exit(1 if rawsmb.results["fail"] else 0)
 

@@ -4,7 +4,8 @@
 # RST) and is reconnected by the same user with its data and its lock;
 # another user, another ClientGuid or another lease key is refused; a kept
 # open that nobody reconnects is closed, delete-on-close included, when its
-# timeout passes. Two workers, so the reconnect may land on the other one.
+# timeout passes; a resilient open (FSCTL_LMR_REQUEST_RESILIENCY) likewise,
+# without oplock or lease. Two workers, so the reconnect may land on the other one.
 source "$(dirname "$0")/lib.sh"
 
 write_config "workers = 2"

@@ -182,3 +182,29 @@ TEST_CASE("ioctl FSCTL_CREATE_OR_GET_OBJECT_ID", "[smb2]") {
           NtStatus::InvalidParameter);
   }
 }
+
+TEST_CASE("ioctl FSCTL_LMR_REQUEST_RESILIENCY makes the open resilient", "[smb2][durable]") {
+  constexpr uint32_t kRequestResiliency = 0x001401D4;
+  Smb2Fixture f;
+  FileId id = f.open_file("r.txt");
+  auto request = [&](uint32_t timeout_ms, size_t size = 8) {
+    Bytes in(size, 0);
+    if (size >= 4) store_le32(in.data(), timeout_ms);
+    return f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kRequestResiliency, id, in, 0));
+  };
+  state::Open& open = *f.find(id);
+  CHECK(request(1000, 4).status == NtStatus::InvalidParameter);  // shorter than NETWORK_RESILIENCY_REQUEST
+  CHECK(request(f.server.durable_max_timeout_ms + 1).status == NtStatus::InvalidParameter);  // MaxResiliencyTimeout
+  CHECK_FALSE(open.resilient);
+  Response r = request(5000);
+  REQUIRE(r.status == NtStatus::Success);
+  CHECK(r.u32(4) == kRequestResiliency);
+  CHECK(r.u32(36) == 0);  // no output
+  CHECK(open.resilient);
+  CHECK(open.durable_timeout_ms == 5000);
+  CHECK(open.lock_sequences);  // LockSequence checks from now on (3.3.5.14)
+  CHECK(request(0).status == NtStatus::Success);
+  CHECK(open.durable_timeout_ms == f.server.durable_timeout_ms);  // 0: the server's default
+  f.conn.dialect = 0x0202;
+  CHECK(request(1000).status == NtStatus::InvalidDeviceRequest);
+}

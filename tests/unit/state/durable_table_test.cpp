@@ -108,3 +108,33 @@ TEST_CASE("take_all empties the table", "[durable]") {
   CHECK(t.take_all().size() == 40);
   CHECK(t.kept() == 0);
 }
+
+TEST_CASE("the AppInstanceId index answers other clients' opens of the same share and path", "[durable]") {
+  DurableTable t;
+  Guid app = guid(9), first_client = guid(1), second_client = guid(2);
+  t.index_app_instance(app, {first_client, "share", "dir/File.txt", 7, 70});
+  CHECK(t.find_app_instance(app, first_client, "share", "dir/file.txt").empty());  // the same client
+  CHECK(t.find_app_instance(app, second_client, "other", "dir/file.txt").empty());  // another share
+  CHECK(t.find_app_instance(app, second_client, "share", "dir/file2.txt").empty());  // another file
+  CHECK(t.find_app_instance(guid(8), second_client, "share", "dir/file.txt").empty());  // another application
+  auto found = t.find_app_instance(app, second_client, "share", "DIR/FILE.TXT");  // names compare without case
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].persistent_id == 7);
+  CHECK(found[0].volatile_id == 70);
+  t.unindex_app_instance(app, 8);  // not its open: stays
+  CHECK(t.find_app_instance(app, second_client, "share", "dir/file.txt").size() == 1);
+  t.unindex_app_instance(app, 7);
+  CHECK(t.find_app_instance(app, second_client, "share", "dir/file.txt").empty());
+}
+
+TEST_CASE("live_at names the connection a live open is on", "[durable]") {
+  DurableTable t;
+  CHECK_FALSE(t.live_at(5));
+  t.set_live(5, {3, 42});
+  auto at = t.live_at(5);
+  REQUIRE(at);
+  CHECK(at->worker == 3);
+  CHECK(at->conn_id == 42);
+  t.clear_live(5);
+  CHECK_FALSE(t.live_at(5));
+}
