@@ -245,7 +245,7 @@ NtStatus wait_for_reconnect(Request& req, const DurableRequest& d) {
   if (!req.server.durables.wait_for_live(id, req.conn.address, me, monotonic_ms() + kReconnectWaitMs))
     return NtStatus::ObjectNameNotFound;
   WaitingRequest w;
-  w.kind = WaitKind::CreateBreak;  // the chain runs again when the open is kept (or the wait ends)
+  w.kind = WaitKind::RunAgain;  // the chain runs again when the open is kept (or the wait ends)
   w.durable_id = id;
   w.withdraw = withdraw_reconnect;
   NtStatus st = start_waiting(req, std::move(w));

@@ -76,7 +76,14 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
       if (b.ack_required) close_unreachable_holder(server, b);
       continue;
     }
-    post_to_conn(server, b.to, [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
+    // MS-SMB2 3.3.4.7: a lease break goes to the client, on its oldest
+    // connection (smb2.lease.v2_complex1: a lease opened only on a second
+    // connection of the client breaks on the first), an oplock break to
+    // the connection of its open.
+    state::ConnAddress to = b.to;
+    if (!b.is_oplock)
+      if (auto oldest = server.clients.oldest(b.client)) to = *oldest;
+    post_to_conn(server, to, [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
   }
 }
 
