@@ -493,10 +493,11 @@ NtStatus break_handles_before_rename(Request& req, state::Open& open) {
   state::Waiter waiter{req.conn.address, req.async_id ? req.async_id : next_async_id(req.conn)};
   bool can_wait = req.async_id || has_room_to_wait(req);
   bool wait = false;
-  post_breaks(req.server, req.server.files.break_handles_for_rename(open.node, &open, monotonic_ms(),
-                                                                    req.server.lease_break_timeout_ms,
-                                                                    can_wait ? &waiter : nullptr, req.async_id != 0,
-                                                                    wait));
+  post_breaks(req.server,
+              req.server.files.break_handles_for_rename(open.node, &open, monotonic_ms(),
+                                                        req.server.lease_break_timeout_ms,
+                                                        can_wait ? &waiter : nullptr, req.async_id != 0, wait),
+              req.conn);
   if (!wait) return NtStatus::Success;
   WaitingRequest w;
   w.kind = WaitKind::RunAgain;
