@@ -91,8 +91,8 @@ void withdraw_if(ConnState& conn, ServerContext& server, WithdrawReason why, Pre
     if (status == NtStatus::Pending) continue;  // completed elsewhere; its completion is on its way
     if (why == WithdrawReason::ConnectionLost) {
       erase(conn, it);
-    } else if (w.kind == WaitKind::CreateBreak) {
-      conn.async.reruns.emplace_back(id, true);  // its chain answers, the CREATE with STATUS_CANCELLED
+    } else if (w.kind == WaitKind::RunAgain) {
+      conn.async.reruns.emplace_back(id, true);  // its chain answers, the waiting element with STATUS_CANCELLED
     } else {
       complete(conn, id, status);
     }

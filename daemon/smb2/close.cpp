@@ -47,7 +47,7 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open, co
   if (!vfs::unlink_noted(server.names, dir, std::string(leaf), is_directory))
     LOG_WARN("delete on close of %s failed, the file stays: %m", open.path.c_str());
   else
-    break_directory_leases(server, dir, client, parent_lease_key(open));
+    break_directory_leases(server, dir, leaf, client, parent_lease_key(open));
   close(dir);
 }
 
@@ -86,6 +86,7 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   withdraw_open(conn, server, volatile_id);  // requests waiting on the handle end with it
   if (conn.notify) drop_notify_watch(conn, volatile_id);
+  unwatch_leased_directory(conn, volatile_id);
   if (close_pipe(conn, server, volatile_id)) return;
   auto it = conn.opens.find(volatile_id);
   if (it == conn.opens.end()) return;

@@ -27,6 +27,7 @@ struct ConnState;
 struct WorkerMetrics;
 struct ServerContext;
 struct NotifyTable;
+class DirLeaseWatches;
 
 inline constexpr uint64_t kRelatedFileId = 0xFFFFFFFFFFFFFFFFull;
 // Unfinished session setups one connection may have open (issue 11: 40,000
@@ -98,8 +99,10 @@ struct ResponseSeal {
 };
 
 // What a waiting request waits for. Each kind has its own cancel/cleanup
-// hook (WaitingRequest::withdraw).
-enum class WaitKind : uint8_t { CreateBreak, PipeRead, ByteRangeLock, Flush, ChangeNotify };
+// hook (WaitingRequest::withdraw). RunAgain: a request behind lease or
+// oplock breaks (a CREATE, a rename) or a durable reconnect, whose chain
+// runs again from it when woken.
+enum class WaitKind : uint8_t { RunAgain, PipeRead, ByteRangeLock, Flush, ChangeNotify };
 // Why a waiting request is being withdrawn.
 enum class WithdrawReason : uint8_t { Cancel, Close, TreeDisconnect, Logoff, ConnectionLost };
 
@@ -133,23 +136,24 @@ struct WaitingRequest {
   // STATUS_PENDING when it was already completed elsewhere (a lock granted
   // on another worker, whose posted completion is on its way).
   WithdrawHook withdraw = nullptr;
-  // CreateBreak: the rest of the chain from the CREATE, run again when the
-  // breaks end (as received, decrypted), and the chain state before it.
+  // RunAgain: the rest of the chain from the waiting element (a CREATE, a
+  // rename), run again when the breaks end (as received, decrypted), and
+  // the chain state before it.
   Bytes pdu;
   bool encrypted = false;
   uint64_t transform_session = 0;
   CompoundState compound;
   NtStatus create_error = NtStatus::Success;
-  std::shared_ptr<state::FileNode> node;  // CreateBreak, ByteRangeLock: the file
+  std::shared_ptr<state::FileNode> node;  // RunAgain, ByteRangeLock: the file
   uint32_t read_length = 0;               // PipeRead: READ Length
   const void* lock_owner = nullptr;       // ByteRangeLock: the state::Open
-  uint64_t durable_id = 0;                // CreateBreak of a durable reconnect: the open's persistent id
+  uint64_t durable_id = 0;                // RunAgain of a durable reconnect: the open's persistent id
   // Set by the handler to ask for a deferred interim; the processor keeps
   // it only for a request alone in its frame, with the credits the
   // response will grant (whichever goes first: interim or final).
   bool interim_deferred = false;
   uint16_t deferred_credits = 0;
-  // CreateBreak of a CREATE with DH2Q: its CreateGuid. A replay of it
+  // RunAgain of a CREATE with DH2Q: its CreateGuid. A replay of it
   // meanwhile is refused (smb2/durable.hpp, find_replayed_open).
   bool has_create_guid = false;
   state::Guid create_guid{};
@@ -169,7 +173,7 @@ struct AsyncTable {
   uint64_t next_id = 1;
   std::unordered_map<uint64_t, uint32_t> per_session;  // waiting requests by SessionId
   std::vector<ReadyMessage> ready;  // final responses for after the current frame
-  std::vector<std::pair<uint64_t, bool>> reruns;  // CREATE chains to run again (async id, cancelled)
+  std::vector<std::pair<uint64_t, bool>> reruns;  // RunAgain chains to run again (async id, cancelled)
 };
 
 struct ConnState {
@@ -190,6 +194,9 @@ struct ConnState {
   // watches, made at its first CHANGE_NOTIFY (smb2/notify_watch.hpp).
   vfs::ChangeSource* changes = nullptr;
   std::shared_ptr<NotifyTable> notify;
+  // The directories this connection holds directory leases on, watched
+  // for local changes (smb2/directory_lease.hpp); made at the first such lease.
+  std::shared_ptr<DirLeaseWatches> dir_lease_watches;
   // The counters of the worker that owns this connection (smb2/metrics.hpp),
   // written only on that worker's thread; null: not counted (unit tests).
   WorkerMetrics* metrics = nullptr;
@@ -200,6 +207,7 @@ struct ConnState {
   int64_t hold_replies_until_ms = 0;
   // NEGOTIATE results
   bool negotiated = false;
+  bool client_registered = false;  // in ServerContext::clients (SMB 2.1 and later)
   uint16_t dialect = 0;  // 0x02FF after an SMB1 upgrade until the SMB2 NEGOTIATE
   uint32_t client_capabilities = 0;
   uint16_t client_security_mode = 0;

@@ -466,6 +466,7 @@ void describe_caching(Request& req, const CreateRequest& c, const Opened& o, con
     cache.oplock_level = c.oplock_level;
   }
   cache.overwrite = overwrites(c);
+  cache.delete_on_close = c.options & FILE_DELETE_ON_CLOSE;
   // Past the async engine's limits the open does not wait for the breaks
   // it starts (as in the middle of nothing that could wait).
   cache.can_wait = req.async_id || has_room_to_wait(req);
@@ -491,7 +492,7 @@ NtStatus withdraw_create(ServerContext& server, ConnState& conn, WaitingRequest&
 NtStatus wait_for_breaks(Request& req, std::shared_ptr<state::FileNode> node, const DurableRequest& durable) {
   uint64_t expected = req.async_id ? req.async_id : next_async_id(req.conn);
   WaitingRequest w;
-  w.kind = WaitKind::CreateBreak;
+  w.kind = WaitKind::RunAgain;
   w.node = node;
   w.has_create_guid = durable.v2_request;  // a replay of this CREATE meanwhile is refused
   w.create_guid = durable.create_guid;
@@ -714,8 +715,10 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (open->stream) attrs = stream_attributes(attrs);
   write_response(w, *open, o, attrs, contexts, open->oplock_level);
   if (o.created || o.truncate)  // a new entry, or an entry's data replaced: the directory's leases break
-    break_directory_leases(req.server, t.parent_fd.get(), req.conn.client_guid,
+    break_directory_leases(req.server, t.parent_fd.get(), t.leaf, req.conn.client_guid,
                            lease_req.has_parent ? &lease_req.parent_key : nullptr);
+  if (outcome.grant.lease && outcome.grant.lease->directory)  // local changes break it too
+    watch_leased_directory(req.conn, req.server, *open, o.st.device, o.st.file_id);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
   open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
   req.conn.opens.emplace(open->volatile_id, std::move(open));

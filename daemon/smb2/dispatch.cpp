@@ -29,7 +29,7 @@ constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
     {handle_query_directory,    33, true,  true,   8, "QUERY_DIRECTORY", false, {28, 0}},
     {handle_change_notify,      32, true,  true,   8, "CHANGE_NOTIFY",   true,  {4, 0}},
     {handle_query_info,         41, true,  true,  24, "QUERY_INFO",      false, {4, 0}},
-    {handle_set_info,           33, true,  true,  16, "SET_INFO",        false, {4, 0}},
+    {handle_set_info,           33, true,  true,  16, "SET_INFO",        true,  {4, 0}},   // a rename behind a break
     {handle_oplock_break,       24, true,  true,   8, "OPLOCK_BREAK",    false, {},      36},  // the oplock form's
 }};
 

@@ -116,7 +116,7 @@ NtStatus check_reconnect(const Request& req, ByteSpan name, const LeaseRequest& 
 // than request SELF, a CREATE run again)? Only a replay asks.
 bool create_waits(ConnState& conn, const state::Guid& create_guid, uint64_t self) {
   for (const auto& [id, w] : conn.async.waiting)
-    if (w.kind == WaitKind::CreateBreak && w.has_create_guid && w.create_guid == create_guid && id != self)
+    if (w.kind == WaitKind::RunAgain && w.has_create_guid && w.create_guid == create_guid && id != self)
       return true;
   return false;
 }
@@ -322,7 +322,7 @@ NtStatus wait_for_reconnect(Request& req, const DurableRequest& d) {
   if (!req.server.durables.wait_for_live(id, req.conn.address, me, monotonic_ms() + kReconnectWaitMs))
     return NtStatus::ObjectNameNotFound;
   WaitingRequest w;
-  w.kind = WaitKind::CreateBreak;  // the chain runs again when the open is kept (or the wait ends)
+  w.kind = WaitKind::RunAgain;  // the chain runs again when the open is kept (or the wait ends)
   w.durable_id = id;
   w.withdraw = withdraw_reconnect;
   NtStatus st = start_waiting(req, std::move(w));
@@ -378,7 +378,7 @@ NtStatus close_previous_app_instance(Request& req, const DurableRequest& d, std:
       continue;  // one wait per CREATE: the others are closed meanwhile too
     close_on_its_connection(server, *at, o);
     WaitingRequest w;
-    w.kind = WaitKind::CreateBreak;  // the chain runs again when the open is closed (or the wait ends)
+    w.kind = WaitKind::RunAgain;  // the chain runs again when the open is closed (or the wait ends)
     w.durable_id = o.persistent_id;
     w.withdraw = withdraw_reconnect;
     if (start_waiting(req, std::move(w)) != NtStatus::Pending) {

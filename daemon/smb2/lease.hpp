@@ -15,6 +15,11 @@ int64_t monotonic_ms();
 
 // Sends each notice on its holder's connection (from that connection's thread).
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks);
+// The same from a request of CURRENT: a break for CURRENT itself goes out
+// right after the responses of the frame being processed, before any later
+// request's response (smb2.lease.rename_wait reads the break while its
+// next CREATE is answered); the others are posted.
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState& current);
 // Runs each waiting request again on its connection's thread.
 void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters);
 

@@ -33,9 +33,14 @@ int64_t monotonic_ms() {
   return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out) {
+namespace {
+
+// The notification for B as a message of its own, with the seal it goes
+// out under.
+ReadyMessage break_message(ConnState& conn, const state::BreakNotice& b) {
   if (conn.metrics) ++conn.metrics->breaks_sent;
-  Bytes msg;
+  ReadyMessage m;
+  Bytes& msg = m.message;
   ByteWriter w(msg);
   // Unsolicited: MessageId all ones, no session, tree or signature.
   wire::Header h{};
@@ -61,13 +66,30 @@ void write_break_notification(ConnState& conn, const state::BreakNotice& b, Byte
     w.u32(0);  // AccessMaskHint
     w.u32(0);  // ShareMaskHint
   }
-  ResponseSeal seal;  // unsolicited messages are not signed (3.3.4.1.1)
+  // Unsolicited messages are not signed (3.3.4.1.1).
   if (state::Session* s = encrypting_session(conn, b.session_id)) {
-    seal.encrypt = true;
-    seal.session_id = s->session_id;
-    seal.encryption_key = s->keys.encryption_key;
+    m.seal.encrypt = true;
+    m.seal.session_id = s->session_id;
+    m.seal.encryption_key = s->keys.encryption_key;
   }
-  send_message(conn, out, msg, seal);
+  return m;
+}
+
+// MS-SMB2 3.3.4.7: a lease break goes to the client, on its oldest
+// connection (smb2.lease.v2_complex1: a lease opened only on a second
+// connection of the client breaks on the first), an oplock break to the
+// connection of its open.
+state::ConnAddress break_destination(ServerContext& server, const state::BreakNotice& b) {
+  if (!b.is_oplock)
+    if (auto oldest = server.clients.oldest(b.client)) return *oldest;
+  return b.to;
+}
+
+}  // namespace
+
+void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out) {
+  ReadyMessage m = break_message(conn, b);
+  send_message(conn, out, m.message, m.seal);
 }
 
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
@@ -76,8 +98,21 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
       if (b.ack_required) close_unreachable_holder(server, b);
       continue;
     }
-    post_to_conn(server, b.to, [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
+    post_to_conn(server, break_destination(server, b),
+                 [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
   }
+}
+
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState& current) {
+  std::vector<state::BreakNotice> elsewhere;
+  for (const auto& b : breaks) {
+    state::ConnAddress to = b.to.worker == state::kNoConnectionWorker ? b.to : break_destination(server, b);
+    if (to.worker == current.address.worker && to.conn_id == current.address.conn_id)
+      current.async.ready.push_back(break_message(current, b));  // right after this frame's responses
+    else
+      elsewhere.push_back(b);
+  }
+  post_breaks(server, elsewhere);
 }
 
 void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {

@@ -40,7 +40,20 @@ uint32_t inotify_mask_for(uint32_t filter) {
     mask |= IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
   if (filter & kModifyFilters) mask |= IN_MODIFY;
   if (filter & kAttribFilters) mask |= IN_ATTRIB;
+  if (filter & FILE_NOTIFY_CHANGE_ATTRIBUTES) mask |= IN_MOVED_TO;  // a renamed file is MODIFIED (rename_reported_as_modified)
   return mask;
+}
+
+// Windows sets FILE_ATTRIBUTE_ARCHIVE on a file it renames and reports
+// that under FILE_NOTIFY_CHANGE_ATTRIBUTES as a FILE_ACTION_MODIFIED of the
+// new name, to a watcher that does not see the rename itself: one whose
+// filter has ATTRIBUTES but not FILE_NAME (smb2.notify.mask-change). A
+// watcher with FILE_NAME sees RENAMED_OLD_NAME/NEW_NAME (or REMOVED/ADDED)
+// and no MODIFIED beside them (smb2.notify.rec); a directory's rename is
+// never an attribute change.
+bool rename_reported_as_modified(uint32_t mask, uint32_t filter) {
+  return (mask & IN_MOVED_TO) && !(mask & IN_ISDIR) && (filter & FILE_NOTIFY_CHANGE_ATTRIBUTES) &&
+         !(filter & FILE_NOTIFY_CHANGE_FILE_NAME);
 }
 
 size_t notify_entry_bytes(size_t name_utf16_bytes) { return (kEntryHeaderBytes + name_utf16_bytes + 3) & ~size_t(3); }

@@ -55,6 +55,10 @@ struct NotifyAction {
 std::optional<NotifyAction> notify_action(uint32_t mask, bool paired);
 // The inotify mask a CompletionFilter needs.
 uint32_t inotify_mask_for(uint32_t completion_filter);
+// Is the file that change MASK moved in (IN_MOVED_TO) reported to a
+// watcher with FILTER as FILE_ACTION_MODIFIED of its new name (the ARCHIVE
+// attribute a rename sets), beside whatever notify_action reports?
+bool rename_reported_as_modified(uint32_t mask, uint32_t filter);
 
 // One FILE_NOTIFY_INFORMATION entry: 12 bytes, the name, padding to 4.
 size_t notify_entry_bytes(size_t name_utf16_bytes);

@@ -61,7 +61,7 @@ void OwnChanges::add(uint64_t dev, uint64_t ino, std::string_view name, int64_t 
   std::lock_guard lock(mu_);
   if (until_.size() >= kMaxHeld) std::erase_if(until_, [now_ms](const auto& e) { return e.second < now_ms; });
   if (until_.size() >= kMaxHeld) until_.clear();  // all recent: forget them (the watchers then see all filters)
-  until_[key(dev, ino, name)] = now_ms + kHoldMs;
+  until_[key(dev, ino, name)] = now_ms + hold_ms_;
   count_.store(until_.size(), std::memory_order_relaxed);
 }
 
@@ -77,7 +77,14 @@ bool OwnChanges::recent(uint64_t dev, uint64_t ino, std::string_view name, int64
 }
 
 OwnChanges& OwnChanges::process() {
-  static OwnChanges changes;
+  static OwnChanges changes(2000);
+  return changes;
+}
+
+// Longer: an entry's event is judged only once it has settled (up to a
+// worker tick, 1 s, later; directory_lease.cpp).
+OwnChanges& OwnChanges::entries() {
+  static OwnChanges changes(5000);
   return changes;
 }
 

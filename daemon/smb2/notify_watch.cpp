@@ -156,6 +156,7 @@ std::string NotifyWatch::child_path(uint64_t tag, std::string_view name) const {
 void NotifyWatch::report(uint32_t mask, bool paired, const std::string& path) {
   auto a = notify_action(mask, paired);
   if (a && (a->filter & filter_)) buffer_.add(a->action, path);
+  if (rename_reported_as_modified(mask, filter_)) buffer_.add(FILE_ACTION_MODIFIED, path);
 }
 
 // A subdirectory appeared in a tree (created, or moved in): it and what

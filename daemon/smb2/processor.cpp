@@ -102,6 +102,7 @@ class ChainProcessor {
   // The element just run went async and waits with the rest of its chain
   // (a CREATE behind a break): its AsyncId.
   uint64_t went_async_ = 0;
+  size_t responses_ = 0;  // elements answered in this message (compound: more than one)
   uint64_t last_ns_ = 0;  // when the chain's previous element was answered (metrics)
 };
 
@@ -324,6 +325,7 @@ void ChainProcessor::bookkeep(const Request& req, const CommandSpec* spec, NtSta
   if (req.hdr.command == Command::SessionSetup && status == NtStatus::Success)
     signer = conn_.find_session(req.response_session_id);
   prev_start_ = start;
+  ++responses_;
   prev_sign_ = signs_response(req.hdr, status, signer);
   prev_signer_ = signer;
   prev_foreign_signer_ = std::move(req.foreign_signer);
@@ -352,7 +354,7 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   leave_channel_sequence(conn_, req.channel);  // a request that waits moved its count to its waiting request
   if (status == NtStatus::Pending) {
     WaitingRequest* waiting = find_waiting(conn_, req.async_id);
-    if (waiting && waiting->kind == WaitKind::CreateBreak) went_async_ = req.async_id;  // run() saves the chain
+    if (waiting && waiting->kind == WaitKind::RunAgain) went_async_ = req.async_id;  // run() saves the chain
     if (resumed || holds_interim(waiting, h)) {  // nothing to send yet
       out.resize(start);
       if (!resumed) count(h, status, resumed);
@@ -385,14 +387,19 @@ bool ChainProcessor::holds_interim(WaitingRequest* waiting, const Header& h) {
 
 // Pads the previous element to 8 bytes and links it when another follows,
 // then signs it: each element of a compound response is signed on its own,
-// padding included (MS-SMB2 3.3.4.1.3).
+// padding included (MS-SMB2 3.3.4.1.3). The last element of a compound
+// response is padded too ("SHOULD", as Windows does: a 3-byte READ at the
+// end of a chain has a 24-byte body, smb2.compound.compound-padding); a
+// response alone is not. A compounded element is never sent from the file
+// (may_send_file), so the padding always follows data in memory.
 void ChainProcessor::seal_previous(Bytes& out, bool more_follow) {
   if (prev_start_ == SIZE_MAX) return;
-  if (more_follow) {
+  if (more_follow || responses_ > 1) {
     ByteWriter w(out);
     w.align(8, prev_start_);
-    store_le32(out.data() + prev_start_ + wire::hdr::NextCommand, uint32_t(out.size() - prev_start_));
   }
+  if (more_follow)
+    store_le32(out.data() + prev_start_ + wire::hdr::NextCommand, uint32_t(out.size() - prev_start_));
   std::span<uint8_t> element(out.data() + prev_start_, out.size() - prev_start_);
   if (prev_sign_)
     sign_element(conn_, prev_signer_->keys.signing_key, element);
@@ -528,7 +535,7 @@ void rerun_waiting_chain(ConnState& conn, ServerContext& server, uint64_t async_
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
   std::vector<std::shared_ptr<state::FileNode>> nodes;
   for (auto& [id, w] : conn.async.waiting)
-    if (w.kind == WaitKind::CreateBreak && w.node) nodes.push_back(w.node);
+    if (w.kind == WaitKind::RunAgain && w.node) nodes.push_back(w.node);
   for (auto& n : nodes) {
     std::vector<state::BreakNotice> further;  // re-breaks after a timed-out break
     auto wake = server.files.expire_breaks(n, now_ms, &further);
@@ -538,6 +545,7 @@ void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
 }
 
 void teardown_connection(ConnState& conn, ServerContext& server) {
+  if (std::exchange(conn.client_registered, false)) server.clients.remove(conn.client_guid, conn.address);
   withdraw_all(conn, server);
   keep_durable_opens(conn, server, 0);  // before the rest is closed (MS-SMB2 3.3.7.1)
   while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);  // pipes too

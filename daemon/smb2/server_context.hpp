@@ -11,6 +11,7 @@
 #include "common/bytes.hpp"
 #include "config/config.hpp"
 #include "ipc/control_plane.hpp"
+#include "state/client_connections.hpp"
 #include "state/durable_table.hpp"
 #include "state/file_table.hpp"
 #include "state/lease_table.hpp"
@@ -87,6 +88,8 @@ struct ServerContext {
   // opens release what they hold in the tables above when destroyed.
   state::DurableTable durables;
   state::SessionRegistry sessions;
+  // Each client's connections, oldest first: where its lease breaks go.
+  state::ClientConnections clients;
   // Durable timeouts (MS-SMB2 3.3.5.9.6, 3.3.5.9.10): DHnQ opens, and DH2Q
   // opens that ask for 0, get the default; a DH2Q timeout is capped.
   uint32_t durable_timeout_ms = 60000;

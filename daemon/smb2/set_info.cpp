@@ -17,6 +17,10 @@
 //    truncate it): an allocation hint never destroys data.
 //  - Renaming a directory with open files below it fails with ACCESS_DENIED
 //    as on Windows, but only this connection's opens are known by path.
+//  - A file's rename fails with SHARING_VIOLATION while its directory is
+//    open with DELETE access (Windows' internal parent open); a
+//    directory's rename does not (Samba's behaviour; check_parent_sharing).
+//  - A rename waits (async) for the handle-caching breaks it starts.
 //  - Security descriptors: smb2/security_info.cpp (stored in an xattr when
 //    the mode cannot express them; docs/security.md).
 //
@@ -39,6 +43,7 @@
 #include "common/log.hpp"
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/frozen_times.hpp"
@@ -320,11 +325,15 @@ bool file_in_use(ServerContext& server, uint64_t dev, uint64_t ino) {
   return used;
 }
 
-// Windows renames through an internal open of the parent directory that
-// asks for FILE_ADD_FILE and shares read and write but not delete; an
+// Windows renames a file through an internal open of the parent directory
+// that asks for FILE_ADD_FILE and shares read and write but not delete; an
 // existing open of that directory with DELETE access, or one that does not
-// share write, makes the rename fail with SHARING_VIOLATION. The same check
-// here is a probe against the share-mode table.
+// share write, makes the rename fail with SHARING_VIOLATION
+// (smb2.rename.share_delete_and_delete_access, no_share_delete_but_delete_access).
+// The same check here is a probe against the share-mode table. Not for a
+// directory's rename: a directory renamed inside one that a client holds
+// open with DELETE access (a CHANGE_NOTIFY watcher:
+// smb2.notify-inotify.inotify-rename) is renamed, as Samba does.
 NtStatus check_parent_sharing(ServerContext& server, int dir_fd) {
   auto st = vfs::stat_fd(dir_fd);
   if (!st) return st.error();
@@ -399,9 +408,11 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   // Windows refuses to rename a directory while files below it are open.
   // Only this connection's opens are visible here.
   if (open.is_directory && has_open_below(req, open, from)) return NtStatus::AccessDenied;
-  if (NtStatus s = check_parent_sharing(req.server, src_dir.get()); s != NtStatus::Success) return s;
-  if (to_parent != from_parent)
-    if (NtStatus s = check_parent_sharing(req.server, dst_dir.get()); s != NtStatus::Success) return s;
+  if (!open.is_directory) {
+    if (NtStatus s = check_parent_sharing(req.server, src_dir.get()); s != NtStatus::Success) return s;
+    if (to_parent != from_parent)
+      if (NtStatus s = check_parent_sharing(req.server, dst_dir.get()); s != NtStatus::Success) return s;
+  }
 
   auto src_st = vfs::stat_fd(open.fd.get());
   if (!src_st) return src_st.error();
@@ -436,8 +447,8 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   }
   src_change.removed(src_leaf);
   dst_change.added(dst_leaf);
-  break_directory_leases(req.server, src_dir.get(), req.conn.client_guid, parent_lease_key(open));
-  break_directory_leases(req.server, dst_dir.get(), req.conn.client_guid, parent_lease_key(open));
+  break_directory_leases(req.server, src_dir.get(), src_leaf, req.conn.client_guid, parent_lease_key(open));
+  break_directory_leases(req.server, dst_dir.get(), dst_leaf, req.conn.client_guid, parent_lease_key(open));
   std::string new_path = to_parent.empty() ? dst_leaf : std::string(to_parent) + "/" + dst_leaf;
   update_open_paths(req, open, from, new_path);
   open.path = new_path;
@@ -463,9 +474,45 @@ NtStatus set_mode_info(state::Open& open, ByteSpan buf) {
   return NtStatus::Success;
 }
 
+// A rename withdrawn while it waits (CANCEL, the handle's CLOSE, the
+// session's end) stops waiting for the breaks; the breaks go on.
+NtStatus withdraw_rename(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason) {
+  server.files.drop_waiter(w.node, {conn.address, w.async_id});
+  return NtStatus::Cancelled;
+}
+
+// MS-FSA 2.1.5.14.11 with 2.1.4.12: a rename breaks the other opens'
+// handle caching and waits until those breaks are over (their holders may
+// have to close cached handles first; smb2.lease.rename_wait). It waits on
+// the async engine like a CREATE behind a break: answered PENDING, run
+// again from here when the acknowledgment (or the break timeout) comes,
+// and then finds nothing left to wait for. Past the engine's limits it
+// does not wait.
+NtStatus break_handles_before_rename(Request& req, state::Open& open) {
+  if (!open.node || !open.node->lease_count.load(std::memory_order_relaxed)) return NtStatus::Success;
+  state::Waiter waiter{req.conn.address, req.async_id ? req.async_id : next_async_id(req.conn)};
+  bool can_wait = req.async_id || has_room_to_wait(req);
+  bool wait = false;
+  post_breaks(req.server,
+              req.server.files.break_handles_for_rename(open.node, &open, monotonic_ms(),
+                                                        req.server.lease_break_timeout_ms,
+                                                        can_wait ? &waiter : nullptr, req.async_id != 0, wait),
+              req.conn);
+  if (!wait) return NtStatus::Success;
+  WaitingRequest w;
+  w.kind = WaitKind::RunAgain;
+  w.node = open.node;
+  w.volatile_id = open.volatile_id;
+  w.withdraw = withdraw_rename;
+  NtStatus st = start_waiting(req, std::move(w));
+  if (st != NtStatus::Pending) req.server.files.drop_waiter(open.node, waiter);
+  return st;
+}
+
 // MS-FSA 2.1.5.14: a size change ends the other opens' read caching (as a
-// write does); a rename or delete ends their handle caching. The breaks are
-// sent; this request does not wait for them.
+// write does); a delete ends their handle caching (a rename too, and
+// waits: break_handles_before_rename). The breaks are sent; this request
+// does not wait for them.
 void break_caching(Request& req, state::Open& open, FileInfoClass cls) {
   if (!open.node || !open.node->lease_count.load(std::memory_order_relaxed)) return;
   auto& files = req.server.files;
@@ -475,8 +522,6 @@ void break_caching(Request& req, state::Open& open, FileInfoClass cls) {
     case FileInfoClass::Allocation:
       post_breaks(req.server, files.break_readers(open.node, &open, now, timeout));
       break;
-    case FileInfoClass::Rename:
-    case FileInfoClass::RenameEx:
     case FileInfoClass::Disposition:
     case FileInfoClass::DispositionEx:
       post_breaks(req.server, files.break_handles(open.node, &open, now, timeout));
@@ -515,6 +560,8 @@ std::optional<Change> change_of(FileInfoClass cls) {
 NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteSpan buf) {
   if (auto change = change_of(cls))
     if (NtStatus s = check_change(*req.tree, open, *change); s != NtStatus::Success) return s;
+  if (cls == FileInfoClass::Rename || cls == FileInfoClass::RenameEx)
+    if (NtStatus s = break_handles_before_rename(req, open); s != NtStatus::Success) return s;
   break_caching(req, open, cls);
   if (cls == FileInfoClass::Basic || cls == FileInfoClass::EndOfFile || cls == FileInfoClass::Allocation)
     open.entry_changed = true;  // the directory's listing shows it: its leases break at close

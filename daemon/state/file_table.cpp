@@ -67,12 +67,16 @@ bool others_open(const FileNode& n, const Lease* mine, const void* self) {
 // data ends all caching; a share-mode conflict takes only H so the holder
 // can close its cached handles, and breaks nothing when the holder has no H
 // (the open fails at once). Oplocks fall to level II.
-uint32_t contend_target(const Lease& l, bool overwrite, bool share_conflict) {
+// An open that will delete the file on close takes H as well: the
+// holder's cached handles would keep the name alive (smb2.lease.unlink:
+// RH falls to R; what Samba does too).
+uint32_t contend_target(const Lease& l, bool overwrite, bool share_conflict, bool delete_on_close) {
   if (overwrite) return kLeaseNone;
   if (share_conflict && !(l.state & kLeaseHandle)) return l.state;
   // The conflicting open fails, so only H goes (RWH -> RW); W goes when an
   // open actually joins (smb2.lease.break_twice).
   uint32_t t = share_conflict ? l.state & ~kLeaseHandle : l.state & ~kLeaseWrite;
+  if (delete_on_close) t &= ~kLeaseHandle;
   if (l.is_oplock) t = t ? kLeaseRead : kLeaseNone;
   return normalise_lease(t);
 }
@@ -185,6 +189,23 @@ CacheGrant grant(FileNode& n, const std::shared_ptr<FileNode>& self, FileNode::O
   return g;
 }
 
+// MS-SMB2 3.3.4.7: a break goes to a connection of one of the lease's
+// opens. When the holder's connection closed its last open of the lease
+// (the same client, two connections: smb2.lease.v2_complex1), the breaks go
+// to the connection of the newest open that still holds it.
+void hand_over_holder(FileNode& n, Lease& l, const ConnAddress& closing) {
+  if (l.holder.worker != closing.worker || l.holder.conn_id != closing.conn_id) return;
+  const FileNode::OpenRef* newest = nullptr;
+  for (const auto& r : n.opens)
+    if (r.lease == &l) {
+      if (r.conn.worker == closing.worker && r.conn.conn_id == closing.conn_id) return;  // still open there
+      newest = &r;
+    }
+  if (!newest) return;
+  l.holder = newest->conn;
+  l.session_id = newest->session_id;
+}
+
 void detach(FileNode& n, Lease* l) {
   if (!l || --l->opens > 0) return;
   l->state = kLeaseNone;
@@ -235,7 +256,8 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
   if (c && !node->leases.empty() && !stat) {
     for (auto& l : node->leases)
       if (l.get() != mine)
-        start_break(*l, contend_target(*l, c->overwrite, conflict), c->now_ms, c->break_timeout_ms, out.breaks);
+        start_break(*l, contend_target(*l, c->overwrite, conflict, c->delete_on_close), c->now_ms,
+                    c->break_timeout_ms, out.breaks);
     if (c->can_wait && must_wait(*node, mine, conflict, c->waited)) {
       node->waiters.push_back(c->waiter);
       out.wait = true;
@@ -247,7 +269,7 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
     out.status = NtStatus::SharingViolation;
     return out;
   }
-  node->opens.push_back({owner, access, share_access, nullptr});
+  node->opens.push_back({owner, access, share_access, nullptr, c ? c->holder : ConnAddress{}, c ? c->session_id : 0});
   // ... and gets an oplock only when it is the file's one open (what
   // Windows does: smb2.oplock.batch9a, exclusive4).
   bool alone = node->opens.size() == 1;
@@ -264,10 +286,18 @@ bool FileTable::move_lease_holder(const std::shared_ptr<FileNode>& node, Lease& 
                                   bool worker_only) {
   std::lock_guard lock(mutex_for(*node));
   if ((lease.state & required) != required || lease.breaking) return false;
-  if (lease.holder.worker == expected.worker && (worker_only || lease.holder.conn_id == expected.conn_id)) {
+  auto moves = [&](const ConnAddress& a) {
+    return a.worker == expected.worker && (worker_only || a.conn_id == expected.conn_id);
+  };
+  if (moves(lease.holder)) {
     lease.holder = to;
     lease.session_id = session_id;
   }
+  for (auto& r : node->opens)  // so that a close elsewhere never hands the breaks back to the old connection
+    if (r.lease == &lease && moves(r.conn)) {
+      r.conn = to;
+      r.session_id = session_id;
+    }
   return true;
 }
 
@@ -295,13 +325,20 @@ CloseOutcome FileTable::close_cached(const std::shared_ptr<FileNode>& node, cons
   Shard& s = shard_for(node->device, node->inode);
   std::lock_guard lock(s.mu);
   auto& v = node->opens;
+  Lease* kept = nullptr;  // the closing open's lease, when other opens still hold it
+  ConnAddress closing{};
   for (const auto& r : v) {
     if (r.owner != owner) continue;
     if (r.lease && r.lease->directory && r.lease->opens == 1)
       directory_leases_.fetch_sub(1, std::memory_order_relaxed);
+    if (r.lease && r.lease->opens > 1) {
+      kept = r.lease;
+      closing = r.conn;
+    }
     detach(*node, r.lease);
   }
   v.erase(std::remove_if(v.begin(), v.end(), [&](const FileNode::OpenRef& r) { return r.owner == owner; }), v.end());
+  if (kept) hand_over_holder(*node, *kept, closing);
   out.wake.swap(node->waiters);  // a close may end a break or a sharing conflict
   if (!v.empty()) return out;
   s.nodes.erase({node->device, node->inode});
@@ -326,13 +363,28 @@ std::vector<BreakNotice> FileTable::break_readers(const std::shared_ptr<FileNode
 
 std::vector<BreakNotice> FileTable::break_handles(const std::shared_ptr<FileNode>& node, const void* owner,
                                                   int64_t now_ms, int64_t timeout_ms) {
+  bool wait = false;
+  return break_handles_for_rename(node, owner, now_ms, timeout_ms, nullptr, false, wait);
+}
+
+std::vector<BreakNotice> FileTable::break_handles_for_rename(const std::shared_ptr<FileNode>& node, const void* owner,
+                                                             int64_t now_ms, int64_t timeout_ms, const Waiter* waiter,
+                                                             bool waited, bool& wait) {
   std::vector<BreakNotice> out;
+  wait = false;
   if (node->lease_count.load(std::memory_order_relaxed) == 0) return out;
   std::lock_guard lock(mutex_for(*node));
   const Lease* mine = lease_of(*node, owner);
   for (auto& l : node->leases)
     if (l.get() != mine && (l->state & kLeaseHandle))
       start_break(*l, normalise_lease(l->state & ~kLeaseHandle), now_ms, timeout_ms, out);
+  if (!waiter) return out;
+  // The other opens' cached handles must close (or the holder answer)
+  // before the name changes; one that waited already waits for every step.
+  wait = std::any_of(node->leases.begin(), node->leases.end(), [&](const auto& l) {
+    return l.get() != mine && l->breaking && (waited || (l->state & kLeaseHandle));
+  });
+  if (wait) node->waiters.push_back(*waiter);
   return out;
 }
 
@@ -380,8 +432,11 @@ std::vector<Waiter> FileTable::expire_breaks(const std::shared_ptr<FileNode>& no
   for (auto& l : node->leases) {
     if (l->breaking && l->break_deadline_ms <= now_ms) {
       // MS-SMB2 3.3.2.5: the break counts as acknowledged; what was
-      // queued behind it is broken next (with a deadline of its own).
-      l->state = l->breaking_to;
+      // queued behind it is broken next (with a deadline of its own). A
+      // lease whose holder never answered keeps nothing (Windows; Samba
+      // 4.17 the same: smb2.lease.timeout reads it back as NONE); an
+      // oplock falls to the level it was broken to.
+      l->state = l->is_oplock ? l->breaking_to : kLeaseNone;
       l->breaking = false;
       continue_break(*l, now_ms, further);
     }
@@ -399,8 +454,10 @@ void FileTable::drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter&
 }
 
 std::vector<BreakNotice> FileTable::break_directory(uint64_t dev, uint64_t ino, const Guid& client,
-                                                   const Guid* parent_key, int64_t now_ms, int64_t timeout_ms) {
+                                                   const Guid* parent_key, int64_t now_ms, int64_t timeout_ms,
+                                                   bool* leased) {
   std::vector<BreakNotice> out;
+  if (leased) *leased = false;
   Shard& s = shard_for(dev, ino);
   std::lock_guard lock(s.mu);
   auto it = s.nodes.find({dev, ino});
@@ -408,6 +465,7 @@ std::vector<BreakNotice> FileTable::break_directory(uint64_t dev, uint64_t ino, 
   auto node = it->second.lock();
   if (!node) return out;
   for (auto& l : node->leases) {
+    if (l->directory && leased) *leased = true;
     if (!l->directory || !(l->state & kLeaseRead)) continue;
     // MS-FSA 2.1.4.12.2: the change comes from the holder itself (its
     // ParentLeaseKey names this lease): its cached listing stays right.

@@ -33,6 +33,11 @@ struct FileNode {
     uint32_t access;
     uint32_t share_access;
     Lease* lease = nullptr;  // the open's lease or oplock, if any
+    // The open's connection and session: when the lease's holder closes
+    // its last open of the lease, its breaks go to another open's
+    // connection (MS-SMB2 3.3.4.7: a connection of Lease.LeaseOpens).
+    ConnAddress conn{};
+    uint64_t session_id = 0;
   };
   std::vector<OpenRef> opens;  // guarded by the shard's mutex
   // Leases and oplocks held on the file, and CREATEs waiting for their
@@ -101,6 +106,13 @@ class FileTable {
   // true when the caller should wait (acks outstanding).
   std::vector<BreakNotice> break_handles(const std::shared_ptr<FileNode>& node, const void* owner,
                                          int64_t now_ms, int64_t timeout_ms);
+  // The same for a rename that may wait (MS-FSA 2.1.5.14.11 with 2.1.4.12:
+  // the operation waits while another open's handle caching breaks). When
+  // WAITER is given and such a break is out, WAITER is registered on the
+  // node (woken like a CREATE waiting for its breaks) and WAIT is set.
+  std::vector<BreakNotice> break_handles_for_rename(const std::shared_ptr<FileNode>& node, const void* owner,
+                                                    int64_t now_ms, int64_t timeout_ms, const Waiter* waiter,
+                                                    bool waited, bool& wait);
 
   // Lease break acknowledgment (MS-SMB2 3.3.5.22.2). A break queued behind
   // the acknowledged one goes out next (BREAKS, to send once the lock is
@@ -117,9 +129,10 @@ class FileTable {
   // An entry of directory (DEV, INO) was added, removed, renamed or
   // changed: the directory's leases lose R (MS-SMB2 3.3.1.4), which for RH
   // leaves nothing, except the lease PARENT_KEY of CLIENT names (the
-  // change is its own). Nobody waits for these breaks.
+  // change is its own). Nobody waits for these breaks. LEASED (when given)
+  // tells whether the directory has a directory lease at all.
   std::vector<BreakNotice> break_directory(uint64_t dev, uint64_t ino, const Guid& client, const Guid* parent_key,
-                                           int64_t now_ms, int64_t timeout_ms);
+                                           int64_t now_ms, int64_t timeout_ms, bool* leased = nullptr);
   // Is any directory leased anywhere? One relaxed load: the changes of
   // entries look for directory leases only then.
   bool directory_leases_held() const { return directory_leases_.load(std::memory_order_relaxed) != 0; }

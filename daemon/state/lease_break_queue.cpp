@@ -5,6 +5,7 @@ namespace ringsmb::state {
 BreakNotice lease_break_notice(const Lease& l, uint32_t from, uint32_t to, bool ack_required) {
   BreakNotice b;
   b.to = l.holder;
+  b.client = l.client_guid;
   b.session_id = l.session_id;
   b.is_oplock = l.is_oplock;
   b.key = l.key;

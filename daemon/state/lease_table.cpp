@@ -26,9 +26,10 @@ uint32_t normalise_lease(uint32_t bits) {
 }
 
 bool is_stat_open(uint32_t access) {
-  // SYNCHRONIZE, FILE_READ_ATTRIBUTES, FILE_WRITE_ATTRIBUTES, READ_CONTROL,
-  // FILE_READ_EA: no data access, no delete.
-  constexpr uint32_t kStatOnly = 0x00100000 | 0x80 | 0x100 | 0x00020000 | 0x8;
+  // SYNCHRONIZE, FILE_READ_ATTRIBUTES, FILE_WRITE_ATTRIBUTES, READ_CONTROL:
+  // no data, no EAs, no delete. FILE_READ_EA is not one (Windows breaks an
+  // RWH lease for it: smb2.lease.statopen4).
+  constexpr uint32_t kStatOnly = 0x00100000 | 0x80 | 0x100 | 0x00020000;
   return (access & ~kStatOnly) == 0;
 }
 

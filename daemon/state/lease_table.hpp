@@ -71,7 +71,10 @@ struct Lease {
   int64_t break_timeout_ms = 35000;
   uint16_t epoch = 0;
   int opens = 0;          // opens of the node holding this lease
-  ConnAddress holder;     // where break notifications go
+  // The connection the lease was last opened on (kNoConnectionWorker: a
+  // durable open kept without one). Oplock breaks go there; lease breaks
+  // go to the client's oldest connection (state/client_connections.hpp).
+  ConnAddress holder;
   uint64_t session_id = 0;
   uint64_t persistent_id = 0, volatile_id = 0;  // oplocks: the open's FileId
 };
@@ -79,6 +82,7 @@ struct Lease {
 // A break to tell a client about (MS-SMB2 2.2.23.1 / 2.2.23.2).
 struct BreakNotice {
   ConnAddress to;
+  Guid client{};  // a lease's ClientGuid: its break goes to the client's oldest connection
   uint64_t session_id = 0;
   bool is_oplock = false;
   Guid key{};
@@ -99,6 +103,7 @@ struct CacheRequest {
   Guid parent_key{};
   bool has_parent = false;
   bool overwrite = false;              // FILE_OVERWRITE(_IF) / FILE_SUPERSEDE
+  bool delete_on_close = false;        // FILE_DELETE_ON_CLOSE: the other leases lose H too
   bool directory = false;              // the open is a directory's
   bool directory_leases = false;       // ... and may get a lease (SMB 3.x, RqLs v2); else the key is checked, nothing granted
   bool can_wait = false;               // the CREATE may go async

@@ -14,6 +14,7 @@
 
 #include "common/log.hpp"
 #include "common/log_event.hpp"
+#include "smb2/directory_lease.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
 #include "smb2/processor.hpp"
@@ -522,8 +523,11 @@ void Worker::on_readable(uint64_t token) {
 
 void Worker::on_tick() {
   int64_t now_ms = smb2::monotonic_ms();
-  for (auto& [id, c] : conns_)
-    if (!c->closing && !c->state.async.waiting.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
+  for (auto& [id, c] : conns_) {
+    if (c->closing) continue;
+    if (!c->state.async.waiting.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
+    smb2::settle_directory_changes(c->state, now_ms);  // one pointer test without a leased directory
+  }
   metrics_.durable_expired += smb2::expire_durable_opens(ctx_, uint32_t(index_), now_ms);  // one relaxed load when none are kept
   int64_t now = now_s();
   expire_logins(now);

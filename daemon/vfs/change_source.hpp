@@ -1,6 +1,6 @@
 // Where changes to directories come from: a small interface, so that
-// CHANGE_NOTIFY (smb2/notify_watch.*) and, later, directory lease breaks
-// can share one source per worker. The inotify implementation is
+// CHANGE_NOTIFY (smb2/notify_watch.*) and directory lease breaks for
+// local changes (smb2/directory_lease.*) share one source per worker. The inotify implementation is
 // vfs/inotify_source.*; tests can feed a subscriber by hand.
 //
 // Everything runs on the thread that owns the source (a worker): it reads
@@ -43,7 +43,8 @@ class ChangeSource {
  public:
   virtual ~ChangeSource() = default;
   // Watches directory DIR_FD (its entries and itself) for MASK (IN_* bits)
-  // on behalf of SUB, which sees its changes with TAG. Errors (-errno):
+  // on behalf of SUB, which sees its changes with TAG (only those MASK
+  // names, and the directory's own end). Errors (-errno):
   // ENOSPC the kernel's fs.inotify.max_user_watches is reached, EEXIST SUB
   // already watches that directory (a bind mount looping back), EMFILE no
   // inotify instance (fs.inotify.max_user_instances).

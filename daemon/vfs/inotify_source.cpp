@@ -65,7 +65,7 @@ std::expected<WatchHandle, int> InotifySource::watch(int dir_fd, uint32_t mask, 
     if (s.sub == sub) return std::unexpected(EEXIST);  // a loop through a bind mount
   kw.mask |= mask;
   WatchHandle h = next_handle_++;
-  kw.subs.push_back({h, sub, tag});
+  kw.subs.push_back({h, sub, tag, mask});
   wd_of_[h] = wd;
   ++sub_counts_[sub];
   return h;
@@ -113,8 +113,11 @@ void InotifySource::deliver(const inotify_event& ev, std::vector<ChangeSubscribe
   // A copy: a subscriber may watch or unwatch (a new subdirectory) meanwhile.
   std::vector<Subscription> subs = kw->second.subs;
   if (ev.mask & IN_IGNORED) forget_wd(ev.wd);
+  // Each subscriber hears what it asked for (a watch shared with another
+  // that asked for more does not widen it), and always of the directory's end.
+  constexpr uint32_t kAlways = IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT;
   for (const Subscription& s : subs) {
-    if (!subscribed(s.sub)) continue;
+    if (!subscribed(s.sub) || !(ev.mask & (s.mask | kAlways))) continue;
     if (!(ev.mask & IN_IGNORED) && !wd_of_.count(s.handle)) continue;  // unwatched meanwhile
     s.sub->on_change(s.tag, change);
     if (std::find(touched.begin(), touched.end(), s.sub) == touched.end()) touched.push_back(s.sub);

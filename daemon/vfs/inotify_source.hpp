@@ -48,6 +48,7 @@ class InotifySource final : public ChangeSource {
     WatchHandle handle;
     ChangeSubscriber* sub;
     uint64_t tag;
+    uint32_t mask;  // what this subscriber asked for: the kernel's mask is the union of all
   };
   struct KernelWatch {
     uint32_t mask = 0;

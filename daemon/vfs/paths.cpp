@@ -102,6 +102,22 @@ Result<SmbPath> parse_smb_path(ByteSpan utf16le_name) {
         comp = comp.substr(0, colon);
       }
     }
+    if (comp == ".." && out.stream.empty() && !out.data_stream_type) {
+      // A '..' that stays inside the share names the directory above,
+      // as Samba resolves it (a Windows redirector resolves it before
+      // sending; smb2.notify.tree opens "dir\\sub\\.."). One above the
+      // share root is refused: nothing is ever opened outside the share.
+      if (out.path.empty()) return Unexpected(NtStatus::ObjectNameInvalid);
+      out.path.pop_back();  // the '/' after the last component
+      size_t cut = out.path.rfind('/');
+      out.path.resize(cut == std::string::npos ? 0 : cut + 1);
+      if (last) {
+        if (!out.path.empty()) out.path.pop_back();
+        break;
+      }
+      rest.remove_prefix(sep + 1);
+      continue;
+    }
     if (NtStatus st = check_component(comp); st != NtStatus::Success) return Unexpected(st);
     out.path.append(comp);
     if (last) break;

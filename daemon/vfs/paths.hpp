@@ -20,7 +20,9 @@ Bytes utf8_to_utf16le(std::string_view in);
 // Converts an SMB2 CREATE name (UTF-16LE, '\' separators, relative to the
 // share root) to a relative Unix path ('/' separators, no leading '/').
 // "" means the share root. Leading '\' is tolerated (smb2.create.leading-slash).
-// Rejects: '..' and '.' components (ObjectNameInvalid), embedded NUL or '/'
+// A '..' component removes the one before it ("a\\..\\b" is "b"); one that
+// would climb above the share root is ObjectNameInvalid.
+// Rejects: '.' components (ObjectNameInvalid), embedded NUL or '/'
 // or characters Windows forbids ("*?<>| and 0x01-0x1F, MS-FSCC 2.1.5.2),
 // empty components ("a\\b"), components over 255 UTF-16 code units
 // (ObjectNameInvalid) or over 255 UTF-8 bytes (NameTooLong: legal for

@@ -8,10 +8,15 @@ break from RH to nothing that needs an acknowledgment, and B's request does
 not wait for it. A change A makes through an open whose ParentLeaseKey names
 the lease breaks nothing.
 
-usage: directory_lease.py PORT SHARE
+With the share's path on disk (SHARE_DIR), a local process (not through
+SMB) creating, renaming and removing an entry of the directory breaks the
+lease too: the server watches a leased directory with inotify.
+
+usage: directory_lease.py PORT SHARE [SHARE_DIR]
 """
 import os
 import struct
+import subprocess
 import sys
 
 import rawsmb
@@ -103,6 +108,19 @@ def lease_dir(a):
     return fid
 
 
+def local_changes(a, path):
+    """Changes made on the server's disk, not through SMB (at most a
+    second late: the server judges such an event at its next tick)."""
+    subprocess.run(["touch", os.path.join(path, "local.txt")], check=True)
+    break_arrives(a, "a local touch of a new file breaks the directory lease", seconds=5)
+    lease_dir(a)
+    os.rename(os.path.join(path, "local.txt"), os.path.join(path, "local2.txt"))
+    break_arrives(a, "a local rename breaks the directory lease", seconds=5)
+    lease_dir(a)
+    os.remove(os.path.join(path, "local2.txt"))
+    break_arrives(a, "a local removal breaks the directory lease", seconds=5)
+
+
 def main():
     a, caps = connect()
     b, _ = connect()
@@ -141,6 +159,9 @@ def main():
     check("the holder creates a file naming the lease as its parent", st == OK, hex(st or 0))
     check("its own change breaks nothing", nothing_arrives(a))
     a.request(6, struct.pack("<HHI", 24, 0, 0) + fid)
+    check("nor does closing it", nothing_arrives(a))
+    if len(sys.argv) > 3:
+        local_changes(a, os.path.join(sys.argv[3], "dl"))
     a.request(6, struct.pack("<HHI", 24, 0, 0) + dir_fid)
     print(f"{rawsmb.results['pass']} passed, {rawsmb.results['fail']} failed")
     sys.exit(1 if rawsmb.results["fail"] else 0)

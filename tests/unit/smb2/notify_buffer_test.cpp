@@ -61,6 +61,17 @@ TEST_CASE("inotify changes become FILE_ACTION_*s under their filters", "[smb2][n
   CHECK(inotify_mask_for(FILE_NOTIFY_CHANGE_FILE_NAME) == (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO));
   CHECK(inotify_mask_for(FILE_NOTIFY_CHANGE_SIZE) == IN_MODIFY);
   CHECK(inotify_mask_for(FILE_NOTIFY_CHANGE_EA) == IN_ATTRIB);
+  CHECK(inotify_mask_for(FILE_NOTIFY_CHANGE_ATTRIBUTES) == (IN_ATTRIB | IN_MOVED_TO));  // renames set ARCHIVE
+}
+
+TEST_CASE("a renamed file is MODIFIED for a watcher of attributes that does not see names", "[smb2][notify]") {
+  constexpr uint32_t ATTRS = FILE_NOTIFY_CHANGE_ATTRIBUTES;
+  CHECK(rename_reported_as_modified(IN_MOVED_TO, ATTRS));                    // smb2.notify.mask-change
+  CHECK_FALSE(rename_reported_as_modified(IN_MOVED_TO, ATTRS | FILE_NOTIFY_CHANGE_FILE_NAME));  // smb2.notify.rec
+  CHECK_FALSE(rename_reported_as_modified(IN_MOVED_TO | IN_ISDIR, ATTRS));   // a directory: no ARCHIVE
+  CHECK_FALSE(rename_reported_as_modified(IN_MOVED_FROM, ATTRS));            // the old name is gone
+  CHECK_FALSE(rename_reported_as_modified(IN_CREATE, ATTRS));
+  CHECK_FALSE(rename_reported_as_modified(IN_MOVED_TO, FILE_NOTIFY_CHANGE_SIZE));
 }
 
 TEST_CASE("FILE_NOTIFY_INFORMATION entries are 4-byte aligned and chained", "[smb2][notify]") {

@@ -33,21 +33,22 @@ TEST_CASE("what changes nothing reports nothing", "[smb2][notify]") {
 }
 
 TEST_CASE("the server's own changes are remembered per directory and name, for a while", "[smb2][notify]") {
-  OwnChanges changes;
+  constexpr int64_t kHoldMs = 2000;
+  OwnChanges changes(kHoldMs);
   CHECK(changes.empty());
   CHECK_FALSE(changes.recent(1, 2, "a.txt", 1000));
   changes.add(1, 2, "a.txt", 1000);
   CHECK_FALSE(changes.empty());
-  CHECK(changes.recent(1, 2, "a.txt", 1000 + OwnChanges::kHoldMs));
+  CHECK(changes.recent(1, 2, "a.txt", 1000 + kHoldMs));
   CHECK_FALSE(changes.recent(1, 2, "b.txt", 1000));  // another name
   CHECK_FALSE(changes.recent(1, 3, "a.txt", 1000));  // the same name in another directory
   CHECK_FALSE(changes.recent(9, 2, "a.txt", 1000));  // on another device
-  CHECK_FALSE(changes.recent(1, 2, "a.txt", 1001 + OwnChanges::kHoldMs));  // expired: a later change is a local one
+  CHECK_FALSE(changes.recent(1, 2, "a.txt", 1001 + kHoldMs));  // expired: a later change is a local one
   CHECK(changes.empty());
 }
 
 TEST_CASE("the record of own changes stays bounded", "[smb2][notify]") {
-  OwnChanges changes;
+  OwnChanges changes(2000);
   for (int i = 0; i < 10'000; ++i) changes.add(1, 2, "f" + std::to_string(i), 1000);
   CHECK(changes.recent(1, 2, "f9999", 1000));
   changes.add(1, 2, "later", 5000);  // the old ones expired: swept

@@ -551,7 +551,7 @@ TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL 
   CHECK(read_interim.async_id != 0);
   CHECK(read_interim.async_id != create_interim.async_id);  // one counter per connection
   REQUIRE(fx.conn.async.waiting.size() == 2);
-  CHECK(fx.conn.async.waiting.at(create_interim.async_id).kind == WaitKind::CreateBreak);
+  CHECK(fx.conn.async.waiting.at(create_interim.async_id).kind == WaitKind::RunAgain);
   CHECK(fx.conn.async.waiting.at(read_interim.async_id).kind == WaitKind::PipeRead);
   poster.run_all(fx.conn);  // the break notification
 

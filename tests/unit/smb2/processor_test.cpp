@@ -146,6 +146,15 @@ TEST_CASE("an unrelated chain gets one padded response per element", "[smb2][pro
   auto r = replies(out);
   REQUIRE(r.size() == 3);
   for (auto& e : r) CHECK(e.status == 0);
+  // The last element of a compound response is padded too (MS-SMB2
+  // 3.3.4.1.3; smb2.compound.compound-padding): an ECHO body of 4 bytes
+  // ends the frame 8-aligned.
+  CHECK(r[2].body.size() == 8);
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 4), out) == FrameResult::Ok);
+  auto lone = replies(out);
+  REQUIRE(lone.size() == 1);
+  CHECK(lone[0].body.size() == 4);  // a response alone is not padded
 }
 
 TEST_CASE("a related chain carries the FileId, and a failure, forward", "[smb2][processor]") {

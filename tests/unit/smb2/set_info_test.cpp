@@ -165,6 +165,15 @@ TEST_CASE("set_info rename", "[smb2]") {
     REQUIRE(f.create("sub", FILE_READ_DATA, kOpen, kDirectoryFile, parent, 7) == NtStatus::Success);
     CHECK(set(f, x, kFile, kRename, rename_buf("sub\\y", false)) == NtStatus::Success);
   }
+  SECTION("a directory is renamed inside a parent open with DELETE (a watcher's handle)") {
+    f.mkdir("top/d");
+    f.write_file("top/d/keep");
+    FileId parent;
+    REQUIRE(f.create("top", FILE_READ_DATA | DELETE, kOpen, kDirectoryFile, parent, 7) == NtStatus::Success);
+    FileId d = f.open_dir("top\\d", DELETE | FILE_READ_ATTRIBUTES);
+    CHECK(set(f, d, kFile, kRename, rename_buf("top\\d-r", false)) == NtStatus::Success);
+    CHECK(f.exists("top/d-r/keep"));
+  }
   SECTION("a parent open for attributes only, sharing nothing, does not block (how Word saves)") {
     f.write_file("sub/x");
     FileId x = f.open_file("sub\\x", DELETE);

@@ -200,15 +200,26 @@ TEST_CASE("sharing conflicts break H only; without H the open fails at once", "[
   CHECK(retry.status == NtStatus::Success);
 }
 
-TEST_CASE("a break not acknowledged in time counts as acknowledged", "[lease]") {
+TEST_CASE("a lease break not acknowledged in time ends the lease; an oplock keeps the level offered", "[lease]") {
   Opener o;
   auto first = o.open(o.lease_request(1, R | W | H));
   auto second = o.open(o.lease_request(2, R | H));
   REQUIRE(second.wait);
   CHECK(o.files.expire_breaks(second.node, o.now + 100).empty());
   CHECK(o.files.expire_breaks(second.node, o.now + 600).size() == 1);
-  CHECK(first.grant.lease->state == (R | H));
+  CHECK(first.grant.lease->state == kLeaseNone);  // smb2.lease.timeout reads it back as NONE
   CHECK_FALSE(first.grant.lease->breaking);
+  std::vector<Waiter> wake;
+  std::vector<BreakNotice> breaks;
+  CHECK(o.files.ack_lease(first.grant.lease, R | H, wake, breaks, o.now + 700) == NtStatus::Unsuccessful);
+
+  Opener p;
+  auto batch = p.open(p.oplock_request(kOplockBatch));
+  REQUIRE(batch.grant.oplock_level == kOplockBatch);
+  auto other = p.open(p.oplock_request(kOplockNone));
+  REQUIRE(other.wait);
+  CHECK(p.files.expire_breaks(other.node, p.now + 600).size() == 1);
+  CHECK(batch.grant.lease->state == R);  // level II, as offered
 }
 
 TEST_CASE("writes end other opens' read caching; one's own lease stays", "[lease]") {
@@ -321,7 +332,7 @@ TEST_CASE("an overwrite breaks an RH lease to none and does not wait", "[lease][
   CHECK(held.grant.lease->breaking);
 }
 
-TEST_CASE("a timed-out break is followed by the break queued behind it", "[lease][break-queue]") {
+TEST_CASE("a timed-out lease break leaves nothing queued behind it to break", "[lease][break-queue]") {
   Opener o;
   auto held = o.open(o.lease_request(1, R | W | H));
   auto plain = o.open(o.oplock_request(kOplockNone));
@@ -330,17 +341,97 @@ TEST_CASE("a timed-out break is followed by the break queued behind it", "[lease
   c.overwrite = true;
   o.open(c);
   std::vector<BreakNotice> more;
-  CHECK(o.files.expire_breaks(held.node, o.now + 600, &more).empty());  // RH -> R is out now
-  REQUIRE(more.size() == 1);
-  CHECK(more[0].from == (R | H));
-  CHECK(more[0].to_state == R);
-  CHECK(held.grant.lease->break_deadline_ms == o.now + 600 + 500);
-  more.clear();
-  auto wake = o.files.expire_breaks(held.node, o.now + 1200, &more);
+  auto wake = o.files.expire_breaks(held.node, o.now + 600, &more);
+  CHECK(more.empty());  // NONE already: the overwrite queued behind needs no further step
   CHECK(wake.size() == 2);
-  REQUIRE(more.size() == 1);
-  CHECK(more[0].to_state == 0);
   CHECK(held.grant.lease->state == 0);
+  CHECK_FALSE(held.grant.lease->breaking);
+}
+
+TEST_CASE("a timed-out oplock break is followed by the break queued behind it", "[oplock][break-queue]") {
+  Opener o;
+  auto held = o.open(o.oplock_request(kOplockBatch));
+  auto plain = o.open(o.oplock_request(kOplockNone));
+  REQUIRE(plain.wait);
+  auto c = o.oplock_request(kOplockNone);
+  c.overwrite = true;
+  o.open(c);
+  std::vector<BreakNotice> more;
+  auto wake = o.files.expire_breaks(held.node, o.now + 600, &more);
+  REQUIRE(more.size() == 1);  // level II -> none: no acknowledgment, the waiters go on
+  CHECK(more[0].to_state == 0);
+  CHECK(wake.size() == 2);
+  CHECK(held.grant.lease->state == 0);
+}
+
+TEST_CASE("FILE_READ_EA is no stat open: it breaks W", "[lease]") {
+  Opener o;
+  auto held = o.open(o.lease_request(1, R | W | H));
+  constexpr uint32_t kReadEa = 0x8;
+  auto ea = o.open(o.oplock_request(kOplockNone), kReadEa);
+  REQUIRE(ea.breaks.size() == 1);  // smb2.lease.statopen4
+  CHECK(ea.breaks[0].to_state == (R | H));
+}
+
+TEST_CASE("an open that will delete the file on close takes H from other leases", "[lease]") {
+  Opener o;
+  auto held = o.open(o.lease_request(1, R | H));
+  auto c = o.oplock_request(kOplockNone);
+  c.delete_on_close = true;
+  constexpr uint32_t kDelete = 0x10000;
+  auto del = o.open(c, kDelete);
+  REQUIRE(del.breaks.size() == 1);  // smb2.lease.unlink
+  CHECK(del.breaks[0].from == (R | H));
+  CHECK(del.breaks[0].to_state == R);
+  CHECK(del.breaks[0].ack_required);
+  CHECK_FALSE(del.wait);  // no share conflict: the open goes on
+}
+
+TEST_CASE("a rename waits while another lease's H breaks, and runs again after the acknowledgment",
+          "[lease][rename]") {
+  Opener o;
+  auto mine = o.open(o.lease_request(1, R | H));
+  auto other = o.open(o.lease_request(2, R | H, 2));
+  REQUIRE(other.grant.lease_state == (R | H));
+  Waiter w{{0, 1}, 77};
+  bool wait = false;
+  auto breaks = o.files.break_handles_for_rename(mine.node, o.owner(0), o.now, 500, &w, false, wait);
+  REQUIRE(breaks.size() == 1);
+  CHECK(breaks[0].key == guid(2));
+  CHECK(breaks[0].to_state == R);
+  CHECK(wait);  // smb2.lease.rename_wait
+  std::vector<Waiter> wake;
+  std::vector<BreakNotice> further;
+  REQUIRE(o.files.ack_lease(other.grant.lease, R, wake, further, o.now + 10) == NtStatus::Success);
+  REQUIRE(wake.size() == 1);
+  CHECK(wake[0].async_id == 77);
+  // Run again: nothing left to break or wait for.
+  CHECK(o.files.break_handles_for_rename(mine.node, o.owner(0), o.now, 500, &w, true, wait).empty());
+  CHECK_FALSE(wait);
+  // Without a waiter (past the async limits) the break goes out and nothing waits.
+  Opener p;
+  auto a = p.open(p.lease_request(1, R | H));
+  p.open(p.lease_request(2, R | H, 2));
+  CHECK(p.files.break_handles_for_rename(a.node, p.owner(0), p.now, 500, nullptr, false, wait).size() == 1);
+  CHECK_FALSE(wait);
+}
+
+TEST_CASE("breaks go to a connection that still has an open of the lease", "[lease]") {
+  Opener o;
+  auto on_a = o.lease_request(1, R);
+  on_a.holder = {0, 10};
+  auto a = o.open(on_a);
+  auto on_b = o.lease_request(1, R | W | H);  // the same client and key, another connection
+  on_b.holder = {1, 20};
+  auto b = o.open(on_b);
+  REQUIRE(b.grant.lease_state == (R | W | H));
+  CHECK(a.grant.lease->holder.conn_id == 20);  // last used there
+  o.files.close_cached(b.node, o.owner(1));   // its open on B closes
+  CHECK(a.grant.lease->holder.worker == 0);   // smb2.lease.v2_complex1
+  CHECK(a.grant.lease->holder.conn_id == 10);
+  auto contender = o.open(o.lease_request(2, R, 3));
+  REQUIRE(contender.breaks.size() == 1);
+  CHECK(contender.breaks[0].to.conn_id == 10);
 }
 
 TEST_CASE("an open that waited goes on waiting through the steps of the break", "[lease][break-queue]") {

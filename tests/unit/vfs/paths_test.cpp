@@ -96,12 +96,20 @@ TEST_CASE("parse_smb_path accepts ordinary names", "[vfs]") {
   CHECK(r->path == "\xE4\xB8\xAD\xE6\x96\x87/\xF0\x9F\x98\x80");
 
   CHECK(parse("...")->path == "...");
+  // '..' inside the share names the directory above (smb2.notify.tree).
+  CHECK(parse("a\\..\\b")->path == "b");
+  CHECK(parse("dir\\sub\\..")->path == "dir");
+  CHECK(parse("dir\\..")->path == "");
+  CHECK(parse("a\\b\\..\\..\\c\\")->path == "c");
   CHECK(parse(".hidden")->path == ".hidden");
 }
 
 TEST_CASE("parse_smb_path rejects bad names", "[vfs]") {
-  CHECK(parse_error("..") == NtStatus::ObjectNameInvalid);
-  CHECK(parse_error("a\\..\\b") == NtStatus::ObjectNameInvalid);
+  CHECK(parse_error("..") == NtStatus::ObjectNameInvalid);            // above the share root
+  CHECK(parse_error("a\\..\\..\\b") == NtStatus::ObjectNameInvalid);  // the same, after a detour
+  CHECK(parse_error("..\\etc\\passwd") == NtStatus::ObjectNameInvalid);
+  CHECK(parse_error("a\\..:s") == NtStatus::ObjectNameInvalid);        // a stream of '..'
+  CHECK(parse_error("a\\..::$DATA") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("a\\.") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error(".\\a") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("a\\\\b") == NtStatus::ObjectNameInvalid);
