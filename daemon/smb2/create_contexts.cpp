@@ -115,6 +115,17 @@ NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& o
   return ok && !bad_lease ? NtStatus::Success : NtStatus::InvalidParameter;
 }
 
+NtStatus find_allocation_size(ByteSpan buffer, uint64_t& size) {
+  size = 0;
+  bool bad = false;
+  bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
+    if (c.name != "AlSi") return;
+    if (c.data.size() < 8) bad = true;
+    else size = load_le64(c.data.data());
+  });
+  return ok && !bad ? NtStatus::Success : NtStatus::InvalidParameter;
+}
+
 NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open& open, const vfs::FileStat& st,
                                 const LeaseAnswer* lease, Bytes& out) {
   size_t last = SIZE_MAX;
