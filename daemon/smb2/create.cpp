@@ -638,6 +638,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
     return st;
 
+  // MS-SMB2 3.3.5.9.4: an open of a snapshot (SMB2_CREATE_TIMEWARP_TOKEN)
+  // names no snapshot here: ringsmbd keeps none.
+  if (!c.contexts.empty() && has_create_context(c.contexts, "TWrp")) return NtStatus::ObjectNameNotFound;
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
   // MS-FSA 2.1.5.1: a stream, named or the explicit $DATA one, is never a

@@ -48,6 +48,9 @@ NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& o
 // shorter than the 8-byte AllocationSize or the chain is malformed.
 NtStatus find_allocation_size(ByteSpan buffer, uint64_t& size);
 
+// Whether the (validated) chain holds a context named `name`.
+bool has_create_context(ByteSpan buffer, std::string_view name);
+
 // What to answer in the RqLs response context (2.2.14.2.10 / 2.2.14.2.11).
 struct LeaseAnswer {
   LeaseRequest request;

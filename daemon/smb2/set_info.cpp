@@ -163,17 +163,24 @@ NtStatus set_basic(state::Open& open, ByteSpan buf) {
 // SYSTEM, ARCHIVE), only where they differ from what the mode implies. A
 // filesystem without trusted.* xattrs keeps nothing (logged once), as
 // Windows' FAT does not.
-NtStatus store_client_meta(const state::Open& open, ByteSpan buf, bool keep_attributes) {
+NtStatus store_client_meta(state::Open& open, ByteSpan buf, bool keep_attributes) {
   ByteReader r(buf);
-  uint64_t creation = r.u64();
-  r.skip(16);
+  uint64_t creation = r.u64(), access = r.u64(), write = r.u64();
   uint64_t change = r.u64();
   uint32_t attrs = r.u32();  // 0: leave them (MS-FSCC 2.4.7)
+  // A ChangeTime set through this handle outlives what this request
+  // changes through it (Open.UserSetChangeTime): its validity is renewed.
+  const bool renew_change = open.user_set_change_time && !time_given(change) &&
+                            (time_given(access) || time_given(write) || attrs != 0);
   keep_attributes = keep_attributes && attrs != 0;
-  if (!time_given(creation) && !time_given(change) && !keep_attributes) return NtStatus::Success;
+  if (!time_given(creation) && !time_given(change) && !keep_attributes && !renew_change) return NtStatus::Success;
   int fd = open.fd.get();
   vfs::FileMeta meta = vfs::read_file_meta(fd);
   bool changed = false;
+  if (renew_change && meta.change_time) {
+    meta.change_valid_until = vfs::filetime_now() + vfs::kChangeTimeGraceNs / 100;
+    changed = true;
+  }
   std::optional<vfs::FileStat> st;
   if ((time_given(creation) && meta.creation_time != creation) || keep_attributes) {
     auto s = vfs::stat_fd(fd);
@@ -188,6 +195,7 @@ NtStatus store_client_meta(const state::Open& open, ByteSpan buf, bool keep_attr
   if (time_given(change)) {
     meta.change_time = change;
     meta.change_valid_until = vfs::filetime_now() + vfs::kChangeTimeGraceNs / 100;
+    open.user_set_change_time = true;
     changed = true;
   }
   if (keep_attributes) {

@@ -124,6 +124,9 @@ struct Open {
   // MS-FSA 2.1.5.14.2: LastWriteTime set to -1 through this handle: the
   // FILETIME that writes through it keep, until -2 (smb2/frozen_times.hpp).
   std::optional<uint64_t> frozen_write_time;
+  // Open.UserSetChangeTime (MS-FSA 2.1.5.14.2): a ChangeTime was set
+  // through this handle; later SET_INFO changes through it keep it.
+  bool user_set_change_time = false;
 };
 
 struct Session {
