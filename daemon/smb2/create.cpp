@@ -165,6 +165,7 @@ struct Opened {
   // open, so a request that ends in a sharing violation destroys nothing.
   bool truncate = false;
   bool stream_created = false;  // a named stream this request made
+  std::string stream_name;      // an existing stream's name as created
   // The attributes a new file was given in the server-private metadata
   // (apply_new_attributes), reported without reading them back.
   std::optional<uint32_t> new_attributes;
@@ -406,6 +407,7 @@ NtStatus open_stream_target(Request& req, const CreateRequest& c, uint32_t acces
   if ((st = open_stream(req, c.disposition, o.fd.get(), key, p.stream, sc)) != NtStatus::Success) return st;
   o.truncate = sc.truncate;
   o.stream_created = sc.created;
+  o.stream_name = std::move(sc.name);
   o.action = sc.action;
   o.st.end_of_file = sc.truncate ? 0 : sc.size;
   o.st.allocation_size = vfs::stream_allocation(o.st.end_of_file);
@@ -452,7 +454,7 @@ void apply_new_attributes(Request& req, const CreateRequest& c, Opened& o, bool 
     if (fchmod(o.fd.get(), mode) == 0) o.st.mode = (o.st.mode & ~07777u) | mode;
   }
   if (share.store_dos_attributes) return;
-  const uint32_t want = c.file_attributes | (o.st.is_directory ? 0 : vfs::FILE_ATTRIBUTE_ARCHIVE);
+  const uint32_t want = c.file_attributes | (o.st.is_directory ? 0u : uint32_t(vfs::FILE_ATTRIBUTE_ARCHIVE));
   auto keep = vfs::dos_attributes_to_keep(want, vfs::dos_attributes(o.st, {}, false));
   if (!keep) return;
   vfs::FileMeta meta;
@@ -725,7 +727,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->create_options = c.options;
   if (!stream_key.empty()) {
     open->stream = std::make_unique<state::StreamRef>(
-        state::StreamRef{path->stream, std::move(stream_key), hold.keep(), o.st.is_directory});
+        state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),
+                         hold.keep(), o.st.is_directory});
     open->is_directory = false;
   }
 

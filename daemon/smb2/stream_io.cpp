@@ -137,10 +137,11 @@ NtStatus check_stream_writable(int fd) {
 
 NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::string& key, std::string_view name,
                      StreamCreate& out) {
-  auto size = vfs::stream_size(fd, key);
-  if (size) {
+  auto existing = vfs::stream_entry(fd, key);
+  if (existing) {
     if (disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
-    out.size = *size;
+    out.size = existing->size;
+    out.name = std::move(existing->name);
     out.truncate = disposition == FILE_OVERWRITE || disposition == FILE_OVERWRITE_IF ||
                    disposition == FILE_SUPERSEDE;
     if (out.truncate)
@@ -148,7 +149,7 @@ NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::stri
     out.action = disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : out.truncate ? FILE_OVERWRITTEN : FILE_OPENED;
     return NtStatus::Success;
   }
-  if (size.error() != NtStatus::ObjectNameNotFound) return size.error();
+  if (existing.error() != NtStatus::ObjectNameNotFound) return existing.error();
   if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
   if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
   NtStatus s = vfs::create_stream(fd, key, name);

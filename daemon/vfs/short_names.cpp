@@ -70,7 +70,7 @@ std::string short_name_of(std::string_view name) {
   const size_t dot = name.rfind('.');
   const bool has_ext = dot != std::string_view::npos && dot > 0;
   std::string out = legal_prefix(has_ext ? name.substr(0, dot) : name, kPrefixChars);
-  if (out.empty()) out = "_";
+  if (out.empty()) out.assign(1, '_');  // not = "_": g++ 12 -Wrestrict false positive
   out += '~';
   uint64_t h = fnv1a(fold_case(name));
   char hash[kHashChars];

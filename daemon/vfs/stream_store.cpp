@@ -225,6 +225,19 @@ Result<uint64_t> stream_size(int fd, const std::string& key) {
   return uint64_t(parsed.data.size());
 }
 
+Result<StreamEntry> stream_entry(int fd, const std::string& key) {
+  Value parsed;
+  auto v = read_parsed(fd, key, parsed);
+  if (!v) return Unexpected(v.error());
+  StreamEntry e{std::string(parsed.name), parsed.data.size()};
+  if (parsed.sidecar) {
+    auto size = sidecar_size(*parsed.sidecar);
+    if (!size) return Unexpected(size.error());
+    e.size = *size;
+  }
+  return e;
+}
+
 Result<Bytes> read_stream(int fd, const std::string& key) {
   auto size = stream_size(fd, key);
   if (!size) return Unexpected(size.error());

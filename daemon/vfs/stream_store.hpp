@@ -59,6 +59,8 @@ struct StreamEntry {
 
 // The stream's data size; ObjectNameNotFound when there is no such stream.
 Result<uint64_t> stream_size(int fd, const std::string& key);
+// Its name as created (which any spelling of it opens) and size.
+Result<StreamEntry> stream_entry(int fd, const std::string& key);
 // The stream's whole data (InsufficientResources past kMaxWholeStreamBytes).
 inline constexpr uint64_t kMaxWholeStreamBytes = 64ull << 20;
 Result<Bytes> read_stream(int fd, const std::string& key);
