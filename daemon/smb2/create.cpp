@@ -471,9 +471,11 @@ NtStatus apply_allocation_size(const CreateRequest& c, Opened& o) {
   if (NtStatus st = find_allocation_size(c.contexts, size); st != NtStatus::Success || size == 0) return st;
   if (size > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
   if (NtStatus st = vfs::reserve_allocation(o.fd.get(), size); st != NtStatus::Success) return st;
+  // The reservation can move the times too (ext4 sets mtime and ctime):
+  // the response says what QUERY_INFO will.
   auto stat = vfs::stat_fd(o.fd.get());
   if (!stat) return stat.error();
-  o.st.allocation_size = stat->allocation_size;
+  o.st = *stat;
   return NtStatus::Success;
 }
 
