@@ -3,6 +3,7 @@
 #include "vfs/dir_entries.hpp"
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/short_names.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::vfs;
