@@ -1,6 +1,7 @@
 // SMB2 CLOSE (MS-SMB2 2.2.15, 2.2.16, 3.3.5.10) and the release of an open:
 // share modes, delete-on-close / delete-pending.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -22,6 +23,8 @@
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/stream_sidecar.hpp"
+#include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -44,10 +47,17 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open, co
     LOG_WARN("delete on close of %s: directory gone: %s", open.path.c_str(), strerror(-dir));
     return;
   }
-  if (!vfs::unlink_noted(server.names, dir, std::string(leaf), is_directory))
+  // Streams kept in sidecars go with the last link (vfs/stream_sidecar.hpp).
+  state::UniqueFd doomed(vfs::stream_sidecars_in_use()
+                             ? openat(dir, std::string(leaf).c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC)
+                             : -1);
+  if (!vfs::unlink_noted(server.names, dir, std::string(leaf), is_directory)) {
     LOG_WARN("delete on close of %s failed, the file stays: %m", open.path.c_str());
-  else
+  } else {
     break_directory_leases(server, dir, leaf, client, parent_lease_key(open));
+    struct stat st;
+    if (doomed && fstat(doomed.get(), &st) == 0 && st.st_nlink == 0) vfs::forget_deleted_streams(doomed.get());
+  }
   close(dir);
 }
 

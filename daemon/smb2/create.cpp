@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "common/log.hpp"
 #include "smb2/access.hpp"
@@ -21,9 +22,13 @@
 #include "smb2/security_info.hpp"
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
+#include "vfs/allocation.hpp"
+#include "vfs/dos_xattr.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/short_names.hpp"
 #include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2 {
@@ -136,13 +141,15 @@ NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
 }
 
 // Stats the leaf; when it is missing under the client's spelling on a
-// case-insensitive share, looks it up in the folded-name index and switches
-// the target to the on-disk name.
+// case-insensitive share, looks it up in the folded-name index, then among
+// the generated 8.3 names (vfs/short_names.hpp), and switches the target to
+// the on-disk name.
 Result<vfs::FileStat> stat_leaf(Request& req, Target& t) {
   if (t.path.empty()) return vfs::stat_fd(t.parent_fd.get());
   auto st = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
   if (st || st.error() != NtStatus::ObjectNameNotFound || req.tree->share.case_sensitive) return st;
   auto real = req.server.names.find(t.parent_fd.get(), t.leaf);
+  if (!real) real = vfs::find_by_short_name(t.parent_fd.get(), t.leaf);  // only for the generated form
   if (!real || *real == t.leaf) return st;
   t.path = std::string(t.parent) + (t.parent.empty() ? "" : "/") + *real;
   vfs::split_parent(t.path, t.parent, t.leaf);
@@ -158,6 +165,10 @@ struct Opened {
   // open, so a request that ends in a sharing violation destroys nothing.
   bool truncate = false;
   bool stream_created = false;  // a named stream this request made
+  std::string stream_name;      // an existing stream's name as created
+  // The attributes a new file was given in the server-private metadata
+  // (apply_new_attributes), reported without reading them back.
+  std::optional<uint32_t> new_attributes;
 };
 
 // MS-FSA 2.1.5.1.2: what an existing file must be for this request.
@@ -399,6 +410,7 @@ NtStatus open_stream_target(Request& req, const CreateRequest& c, uint32_t acces
   if ((st = open_stream(req, c.disposition, o.fd.get(), key, p.stream, sc)) != NtStatus::Success) return st;
   o.truncate = sc.truncate;
   o.stream_created = sc.created;
+  o.stream_name = std::move(sc.name);
   o.action = sc.action;
   o.st.end_of_file = sc.truncate ? 0 : sc.size;
   o.st.allocation_size = vfs::stream_allocation(o.st.end_of_file);
@@ -434,6 +446,47 @@ NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened&
   if (st != NtStatus::Success)
     vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);
   return st;
+}
+
+// MS-FSA 2.1.5.1.2.1: a new file takes the attributes the client asked
+// for, and ARCHIVE. READONLY goes to the mode (the creating open keeps the
+// write access it was granted: its descriptor is open already); HIDDEN,
+// SYSTEM and ARCHIVE to user.DOSATTRIB under "store dos attributes", else
+// to the server-private metadata (vfs/file_meta.hpp), only where the mode
+// does not imply them: a plain new file costs no xattr write. A stream's
+// CREATE that made its file sets only the stored attributes.
+void apply_new_attributes(Request& req, const CreateRequest& c, Opened& o, bool stream) {
+  const ipc::ShareInfo& share = req.tree->share;
+  if (share.store_dos_attributes) store_new_file_attributes(*req.tree, o.fd.get(), o.st, c.file_attributes);
+  if (stream) return;
+  if ((c.file_attributes & vfs::FILE_ATTRIBUTE_READONLY) && S_ISREG(o.st.mode) && (o.st.mode & 0222)) {
+    const mode_t mode = mode_t(o.st.mode & 07777 & ~0222u);
+    if (fchmod(o.fd.get(), mode) == 0) o.st.mode = (o.st.mode & ~07777u) | mode;
+  }
+  if (share.store_dos_attributes) return;
+  const uint32_t want = c.file_attributes | (o.st.is_directory ? 0u : uint32_t(vfs::FILE_ATTRIBUTE_ARCHIVE));
+  auto keep = vfs::dos_attributes_to_keep(want, vfs::dos_attributes(o.st, {}, false));
+  if (!keep) return;
+  vfs::FileMeta meta;
+  meta.dos_attributes = keep;
+  if (vfs::write_file_meta(o.fd.get(), meta) == 0) o.new_attributes = keep;
+}
+
+// SMB2_CREATE_ALLOCATION_SIZE (MS-SMB2 3.3.5.9.3): a file made or
+// overwritten by this request gets the space reserved; DISK_FULL when it
+// cannot be. Only an open with contexts looks.
+NtStatus apply_allocation_size(const CreateRequest& c, Opened& o) {
+  if (c.contexts.empty() || o.st.is_directory) return NtStatus::Success;
+  uint64_t size = 0;
+  if (NtStatus st = find_allocation_size(c.contexts, size); st != NtStatus::Success || size == 0) return st;
+  if (size > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
+  if (NtStatus st = vfs::reserve_allocation(o.fd.get(), size); st != NtStatus::Success) return st;
+  // The reservation can move the times too (ext4 sets mtime and ctime):
+  // the response says what QUERY_INFO will.
+  auto stat = vfs::stat_fd(o.fd.get());
+  if (!stat) return stat.error();
+  o.st = *stat;
+  return NtStatus::Success;
 }
 
 // Drops an open registered in the file table that will not be used.
@@ -602,6 +655,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
     return st;
 
+  // MS-SMB2 3.3.5.9.4: an open of a snapshot (SMB2_CREATE_TIMEWARP_TOKEN)
+  // names no snapshot here: ringsmbd keeps none.
+  if (!c.contexts.empty() && has_create_context(c.contexts, "TWrp")) return NtStatus::ObjectNameNotFound;
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
   // MS-FSA 2.1.5.1: a stream, named or the explicit $DATA one, is never a
@@ -635,8 +691,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     undo_create(req, t, o, stream_key);  // a stream is checked against its file's descriptor
     return st;
   }
-  if (o.created && req.tree->share.store_dos_attributes)
-    store_new_file_attributes(*req.tree, o.fd.get(), o.st, c.file_attributes);
+  if (o.created) apply_new_attributes(req, c, o, !stream_key.empty());
 
   auto open = std::make_unique<state::Open>();
   open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);
@@ -670,6 +725,12 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
       return truncated.error();
     }
   }
+  if ((o.created || o.truncate) && stream_key.empty())
+    if ((st = apply_allocation_size(c, o)) != NtStatus::Success) {
+      release(req, outcome.node, open.get());
+      undo_create(req, t, o, stream_key);
+      return st;
+    }
   open->node = outcome.node;
   open->oplock_level = outcome.grant.oplock_level;
   open->lease = outcome.grant.lease;
@@ -686,7 +747,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->create_options = c.options;
   if (!stream_key.empty()) {
     open->stream = std::make_unique<state::StreamRef>(
-        state::StreamRef{path->stream, std::move(stream_key), hold.keep(), o.st.is_directory});
+        state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),
+                         hold.keep(), o.st.is_directory});
     open->is_directory = false;
   }
 
@@ -707,6 +769,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (durable.request()) grant_durable(req, durable, *open, o.action, contexts);
   if (durable.app_instance) remember_app_instance(req, durable, *open, path->path);
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
+  if (o.new_attributes) attrs = vfs::merge_dos_attributes(attrs, *o.new_attributes);
   if (!o.created) {  // a new file has only what statx says: no getxattr
     o.st.attributes = attrs;
     apply_stored_metadata(o.st, open->fd.get());

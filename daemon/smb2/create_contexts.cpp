@@ -9,6 +9,8 @@
 namespace ringsmb::smb2 {
 namespace {
 
+constexpr uint16_t kMinContextNameBytes = 4;
+
 // MS-SMB2 2.2.13.2.8 / 2.2.13.2.10 LeaseFlags.
 constexpr uint32_t kLeaseFlagBreakInProgress = 0x2, kLeaseFlagParentKeySet = 0x4;
 
@@ -54,7 +56,9 @@ bool next_create_context(ByteSpan buffer, size_t& off, CreateContext& out) {
   uint32_t data_len = r.u32();
   if (!r.ok()) return false;
   size_t limit = next ? next : buffer.size() - off;
-  if ((next && (next % 8 || next > buffer.size() - off)) || name_len == 0 || name_off < 16 ||
+  // Names are at least 4 bytes (every defined one is); Windows and Samba
+  // refuse shorter ones (smb2.create.blob).
+  if ((next && (next % 8 || next > buffer.size() - off)) || name_len < kMinContextNameBytes || name_off < 16 ||
       size_t(name_off) + name_len > limit || (data_len && (data_off < 16 || size_t(data_off) + data_len > limit)))
     return false;
   const uint8_t* base = buffer.data() + off;
@@ -113,6 +117,23 @@ NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& o
     out.present = true;
   });
   return ok && !bad_lease ? NtStatus::Success : NtStatus::InvalidParameter;
+}
+
+NtStatus find_allocation_size(ByteSpan buffer, uint64_t& size) {
+  size = 0;
+  bool bad = false;
+  bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
+    if (c.name != "AlSi") return;
+    if (c.data.size() < 8) bad = true;
+    else size = load_le64(c.data.data());
+  });
+  return ok && !bad ? NtStatus::Success : NtStatus::InvalidParameter;
+}
+
+bool has_create_context(ByteSpan buffer, std::string_view name) {
+  bool found = false;
+  for_each_create_context(buffer, [&](const CreateContext& c) { found = found || c.name == name; });
+  return found;
 }
 
 NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open& open, const vfs::FileStat& st,

@@ -42,6 +42,15 @@ struct LeaseRequest {
 // the context is malformed. v2 is honoured on SMB 3.x only.
 NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& out);
 
+// SMB2_CREATE_ALLOCATION_SIZE ("AlSi", MS-SMB2 2.2.13.2.6; the spec's
+// "AISi" is a typo): the size to reserve for a file being created or
+// overwritten; 0 when there is none. InvalidParameter when its data is
+// shorter than the 8-byte AllocationSize or the chain is malformed.
+NtStatus find_allocation_size(ByteSpan buffer, uint64_t& size);
+
+// Whether the (validated) chain holds a context named `name`.
+bool has_create_context(ByteSpan buffer, std::string_view name);
+
 // What to answer in the RqLs response context (2.2.14.2.10 / 2.2.14.2.11).
 struct LeaseAnswer {
   LeaseRequest request;

@@ -32,6 +32,7 @@
 #include "smb2/frozen_times.hpp"
 #include "smb2/lease.hpp"
 #include "state/lock_table.hpp"
+#include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -93,6 +94,47 @@ NtStatus copy_range(int src, uint64_t src_off, int dst, uint64_t dst_off, uint32
   return NtStatus::Success;
 }
 
+// A chunk from or to a named stream (stream_io.hpp: the open's fd is its
+// file's, the data is the stream's) goes through a buffer and the stream
+// store; a chunk is at most kMaxChunkSize.
+NtStatus copy_stream_range(const state::Open& src, uint64_t src_off, const state::Open& dst, uint64_t dst_off,
+                           uint32_t length) {
+  Bytes buf;
+  if (src.stream) {
+    auto data = vfs::read_stream_range(src.fd.get(), src.stream->key, src_off, length);
+    if (!data) return data.error();
+    buf = std::move(*data);
+  } else {
+    buf.resize(length);
+    size_t got = 0;
+    while (got < length) {
+      ssize_t n = pread(src.fd.get(), buf.data() + got, length - got, off_t(src_off + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return nt_status_from_errno(errno);
+      if (n == 0) break;
+      got += size_t(n);
+    }
+    buf.resize(got);
+  }
+  if (buf.size() < length) return NtStatus::InvalidViewSize;  // the source ended early
+  if (dst.stream) return vfs::write_stream_at(dst.fd.get(), dst.stream->key, dst_off, buf);
+  for (size_t put = 0; put < buf.size();) {
+    ssize_t n = pwrite(dst.fd.get(), buf.data() + put, buf.size() - put, off_t(dst_off + put));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return nt_status_from_errno(errno);
+    put += size_t(n);
+  }
+  return NtStatus::Success;
+}
+
+// The size of what the open reads: its stream's, for a stream open.
+Result<uint64_t> data_size(const state::Open& o) {
+  if (o.stream) return vfs::stream_size(o.fd.get(), o.stream->key);
+  struct stat st;
+  if (fstat(o.fd.get(), &st) != 0) return Unexpected(nt_status_from_errno(errno));
+  return uint64_t(st.st_size);
+}
+
 NtStatus check_access(Request& req, const state::Open& src, const state::Open& dst, bool write_only) {
   if (!(src.granted_access & (FILE_READ_DATA | FILE_EXECUTE))) return NtStatus::AccessDenied;
   if (NtStatus s = check_change(*req.tree, dst, Change::WriteData); s != NtStatus::Success) return s;
@@ -121,8 +163,9 @@ void write_copychunk_response(Bytes& out, uint32_t chunks, uint32_t chunk_bytes,
 }
 
 NtStatus copy_chunks(Request& req, state::Open& src, state::Open& dst, const CopychunkCopy& copy, Bytes& out) {
-  struct stat st;
-  if (fstat(src.fd.get(), &st) != 0) return nt_status_from_errno(errno);
+  auto source_size = data_size(src);
+  if (!source_size) return source_size.error();
+  const uint64_t size = *source_size;
   // MS-FSA 2.1.5.3: writing ends the read caching of the target's other opens.
   if (dst.node && dst.node->lease_count.load(std::memory_order_relaxed))
     post_breaks(req.server, req.server.files.break_readers(dst.node, &dst, monotonic_ms(),
@@ -130,14 +173,16 @@ NtStatus copy_chunks(Request& req, state::Open& src, state::Open& dst, const Cop
   uint32_t written = 0, total = 0;
   NtStatus status = NtStatus::Success;
   for (const CopychunkRange& c : copy.chunks) {
-    if (c.source_offset > uint64_t(st.st_size) || c.length > uint64_t(st.st_size) - c.source_offset)
+    if (c.source_offset > size || c.length > size - c.source_offset)
       status = NtStatus::InvalidViewSize;
     else if (c.target_offset > uint64_t(INT64_MAX) - c.length)
       status = NtStatus::InvalidParameter;
     else
       status = check_locks(req, src, dst, c);
     if (status == NtStatus::Success)
-      status = copy_range(src.fd.get(), c.source_offset, dst.fd.get(), c.target_offset, c.length);
+      status = src.stream || dst.stream
+                   ? copy_stream_range(src, c.source_offset, dst, c.target_offset, c.length)
+                   : copy_range(src.fd.get(), c.source_offset, dst.fd.get(), c.target_offset, c.length);
     if (status != NtStatus::Success) break;
     ++written;
     total += c.length;

@@ -30,6 +30,8 @@
 #include "smb2/stream_io.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/fscc_sizes.hpp"
+#include "vfs/paths.hpp"
+#include "vfs/short_names.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -184,7 +186,15 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   info.position = open.position;
   info.mode_flags = open.create_options & kModeInformationMask;
   info.delete_pending = open.node && req.server.files.is_delete_pending(open.node);
+  info.link_deleted = info.delete_pending && !open.stream;
   info.name = name;
+  std::string short_name;
+  if (cls == FileInfoClass::AlternateName) {
+    std::string_view parent, leaf;
+    vfs::split_parent(open.path, parent, leaf);
+    short_name = vfs::short_name_of(leaf);
+    info.short_name = short_name;
+  }
   NtStatus s = vfs::encode_file_info(cls, *st, info, data);
   if (s != NtStatus::Success) return s;
   return fit(data, q.output_length, rule);

@@ -9,12 +9,15 @@
 //    server-private metadata (vfs/file_meta.hpp). LastWriteTime -1 / -2
 //    freeze and thaw it for writes through the handle (smb2/frozen_times.hpp);
 //    for the other times -1 and -2 are accepted and change nothing.
-//  - HIDDEN, SYSTEM and ARCHIVE are kept in user.DOSATTRIB only on shares
-//    with "store dos attributes = yes" (smb2/share_options.hpp), otherwise
-//    not at all; READONLY on a file clears all write bits, clearing it
-//    restores the owner's.
-//  - An AllocationSize below EndOfFile leaves the file alone (Windows would
-//    truncate it): an allocation hint never destroys data.
+//  - HIDDEN, SYSTEM and ARCHIVE are kept in user.DOSATTRIB on shares with
+//    "store dos attributes = yes" (smb2/share_options.hpp), otherwise in the
+//    server-private metadata where they differ from what the mode implies;
+//    READONLY on a file clears all write bits, clearing it restores the
+//    owner's.
+//  - An AllocationSize below EndOfFile truncates the file (MS-FSA
+//    2.1.5.15.1, as Windows); one above reserves space (fallocate
+//    KEEP_SIZE); allocation beyond EndOfFile is not given back at the last
+//    close.
 //  - Renaming a directory with open files below it fails with ACCESS_DENIED
 //    as on Windows, but only this connection's opens are known by path.
 //  - A file's rename fails with SHARING_VIOLATION while its directory is
@@ -28,9 +31,7 @@
 // those go through /proc/self/fd/N.
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/falloc.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -56,10 +57,13 @@
 #include "smb2/security_info.hpp"
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
+#include "vfs/allocation.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/stream_sidecar.hpp"
+#include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -159,36 +163,57 @@ NtStatus set_basic(state::Open& open, ByteSpan buf) {
 // CreationTime and ChangeTime, which Linux cannot set, go to the file's
 // server-private metadata (vfs/file_meta.hpp); written last, after every
 // other change of this request has moved the ctime. A CreationTime equal to
-// the birth time statx reports is not stored. A filesystem without
-// trusted.* xattrs keeps nothing (logged once), as Windows' FAT does not.
-NtStatus store_client_times(const state::Open& open, ByteSpan buf) {
+// the birth time statx reports is not stored. So do, on shares without
+// "store dos attributes", the attributes the mode cannot express (HIDDEN,
+// SYSTEM, ARCHIVE), only where they differ from what the mode implies. A
+// filesystem without trusted.* xattrs keeps nothing (logged once), as
+// Windows' FAT does not.
+NtStatus store_client_meta(state::Open& open, ByteSpan buf, bool keep_attributes) {
   ByteReader r(buf);
-  uint64_t creation = r.u64();
-  r.skip(16);
+  uint64_t creation = r.u64(), access = r.u64(), write = r.u64();
   uint64_t change = r.u64();
-  if (!time_given(creation) && !time_given(change)) return NtStatus::Success;
+  uint32_t attrs = r.u32();  // 0: leave them (MS-FSCC 2.4.7)
+  // A ChangeTime set through this handle outlives what this request
+  // changes through it (Open.UserSetChangeTime): its validity is renewed.
+  const bool renew_change = open.user_set_change_time && !time_given(change) &&
+                            (time_given(access) || time_given(write) || attrs != 0);
+  keep_attributes = keep_attributes && attrs != 0;
+  if (!time_given(creation) && !time_given(change) && !keep_attributes && !renew_change) return NtStatus::Success;
   int fd = open.fd.get();
   vfs::FileMeta meta = vfs::read_file_meta(fd);
   bool changed = false;
-  if (time_given(creation) && meta.creation_time != creation) {
-    auto st = vfs::stat_fd(fd);
-    if (!st) return st.error();
-    if (meta.creation_time || st->creation_time != creation) {
-      meta.creation_time = creation;
-      changed = true;
-    }
+  if (renew_change && meta.change_time) {
+    meta.change_valid_until = vfs::filetime_now() + vfs::kChangeTimeGraceNs / 100;
+    changed = true;
+  }
+  std::optional<vfs::FileStat> st;
+  if ((time_given(creation) && meta.creation_time != creation) || keep_attributes) {
+    auto s = vfs::stat_fd(fd);
+    if (!s) return s.error();
+    st = *s;
+  }
+  if (time_given(creation) && meta.creation_time != creation &&
+      (meta.creation_time || st->creation_time != creation)) {
+    meta.creation_time = creation;
+    changed = true;
   }
   if (time_given(change)) {
     meta.change_time = change;
     meta.change_valid_until = vfs::filetime_now() + vfs::kChangeTimeGraceNs / 100;
+    open.user_set_change_time = true;
     changed = true;
+  }
+  if (keep_attributes) {
+    auto keep = vfs::dos_attributes_to_keep(attrs, vfs::dos_attributes(*st, {}, false));
+    changed = changed || keep != meta.dos_attributes;
+    meta.dos_attributes = keep;
   }
   if (!changed) return NtStatus::Success;
   int err = vfs::write_file_meta(fd, meta);
   if (err == 0) return NtStatus::Success;
   if (err == ENOTSUP || err == EPERM) {
     static std::atomic<bool> logged{false};
-    if (!logged.exchange(true)) LOG_WARN("CreationTime/ChangeTime not kept: %s: %s", vfs::kFileMetaXattr, strerror(err));
+    if (!logged.exchange(true)) LOG_WARN("CreationTime/ChangeTime/attributes not kept: %s: %s", vfs::kFileMetaXattr, strerror(err));
     return NtStatus::Success;
   }
   return nt_status_from_errno(err);
@@ -209,34 +234,20 @@ NtStatus set_end_of_file(const state::Open& open, ByteSpan buf) {
   return NtStatus::Success;
 }
 
-// A reservation happens at once, unlike writing the same amount: one
-// request could take the whole disk from every other user of it. Refuse
-// one that would leave less than 5% of the filesystem free, as a full disk
-// would (STATUS_DISK_FULL); the client can still write that data.
-bool leaves_disk_headroom(int fd, uint64_t size, const struct stat& st) {
-  struct statvfs vfs;
-  if (fstatvfs(fd, &vfs) != 0) return true;  // no figures: let fallocate decide
-  uint64_t block = vfs.f_frsize ? vfs.f_frsize : vfs.f_bsize;
-  uint64_t free_bytes = uint64_t(vfs.f_bavail) * block;
-  uint64_t headroom = uint64_t(vfs.f_blocks) * block / 20;
-  uint64_t allocated = uint64_t(st.st_blocks) * 512;
-  uint64_t more = size > allocated ? size - allocated : 0;
-  return more + headroom <= free_bytes;
-}
-
+// MS-FSA 2.1.5.15.1: an AllocationSize below EndOfFile truncates the file
+// to it; one above reserves the space (vfs/allocation.hpp).
 NtStatus set_allocation(const state::Open& open, ByteSpan buf) {
   uint64_t size;
   if (NtStatus s = read_u64(buf, size); s != NtStatus::Success) return s;
   if (open.is_directory || size > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
   struct stat st;
   if (fstat(open.fd.get(), &st) != 0) return nt_status_from_errno(errno);
-  if (size <= uint64_t(st.st_size)) return NtStatus::Success;  // never truncates
-  if (!leaves_disk_headroom(open.fd.get(), size, st)) return NtStatus::DiskFull;
-  if (fallocate(open.fd.get(), FALLOC_FL_KEEP_SIZE, 0, off_t(size)) != 0) {
-    if (errno == EOPNOTSUPP || errno == ENOSYS) return NtStatus::Success;  // a hint only
-    return nt_status_from_errno(errno);
+  if (size < uint64_t(st.st_size)) {
+    if (ftruncate(open.fd.get(), off_t(size)) != 0) return nt_status_from_errno(errno);
+    restore_frozen_times(open);
+    return NtStatus::Success;
   }
-  return NtStatus::Success;
+  return vfs::reserve_allocation(open.fd.get(), size);
 }
 
 // Is the directory behind `fd` empty ("." and ".." aside)?
@@ -440,11 +451,17 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   // both sides as in flight until it is told the outcome.
   auto src_change = req.server.names.begin_change(src_dir.get());
   auto dst_change = req.server.names.begin_change(dst_dir.get());
+  // A replaced target's streams kept in sidecars go with its last link.
+  state::UniqueFd replaced(existing && vfs::stream_sidecars_in_use()
+                               ? openat(dst_dir.get(), dst_leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC)
+                               : -1);
   if (NtStatus s = rename_entry(src_dir.get(), src_leaf, dst_dir.get(), dst_leaf, flags); s != NtStatus::Success) {
     src_change.unchanged();
     dst_change.unchanged();
     return s;
   }
+  if (struct stat gone; replaced && fstat(replaced.get(), &gone) == 0 && gone.st_nlink == 0)
+    vfs::forget_deleted_streams(replaced.get());
   src_change.removed(src_leaf);
   dst_change.added(dst_leaf);
   break_directory_leases(req.server, src_dir.get(), src_leaf, req.conn.client_guid, parent_lease_key(open));
@@ -537,7 +554,9 @@ uint32_t current_attributes(const state::Tree& tree, const state::Open& open) {
   if (!st) return 0;
   std::string_view parent, leaf;
   vfs::split_parent(open.path, parent, leaf);
-  return reported_attributes(tree.share, *st, leaf, open.fd.get());
+  st->attributes = reported_attributes(tree.share, *st, leaf, open.fd.get());
+  apply_stored_metadata(*st, open.fd.get());
+  return st->attributes;
 }
 
 // The change each settable file class makes (access_check.hpp decides who
@@ -577,7 +596,7 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
       // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
       if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
         s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
-      if (s == NtStatus::Success) s = store_client_times(open, buf);
+      if (s == NtStatus::Success) s = store_client_meta(open, buf, !req.tree->share.store_dos_attributes);
       if (s == NtStatus::Success && watched)
         report_own_change(req.server, req.tree->root.get(), open.path,
                           basic_info_filter(original_attrs, load_le64(buf.data()), load_le64(buf.data() + 8),

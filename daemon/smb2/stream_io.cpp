@@ -63,16 +63,22 @@ NtStatus rename_to_unnamed(state::Open& open, bool replace) {
   struct stat st;
   if (fstat(open.fd.get(), &st) != 0) return nt_status_from_errno(errno);
   if (st.st_size != 0) return replace ? NtStatus::InvalidParameter : NtStatus::ObjectNameCollision;
-  auto data = vfs::read_stream(open.fd.get(), open.stream->key);
-  if (!data) return data.error();
-  size_t done = 0;
-  while (done < data->size()) {
-    ssize_t n = pwrite(open.fd.get(), data->data() + done, data->size() - done, off_t(done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno == EBADF ? NtStatus::AccessDenied : nt_status_from_errno(errno);
+  constexpr size_t kChunk = 1 << 20;
+  for (uint64_t at = 0;;) {
+    auto data = vfs::read_stream_range(open.fd.get(), open.stream->key, at, kChunk);
+    if (!data) return data.error();
+    if (data->empty()) break;
+    size_t done = 0;
+    while (done < data->size()) {
+      ssize_t n = pwrite(open.fd.get(), data->data() + done, data->size() - done, off_t(at + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return errno == EBADF ? NtStatus::AccessDenied : nt_status_from_errno(errno);
+      }
+      done += size_t(n);
     }
-    done += size_t(n);
+    at += data->size();
+    if (data->size() < kChunk) break;
   }
   return vfs::remove_stream(open.fd.get(), open.stream->key);
 }
@@ -131,10 +137,11 @@ NtStatus check_stream_writable(int fd) {
 
 NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::string& key, std::string_view name,
                      StreamCreate& out) {
-  auto size = vfs::stream_size(fd, key);
-  if (size) {
+  auto existing = vfs::stream_entry(fd, key);
+  if (existing) {
     if (disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
-    out.size = *size;
+    out.size = existing->size;
+    out.name = std::move(existing->name);
     out.truncate = disposition == FILE_OVERWRITE || disposition == FILE_OVERWRITE_IF ||
                    disposition == FILE_SUPERSEDE;
     if (out.truncate)
@@ -142,7 +149,7 @@ NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::stri
     out.action = disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : out.truncate ? FILE_OVERWRITTEN : FILE_OPENED;
     return NtStatus::Success;
   }
-  if (size.error() != NtStatus::ObjectNameNotFound) return size.error();
+  if (existing.error() != NtStatus::ObjectNameNotFound) return existing.error();
   if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
   if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
   NtStatus s = vfs::create_stream(fd, key, name);
@@ -159,10 +166,9 @@ NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::stri
 NtStatus read_stream(Request& req, state::Open& open, uint64_t offset, uint32_t length, uint32_t minimum,
                      ByteWriter& w) {
   (void)req;
-  auto data = vfs::read_stream(open.fd.get(), open.stream->key);
+  auto data = vfs::read_stream_range(open.fd.get(), open.stream->key, offset, length);
   if (!data) return data.error();
-  uint64_t available = offset >= data->size() ? 0 : data->size() - offset;
-  uint32_t got = uint32_t(std::min<uint64_t>(available, length));
+  uint32_t got = uint32_t(data->size());
   if ((got == 0 && length > 0) || got < minimum) return NtStatus::EndOfFile;
   w.u16(17);
   w.u8(uint8_t(kReadDataOffset));
@@ -170,7 +176,7 @@ NtStatus read_stream(Request& req, state::Open& open, uint64_t offset, uint32_t 
   w.u32(got);  // DataLength
   w.u32(0);    // DataRemaining
   w.u32(0);    // Reserved2
-  if (got) w.bytes(ByteSpan(data->data() + offset, got));
+  if (got) w.bytes(*data);
   else w.u8(0);  // the one-byte Buffer
   open.position = offset + got;
   return NtStatus::Success;
@@ -182,7 +188,6 @@ NtStatus write_stream(Request& req, state::Open& open, uint64_t offset, ByteSpan
     if (!size) return size.error();
     offset = *size;
   }
-  if (offset > vfs::kMaxStreamValueBytes) return NtStatus::DiskFull;
   if (open.node) {  // byte-range locks of this stream (its own node)
     NtStatus st = req.server.locks.check_io(open.node->device, open.node->inode, &open, offset, uint32_t(data.size()),
                                             true);

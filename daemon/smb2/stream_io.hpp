@@ -30,6 +30,7 @@ struct StreamCreate {
   bool created = false;
   bool truncate = false;
   uint32_t action = 0;
+  std::string name;  // an existing stream's name as created (FileNameInformation reports it)
 };
 NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::string& key, std::string_view name,
                      StreamCreate& out);

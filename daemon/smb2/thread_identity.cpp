@@ -3,6 +3,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <optional>
+
 namespace ringsmb::smb2 {
 namespace {
 
@@ -51,5 +53,16 @@ RestoreIdentity::RestoreIdentity() : known_(t_current.known) {
 RestoreIdentity::~RestoreIdentity() {
   if (known_) become_user(saved_);
 }
+
+namespace {
+thread_local std::optional<RestoreIdentity> t_before_server_work;
+}  // namespace
+
+void enter_server_identity() {
+  t_before_server_work.emplace();
+  become_root();
+}
+
+void leave_server_identity() { t_before_server_work.reset(); }
 
 }  // namespace ringsmb::smb2

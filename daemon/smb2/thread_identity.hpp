@@ -28,4 +28,10 @@ class RestoreIdentity {
   ipc::UnixUser saved_;
 };
 
+// The hooks of work the server does for a request in places only root may
+// reach (stream sidecars, vfs/stream_sidecar.hpp): switch this thread to
+// root, and back to the identity it had. Not nested.
+void enter_server_identity();
+void leave_server_identity();
+
 }  // namespace ringsmb::smb2

@@ -140,6 +140,9 @@ struct Open {
   std::optional<uint64_t> frozen_write_time;
   // Durable or resilient: outlives its connection (smb2/durable.hpp).
   bool outlives_connection() const { return durable_version || resilient; }
+  // Open.UserSetChangeTime (MS-FSA 2.1.5.14.2): a ChangeTime was set
+  // through this handle; later SET_INFO changes through it keep it.
+  bool user_set_change_time = false;
 };
 
 struct Session {

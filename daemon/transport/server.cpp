@@ -17,10 +17,12 @@
 #include "ipc/control_plane.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/server_context.hpp"
+#include "smb2/thread_identity.hpp"
 #include "transport/admin_endpoint.hpp"
 #include "transport/metrics_http.hpp"
 #include "transport/worker.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/stream_sidecar.hpp"
 
 namespace ringsmb::transport {
 namespace {
@@ -64,6 +66,10 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
   ctx.max_trans = cfg.global.smb2_max_trans;
   ctx.lease_break_timeout_ms = cfg.global.lease_break_timeout_ms;
   ctx.ntacls.load_state(cfg.global.state_directory);
+  const std::string sidecars = cfg.global.state_directory + "/streams";
+  if (!vfs::configure_stream_sidecars(sidecars, {smb2::enter_server_identity, smb2::leave_server_identity}))
+    LOG_WARN("named streams larger than one extended attribute value cannot be kept: %s is not a directory only "
+             "ringsmbd can reach (%m)", sidecars.c_str());
   ctx.max_notify_watches = cfg.global.max_notify_watches;
   log_notify_limits(cfg.global.max_notify_watches);
   struct rlimit rl {};

@@ -1,8 +1,11 @@
 // QUERY_DIRECTORY entry encoders (MS-FSCC 2.4.8/10/14/17/18/28).
 #include "vfs/dir_entries.hpp"
 
+#include <algorithm>
+
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/short_names.hpp"
 
 namespace ringsmb::vfs {
 namespace {
@@ -38,6 +41,17 @@ void put_common_head(ByteWriter& w, const DirEntry& e, uint32_t name_len) {
 // reparse points, which we never report).
 constexpr uint32_t kEaSize = 0;
 
+// ShortNameLength, Reserved1 and the 24-byte ShortName: the generated 8.3
+// name (vfs/short_names.hpp), none for a name that is one.
+void put_short_name(ByteWriter& w, std::string_view name) {
+  const Bytes short_name = utf8_to_utf16le(short_name_of(name));
+  const size_t n = std::min(short_name.size(), fscc::kShortNameBytes);
+  w.u8(uint8_t(n));
+  w.u8(0);  // Reserved1
+  w.bytes(ByteSpan(short_name.data(), n));
+  w.zeros(fscc::kShortNameBytes - n);
+}
+
 void put_entry(ByteWriter& w, FileInfoClass cls, const DirEntry& e, const Bytes& name) {
   const auto name_len = static_cast<uint32_t>(name.size());
   if (cls == FileInfoClass::Names) {
@@ -58,9 +72,7 @@ void put_entry(ByteWriter& w, FileInfoClass cls, const DirEntry& e, const Bytes&
     case FileInfoClass::BothDirectory:
     case FileInfoClass::IdBothDirectory:
       w.u32(kEaSize);
-      w.u8(0);  // ShortNameLength: no 8.3 names
-      w.u8(0);  // Reserved1
-      w.zeros(fscc::kShortNameBytes);
+      put_short_name(w, e.name);
       if (cls == FileInfoClass::IdBothDirectory) {
         w.u16(0);  // Reserved2
         w.u64(e.st.file_id);

@@ -48,8 +48,9 @@ void put_basic(ByteWriter& w, const FileStat& st) {
 void put_standard(ByteWriter& w, const FileStat& st, const OpenInfo& open) {
   w.u64(st.allocation_size);
   w.u64(st.end_of_file);
-  w.u32(st.nlink);
-  w.u8(open.delete_pending ? 1 : 0);
+  const uint32_t links = open.link_deleted && st.nlink > 0 ? st.nlink - 1 : st.nlink;
+  w.u32(links);
+  w.u8(open.delete_pending || links == 0 ? 1 : 0);
   w.u8(st.is_directory ? 1 : 0);
   w.u16(0);  // Reserved
 }
@@ -213,11 +214,10 @@ NtStatus encode_file_info(FileInfoClass cls, const FileStat& st, const OpenInfo&
       break;
     case FileInfoClass::Stream: put_streams(w, st); break;
     case FileInfoClass::Compression: put_compression(w, st); break;
-    // No 8.3 names are generated: an empty name, as Samba answers without
-    // name mangling. (MS-FSCC 2.4.5 allows OBJECT_NAME_NOT_FOUND for an
-    // empty name, but clients such as smbclient's allinfo then report an
-    // error for every file.)
-    case FileInfoClass::AlternateName: put_name(w, {}); break;
+    // The generated 8.3 name; empty for a name that is one (MS-FSCC 2.4.5
+    // allows OBJECT_NAME_NOT_FOUND then, but clients such as smbclient's
+    // allinfo report an error for every such file).
+    case FileInfoClass::AlternateName: put_name(w, open.short_name); break;
     default: return NtStatus::InvalidInfoClass;
   }
   return NtStatus::Success;

@@ -73,7 +73,12 @@ struct OpenInfo {
   uint64_t position = 0;        // FilePositionInformation
   uint32_t mode_flags = 0;      // FileModeInformation (create options subset)
   bool delete_pending = false;  // FileStandardInformation
+  // The open's name is to go at its last close (not a stream's delete):
+  // NumberOfLinks counts the links not marked for deletion (MS-FSA
+  // 2.1.5.12.27).
+  bool link_deleted = false;
   std::string_view name;        // path of the open relative to the share, '\' separated, UTF-8
+  std::string_view short_name;  // the 8.3 name of its last component (vfs/short_names.hpp); may be empty
 };
 
 // Appends the encoding of `cls` to `out`. Returns InvalidInfoClass for

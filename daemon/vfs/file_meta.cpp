@@ -6,11 +6,13 @@
 #include <ctime>
 #include <string>
 
+#include "vfs/dos_xattr.hpp"
+
 namespace ringsmb::vfs {
 namespace {
 
 constexpr uint8_t kVersion = 1;
-enum : uint8_t { kHasCreation = 1, kHasChange = 2, kSparse = 4 };
+enum : uint8_t { kHasCreation = 1, kHasChange = 2, kSparse = 4, kHasDosAttributes = 8 };
 
 std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
@@ -26,8 +28,9 @@ Bytes encode_file_meta(const FileMeta& meta) {
   ByteWriter w(out);
   w.u8(kVersion);
   w.u8(uint8_t((meta.creation_time ? kHasCreation : 0) | (meta.change_time ? kHasChange : 0) |
-               (meta.sparse ? kSparse : 0)));
-  w.zeros(6);
+               (meta.sparse ? kSparse : 0) | (meta.dos_attributes ? kHasDosAttributes : 0)));
+  w.zeros(2);
+  w.u32(meta.dos_attributes.value_or(0) & kMetaDosAttributes);
   w.u64(meta.creation_time.value_or(0));
   w.u64(meta.change_time.value_or(0));
   w.u64(meta.change_time ? meta.change_valid_until : 0);
@@ -39,7 +42,8 @@ std::optional<FileMeta> parse_file_meta(ByteSpan value) {
   ByteReader r(value);
   r.skip(1);
   uint8_t flags = r.u8();
-  r.skip(6);
+  r.skip(2);
+  uint32_t dos = r.u32();
   uint64_t creation = r.u64(), change = r.u64(), valid_until = r.u64();
   FileMeta meta;
   if (flags & kHasCreation) meta.creation_time = creation;
@@ -48,6 +52,7 @@ std::optional<FileMeta> parse_file_meta(ByteSpan value) {
     meta.change_valid_until = valid_until;
   }
   meta.sparse = flags & kSparse;
+  if (flags & kHasDosAttributes) meta.dos_attributes = dos & kMetaDosAttributes;
   return meta;
 }
 
@@ -78,7 +83,14 @@ int write_file_meta(int fd, const FileMeta& meta) {
   return errno;
 }
 
+std::optional<uint32_t> dos_attributes_to_keep(uint32_t requested, uint32_t from_mode) {
+  uint32_t want = requested & kMetaDosAttributes;
+  if (want == (from_mode & kMetaDosAttributes)) return std::nullopt;
+  return want;
+}
+
 void apply_file_meta(const FileMeta& meta, FileStat& st) {
+  if (meta.dos_attributes) st.attributes = merge_dos_attributes(st.attributes, *meta.dos_attributes);
   if (meta.creation_time) st.creation_time = *meta.creation_time;
   if (meta.change_time && st.change_time <= meta.change_valid_until) st.change_time = *meta.change_time;
   if (meta.sparse && !st.is_directory) {

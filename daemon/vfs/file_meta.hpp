@@ -9,8 +9,15 @@
 // capabilities), so the xattr is read and written with the user's identity
 // and no switch back to root.
 //
-// Nothing is stored for a file whose times are what statx reports and that
-// is not marked sparse: a new file costs no xattr write.
+// It also holds, on shares without "store dos attributes", the DOS
+// attributes the mode bits cannot express (HIDDEN, SYSTEM, and ARCHIVE
+// cleared on a file or set on a directory), and only when they differ from
+// what the mode implies (vfs::dos_attributes): a file whose attributes were
+// never set, or set back to the default, has none.
+//
+// Nothing is stored for a file whose times are what statx reports, that is
+// not marked sparse and whose attributes are the default: a new file costs
+// no xattr write.
 //
 // A ChangeTime set by a client holds until the file changes again: it is
 // stored with a deadline a little after the moment it was set
@@ -20,8 +27,11 @@
 // seen in ChangeTime.
 //
 // Value (32 bytes, little-endian): Version (1), Flags (1: CreationTime,
-// 2: ChangeTime, 4: sparse), 6 reserved bytes, CreationTime, ChangeTime,
-// ChangeTimeValidUntil (FILETIMEs). Another version or size is ignored.
+// 2: ChangeTime, 4: sparse, 8: DOS attributes), 2 reserved bytes, the DOS
+// attributes (u32: HIDDEN, SYSTEM, ARCHIVE), CreationTime, ChangeTime,
+// ChangeTimeValidUntil (FILETIMEs). Another version or size is ignored; a
+// reader that knew only flags 1-4 ignores the attributes (the bytes were
+// reserved and zero).
 #pragma once
 
 #include <cstdint>
@@ -42,8 +52,20 @@ struct FileMeta {
   std::optional<uint64_t> change_time;    // FILETIME, reported while ...
   uint64_t change_valid_until = 0;        // ... the ctime (FILETIME) is not later than this
   bool sparse = false;
-  bool empty() const { return !creation_time && !change_time && !sparse; }
+  // HIDDEN | SYSTEM | ARCHIVE as set by a client, when that differs from
+  // what the mode implies (see kMetaDosAttributes).
+  std::optional<uint32_t> dos_attributes;
+  bool empty() const { return !creation_time && !change_time && !sparse && !dos_attributes; }
 };
+
+// The attributes the meta can hold.
+inline constexpr uint32_t kMetaDosAttributes = FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM | FILE_ATTRIBUTE_ARCHIVE;
+
+// What `meta.dos_attributes` becomes when a client sets `requested`
+// (FileAttributes of CREATE or FileBasicInformation, not 0) on a file whose
+// mode-derived attributes are `from_mode`: nullopt when the mode implies
+// them already.
+std::optional<uint32_t> dos_attributes_to_keep(uint32_t requested, uint32_t from_mode);
 
 Bytes encode_file_meta(const FileMeta& meta);
 std::optional<FileMeta> parse_file_meta(ByteSpan value);
@@ -57,8 +79,9 @@ FileMeta read_file_meta_at(int dirfd, std::string_view name);
 int write_file_meta(int fd, const FileMeta& meta);
 
 // Applies `meta` to what statx said: CreationTime, ChangeTime (while valid),
-// and FILE_ATTRIBUTE_SPARSE_FILE for a file (st.attributes must already be
-// the reported DOS attributes).
+// the stored DOS attributes (merge_dos_attributes) and
+// FILE_ATTRIBUTE_SPARSE_FILE for a file (st.attributes must already be the
+// reported DOS attributes).
 void apply_file_meta(const FileMeta& meta, FileStat& st);
 
 // The FILETIME of CLOCK_REALTIME now.

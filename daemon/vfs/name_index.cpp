@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "vfs/paths.hpp"
+#include "vfs/short_names.hpp"
 
 namespace ringsmb::vfs {
 namespace {
@@ -367,7 +368,7 @@ namespace {
 
 // The on-disk spelling of one component inside `dirfd`: the exact name when
 // it exists (one fstatat, no scan), else the case-insensitive match, else
-// the name as given.
+// the entry whose generated 8.3 name it is, else the name as given.
 std::string resolve_component(NameIndexCache& cache, int dirfd, std::string_view comp) {
   if (comp.empty() || comp == "." || comp == "..") return std::string(comp);
   const std::string name(comp);
@@ -375,6 +376,7 @@ std::string resolve_component(NameIndexCache& cache, int dirfd, std::string_view
   if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return name;
   if (errno != ENOENT) return name;  // e.g. EACCES: let the open report it
   if (auto real = cache.find(dirfd, comp)) return std::move(*real);
+  if (auto real = find_by_short_name(dirfd, comp)) return std::move(*real);
   return name;
 }
 

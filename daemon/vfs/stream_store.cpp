@@ -9,15 +9,18 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 #include "common/unicode.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/stream_sidecar.hpp"
 
 namespace ringsmb::vfs {
 namespace {
 
-constexpr char kMagic[4] = {'R', 'S', 'S', '1'};
+constexpr char kMagic[4] = {'R', 'S', 'S', '1'};         // the data follows the name
+constexpr char kSidecarMagic[4] = {'R', 'S', 'S', '2'};  // a sidecar id follows the name
 constexpr size_t kHeaderFixed = 6;        // magic + u16 name length
 constexpr size_t kMaxXattrNameBytes = 255;  // XATTR_NAME_MAX
 constexpr size_t kMaxStreamNameUnits = 255;  // MS-FSCC 2.1.5.3: as a file name
@@ -66,21 +69,32 @@ NtStatus status_of(int err) {
 // A stream value split into its parts; false when it is not ours.
 struct Value {
   std::string_view name;
-  ByteSpan data;
+  ByteSpan data;                     // inline data
+  std::optional<SidecarId> sidecar;  // or where the data is
 };
 
 bool parse_value(ByteSpan v, Value& out) {
-  if (v.size() < kHeaderFixed || memcmp(v.data(), kMagic, sizeof kMagic) != 0) return false;
+  if (v.size() < kHeaderFixed) return false;
+  const bool in_sidecar = memcmp(v.data(), kSidecarMagic, sizeof kSidecarMagic) == 0;
+  if (!in_sidecar && memcmp(v.data(), kMagic, sizeof kMagic) != 0) return false;
   const size_t name_len = load_le16(v.data() + 4);
   if (v.size() < kHeaderFixed + name_len) return false;
   out.name = std::string_view(reinterpret_cast<const char*>(v.data()) + kHeaderFixed, name_len);
   out.data = v.subspan(kHeaderFixed + name_len);
+  out.sidecar.reset();
+  if (in_sidecar) {
+    if (out.data.size() != sizeof(SidecarId)) return false;
+    SidecarId id;
+    memcpy(id.data(), out.data.data(), id.size());
+    out.sidecar = id;
+    out.data = {};
+  }
   return true;
 }
 
-Bytes make_value(std::string_view name, ByteSpan data) {
+Bytes make_value(std::string_view name, ByteSpan data, bool in_sidecar = false) {
   Bytes v(kHeaderFixed + name.size() + data.size());
-  memcpy(v.data(), kMagic, sizeof kMagic);
+  memcpy(v.data(), in_sidecar ? kSidecarMagic : kMagic, sizeof kMagic);
   store_le16(v.data() + 4, uint16_t(name.size()));
   memcpy(v.data() + kHeaderFixed, name.data(), name.size());
   if (!data.empty()) memcpy(v.data() + kHeaderFixed + name.size(), data.data(), data.size());
@@ -117,6 +131,23 @@ NtStatus write_value(int fd, const std::string& key, std::string_view name, Byte
   return NtStatus::Success;
 }
 
+NtStatus write_sidecar_value(int fd, const std::string& key, std::string_view name, const SidecarId& id, int flags) {
+  Bytes v = make_value(name, ByteSpan(id.data(), id.size()), true);
+  if (set_value(fd, key.c_str(), v.data(), v.size(), flags) != 0) return status_of(errno);
+  return NtStatus::Success;
+}
+
+// Moves a stream that no longer fits one value into a new sidecar holding
+// `data` extended or cut to `size`, and points the value at it. Without
+// sidecars: DiskFull, and nothing changes.
+NtStatus spill(int fd, const std::string& key, std::string_view name, ByteSpan data, uint64_t size) {
+  auto id = sidecar_create(data.first(size_t(std::min<uint64_t>(data.size(), size))), size);
+  if (!id) return id.error();
+  NtStatus s = write_sidecar_value(fd, key, name, *id, XATTR_REPLACE);
+  if (s != NtStatus::Success) sidecar_remove(*id);
+  return s;
+}
+
 // Read-modify-write of a stream must not interleave with another worker's:
 // one lock per (file, stream key), striped.
 std::mutex& lock_for(int fd, const std::string& key) {
@@ -127,15 +158,48 @@ std::mutex& lock_for(int fd, const std::string& key) {
   return stripes[h % stripes.size()];
 }
 
-NtStatus modify(int fd, const std::string& key, const std::function<void(Bytes&)>& change) {
+// Streams up to this many bytes are kept in the value, as long as the
+// filesystem takes it; larger ones go to a sidecar at once instead of
+// being built in memory first.
+constexpr uint64_t kMaxInlineBytes = kMaxStreamValueBytes - 1024;
+
+// Writes `data` at `offset` (or, when `resize`, sets the size to
+// `offset`) on an inline stream: in the value while it fits, else spilled.
+NtStatus change_inline(int fd, const std::string& key, const Value& parsed, uint64_t offset, ByteSpan data,
+                       bool resize) {
+  const uint64_t end = resize ? offset : offset + data.size();
+  const uint64_t size = resize ? end : std::max<uint64_t>(parsed.data.size(), end);
+  if (size > kMaxInlineBytes) {
+    if (!stream_sidecars_enabled()) return NtStatus::DiskFull;
+    auto id = sidecar_create(parsed.data.first(size_t(std::min<uint64_t>(parsed.data.size(), size))), size);
+    if (!id) return id.error();
+    NtStatus s = resize ? NtStatus::Success : sidecar_write(*id, offset, data);
+    if (s == NtStatus::Success) s = write_sidecar_value(fd, key, parsed.name, *id, XATTR_REPLACE);
+    if (s != NtStatus::Success) sidecar_remove(*id);
+    return s;
+  }
+  Bytes d(parsed.data.begin(), parsed.data.end());
+  d.resize(size_t(size));
+  if (!resize && !data.empty()) memcpy(d.data() + offset, data.data(), data.size());
+  NtStatus s = write_value(fd, key, parsed.name, d, XATTR_REPLACE);
+  if (s == NtStatus::DiskFull && stream_sidecars_enabled()) return spill(fd, key, parsed.name, d, size);
+  return s;
+}
+
+NtStatus change(int fd, const std::string& key, uint64_t offset, ByteSpan data, bool resize) {
   std::lock_guard lock(lock_for(fd, key));
   Value parsed;
   auto v = read_parsed(fd, key, parsed);
   if (!v) return v.error();
-  Bytes data(parsed.data.begin(), parsed.data.end());
-  std::string name(parsed.name);
-  change(data);
-  return write_value(fd, key, name, data, XATTR_REPLACE);
+  if (parsed.sidecar)
+    return resize ? sidecar_truncate(*parsed.sidecar, offset) : sidecar_write(*parsed.sidecar, offset, data);
+  return change_inline(fd, key, parsed, offset, data, resize);
+}
+
+// Removes the sidecar a value points at, if any.
+void drop_sidecar_of(ByteSpan value) {
+  Value parsed;
+  if (parse_value(value, parsed) && parsed.sidecar) sidecar_remove(*parsed.sidecar);
 }
 
 bool has_stream_prefix(std::string_view attr) { return attr.starts_with(kStreamXattrPrefix); }
@@ -157,39 +221,59 @@ Result<uint64_t> stream_size(int fd, const std::string& key) {
   Value parsed;
   auto v = read_parsed(fd, key, parsed);
   if (!v) return Unexpected(v.error());
+  if (parsed.sidecar) return sidecar_size(*parsed.sidecar);
   return uint64_t(parsed.data.size());
 }
 
-Result<Bytes> read_stream(int fd, const std::string& key) {
+Result<StreamEntry> stream_entry(int fd, const std::string& key) {
   Value parsed;
   auto v = read_parsed(fd, key, parsed);
   if (!v) return Unexpected(v.error());
-  return Bytes(parsed.data.begin(), parsed.data.end());
+  StreamEntry e{std::string(parsed.name), parsed.data.size()};
+  if (parsed.sidecar) {
+    auto size = sidecar_size(*parsed.sidecar);
+    if (!size) return Unexpected(size.error());
+    e.size = *size;
+  }
+  return e;
+}
+
+Result<Bytes> read_stream(int fd, const std::string& key) {
+  auto size = stream_size(fd, key);
+  if (!size) return Unexpected(size.error());
+  if (*size > kMaxWholeStreamBytes) return Unexpected(NtStatus::InsufficientResources);
+  return read_stream_range(fd, key, 0, size_t(*size));
+}
+
+Result<Bytes> read_stream_range(int fd, const std::string& key, uint64_t offset, size_t length) {
+  Value parsed;
+  auto v = read_parsed(fd, key, parsed);
+  if (!v) return Unexpected(v.error());
+  if (parsed.sidecar) return sidecar_read(*parsed.sidecar, offset, length);
+  if (offset >= parsed.data.size()) return Bytes();
+  ByteSpan part = parsed.data.subspan(size_t(offset), std::min<size_t>(length, parsed.data.size() - size_t(offset)));
+  return Bytes(part.begin(), part.end());
 }
 
 NtStatus create_stream(int fd, const std::string& key, std::string_view name) {
   return write_value(fd, key, name, {}, XATTR_CREATE);
 }
 
-NtStatus replace_stream_data(int fd, const std::string& key, ByteSpan data) {
-  return modify(fd, key, [&](Bytes& d) { d.assign(data.begin(), data.end()); });
-}
-
 NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data) {
-  if (offset > kMaxStreamValueBytes || data.size() > kMaxStreamValueBytes) return NtStatus::DiskFull;
-  return modify(fd, key, [&](Bytes& d) {
-    if (d.size() < offset + data.size()) d.resize(offset + data.size());
-    if (!data.empty()) memcpy(d.data() + offset, data.data(), data.size());
-  });
+  if (offset > uint64_t(INT64_MAX) - data.size()) return NtStatus::DiskFull;
+  return change(fd, key, offset, data, false);
 }
 
 NtStatus set_stream_size(int fd, const std::string& key, uint64_t size) {
-  if (size > kMaxStreamValueBytes) return NtStatus::DiskFull;
-  return modify(fd, key, [&](Bytes& d) { d.resize(size); });
+  if (size > uint64_t(INT64_MAX)) return NtStatus::DiskFull;
+  return change(fd, key, size, {}, true);
 }
 
 NtStatus remove_stream(int fd, const std::string& key) {
+  auto v = read_value(fd, key.c_str());
+  if (!v) return v.error();
   if (remove_value(fd, key.c_str()) != 0) return status_of(errno);
+  drop_sidecar_of(*v);
   return NtStatus::Success;
 }
 
@@ -199,7 +283,11 @@ NtStatus rename_stream(int fd, const std::string& from, const std::string& to_ke
   Value parsed;
   auto v = read_parsed(fd, from, parsed);
   if (!v) return v.error();
-  if (from == to_key) return write_value(fd, from, to_name, parsed.data, XATTR_REPLACE);  // a change of case
+  auto rewrite = [&](const std::string& key, int flags) {
+    return parsed.sidecar ? write_sidecar_value(fd, key, to_name, *parsed.sidecar, flags)
+                          : write_value(fd, key, to_name, parsed.data, flags);
+  };
+  if (from == to_key) return rewrite(from, XATTR_REPLACE);  // a change of case
   auto target = stream_size(fd, to_key);
   if (target) {
     if (!replace) return NtStatus::ObjectNameCollision;
@@ -207,10 +295,12 @@ NtStatus rename_stream(int fd, const std::string& from, const std::string& to_ke
   } else if (target.error() != NtStatus::ObjectNameNotFound) {
     return target.error();
   }
-  if (NtStatus s = write_value(fd, to_key, to_name, parsed.data, target ? XATTR_REPLACE : XATTR_CREATE);
-      s != NtStatus::Success)
-    return s;
-  return remove_stream(fd, from);
+  std::optional<Bytes> old_target;
+  if (target) old_target = read_value(fd, to_key.c_str()).value_or(Bytes());
+  if (NtStatus s = rewrite(to_key, target ? XATTR_REPLACE : XATTR_CREATE); s != NtStatus::Success) return s;
+  if (old_target) drop_sidecar_of(*old_target);  // the empty target's sidecar, if it had one
+  if (remove_value(fd, from.c_str()) != 0) return status_of(errno);
+  return NtStatus::Success;
 }
 
 Result<std::vector<StreamEntry>> list_streams(int fd) {
@@ -230,7 +320,9 @@ Result<std::vector<StreamEntry>> list_streams(int fd) {
     Value parsed;
     auto v = read_parsed(fd, key, parsed);
     if (!v) continue;  // removed meanwhile, or not ours
-    out.push_back({std::string(parsed.name), uint64_t(parsed.data.size())});
+    uint64_t size = parsed.data.size();
+    if (parsed.sidecar) size = sidecar_size(*parsed.sidecar).value_or(0);
+    out.push_back({std::string(parsed.name), size});
   }
   return out;
 }
@@ -244,9 +336,27 @@ NtStatus remove_all_streams(int fd) {
     const size_t end = names.find('\0', at);
     std::string key = names.substr(at, end - at);
     at = end == std::string::npos ? names.size() : end + 1;
-    if (has_stream_prefix(key) && remove_value(fd, key.c_str()) != 0 && errno != ENODATA) return status_of(errno);
+    if (!has_stream_prefix(key)) continue;
+    auto v = read_value(fd, key.c_str());
+    if (remove_value(fd, key.c_str()) != 0 && errno != ENODATA) return status_of(errno);
+    if (v) drop_sidecar_of(*v);
   }
   return NtStatus::Success;
+}
+
+void forget_deleted_streams(int fd) {
+  if (!stream_sidecars_in_use()) return;
+  std::string names(kListBufferBytes, '\0');
+  ssize_t n = list_names(fd, names.data(), names.size());
+  if (n <= 0) return;
+  names.resize(size_t(n));
+  for (size_t at = 0; at < names.size();) {
+    const size_t end = names.find('\0', at);
+    std::string key = names.substr(at, end - at);
+    at = end == std::string::npos ? names.size() : end + 1;
+    if (!has_stream_prefix(key)) continue;
+    if (auto v = read_value(fd, key.c_str())) drop_sidecar_of(*v);
+  }
 }
 
 bool streams_supported(int dir_fd) {

@@ -12,11 +12,16 @@
 // (as on NTFS): the key holds the folded name, the value the name as the
 // client spelled it at creation, for listings.
 //
-// One xattr value holds a whole stream, so its size is bounded by what the
-// filesystem allows for one value (ext4: one block, about 4 KiB without the
-// ea_inode feature; XFS, btrfs, tmpfs: 64 KiB; never more than the VFS's
-// XATTR_SIZE_MAX, 64 KiB). A write past that fails with STATUS_DISK_FULL
-// and changes nothing: a stream is never silently truncated.
+// A stream that does not fit one xattr value (ext4: one block, about 4 KiB
+// without the ea_inode feature, shared with the file's other attributes;
+// XFS, btrfs, tmpfs: 64 KiB; never more than the VFS's XATTR_SIZE_MAX)
+// moves to a sidecar file (vfs/stream_sidecar.hpp) and the value becomes
+//
+//   "RSS2" | u16 name length | name (UTF-8) | sidecar id (16 bytes)
+//
+// Without sidecars configured, a write past the value's limit fails with
+// STATUS_DISK_FULL and changes nothing: a stream is never silently
+// truncated.
 #pragma once
 
 #include <cstdint>
@@ -54,20 +59,23 @@ struct StreamEntry {
 
 // The stream's data size; ObjectNameNotFound when there is no such stream.
 Result<uint64_t> stream_size(int fd, const std::string& key);
-// The stream's data.
+// Its name as created (which any spelling of it opens) and size.
+Result<StreamEntry> stream_entry(int fd, const std::string& key);
+// The stream's whole data (InsufficientResources past kMaxWholeStreamBytes).
+inline constexpr uint64_t kMaxWholeStreamBytes = 64ull << 20;
 Result<Bytes> read_stream(int fd, const std::string& key);
+// Up to `length` bytes of the stream from `offset` (fewer at its end).
+Result<Bytes> read_stream_range(int fd, const std::string& key, uint64_t offset, size_t length);
 // Creates an empty stream named `name`; ObjectNameCollision if it exists.
 NtStatus create_stream(int fd, const std::string& key, std::string_view name);
-// Replaces the stream's data (the stream must exist; its name is kept).
-// DiskFull when it does not fit one value; nothing changes then.
-NtStatus replace_stream_data(int fd, const std::string& key, ByteSpan data);
 // Writes `data` at `offset` (zero-filling a gap), or sets the size to
-// `offset` when `data` is null (truncate or extend). The read-modify-write
+// `offset` (truncate or extend). The read-modify-write of an inline stream
 // runs under a lock per (fd's file, key) so concurrent writers on other
-// workers do not lose updates.
+// workers do not lose updates; past what one value holds the stream moves
+// to a sidecar (DiskFull when there are none; nothing changes then).
 NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data);
 NtStatus set_stream_size(int fd, const std::string& key, uint64_t size);
-// Removes the stream; ObjectNameNotFound if it is not there.
+// Removes the stream (and its sidecar); ObjectNameNotFound if it is not there.
 NtStatus remove_stream(int fd, const std::string& key);
 // Renames stream `from` to `to_name` (key `to_key`). With `replace`, an
 // existing empty target is replaced; a target holding data is
@@ -77,9 +85,14 @@ NtStatus rename_stream(int fd, const std::string& from, const std::string& to_ke
                        bool replace);
 // The named streams, in no particular order.
 Result<std::vector<StreamEntry>> list_streams(int fd);
-// Removes every named stream (overwrite or supersede of the file, MS-FSA
-// 2.1.5.1.2.2). Cheap when there are none: one listxattr.
+// Removes every named stream and their sidecars (overwrite or supersede
+// of the file, MS-FSA 2.1.5.1.2.2; the file's last link deleted). Cheap
+// when there are none: one listxattr.
 NtStatus remove_all_streams(int fd);
+// The file open as `fd` lost its last link: removes the sidecars of its
+// streams (the attributes go with the inode). Costs nothing unless
+// sidecars are in use (stream_sidecars_in_use).
+void forget_deleted_streams(int fd);
 
 // Can streams be stored on the filesystem of `dir_fd` by this process
 // (CAP_SYS_ADMIN for trusted.*, and a filesystem that has the namespace)?

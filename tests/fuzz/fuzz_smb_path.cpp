@@ -1,6 +1,7 @@
 // libFuzzer target: SMB CREATE names and QUERY_DIRECTORY patterns come
-// straight off the wire, so parse_smb_path and wildcard_match must cope
-// with any bytes. Checks the invariants the VFS relies on.
+// straight off the wire, so parse_smb_path, wildcard_match and the 8.3
+// short-name recognizer must cope with any bytes. Checks the invariants the
+// VFS relies on.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 
 #include "vfs/dir_entries.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/short_names.hpp"
 
 namespace {
 
@@ -39,6 +41,22 @@ void check_parsed(const SmbPath& p) {
   check(utf16le_to_utf8(utf8_to_utf16le(p.path), back) && back == p.path);
 }
 
+// Any name's short name is empty (an 8.3 name, "." or "..") or an 8.3 name
+// of the generated form, never a path or stream; a name the recognizer
+// takes for a generated short name is an 8.3 name.
+void check_short_names(std::string_view name) {
+  const std::string short_name = short_name_of(name);
+  if (short_name.empty()) {
+    check(name.empty() || name == "." || name == ".." || is_8dot3_name(name));
+  } else {
+    check(short_name.size() <= 12);
+    check(is_8dot3_name(short_name) && looks_like_short_name(short_name));
+    check(short_name.find_first_of(std::string_view("/\\:\0", 4)) == std::string::npos);
+    check(short_name_of(short_name).empty());  // stable: a short name is its own
+  }
+  if (looks_like_short_name(name)) check(is_8dot3_name(name));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -54,5 +72,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool cs = wildcard_match(pattern, name, true);
   check(!cs || ci);  // a case-sensitive match is also a case-insensitive one
   check(wildcard_match("*", name, size % 2));
+  check_short_names(text);
   return 0;
 }

@@ -2,8 +2,9 @@
 # Named streams (docs/streams.md) with real clients: smbclient writes
 # "file:stream", `allinfo` lists what the server stored, the data survives
 # a restart, deleting a stream or its file removes it, a directory carries
-# streams, a stream too large for one xattr fails with DISK_FULL instead
-# of being cut short, the trusted.* store is out of reach of local users,
+# streams, a stream too large for one xattr goes to a sidecar file in the
+# state directory (1 MiB back byte for byte, also after a restart, a
+# rename; gone with its file), the stores are out of reach of local users,
 # and a share with "streams = no", or a server without CAP_SYS_ADMIN,
 # neither stores nor advertises streams.
 # The SMB user maps to an unprivileged Unix user, so every stream operation
@@ -21,6 +22,7 @@ U=s1%Stream-1
 printf 'zone data\n' > "$T/zone"
 printf 'main data\n' > "$T/main"
 head -c 100000 /dev/urandom > "$T/big"
+head -c 1048576 /dev/urandom > "$T/mib"
 head -c 3000 /dev/urandom > "$T/mid"  # fits one xattr value even on ext4 (about 4 KiB)
 start_server
 
@@ -61,16 +63,25 @@ check "put a stream of a directory" smb "$U" share "put $T/zone d:meta"
 smb "$U" share "allinfo d" > "$T/allinfo_d" 2>&1 || true
 check "allinfo lists the directory's stream" grep -q 'stream: \[:meta:\$DATA\], 10 bytes' "$T/allinfo_d"
 
-# A few KiB fit; larger than one xattr value: refused, never truncated.
+# A few KiB fit one xattr value; larger streams go to a sidecar file.
 check "a 3000-byte stream is stored" smb "$U" share "put $T/mid f.txt:mid"
 check "... and reads back whole" smb "$U" share "get f.txt:mid $T/got_mid"
 check "... byte for byte" cmp "$T/mid" "$T/got_mid"
-expect_status "a 100 kB stream fails with DISK_FULL" NT_STATUS_DISK_FULL smb "$U" share "put $T/big f.txt:big"
-smb "$U" share "allinfo f.txt" > "$T/allinfo2" 2>&1 || true
-if grep -q ':big:' "$T/allinfo2" && ! grep -q 'stream: \[:big:\$DATA\], 0 bytes' "$T/allinfo2"; then
-  fail "a part of the large stream was kept"; sed 's/^/    /' "$T/allinfo2"
+check "... in the xattr: no sidecar" bash -c "[ -z \"\$(ls -A '$T/streams')\" ]"
+check "a 100 kB stream is stored" smb "$U" share "put $T/big f.txt:big"
+check "... and reads back" smb "$U" share "get f.txt:big $T/got_big"
+check "... byte for byte" cmp "$T/big" "$T/got_big"
+check "put a 1 MiB stream" smb "$U" share "put $T/mib b.txt:Resource"
+check "... and reads back" smb "$U" share "get b.txt:Resource $T/got_mib"
+check "... byte for byte" cmp "$T/mib" "$T/got_mib"
+smb "$U" share "allinfo b.txt" > "$T/allinfo_b" 2>&1 || true
+check "allinfo lists the 1 MiB stream" grep -q 'stream: \[:Resource:\$DATA\], 1048576 bytes' "$T/allinfo_b"
+check "two sidecars in the state directory" test "$(ls -A "$T/streams" | wc -l)" = 2
+check "the sidecar directory is root's, mode 0700" test "$(stat -c '%U %a' "$T/streams")" = "root 700"
+if as_owner cat "$T/streams/$(ls -A "$T/streams" | head -1)" >/dev/null 2>&1; then
+  fail "the file's owner reads a sidecar locally"
 else
-  pass "no truncated large stream"
+  pass "the file's owner cannot read a sidecar locally"
 fi
 
 # Restart: the streams are on disk.
@@ -78,6 +89,13 @@ stop_server
 start_server
 check "after a restart the stream reads back" smb "$U" share "get f.txt:Zone.Identifier $T/got_zone3"
 check "... unchanged" cmp "$T/zone" "$T/got_zone3"
+check "after a restart the 1 MiB stream reads back" smb "$U" share "get b.txt:Resource $T/got_mib2"
+check "... byte for byte" cmp "$T/mib" "$T/got_mib2"
+check "rename the file" smb "$U" share "rename b.txt c.txt"
+check "the renamed file keeps its 1 MiB stream" smb "$U" share "get c.txt:Resource $T/got_mib3"
+check "... byte for byte" cmp "$T/mib" "$T/got_mib3"
+check "delete the file with the 1 MiB stream" smb "$U" share "del c.txt"
+check "its sidecar is gone with it" test "$(ls -A "$T/streams" | wc -l)" = 1
 
 # Deleting a stream keeps the file; deleting the file takes its streams.
 check "put a second stream" smb "$U" share "put $T/zone f.txt:second"
@@ -97,6 +115,11 @@ check "overwrite: put a stream" smb "$U" share "put $T/zone f.txt:Zone.Identifie
 check "overwrite the file (smbclient put: OVERWRITE_IF)" smb "$U" share "put $T/main f.txt"
 smb "$U" share "allinfo f.txt" > "$T/allinfo5" 2>&1 || true
 check "overwriting the file removed its streams" bash -c "! grep -q ':Zone.Identifier:' '$T/allinfo5'"
+sidecars_before=$(ls -A "$T/streams" | wc -l)
+check "put a 100 kB stream again" smb "$U" share "put $T/big f.txt:big"
+check "... in one more sidecar" test "$(ls -A "$T/streams" | wc -l)" = $((sidecars_before + 1))
+check "overwrite the file again" smb "$U" share "put $T/main f.txt"
+check "overwriting the file removed the sidecar" test "$(ls -A "$T/streams" | wc -l)" = "$sidecars_before"
 
 # A file is not renamed while one of its streams is open (as Windows).
 check "rename of a file with an open stream: ACCESS_DENIED" \

@@ -60,6 +60,18 @@ check "and LastWriteTime is still the file's own" bash -c "! grep -q '^write_tim
 check "a new file has no server-private metadata" \
   python3 -c "import os,sys; sys.exit('trusted.ringsmb.meta' in os.listxattr('$T/share/big'))"
 
+# --- DOS attributes without "store dos attributes" (the default) --------------
+smb "$U" share "put $T/small attr.txt; setmode attr.txt -a; allinfo attr.txt" > "$T/allinfo_noarch" 2>&1 || true
+check "default share: ARCHIVE cleared reads back cleared" grep -q '^attributes: .*(80)' "$T/allinfo_noarch"
+smb "$U" share "setmode attr.txt +h; allinfo attr.txt" > "$T/allinfo_hidden" 2>&1 || true
+check "default share: HIDDEN set reads back" grep -q '^attributes: .*(2)$' "$T/allinfo_hidden"
+check "... kept in trusted.ringsmb.meta, not user.DOSATTRIB" \
+  python3 -c "import os,sys; a=os.listxattr('$T/share/attr.txt'); sys.exit(not ('trusted.ringsmb.meta' in a and 'user.DOSATTRIB' not in a))"
+smb "$U" share "setmode attr.txt +a-h; allinfo attr.txt" > "$T/allinfo_back" 2>&1 || true
+check "default share: back to ARCHIVE" grep -q '^attributes: A (20)' "$T/allinfo_back"
+check "... and the attributes need no xattr any more" \
+  python3 -c "import os,sys; sys.exit('trusted.ringsmb.meta' in os.listxattr('$T/share/attr.txt'))"
+
 # --- dialect 2.0.2: 64 KiB sizes, advertised and enforced ------------------------
 check "2.0.2: a 5 MiB file reads back identical (smbclient -m SMB2_02)" bash -c \
   "smbclient //127.0.0.1/share -p $PORT -U $U -m SMB2_02 -c 'get big $T/big.202' >/dev/null 2>&1 && cmp $T/big $T/big.202"

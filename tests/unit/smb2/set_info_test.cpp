@@ -306,10 +306,11 @@ TEST_CASE("set_info end of file, allocation, position, mode and the rest", "[smb
   CHECK(set(f, id, kFile, kEndOfFile, u64_buf(~0ull)) == NtStatus::InvalidParameter);
   CHECK(set(f, id, kFile, kEndOfFile, Bytes(7, 0)) == NtStatus::InfoLengthMismatch);
 
-  CHECK(set(f, id, kFile, kAllocation, u64_buf(10)) == NtStatus::Success);  // smaller: data kept
+  CHECK(set(f, id, kFile, kAllocation, u64_buf(1 << 20)) == NtStatus::Success);  // larger: reserved
   CHECK(stat_of(f, "a.txt").st_size == 100000);
-  CHECK(set(f, id, kFile, kAllocation, u64_buf(1 << 20)) == NtStatus::Success);
-  CHECK(stat_of(f, "a.txt").st_size == 100000);
+  // Smaller than EndOfFile: the file is cut to it (MS-FSA 2.1.5.15.1).
+  CHECK(set(f, id, kFile, kAllocation, u64_buf(10)) == NtStatus::Success);
+  CHECK(stat_of(f, "a.txt").st_size == 10);
   // A reservation that would leave the filesystem (nearly) full is refused
   // before anything is reserved.
   struct statvfs vfs;

@@ -3,6 +3,7 @@
 #include "vfs/dir_entries.hpp"
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/short_names.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::vfs;
@@ -79,10 +80,23 @@ TEST_CASE("dir entry classes: sizes and field offsets", "[vfs]") {
   CHECK(out.empty());
 }
 
-TEST_CASE("FileBothDirectoryInformation short name is empty", "[vfs]") {
+TEST_CASE("FileBothDirectoryInformation carries the generated 8.3 name of a long name", "[vfs]") {
   Bytes out;
   size_t off = 0;
   REQUIRE(encode_dir_entry(FileInfoClass::IdBothDirectory, entry("LongFileName.txt"), 0, 65536, out, off));
+  const std::string want = short_name_of("LongFileName.txt");
+  REQUIRE(want.size() == 12);
+  CHECK(out[68] == 24);  // ShortNameLength, bytes
+  for (size_t i = 0; i < want.size(); ++i) {
+    CHECK(out[70 + 2 * i] == uint8_t(want[i]));
+    CHECK(out[71 + 2 * i] == 0);
+  }
+}
+
+TEST_CASE("FileBothDirectoryInformation: no short name for an 8.3 name", "[vfs]") {
+  Bytes out;
+  size_t off = 0;
+  REQUIRE(encode_dir_entry(FileInfoClass::BothDirectory, entry("SHORT.TXT"), 0, 65536, out, off));
   CHECK(out[68] == 0);  // ShortNameLength
   for (size_t i = 70; i < 94; ++i) CHECK(out[i] == 0);
 }

@@ -241,11 +241,18 @@ TEST_CASE("FileStreamInformation", "[vfs]") {
   CHECK(b.empty());
 }
 
-TEST_CASE("FileAlternateNameInformation is an empty name: no 8.3 names are generated", "[vfs]") {
+TEST_CASE("FileAlternateNameInformation: the open's 8.3 name, empty when it has none", "[vfs]") {
   Bytes out;
   CHECK(encode_file_info(FileInfoClass::AlternateName, sample_file(), {}, out) == NtStatus::Success);
   REQUIRE(out.size() == 4);
   CHECK(load_le32(out.data()) == 0);  // FileNameLength
+  OpenInfo info;
+  info.short_name = "TOR~AB12.TXT";
+  out.clear();
+  CHECK(encode_file_info(FileInfoClass::AlternateName, sample_file(), info, out) == NtStatus::Success);
+  REQUIRE(out.size() == 4 + 24);
+  CHECK(load_le32(out.data()) == 24);
+  CHECK(out[4] == 'T');
 }
 
 TEST_CASE("unsupported file information classes", "[vfs]") {

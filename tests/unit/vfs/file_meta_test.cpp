@@ -89,3 +89,49 @@ TEST_CASE("file meta: stored in trusted.ringsmb.meta, read through fd, O_PATH fd
   ::close(path_fd);
   ::close(fd);
 }
+
+TEST_CASE("file meta: DOS attributes the mode cannot express", "[vfs]") {
+  FileMeta m;
+  m.dos_attributes = FILE_ATTRIBUTE_HIDDEN;
+  Bytes b = encode_file_meta(m);
+  REQUIRE(b.size() == kFileMetaSize);
+  CHECK(b[1] == 8);
+  CHECK(load_le32(b.data() + 4) == FILE_ATTRIBUTE_HIDDEN);
+  auto p = parse_file_meta(b);
+  REQUIRE(p);
+  CHECK(p->dos_attributes == FILE_ATTRIBUTE_HIDDEN);
+  CHECK_FALSE(p->empty());
+  m.dos_attributes = 0;  // ARCHIVE cleared on a file: kept, not "none"
+  p = parse_file_meta(encode_file_meta(m));
+  REQUIRE(p);
+  CHECK(p->dos_attributes == 0u);
+  // A value of the first layout (reserved bytes zero, no flag 8) has none.
+  Bytes old = encode_file_meta(FileMeta{});
+  CHECK_FALSE(parse_file_meta(old)->dos_attributes);
+
+  // Kept only where they differ from what the mode implies.
+  const uint32_t file_mode = FILE_ATTRIBUTE_ARCHIVE, dir_mode = FILE_ATTRIBUTE_DIRECTORY;
+  CHECK_FALSE(dos_attributes_to_keep(FILE_ATTRIBUTE_ARCHIVE, file_mode));
+  CHECK_FALSE(dos_attributes_to_keep(FILE_ATTRIBUTE_ARCHIVE | FILE_ATTRIBUTE_READONLY, file_mode | 1));
+  CHECK(dos_attributes_to_keep(FILE_ATTRIBUTE_NORMAL, file_mode) == 0u);
+  CHECK(dos_attributes_to_keep(FILE_ATTRIBUTE_HIDDEN, file_mode) == uint32_t(FILE_ATTRIBUTE_HIDDEN));
+  CHECK_FALSE(dos_attributes_to_keep(FILE_ATTRIBUTE_DIRECTORY, dir_mode));
+  CHECK(dos_attributes_to_keep(FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_SYSTEM, dir_mode) ==
+        uint32_t(FILE_ATTRIBUTE_SYSTEM));
+
+  // Applied: ARCHIVE cleared leaves NORMAL; READONLY from the mode stays.
+  FileStat st;
+  st.attributes = FILE_ATTRIBUTE_ARCHIVE;
+  FileMeta cleared;
+  cleared.dos_attributes = 0;
+  apply_file_meta(cleared, st);
+  CHECK(st.attributes == FILE_ATTRIBUTE_NORMAL);
+  st.attributes = FILE_ATTRIBUTE_ARCHIVE | FILE_ATTRIBUTE_READONLY;
+  apply_file_meta(cleared, st);
+  CHECK(st.attributes == FILE_ATTRIBUTE_READONLY);
+  st.attributes = FILE_ATTRIBUTE_ARCHIVE;
+  FileMeta hidden;
+  hidden.dos_attributes = FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_ARCHIVE;
+  apply_file_meta(hidden, st);
+  CHECK(st.attributes == (FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_ARCHIVE));
+}

@@ -3,12 +3,15 @@
 // use trusted.* xattrs), and the FILE_STREAM_INFORMATION encoding.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <sys/xattr.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "temp_dir.hpp"
+#include "vfs/stream_sidecar.hpp"
 #include "vfs/stream_store.hpp"
 
 using namespace ringsmb;
@@ -32,6 +35,25 @@ struct StreamFile {
 };
 
 std::string key_of(std::string_view name) { return *stream_xattr_name(name); }
+
+// Sidecars in a scratch directory for one test, unconfigured again after.
+struct Sidecars {
+  test::TempDir dir;
+  bool ok = false;
+  Sidecars() { ok = configure_stream_sidecars((dir.path() / "streams").string(), {}); }
+  ~Sidecars() { reset_stream_sidecars(); }
+  size_t files() const {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path() / "streams")) ++n;
+    return n;
+  }
+};
+
+Bytes pattern(size_t n) {
+  Bytes b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = uint8_t(i * 7 + i / 251);
+  return b;
+}
 
 }  // namespace
 
@@ -118,6 +140,90 @@ TEST_CASE("stream store: a stream too large for one value is refused whole", "[v
   auto data = read_stream(f.fd, k);
   REQUIRE(data);
   CHECK(std::string(data->begin(), data->end()) == "keep");  // unchanged, not cut
+}
+
+TEST_CASE("stream store: a stream past one value moves to a sidecar and keeps every byte", "[vfs][streams]") {
+  StreamFile f;
+  if (!f.usable()) {
+    WARN("trusted.* xattrs unavailable here: not run");
+    return;
+  }
+  Sidecars sc;
+  REQUIRE(sc.ok);
+  const std::string k = key_of("Big");
+  REQUIRE(create_stream(f.fd, k, "Big") == NtStatus::Success);
+  REQUIRE(write_stream_at(f.fd, k, 0, ByteSpan(reinterpret_cast<const uint8_t*>("head"), 4)) == NtStatus::Success);
+  CHECK(sc.files() == 0);  // small: still in the value
+  const Bytes mib = pattern(1 << 20);
+  REQUIRE(write_stream_at(f.fd, k, 0, mib) == NtStatus::Success);
+  CHECK(sc.files() == 1);
+  CHECK(stream_size(f.fd, k).value() == mib.size());
+  auto all = read_stream(f.fd, k);
+  REQUIRE(all);
+  CHECK(*all == mib);
+  auto part = read_stream_range(f.fd, k, 1000, 10);
+  REQUIRE(part);
+  CHECK(*part == Bytes(mib.begin() + 1000, mib.begin() + 1010));
+  CHECK(read_stream_range(f.fd, k, mib.size() + 5, 10).value().empty());
+  // Writes at an offset, past the end (a gap of zeros), and resizes.
+  REQUIRE(write_stream_at(f.fd, k, (2 << 20), ByteSpan(reinterpret_cast<const uint8_t*>("end"), 3)) ==
+          NtStatus::Success);
+  CHECK(stream_size(f.fd, k).value() == (2u << 20) + 3);
+  CHECK(read_stream_range(f.fd, k, (1 << 20) + 1, 2).value() == Bytes(2, 0));
+  REQUIRE(set_stream_size(f.fd, k, 5) == NtStatus::Success);
+  CHECK(read_stream(f.fd, k).value() == Bytes(mib.begin(), mib.begin() + 5));
+  // A rename keeps the sidecar; the listing reports its size.
+  REQUIRE(rename_stream(f.fd, k, key_of("other"), "Other", false) == NtStatus::Success);
+  auto listed = list_streams(f.fd);
+  REQUIRE(listed);
+  REQUIRE(listed->size() == 1);
+  CHECK((*listed)[0].name == "Other");
+  CHECK((*listed)[0].size == 5);
+  CHECK(sc.files() == 1);
+  // Removing the stream removes the sidecar.
+  CHECK(remove_stream(f.fd, key_of("other")) == NtStatus::Success);
+  CHECK(sc.files() == 0);
+  // A large stream made by setting the size: no buffer of that size built.
+  REQUIRE(create_stream(f.fd, k, "Big") == NtStatus::Success);
+  REQUIRE(set_stream_size(f.fd, k, 1ull << 32) == NtStatus::Success);
+  CHECK(stream_size(f.fd, k).value() == 1ull << 32);
+  CHECK(remove_all_streams(f.fd) == NtStatus::Success);
+  CHECK(sc.files() == 0);
+}
+
+TEST_CASE("stream store: a deleted file's sidecars go with it", "[vfs][streams]") {
+  StreamFile f;
+  if (!f.usable()) {
+    WARN("trusted.* xattrs unavailable here: not run");
+    return;
+  }
+  Sidecars sc;
+  REQUIRE(sc.ok);
+  REQUIRE(create_stream(f.fd, key_of("s"), "s") == NtStatus::Success);
+  REQUIRE(write_stream_at(f.fd, key_of("s"), 0, pattern(100000)) == NtStatus::Success);
+  REQUIRE(sc.files() == 1);
+  CHECK(stream_sidecars_in_use());
+  REQUIRE(unlink((f.dir.path() / "f").c_str()) == 0);
+  forget_deleted_streams(f.fd);
+  CHECK(sc.files() == 0);
+}
+
+TEST_CASE("stream sidecars: a directory others can reach is refused", "[vfs][streams]") {
+  test::TempDir dir;
+  const auto path = dir.path() / "open";
+  REQUIRE(::mkdir(path.c_str(), 0700) == 0);
+  REQUIRE(::chmod(path.c_str(), 0755) == 0);
+  CHECK_FALSE(configure_stream_sidecars(path.string(), {}));
+  CHECK_FALSE(stream_sidecars_enabled());
+  REQUIRE(::chmod(path.c_str(), 0700) == 0);
+  CHECK(configure_stream_sidecars(path.string(), {}));
+  CHECK(stream_sidecars_enabled());
+  CHECK_FALSE(stream_sidecars_in_use());
+  reset_stream_sidecars();
+  SidecarId id{};
+  id[0] = 0xab;
+  id[15] = 0x01;
+  CHECK(sidecar_name(id) == "ab000000000000000000000000000001");
 }
 
 TEST_CASE("stream store: remove_all_streams leaves other xattrs", "[vfs][streams]") {

@@ -1,0 +1,118 @@
+// Generated 8.3 short names (see short_names.hpp).
+#include "vfs/short_names.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+#include "vfs/name_index.hpp"
+
+namespace ringsmb::vfs {
+namespace {
+
+constexpr size_t kMaxBase = 8, kMaxExtension = 3;
+constexpr size_t kPrefixChars = 3, kHashChars = 4;
+constexpr char kDigits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+// A character an 8.3 name may hold (other than the one '.').
+bool legal_8dot3_char(unsigned char c) {
+  if (c <= 0x20 || c >= 0x7F) return false;
+  switch (c) {
+    case '"': case '*': case '+': case ',': case '/': case ':': case ';': case '<':
+    case '=': case '>': case '?': case '[': case '\\': case ']': case '|': case '.':
+      return false;
+    default: return true;
+  }
+}
+
+char upper(char c) { return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c; }
+
+// The first `n` characters of `part` an 8.3 name can hold, upper case.
+std::string legal_prefix(std::string_view part, size_t n) {
+  std::string out;
+  for (unsigned char c : part) {
+    if (out.size() == n) break;
+    if (legal_8dot3_char(c)) out += upper(char(c));
+  }
+  return out;
+}
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+bool is_hash_char(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+}  // namespace
+
+bool is_8dot3_name(std::string_view name) {
+  const size_t dot = name.find('.');
+  std::string_view base = name.substr(0, dot);
+  std::string_view ext = dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1);
+  if (base.empty() || base.size() > kMaxBase) return false;
+  if (dot != std::string_view::npos && (ext.empty() || ext.size() > kMaxExtension)) return false;
+  for (unsigned char c : base)
+    if (!legal_8dot3_char(c)) return false;
+  for (unsigned char c : ext)
+    if (!legal_8dot3_char(c)) return false;
+  return true;
+}
+
+std::string short_name_of(std::string_view name) {
+  if (name.empty() || name == "." || name == ".." || is_8dot3_name(name)) return {};
+  const size_t dot = name.rfind('.');
+  const bool has_ext = dot != std::string_view::npos && dot > 0;
+  std::string out = legal_prefix(has_ext ? name.substr(0, dot) : name, kPrefixChars);
+  if (out.empty()) out.assign(1, '_');  // not = "_": g++ 12 -Wrestrict false positive
+  out += '~';
+  uint64_t h = fnv1a(fold_case(name));
+  char hash[kHashChars];
+  for (size_t i = 0; i < kHashChars; ++i, h /= 36) hash[kHashChars - 1 - i] = kDigits[h % 36];
+  out.append(hash, kHashChars);
+  if (has_ext) {
+    std::string ext = legal_prefix(name.substr(dot + 1), kMaxExtension);
+    if (!ext.empty()) out += "." + ext;
+  }
+  return out;
+}
+
+bool looks_like_short_name(std::string_view leaf) {
+  if (!is_8dot3_name(leaf)) return false;
+  const size_t tilde = leaf.find('~');
+  if (tilde == std::string_view::npos || tilde == 0 || tilde > kPrefixChars) return false;
+  const size_t dot = leaf.find('.');
+  const size_t base_end = dot == std::string_view::npos ? leaf.size() : dot;
+  if (base_end != tilde + 1 + kHashChars) return false;
+  for (size_t i = tilde + 1; i < base_end; ++i)
+    if (!is_hash_char(leaf[i])) return false;
+  return true;
+}
+
+std::optional<std::string> find_by_short_name(int dirfd, std::string_view leaf) {
+  if (!looks_like_short_name(leaf)) return std::nullopt;
+  std::string wanted;
+  for (char c : leaf) wanted += upper(c);
+  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return std::nullopt;
+  }
+  std::optional<std::string> found;
+  while (struct dirent* de = readdir(d)) {
+    std::string_view name(de->d_name);
+    if (short_name_of(name) == wanted && (!found || name < *found)) found = std::string(name);
+  }
+  closedir(d);
+  return found;
+}
+
+}  // namespace ringsmb::vfs

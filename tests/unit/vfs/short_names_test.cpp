@@ -1,0 +1,75 @@
+// vfs::short_names: which names are 8.3 names, the generated short name
+// (deterministic, 8.3, of the documented form) and the lookup by it.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "temp_dir.hpp"
+#include "vfs/short_names.hpp"
+
+using namespace ringsmb::vfs;
+
+TEST_CASE("8.3 names: MS-FSCC 2.1.5.2.1, in any case", "[vfs][short_names]") {
+  for (const char* ok : {"A", "FILE.TXT", "file.txt", "12345678.123", "A~1.B", "X_Y-Z!.$$$", "NOEXT"})
+    CHECK(is_8dot3_name(ok));
+  for (const char* bad : {"", ".", "..", "123456789", "a.b.c", "file.text", "a b.txt", "a+b", "a[1].c", "name.",
+                          ".hidden", "caf\xc3\xa9", "a\\b", "a:b"})
+    CHECK_FALSE(is_8dot3_name(bad));
+}
+
+TEST_CASE("short names: none for 8.3 names, a stable generated one otherwise", "[vfs][short_names]") {
+  CHECK(short_name_of("FILE.TXT").empty());
+  CHECK(short_name_of("file.txt").empty());
+  CHECK(short_name_of(".").empty());
+  CHECK(short_name_of("..").empty());
+  const std::string s = short_name_of("torture_search.txt");
+  REQUIRE(s.size() == 12);
+  CHECK(s.substr(0, 4) == "TOR~");
+  CHECK(s.substr(8) == ".TXT");
+  CHECK(is_8dot3_name(s));
+  CHECK(looks_like_short_name(s));
+  // A function of the name alone, and of its case-folded form.
+  CHECK(short_name_of("torture_search.txt") == s);
+  CHECK(short_name_of("TORTURE_SEARCH.TXT") == s);
+  CHECK(short_name_of("torture_search2.txt") != s);
+  // Characters 8.3 cannot hold are dropped; the last extension counts.
+  CHECK(short_name_of("a b+c.tar.gz").starts_with("ABC~"));
+  CHECK(short_name_of("a b+c.tar.gz").ends_with(".GZ"));
+  CHECK(short_name_of("archive.backup").ends_with(".BAC"));
+  CHECK(short_name_of("\xc3\xa9\xc3\xa9\xc3\xa9.txt").starts_with("_~"));
+  CHECK(short_name_of(".bashrc").starts_with("BAS~"));
+  CHECK(short_name_of(".bashrc").find('.') == std::string::npos);
+}
+
+TEST_CASE("short names: distinct for distinct names in practice", "[vfs][short_names]") {
+  std::set<std::string> seen;
+  for (int i = 0; i < 300; ++i) seen.insert(short_name_of("longfilename_" + std::to_string(i) + ".dat"));
+  CHECK(seen.size() == 300);
+}
+
+TEST_CASE("short names: the generated form only", "[vfs][short_names]") {
+  CHECK(looks_like_short_name("TOR~AB12.TXT"));
+  CHECK(looks_like_short_name("tor~ab12.txt"));
+  CHECK(looks_like_short_name("_~ZZZZ"));
+  CHECK_FALSE(looks_like_short_name("PROGRA~1"));   // Windows' own form: not ours
+  CHECK_FALSE(looks_like_short_name("TORT~AB12"));  // prefix too long
+  CHECK_FALSE(looks_like_short_name("TOR~AB1.TXT"));
+  CHECK_FALSE(looks_like_short_name("TOR-AB12.TXT"));
+  CHECK_FALSE(looks_like_short_name("torture_search.txt"));
+}
+
+TEST_CASE("short names: an entry is found by its short name", "[vfs][short_names]") {
+  test::TempDir dir;
+  dir.write_file("torture_search.txt", "x");
+  dir.write_file("other long name.doc", "y");
+  dir.write_file("SHORT.TXT", "z");
+  const std::string s = short_name_of("torture_search.txt");
+  CHECK(find_by_short_name(dir.fd(), s).value() == "torture_search.txt");
+  std::string lower;
+  for (char c : s) lower += char(tolower(c));
+  CHECK(find_by_short_name(dir.fd(), lower).value() == "torture_search.txt");
+  CHECK(find_by_short_name(dir.fd(), short_name_of("other long name.doc")).value() == "other long name.doc");
+  CHECK_FALSE(find_by_short_name(dir.fd(), "SHORT.TXT"));  // not of the generated form
+  CHECK_FALSE(find_by_short_name(dir.fd(), "ZZZ~0000.TXT"));
+}
