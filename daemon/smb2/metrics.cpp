@@ -157,7 +157,7 @@ void ScopeMetrics::add(const ScopeMetrics& o) {
 uint32_t ScopeTable::slot(const std::string& name) {
   if (auto it = index_.find(name); it != index_.end()) return it->second;
   // The last slot is the overflow's: full, every new name lands there.
-  const std::string& key = names_.size() + 1 < kMaxScopes ? name : std::string(kOtherScope);
+  std::string key = names_.size() + 1 < kMaxScopes ? name : std::string(kOtherScope);
   if (auto it = index_.find(key); it != index_.end()) return it->second;
   uint32_t s = uint32_t(names_.size());
   names_.push_back(key);
