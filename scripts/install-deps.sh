@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of ringsmb from Debian 12's
 # packages. Idempotent: quick when everything is already there.
+#
+# usage: scripts/install-deps.sh [--demo]
+#   --demo: only what scripts/demo needs: the compiler and the libraries of
+#   ringsmbd, ringsmb-ctld and ringsmbctl, and smbclient for the connect line
 set -euo pipefail
 
-packages=(
-  # build
-  build-essential g++ cmake ninja-build pkg-config git
-  liburing-dev libnl-3-dev libnl-genl-3-dev libssl-dev libcli11-dev catch2
+# What building the three programs needs.
+build_packages=(
+  build-essential g++ cmake ninja-build pkg-config
+  liburing-dev libnl-3-dev libnl-genl-3-dev libssl-dev libcli11-dev
+)
+# What the tests, benchmarks and the package need besides.
+test_packages=(
+  # the unit tests, and the clone scripts/test works in
+  catch2 git
   # fuzzing: libFuzzer ships with clang; clang 16 is the first that compiles
   # libstdc++ 12's std::expected, which every layer uses
   clang-16 libclang-rt-16-dev
@@ -35,6 +44,11 @@ packages=(
   # parses `ringsmbctl status --prometheus` (test_prometheus)
   python3-prometheus-client
 )
+if [ "${1:-}" = "--demo" ]; then
+  packages=("${build_packages[@]}" smbclient)
+else
+  packages=("${build_packages[@]}" "${test_packages[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do

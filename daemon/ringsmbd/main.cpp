@@ -102,11 +102,10 @@ bool choose_control_plane(transport::ServerOptions& opts, bool no_ctld, bool ext
   return true;
 }
 
+// One line that works pasted into a shell: the command, then a comment.
 void print_demo_banner(const std::string& dir) {
-  printf("\nringsmbd demo is running: share [demo] = %s/share, user %s, password %s\n", dir.c_str(), kDemoUser,
-         kDemoPassword);
-  printf("Connect with:\n  smbclient //127.0.0.1/demo -p %u -U %s%%%s\n", kDemoPort, kDemoUser, kDemoPassword);
-  printf("Stop with Ctrl-C.\n\n");
+  printf("smbclient //127.0.0.1/demo -p %u -U %s%%%s    # share [demo] = %s/share; Ctrl-C stops ringsmbd\n",
+         kDemoPort, kDemoUser, kDemoPassword, dir.c_str());
   fflush(stdout);
 }
 

@@ -4,11 +4,20 @@
 // posting a task to the worker (Worker::post), which copies them between
 // two requests; the copies of all workers are then summed and rendered in
 // the Prometheus text format.
+//
+// Per share and per user: each worker numbers the shares and users it has
+// seen in its own ScopeTable. A tree connect and a login look the name up
+// once and keep the slot in the Tree / Session (which live on the
+// connection's worker); a request then adds to its slot by index. Workers
+// number names independently; the tables are merged by name when read.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <unordered_map>
+#include <vector>
 #include <time.h>
 
 #include "wire/smb2_header.hpp"
@@ -28,8 +37,49 @@ struct CommandMetrics {
   uint64_t latency_sum_ns = 0;
 };
 
+// No share / user slot (state::Tree::metrics_slot, state::Session::metrics_slot).
+inline constexpr uint32_t kNoScope = UINT32_MAX;
+// Slots one worker's table keeps; names beyond share the last slot,
+// labelled kOtherScope. Names come from the configuration (shares, users
+// of the user database, the guest account), never from a client, so the
+// bound is only a guard against a configuration that churns names.
+inline constexpr size_t kMaxScopes = 1024;
+inline constexpr const char* kOtherScope = "(other)";
+
+// The counters of one share or one user on one worker.
+struct ScopeMetrics {
+  std::array<std::array<uint64_t, kStatusClasses>, wire::kCommandCount> responses{};  // by command, severity
+  std::array<uint64_t, kLatencyBuckets> latency{};  // all commands; not cumulative
+  uint64_t latency_sum_ns = 0;
+  uint64_t bytes_read = 0;     // READ DataLength answered (files, streams, pipes)
+  uint64_t bytes_written = 0;  // WRITE Count answered
+  void add(const ScopeMetrics& o);
+};
+
+// The shares (or users) one worker has counted, by slot.
+class ScopeTable {
+ public:
+  // NAME's slot, made on first use: at a tree connect or a login, not per
+  // request (a hash lookup).
+  uint32_t slot(const std::string& name);
+  ScopeMetrics* at(uint32_t slot) { return slot < slots_.size() ? &slots_[slot] : nullptr; }
+  const ScopeMetrics* find(const std::string& name) const;
+  size_t size() const { return names_.size(); }
+  const std::string& name(size_t slot) const { return names_[slot]; }
+  const ScopeMetrics& metrics(size_t slot) const { return slots_[slot]; }
+  // Adds O's counters to the slots of the same names (reading time).
+  void add(const ScopeTable& o);
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<ScopeMetrics> slots_;
+  std::unordered_map<std::string, uint32_t> index_;
+};
+
 struct WorkerMetrics {
   std::array<CommandMetrics, wire::kCommandCount> commands{};
+  ScopeTable shares;
+  ScopeTable users;
   uint64_t bytes_received = 0;  // TCP payload read from clients
   uint64_t bytes_sent = 0;      // replies handed to the socket (READ data by sendfile included)
   uint64_t connections_accepted = 0;
@@ -43,13 +93,27 @@ struct WorkerMetrics {
   uint64_t durable_reconnected = 0;  // ... reclaimed by a reconnect
   uint64_t durable_expired = 0;      // ... closed when their timeout ran out
 
-  // One finished request: COMMAND answered STATUS after ELAPSED_NS.
-  void record(uint16_t command, uint32_t status, uint64_t elapsed_ns) {
+  // One finished request: COMMAND answered STATUS after ELAPSED_NS, on
+  // the share and for the user of slots SHARE and USER (kNoScope: none).
+  void record(uint16_t command, uint32_t status, uint64_t elapsed_ns, uint32_t share = kNoScope,
+              uint32_t user = kNoScope) {
     if (command >= wire::kCommandCount) return;
+    size_t bucket = latency_bucket(elapsed_ns);
     CommandMetrics& m = commands[command];
     ++m.responses[status >> 30];
-    ++m.latency[latency_bucket(elapsed_ns)];
+    ++m.latency[bucket];
     m.latency_sum_ns += elapsed_ns;
+    for (ScopeMetrics* s : {shares.at(share), users.at(user)}) {
+      if (!s) continue;
+      ++s->responses[command][status >> 30];
+      ++s->latency[bucket];
+      s->latency_sum_ns += elapsed_ns;
+    }
+  }
+  // File data a READ returned (READ true) or a WRITE wrote, on SHARE for USER.
+  void record_data(bool read, uint64_t bytes, uint32_t share, uint32_t user) {
+    for (ScopeMetrics* s : {shares.at(share), users.at(user)})
+      if (s) (read ? s->bytes_read : s->bytes_written) += bytes;
   }
   static size_t latency_bucket(uint64_t ns) {
     uint64_t us = (ns + 999) / 1000;  // rounded up: bucket k holds <= 2^k us
@@ -60,7 +124,9 @@ struct WorkerMetrics {
 };
 
 // The Prometheus text format (version 0.0.4) of M: counters and one
-// latency histogram per command that has been used.
+// latency histogram per command that has been used; per share and per user
+// (share="...", user="..."), requests by command and severity (the
+// non-zero ones), bytes read and written and one latency histogram.
 std::string render_prometheus(const WorkerMetrics& m);
 
 // CLOCK_MONOTONIC in ns (the vDSO: no system call).

@@ -75,7 +75,13 @@ class ChainProcessor {
   bool holds_interim(WaitingRequest* waiting, const Header& h);
   void hash_preauth(Bytes& out, size_t start, const Request& req, NtStatus status);
   void bookkeep(const Request& req, const CommandSpec* spec, NtStatus status, size_t start);
-  void count(const Header& h, NtStatus status, uint64_t resumed);
+  // The share and user slots a request is counted under (metrics).
+  struct Scopes {
+    uint32_t share = kNoScope;
+    uint32_t user = kNoScope;
+  };
+  Scopes scopes_after(const Request& req, NtStatus status, Scopes before) const;
+  void count(const Request& req, NtStatus status, uint64_t resumed, Scopes scopes, const Bytes& out, size_t start);
 
   FrameResult one(ByteSpan pdu, const Header& h, Bytes& out);
   bool signs_response(const Header& h, NtStatus status, const state::Session* signer) const;
@@ -109,12 +115,36 @@ class ChainProcessor {
 // The worker's counters (smb2/metrics.hpp). Each request is counted once,
 // at its first response: one that goes async counts its interim
 // STATUS_PENDING and the time to it, not the wait. The elements of a chain
-// share one clock reading between them.
-void ChainProcessor::count(const Header& h, NtStatus status, uint64_t resumed) {
+// share one clock reading between them. The file data of a READ or WRITE
+// response is counted whenever it goes out (an async pipe read's too):
+// DataLength and Count both sit 4 bytes into those response bodies.
+void ChainProcessor::count(const Request& req, NtStatus status, uint64_t resumed, Scopes scopes, const Bytes& out,
+                           size_t start) {
   if (!conn_.metrics) return;
+  const Header& h = req.hdr;
   uint64_t now = monotonic_ns();
-  if (!resumed) conn_.metrics->record(uint16_t(h.command), uint32_t(status), now - last_ns_);
+  if (!resumed)
+    conn_.metrics->record(uint16_t(h.command), uint32_t(status), now - last_ns_, scopes.share, scopes.user);
   last_ns_ = now;
+  constexpr size_t kDataCountAt = wire::kHeaderSize + 4;
+  if ((h.command == Command::Read || h.command == Command::Write) && status == NtStatus::Success &&
+      out.size() >= start + kDataCountAt + 4)
+    conn_.metrics->record_data(h.command == Command::Read, load_le32(out.data() + start + kDataCountAt),
+                               scopes.share, scopes.user);
+}
+
+// The share slot is taken before the handler, which may end the tree
+// (TREE_DISCONNECT); a session lives to the end of the frame. A
+// TREE_CONNECT is counted on the share it connected, a SESSION_SETUP on
+// the user it logged in (or re-authenticated) as.
+ChainProcessor::Scopes ChainProcessor::scopes_after(const Request& req, NtStatus status, Scopes before) const {
+  if (!conn_.metrics) return before;
+  if (before.share == kNoScope && req.tree) before.share = req.tree->metrics_slot;
+  const state::Session* s = req.session;
+  if (req.hdr.command == Command::SessionSetup)
+    s = nt_success(status) ? conn_.find_session(req.response_session_id) : nullptr;
+  if (s) before.user = s->metrics_slot;  // kNoScope until a login completes; a LOGOFF keeps it
+  return before;
 }
 
 // Saves the chain from the element that went async to its end in its
@@ -350,6 +380,8 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   if (resumed && cancel_) status = NtStatus::Cancelled;
   if (status == NtStatus::Success) status = resolve(req, *spec);
   if (status == NtStatus::Success) status = enter_channel_sequence(req);
+  Scopes scopes;
+  if (req.tree) scopes.share = req.tree->metrics_slot;
   if (status == NtStatus::Success) status = run_handler(req, *spec, w);
   leave_channel_sequence(conn_, req.channel);  // a request that waits moved its count to its waiting request
   if (status == NtStatus::Pending) {
@@ -357,7 +389,7 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
     if (waiting && waiting->kind == WaitKind::RunAgain) went_async_ = req.async_id;  // run() saves the chain
     if (resumed || holds_interim(waiting, h)) {  // nothing to send yet
       out.resize(start);
-      if (!resumed) count(h, status, resumed);
+      if (!resumed) count(req, status, resumed, scopes_after(req, status, scopes), out, start);
       return FrameResult::Ok;
     }
   }
@@ -368,7 +400,7 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   write_header(out, start, req, status, resumed);
   hash_preauth(out, start, req, status);
   bookkeep(req, spec, status, start);
-  count(h, status, resumed);
+  count(req, status, resumed, scopes_after(req, status, scopes), out, start);
   return FrameResult::Ok;
 }
 

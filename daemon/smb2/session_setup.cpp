@@ -223,6 +223,7 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
     install_identity(req, s, login);
   else if (identity_changes(s, login))
     change_identity(req, s, login);
+  if (req.conn.metrics) s.metrics_slot = req.conn.metrics->users.slot(s.user);  // a worker-local lookup
   if (s.state == state::Session::State::InProgress) --req.conn.sessions_in_progress;
   s.state = state::Session::State::Valid;
   req.conn.logged_in = true;

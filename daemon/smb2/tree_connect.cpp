@@ -6,6 +6,7 @@
 #include "common/log.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/metrics.hpp"
 #include "smb2/thread_identity.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/stream_store.hpp"
@@ -100,6 +101,7 @@ NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
     if (t->share.streams && !t->streams)
       LOG_DEBUG("share [%s]: named streams off: no trusted.* xattrs here (CAP_SYS_ADMIN?)", t->share.name.c_str());
   }
+  if (req.conn.metrics) t->metrics_slot = req.conn.metrics->shares.slot(t->share.name);
   t->tree_id = s.next_tree_id++;
   req.tree = t.get();
   write_response(w, *t);

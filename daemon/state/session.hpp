@@ -59,6 +59,9 @@ struct Tree {
   // Who file operations on this tree run as: the session's Unix user, or
   // what the share's force user / force group make of it.
   ipc::UnixUser identity;
+  // This share's slot in the worker's per-share counters (smb2/metrics.hpp;
+  // UINT32_MAX: none), looked up once at TREE_CONNECT.
+  uint32_t metrics_slot = UINT32_MAX;
 };
 
 // Directory enumeration state of an open directory (QUERY_DIRECTORY).
@@ -161,6 +164,9 @@ struct Session {
   bool is_guest = false;
   bool is_anonymous = false;
   ipc::UnixUser unix_user;
+  // This user's slot in the worker's per-user counters (smb2/metrics.hpp;
+  // UINT32_MAX: none), looked up once when the login completes.
+  uint32_t metrics_slot = UINT32_MAX;
   std::atomic<uint32_t>* user_open_count = nullptr;  // ResourceBudget's, for "max open files per user"
   // security
   crypto::SessionKeys keys;

@@ -16,6 +16,8 @@ done
 UNIT=$T/inst/lib/systemd/system/ringsmb.service
 check "the unit is in lib/systemd/system" test -f "$UNIT"
 check "the unit starts the installed ringsmbd" grep -qx "ExecStart=$T/inst/sbin/ringsmbd --config /etc/ringsmb/ringsmb.conf --foreground" "$UNIT"
+check "the unit keeps the Avahi file on the configured port with the installed ringsmbctl" grep -qx \
+  "ExecStartPre=-+$T/inst/sbin/ringsmbctl --config /etc/ringsmb/ringsmb.conf discovery avahi" "$UNIT"
 for line in "Type=notify" 'ExecReload=/bin/kill -HUP $MAINPID' "Restart=on-failure" "WatchdogSec=30s" \
   "StateDirectory=ringsmb" "ProtectSystem=full" "WantedBy=multi-user.target"; do
   check "the unit has '$line'" grep -qxF "$line" "$UNIT"

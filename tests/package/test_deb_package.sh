@@ -167,12 +167,17 @@ check "systemd-analyze verify accepts wsdd.service with ringsmb's drop-in" \
   systemd-analyze verify --man=no --root="$ROOT" /lib/systemd/system/wsdd.service
 check "ringsmb.service wants wsdd.service" grep -qx "Wants=wsdd.service" "$UNIT"
 
-# The Avahi service file: a conffile in /etc/avahi/services, valid against
-# avahi-daemon's DTD (from the avahi-daemon package, fetched by apt once and
-# cached: avahi-daemon itself is not installed anywhere by this test).
+# The Avahi service file: written by `ringsmbctl discovery avahi` (the
+# unit's ExecStartPre=) where avahi-daemon made /etc/avahi/services, for
+# the configured port; valid against avahi-daemon's DTD (from the
+# avahi-daemon package, fetched by apt once and cached: avahi-daemon itself
+# is not installed anywhere by this test, so the test makes the directory).
 AVAHI=$ROOT/etc/avahi/services/ringsmb.service
-check "/etc/avahi/services/ringsmb.service is a conffile" bash -c \
-  "dpkg-query --admindir='$ROOT/var/lib/dpkg' -W -f='\${Conffiles}' ringsmb | grep -q '^ /etc/avahi/services/ringsmb.service '"
+check "the unit writes the Avahi file before each start" \
+  grep -qx "ExecStartPre=-+/usr/sbin/ringsmbctl --config /etc/ringsmb/ringsmb.conf discovery avahi" "$UNIT"
+check "the package ships no Avahi file of its own" test ! -e "$AVAHI"
+mkdir -p "$ROOT/etc/avahi/services"
+check "ringsmbctl discovery avahi writes /etc/avahi/services/ringsmb.service" in_root ringsmbctl discovery avahi
 avahi_dtd() {
   local dtd=$CACHE/avahi-service.dtd
   if [ ! -f "$dtd" ]; then
@@ -252,6 +257,8 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 check "ringsmbd starts in the root with the packaged configuration (no shares yet)" kill -0 "$SERVER_PID"
+avahi_follows_port() { in_root ringsmbctl discovery avahi > /dev/null && grep -q "<port>$PORT</port>" "$AVAHI"; }
+check "with tcp port = $PORT the Avahi file announces $PORT" avahi_follows_port
 
 steps=$(sed -n '/<!-- package-test: begin -->/,/<!-- package-test: end -->/p' "$SRC/README.md" | sed -n '/^```sh$/,/^```$/p' | grep -v '^```')
 [ -n "$steps" ] || fail "README.md has no package-test block"
@@ -293,6 +300,7 @@ check "... and the state directory" test ! -e "$ROOT/var/lib/ringsmb"
 check "... and /etc/ringsmb" test ! -e "$ROOT/etc/ringsmb"
 check "... and the unit's enablement" test ! -e "$ROOT/etc/systemd/system/multi-user.target.wants/ringsmb.service"
 check "... and the binaries" test ! -e "$ROOT/usr/sbin/ringsmbd"
+check "... and the Avahi file ringsmbctl wrote" test ! -e "$AVAHI"
 
 echo "test_deb_package: $((SECONDS - start)) s"
 if [ "$FAILURES" -ne 0 ]; then echo "--- server log"; tail -30 "$T/server.log" 2>/dev/null || true; fi

@@ -23,7 +23,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;       // bad configuration, I/O failure, server error
 inline constexpr int kExitUsage = 2;       // unknown command or option, missing argument
 inline constexpr int kExitNotFound = 3;    // no such share, user, path, session
-inline constexpr int kExitExists = 4;      // share already exists
+inline constexpr int kExitExists = 4;      // share already exists, a hand-written avahi file
 inline constexpr int kExitPermission = 5;  // permission denied (run as root)
 inline constexpr int kExitNotRunning = 6;  // the server is not running
 inline constexpr const char* kExitCodesHelp =
@@ -32,7 +32,7 @@ inline constexpr const char* kExitCodesHelp =
     "  1  error (invalid configuration, I/O failure, the server refused)\n"
     "  2  usage error (unknown command or option, missing argument)\n"
     "  3  not found (share, user, unix user, path, session)\n"
-    "  4  already exists (share add)\n"
+    "  4  already exists (share add; discovery avahi: a file written by hand)\n"
     "  5  permission denied (run as root)\n"
     "  6  the server is not running (status, reload, shutdown, session close)";
 
@@ -64,7 +64,7 @@ void add_share_commands(CLI::App& app, Context& ctx);
 void add_config_commands(CLI::App& app, Context& ctx);
 void add_daemon_commands(CLI::App& app, Context& ctx);  // reload, shutdown
 void add_status_commands(CLI::App& app, Context& ctx);  // status, session close
-void add_discovery_commands(CLI::App& app, Context& ctx);  // discovery wsdd
+void add_discovery_commands(CLI::App& app, Context& ctx);  // discovery wsdd, discovery avahi
 void add_import_commands(CLI::App& app, Context& ctx);     // import samba, import ksmbd
 
 // Password entry: one line of stdin, or two no-echo prompts on the terminal.

@@ -9,13 +9,26 @@
 // it an XML parser and two listeners would put the secrets behind the
 // largest parser in the server. wsdd is maintained in Debian and its unit
 // runs it as a dynamic user in an empty chroot.
+//
+// `discovery avahi [--print] [--output FILE] [--force]`: writes avahi-daemon's
+// static service file for macOS (mDNS/DNS-SD: _smb._tcp on the configured
+// port), so that the announcement follows "tcp port". ringsmb.service runs
+// it before each start (ExecStartPre=); avahi-daemon notices the change
+// itself (it watches /etc/avahi/services). Static files rather than
+// registering through avahi's D-Bus API: nothing in ringsmb then links
+// D-Bus or talks to avahi at run time.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <sstream>
 
+#include "config/config_editor.hpp"
 #include "ctl.hpp"
 
 namespace ringsmb::ctl {
@@ -61,10 +74,89 @@ int cmd_wsdd(const Context& ctx, const WsddOptions& o, const std::vector<std::st
               o.wsdd + ": cannot run: " + std::strerror(err) + (err == ENOENT ? " (apt install wsdd)" : ""));
 }
 
+// The line that marks a file as ours: one without it (written by hand) is
+// not replaced unless --force.
+constexpr const char* kAvahiMarker = "Written by ringsmbctl discovery avahi";
+constexpr const char* kAvahiServiceFile = "/etc/avahi/services/ringsmb.service";
+
+struct AvahiOptions {
+  std::string output = kAvahiServiceFile;
+  bool print = false;
+  bool force = false;
+};
+
+// avahi-daemon's service file (avahi.service(5), avahi-service.dtd) for the
+// first "tcp port": the Finder connects to the port the SRV record names.
+// conf/avahi/ringsmb.service is this text for port 445 (test_discovery).
+std::string avahi_service_xml(uint16_t port) {
+  std::ostringstream o;
+  o << "<?xml version=\"1.0\" standalone='no'?>\n"
+    << "<!DOCTYPE service-group SYSTEM \"avahi-service.dtd\">\n"
+    << "<!-- " << kAvahiMarker << " from ringsmb.conf (\"tcp port\"),\n"
+    << "     before each start of ringsmb.service: edits here are replaced. To\n"
+    << "     keep a file of your own, delete this comment (ringsmbctl then\n"
+    << "     leaves the file alone).\n"
+    << "     mDNS/DNS-SD for ringsmb: macOS lists SMB servers in the Finder's\n"
+    << "     sidebar from _smb._tcp announcements. _device-info._tcp carries no\n"
+    << "     service: its model= record picks the icon the Finder draws. -->\n"
+    << "<service-group>\n"
+    << "  <name replace-wildcards=\"yes\">%h</name>\n"
+    << "  <service>\n"
+    << "    <type>_smb._tcp</type>\n"
+    << "    <port>" << port << "</port>\n"
+    << "  </service>\n"
+    << "  <service>\n"
+    << "    <type>_device-info._tcp</type>\n"
+    << "    <port>0</port>\n"
+    << "    <txt-record>model=RackMac</txt-record>\n"
+    << "  </service>\n"
+    << "</service-group>\n";
+  return o.str();
+}
+
+std::string parent_dir(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+int cmd_avahi(const Context& ctx, const AvahiOptions& o) {
+  auto cfg = load_config(ctx.config_path);
+  if (!cfg) return fail(cfg.error());
+  if (cfg->global.tcp_ports.empty()) return fail("the configuration has no tcp port");
+  uint16_t port = cfg->global.tcp_ports.front();
+  std::string text = avahi_service_xml(port);
+  if (o.print) {
+    std::cout << text;
+    return kExitOk;
+  }
+  struct stat st{};
+  std::string dir = parent_dir(o.output);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return fail(kExitNotFound, dir + " does not exist (is avahi-daemon installed?); nothing written");
+  bool exists = ::stat(o.output.c_str(), &st) == 0;
+  std::string old;
+  if (exists) {
+    std::ifstream in(o.output);
+    old.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (exists && old == text) {
+    std::cout << o.output << ": up to date (_smb._tcp on port " << port << ")\n";
+    return kExitOk;
+  }
+  if (exists && old.find(kAvahiMarker) == std::string::npos && !o.force)
+    return fail(kExitExists, o.output + " was not written by ringsmbctl (no \"" + kAvahiMarker +
+                                 "\" comment); left alone (--force replaces it)");
+  if (auto w = config::write_file_atomically(o.output, text); !w)
+    return fail(w.error().starts_with("permission denied") ? kExitPermission : kExitError, w.error());
+  std::cout << "wrote " << o.output << " (_smb._tcp on port " << port << ")\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_discovery_commands(CLI::App& app, Context& ctx) {
-  auto* disc = app.add_subcommand("discovery", "Announce the server to Windows (WS-Discovery through wsdd)");
+  auto* disc = app.add_subcommand(
+      "discovery", "Announce the server to Windows (WS-Discovery through wsdd) and macOS (mDNS through avahi-daemon)");
   disc->require_subcommand(1);
   auto o = std::make_shared<WsddOptions>();
   auto* wsdd = disc->add_subcommand(
@@ -74,6 +166,15 @@ void add_discovery_commands(CLI::App& app, Context& ctx) {
   wsdd->add_flag("--print", o->print, "Print the wsdd command line instead of running it");
   wsdd->add_option("WSDD-OPTIONS", o->extra, "Options for wsdd, after --");
   wsdd->callback([&ctx, o] { ctx.exit_code = cmd_wsdd(ctx, *o, o->extra); });
+
+  auto a = std::make_shared<AvahiOptions>();
+  auto* avahi = disc->add_subcommand(
+      "avahi", "Write avahi-daemon's service file for macOS (_smb._tcp on the configuration's tcp port); "
+               "ringsmb.service runs it before each start");
+  avahi->add_option("--output", a->output, "The service file")->capture_default_str();
+  avahi->add_flag("--print", a->print, "Print the file instead of writing it");
+  avahi->add_flag("--force", a->force, "Replace a file that ringsmbctl did not write");
+  avahi->callback([&ctx, a] { ctx.exit_code = cmd_avahi(ctx, *a); });
 }
 
 }  // namespace ringsmb::ctl

@@ -127,3 +127,72 @@ TEST_CASE("metrics: every worker command's histogram fits the ctl message pieces
   CHECK(t.size() < 64 * 1024);
   CHECK(t.back() == '\n');
 }
+
+TEST_CASE("metrics: per share and per user counters by slot, merged by name", "[metrics]") {
+  WorkerMetrics a, b;
+  uint32_t photos = a.shares.slot("photos");
+  uint32_t alice = a.users.slot("alice");
+  CHECK(a.shares.slot("photos") == photos);  // one slot per name
+  a.record(kWrite, 0, 3000, photos, alice);
+  a.record(kWrite, 0xC0000022, 1000, photos, kNoScope);
+  a.record_data(false, 4096, photos, alice);
+  // Worker b numbers its names in another order.
+  uint32_t b_music = b.shares.slot("music");
+  uint32_t b_photos = b.shares.slot("photos");
+  CHECK(b_photos != photos);
+  b.record(kCreate, 0, 1000, b_photos, b.users.slot("alice"));
+  b.record(kCreate, 0, 1000, b_music, b.users.slot("bob"));
+  b.record_data(true, 100, b_photos, kNoScope);
+  a.add(b);
+  const ScopeMetrics* p = a.shares.find("photos");
+  REQUIRE(p);
+  CHECK(p->responses[kWrite][0] == 1);
+  CHECK(p->responses[kWrite][3] == 1);
+  CHECK(p->responses[kCreate][0] == 1);
+  CHECK(p->bytes_written == 4096);
+  CHECK(p->bytes_read == 100);
+  CHECK(p->latency_sum_ns == 5000);
+  REQUIRE(a.shares.find("music"));
+  CHECK(a.shares.find("music")->responses[kCreate][0] == 1);
+  REQUIRE(a.users.find("alice"));
+  CHECK(a.users.find("alice")->responses[kWrite][0] == 1);
+  CHECK(a.users.find("alice")->responses[kWrite][3] == 0);  // that one had no user
+  CHECK(a.users.find("alice")->responses[kCreate][0] == 1);
+  CHECK(a.users.find("bob")->responses[kCreate][0] == 1);
+  CHECK(a.commands[kCreate].responses[0] == 2);  // the unscoped counters as before
+}
+
+TEST_CASE("metrics: a worker's table of names is bounded", "[metrics]") {
+  ScopeTable t;
+  for (size_t i = 0; i < kMaxScopes + 50; ++i) t.slot("share" + std::to_string(i));
+  CHECK(t.size() == kMaxScopes);
+  CHECK(t.slot("another") == kMaxScopes - 1);
+  CHECK(t.name(kMaxScopes - 1) == kOtherScope);
+  CHECK(t.slot("share0") == 0);  // names seen before keep their slots
+  CHECK(t.at(kNoScope) == nullptr);
+}
+
+TEST_CASE("metrics: the Prometheus text has share and user labels", "[metrics]") {
+  WorkerMetrics m;
+  uint32_t s = m.shares.slot("photos");
+  uint32_t q = m.shares.slot("odd \"name\"\\");
+  uint32_t u = m.users.slot("alice");
+  m.record(kWrite, 0, 3000, s, u);
+  m.record(kCreate, 0xC0000034, 1000, q, u);
+  m.record_data(false, 4096, s, u);
+  std::string t = render_prometheus(m);
+  CHECK(has_line(t, "# TYPE ringsmb_share_requests_total counter"));
+  CHECK(has_line(t, "ringsmb_share_requests_total{share=\"photos\",command=\"write\",class=\"success\"} 1"));
+  CHECK_FALSE(has_line(t, "ringsmb_share_requests_total{share=\"photos\",command=\"write\",class=\"error\"} 0"));
+  CHECK(has_line(t, "ringsmb_share_requests_total{share=\"odd \\\"name\\\"\\\\\",command=\"create\",class=\"error\"} 1"));
+  CHECK(has_line(t, "ringsmb_user_requests_total{user=\"alice\",command=\"create\",class=\"error\"} 1"));
+  CHECK(has_line(t, "ringsmb_share_written_bytes_total{share=\"photos\"} 4096"));
+  CHECK(has_line(t, "ringsmb_share_read_bytes_total{share=\"photos\"} 0"));
+  CHECK(has_line(t, "ringsmb_user_written_bytes_total{user=\"alice\"} 4096"));
+  CHECK(has_line(t, "# TYPE ringsmb_user_request_duration_seconds histogram"));
+  CHECK(has_line(t, "ringsmb_user_request_duration_seconds_bucket{user=\"alice\",le=\"1e-06\"} 1"));
+  CHECK(has_line(t, "ringsmb_user_request_duration_seconds_bucket{user=\"alice\",le=\"+Inf\"} 2"));
+  CHECK(has_line(t, "ringsmb_user_request_duration_seconds_count{user=\"alice\"} 2"));
+  CHECK(has_line(t, "ringsmb_share_request_duration_seconds_sum{share=\"photos\"} 0.000003000"));
+  CHECK(t.find("# TYPE ringsmb_share_requests_total") == t.rfind("# TYPE ringsmb_share_requests_total"));
+}

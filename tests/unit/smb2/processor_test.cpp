@@ -8,6 +8,7 @@
 
 #include "crypto/smb2_keys.hpp"
 #include "fixture.hpp"
+#include "smb2/metrics.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;
@@ -468,4 +469,69 @@ TEST_CASE("the CreditCharge must cover the payload fields the dispatch table nam
   store_le32(qd.data() + 28, 3 * 65536);
   qd.push_back(0);
   CHECK(run(qd, 2) == uint32_t(NtStatus::InvalidParameter));
+}
+
+TEST_CASE("requests are counted on the tree's share and the session's user", "[smb2][processor][metrics]") {
+  SendfileFixture fx(100000);
+  fx.server.sendfile_min_read = 64 * 1024;
+  WorkerMetrics m;
+  fx.conn.metrics = &m;
+  fx.tree->metrics_slot = m.shares.slot("share");
+  fx.session->metrics_slot = m.users.slot("alice");
+  FileId out_file = fx.open_file("new.bin", FILE_ALL_ACCESS);
+  Bytes data(3000, 'w');
+  Bytes write;
+  ByteWriter w(write);
+  w.u16(49);
+  w.u16(64 + 48);  // DataOffset
+  w.u32(uint32_t(data.size()));
+  w.u64(0);
+  w.u64(out_file.persistent);
+  w.u64(out_file.volatile_id);
+  w.zeros(12);
+  w.u32(0);
+  w.bytes(data);
+  Bytes out;
+  // A copied READ, a READ left to sendfile, a WRITE, a READ past the end.
+  Bytes frame = chain({{Command::Read, read_body(fx.file, 0, 1000)}}, fx.mid++);
+  REQUIRE(process_frame(fx.conn, fx.server, frame, out) == FrameResult::Ok);
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 0, 1 << 20)}}, fx.mid++), out) ==
+          FrameResult::Ok);
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Write, write}}, fx.mid++), out) == FrameResult::Ok);
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Read, read_body(fx.file, 200000, 10)}}, fx.mid++), out) ==
+          FrameResult::Ok);
+  // An ECHO (no tree): the user's, no share's.
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, fx.mid++), out) ==
+          FrameResult::Ok);
+
+  const ScopeMetrics* share = m.shares.find("share");
+  const ScopeMetrics* user = m.users.find("alice");
+  REQUIRE(share);
+  REQUIRE(user);
+  for (const ScopeMetrics* s : {share, user}) {
+    CHECK(s->bytes_read == 1000 + 100000);  // DataLength of both READs, sendfile's included
+    CHECK(s->bytes_written == 3000);
+    CHECK(s->responses[uint16_t(Command::Read)][0] == 2);
+    CHECK(s->responses[uint16_t(Command::Read)][3] == 1);  // END_OF_FILE: an error
+    CHECK(s->responses[uint16_t(Command::Write)][0] == 1);
+    uint64_t timed = 0;
+    for (uint64_t n : s->latency) timed += n;
+    CHECK(timed == s->responses[uint16_t(Command::Read)][0] + 1 + 1 + (s == user ? 1 : 0));
+  }
+  CHECK(user->responses[uint16_t(Command::Echo)][0] == 1);
+  CHECK(share->responses[uint16_t(Command::Echo)][0] == 0);
+  CHECK(m.commands[uint16_t(Command::Read)].responses[0] == 2);
+}
+
+TEST_CASE("a TREE_DISCONNECT is counted on the share it ended", "[smb2][processor][metrics]") {
+  Smb2Fixture fx;
+  WorkerMetrics m;
+  fx.conn.metrics = &m;
+  fx.tree->metrics_slot = m.shares.slot("share");
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::Echo, echo_body()}}, 0, 32), out) == FrameResult::Ok);
+  REQUIRE(process_frame(fx.conn, fx.server, chain({{Command::TreeDisconnect, {4, 0, 0, 0}}}, 1), out) ==
+          FrameResult::Ok);
+  CHECK(fx.session->trees.empty());
+  CHECK(m.shares.find("share")->responses[uint16_t(Command::TreeDisconnect)][0] == 1);
 }
