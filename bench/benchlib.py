@@ -143,13 +143,13 @@ def parse_result(out):
     raise RuntimeError("smbench printed no RESULT line:\n" + out[-2000:])
 
 
-def smbench_cmd(build, srv, user, password, args):
+def smbench_cmd(build, srv, user, password, args, share="bench"):
     return [f"{build}/tools/smbench", "--host", "127.0.0.1", "--port", str(srv.port), "--user", user,
-            "--password", password, "--share", "bench", *args]
+            "--password", password, "--share", share, *args]
 
 
-def smbench(build, srv, user, password, args):
-    m = measure(smbench_cmd(build, srv, user, password, args), srv)
+def smbench(build, srv, user, password, args, share="bench"):
+    m = measure(smbench_cmd(build, srv, user, password, args, share), srv)
     r = parse_result(m["out"])
     r.update(server_cpu=m["server_cpu"], client_cpu=m["client_cpu"], wall=m["wall"])
     if r.get("files"):
@@ -220,6 +220,9 @@ METRICS = {
                 ("p50_close_us", "CLOSE p50 µs", True), ("p99_close_us", "CLOSE p99 µs", True),
                 ("p50_compound_us", "chain p50 µs", True), ("p99_compound_us", "chain p99 µs", True)],
     "echo": [("per_request_us", "server CPU µs/request", True), ("p50_us", "round trip p50 µs", True)],
+    "windows": [("files_s", "files/s", False), ("per_file_us", "server CPU µs/file", True),
+                ("p50_request_us", "request p50 µs", True), ("p99_request_us", "request p99 µs", True),
+                ("errors", "failed requests", True)],
     "large": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
     "copy": [("wall", "wall s", True), ("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True),
              ("client_cpu", "client CPU s", True)],
