@@ -164,23 +164,60 @@ def smbench_local(build, directory, args):
     return r
 
 
+class IdleConnections:
+    """with IdleConnections(...): n authenticated idle connections (one
+    smbench --idle-connections process) held for the block."""
+
+    def __init__(self, build, srv, user, password, n):
+        self.cmd = smbench_cmd(build, srv, user, password, ["--idle-connections", str(n)])
+
+    def __enter__(self):
+        self.p = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                  preexec_fn=raise_nofile)
+        for line in self.p.stdout:
+            if line.startswith("READY"):
+                return self
+        self.p.wait(60)
+        raise RuntimeError("smbench --idle-connections ended before READY")
+
+    def __exit__(self, *exc):
+        self.p.stdin.close()
+        self.p.wait(60)
+        time.sleep(1)
+
+
 def hold_idle(build, srv, user, password, n):
     """Opens n authenticated idle connections with smbench; returns the
     server's memory while they are held."""
-    p = subprocess.Popen(smbench_cmd(build, srv, user, password, ["--idle-connections", str(n)]),
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=raise_nofile)
-    try:
-        for line in p.stdout:
-            if line.startswith("READY"):
-                break
-        else:
-            raise RuntimeError("smbench --idle-connections ended before READY")
+    with IdleConnections(build, srv, user, password, n):
         time.sleep(2)
         return srv.memory()
-    finally:
-        p.stdin.close()
-        p.wait(60)
-        time.sleep(1)
+
+
+class PeakMemory:
+    """with PeakMemory(srv) as pm: samples the server tree's RSS and PSS
+    every 0.5 s during the block; pm.rss, pm.pss are the peaks (KiB)."""
+
+    def __init__(self, srv):
+        import threading
+        self.srv, self.rss, self.pss = srv, 0, 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while True:
+            m = self.srv.memory()
+            self.rss, self.pss = max(self.rss, m["rss"]), max(self.pss, m["pss"])
+            if self.stop.wait(0.5):
+                return
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
 
 
 def guarded(res, test, server, fn):
@@ -223,6 +260,9 @@ METRICS = {
     "windows": [("files_s", "files/s", False), ("per_file_us", "server CPU µs/file", True),
                 ("p50_request_us", "request p50 µs", True), ("p99_request_us", "request p99 µs", True),
                 ("errors", "failed requests", True)],
+    "manyconn": [("files_s", "files/s", False), ("per_file_us", "server CPU µs/file", True),
+                 ("p99_request_us", "request p99 µs", True), ("rss_mib", "server RSS MiB (peak)", True),
+                 ("pss_mib", "server PSS MiB (peak)", True), ("errors", "failed requests", True)],
     "large": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
     "copy": [("wall", "wall s", True), ("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True),
              ("client_cpu", "client CPU s", True)],

@@ -50,13 +50,15 @@ if [ "$(id -u)" -eq 0 ] && command -v smbd >/dev/null; then
   check "smbench against Samba reports files/s" reports_rate
   kill "$SERVE_PID" 2>/dev/null || true
   wait "$SERVE_PID" 2>/dev/null || true
-  # The Windows-shaped rows of bench/run, small:
+  # The Windows-shaped and many-connection rows of bench/run, small:
   # each must run on both servers with no request failing (bench/run exits
   # non-zero when a run failed, and smbench fails a run on any error status).
-  check "bench/run --quick --only windows" env RINGSMB_BUILD_DIR="$RINGSMB_BUILD_DIR" \
-    timeout 600 python3 "$RINGSMB_SOURCE_DIR/bench/run" --quick --only windows
+  check "bench/run --quick --only windows,manyconn" env RINGSMB_BUILD_DIR="$RINGSMB_BUILD_DIR" \
+    timeout 600 python3 "$RINGSMB_SOURCE_DIR/bench/run" --quick --only windows,manyconn --many-connections 80 \
+    --many-active 16 --many-files 160
   cp "$T/check.out" "$T/quick.out"
-  for row in "windows signed C=1" "windows signed C=16" "windows encrypted C=1" "windows encrypted C=16"; do
+  for row in "windows signed C=1" "windows signed C=16" "windows encrypted C=1" "windows encrypted C=16" \
+    "manyconn 80 conns, 16 active"; do
     check "bench/run row: $row, both servers" grep -Eq "^\| $row[^|]* \| files/s \| [0-9.,]+ \| [0-9.,]+ \|" "$T/quick.out"
   done
 else
