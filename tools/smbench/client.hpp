@@ -125,6 +125,7 @@ Request read_request(const FileId& id, uint64_t offset, uint32_t length);
 // them after copying the data.
 Request set_basic_info_request(const FileId& id, uint64_t last_write_filetime, uint32_t attributes);
 Request close_request(const FileId& id);
+Request flush_request(const FileId& id);
 Request echo_request();
 
 // CREATE response: the FileId. False when the body is short.

@@ -38,6 +38,8 @@ constexpr const char* kUsage = R"(usage: smbench [options]
                       syscall: io_uring has no such operation)     [inline]
   --large BYTES       write then read one file sequentially (1 MiB requests)
   --large-op write|read|both                                    [both]
+  --flush             with --large: FLUSH the file after writing it (fsync)
+  --repeat N          with --large: do it all N times           [1]
   --idle-connections N  open N sessions, print READY, hold them until stdin closes
   --echo N            N ECHO round trips on one connection: what a request
                       costs the server before any file work (with --server-pid)
@@ -93,6 +95,8 @@ Options parse(int argc, char** argv) {
     }
     else if (a == "--large") o.large = number(val());
     else if (a == "--large-op") o.large_op = val();
+    else if (a == "--flush") o.large_flush = true;
+    else if (a == "--repeat") o.large_repeat = number(val());
     else if (a == "--idle-connections") o.idle = int(number(val()));
     else if (a == "--echo") o.echo = number(val());
     else if (a == "--dialect") {

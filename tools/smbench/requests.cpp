@@ -224,6 +224,16 @@ Request close_request(const FileId& id) {
   return req;
 }
 
+Request flush_request(const FileId& id) {
+  Request req = new_request(Command::Flush, 1);
+  ByteWriter w(req.body);
+  w.u16(24);
+  w.u16(0);
+  w.u32(0);
+  w.bytes(id);
+  return req;
+}
+
 Request echo_request() {
   Request req = new_request(Command::Echo, 1);
   ByteWriter w(req.body);

@@ -28,6 +28,8 @@ struct Options {
   bool local_uring = false;  // --local-io uring: open, write and close through io_uring
   uint64_t large = 0;
   std::string large_op = "both";  // write, read or both
+  bool large_flush = false;        // --flush: FLUSH after writing the large file
+  uint64_t large_repeat = 1;       // --repeat: the large operations this many times
   int idle = 0;
   uint64_t echo = 0;  // --echo N: N ECHO round trips, the per-request floor
   std::string prefix = "smbench";
