@@ -143,13 +143,13 @@ def parse_result(out):
     raise RuntimeError("smbench printed no RESULT line:\n" + out[-2000:])
 
 
-def smbench_cmd(build, srv, user, password, args):
+def smbench_cmd(build, srv, user, password, args, share="bench"):
     return [f"{build}/tools/smbench", "--host", "127.0.0.1", "--port", str(srv.port), "--user", user,
-            "--password", password, "--share", "bench", *args]
+            "--password", password, "--share", share, *args]
 
 
-def smbench(build, srv, user, password, args):
-    m = measure(smbench_cmd(build, srv, user, password, args), srv)
+def smbench(build, srv, user, password, args, share="bench"):
+    m = measure(smbench_cmd(build, srv, user, password, args, share), srv)
     r = parse_result(m["out"])
     r.update(server_cpu=m["server_cpu"], client_cpu=m["client_cpu"], wall=m["wall"])
     if r.get("files"):
@@ -164,23 +164,60 @@ def smbench_local(build, directory, args):
     return r
 
 
+class IdleConnections:
+    """with IdleConnections(...): n authenticated idle connections (one
+    smbench --idle-connections process) held for the block."""
+
+    def __init__(self, build, srv, user, password, n):
+        self.cmd = smbench_cmd(build, srv, user, password, ["--idle-connections", str(n)])
+
+    def __enter__(self):
+        self.p = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                  preexec_fn=raise_nofile)
+        for line in self.p.stdout:
+            if line.startswith("READY"):
+                return self
+        self.p.wait(60)
+        raise RuntimeError("smbench --idle-connections ended before READY")
+
+    def __exit__(self, *exc):
+        self.p.stdin.close()
+        self.p.wait(60)
+        time.sleep(1)
+
+
 def hold_idle(build, srv, user, password, n):
     """Opens n authenticated idle connections with smbench; returns the
     server's memory while they are held."""
-    p = subprocess.Popen(smbench_cmd(build, srv, user, password, ["--idle-connections", str(n)]),
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=raise_nofile)
-    try:
-        for line in p.stdout:
-            if line.startswith("READY"):
-                break
-        else:
-            raise RuntimeError("smbench --idle-connections ended before READY")
+    with IdleConnections(build, srv, user, password, n):
         time.sleep(2)
         return srv.memory()
-    finally:
-        p.stdin.close()
-        p.wait(60)
-        time.sleep(1)
+
+
+class PeakMemory:
+    """with PeakMemory(srv) as pm: samples the server tree's RSS and PSS
+    every 0.5 s during the block; pm.rss, pm.pss are the peaks (KiB)."""
+
+    def __init__(self, srv):
+        import threading
+        self.srv, self.rss, self.pss = srv, 0, 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while True:
+            m = self.srv.memory()
+            self.rss, self.pss = max(self.rss, m["rss"]), max(self.pss, m["pss"])
+            if self.stop.wait(0.5):
+                return
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
 
 
 def guarded(res, test, server, fn):
@@ -220,6 +257,15 @@ METRICS = {
                 ("p50_close_us", "CLOSE p50 µs", True), ("p99_close_us", "CLOSE p99 µs", True),
                 ("p50_compound_us", "chain p50 µs", True), ("p99_compound_us", "chain p99 µs", True)],
     "echo": [("per_request_us", "server CPU µs/request", True), ("p50_us", "round trip p50 µs", True)],
+    "windows": [("files_s", "files/s", False), ("per_file_us", "server CPU µs/file", True),
+                ("p50_request_us", "request p50 µs", True), ("p99_request_us", "request p99 µs", True),
+                ("errors", "failed requests", True)],
+    "manyconn": [("files_s", "files/s", False), ("per_file_us", "server CPU µs/file", True),
+                 ("p99_request_us", "request p99 µs", True), ("rss_mib", "server RSS MiB (peak)", True),
+                 ("pss_mib", "server PSS MiB (peak)", True), ("errors", "failed requests", True)],
+    "flush": [("files_s", "files/s", False), ("p50_request_us", "request p50 µs", True),
+              ("p99_request_us", "request p99 µs", True), ("p99_ratio", "p99 with writer / alone", True),
+              ("errors", "failed requests", True)],
     "large": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
     "copy": [("wall", "wall s", True), ("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True),
              ("client_cpu", "client CPU s", True)],

@@ -53,14 +53,16 @@ EVP_CIPHER_CTX* start(Aead alg, bool encrypt, ByteSpan key, ByteSpan nonce, Byte
   return ctx;
 }
 
-// The data pass, in place. A null pointer would tell OpenSSL's CCM "this is
-// the length-setting call" and skip the tag check, so an empty message still
-// passes a real (dummy) buffer.
-bool update_data(EVP_CIPHER_CTX* ctx, std::span<uint8_t> data) {
+// The data pass, from `in` to `out` (the same buffer, or another of the
+// same size: one pass copies and transforms). A null pointer would tell
+// OpenSSL's CCM "this is the length-setting call" and skip the tag check, so
+// an empty message still passes a real (dummy) buffer.
+bool update_data(EVP_CIPHER_CTX* ctx, ByteSpan in, std::span<uint8_t> out) {
   uint8_t dummy[1];
-  uint8_t* p = data.empty() ? dummy : data.data();
+  uint8_t* o = out.empty() ? dummy : out.data();
+  const uint8_t* i = in.empty() ? dummy : in.data();
   int len = 0;
-  return EVP_CipherUpdate(ctx, p, &len, p, int(data.size())) == 1;
+  return EVP_CipherUpdate(ctx, o, &len, i, int(in.size())) == 1;
 }
 
 }  // namespace
@@ -71,7 +73,7 @@ bool aead_encrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::spa
   EVP_CIPHER_CTX* ctx = start(alg, true, key, nonce, aad, data.size(), nullptr);
   if (!ctx) return false;
   int len = 0;
-  bool ok = update_data(ctx, data);
+  bool ok = update_data(ctx, data, data);
   uint8_t final_block[16];
   ok = ok && EVP_CipherFinal_ex(ctx, final_block, &len) == 1;
   ok = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1;
@@ -81,12 +83,17 @@ bool aead_encrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::spa
 
 bool aead_decrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::span<uint8_t> data,
                   std::span<const uint8_t, 16> tag) {
-  if (!sizes_ok(alg, key, nonce, aad, data.size())) return false;
-  EVP_CIPHER_CTX* ctx = start(alg, false, key, nonce, aad, data.size(), tag.data());
+  return aead_decrypt(alg, key, nonce, aad, data, data, tag);
+}
+
+bool aead_decrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, ByteSpan in, std::span<uint8_t> out,
+                  std::span<const uint8_t, 16> tag) {
+  if (in.size() != out.size() || !sizes_ok(alg, key, nonce, aad, in.size())) return false;
+  EVP_CIPHER_CTX* ctx = start(alg, false, key, nonce, aad, in.size(), tag.data());
   if (!ctx) return false;
   int len = 0;
   // CCM verifies the tag inside the (single) update call; GCM in the final step.
-  bool ok = update_data(ctx, data);
+  bool ok = update_data(ctx, in, out);
   if (!is_ccm(alg)) {
     ok = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, const_cast<uint8_t*>(tag.data())) == 1;
     uint8_t final_block[16];

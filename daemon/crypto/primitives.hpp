@@ -42,6 +42,10 @@ bool aead_encrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::spa
 // Decrypts in place; false when the tag does not verify.
 bool aead_decrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::span<uint8_t> data,
                   std::span<const uint8_t, 16> tag);
+// Decrypts `in` into `out` (same size) in one pass; false when the tag does
+// not verify (`out` then holds no usable data).
+bool aead_decrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, ByteSpan in, std::span<uint8_t> out,
+                  std::span<const uint8_t, 16> tag);
 
 void random_bytes(std::span<uint8_t> out);
 // Constant-time comparison.

@@ -42,6 +42,11 @@ inline constexpr uint32_t kTransformProtocolId = 0x424D53FD;  // 0xFD 'S' 'M' 'B
 // messages, a compound chain) for the session. Nonce is random (MS-SMB2
 // 3.1.4.3 allows any unique nonce).
 Bytes encrypt_message(Aead alg, ByteSpan encryption_key, uint64_t session_id, ByteSpan plaintext);
+// The same in place: `frame` is kTransformHeaderSize bytes of room for the
+// header, then the plaintext, which becomes the ciphertext. The sender that
+// reserves the room up front encrypts a reply where it was written, with no
+// copy. False on an internal error or a message too large for the header.
+bool encrypt_in_place(Aead alg, ByteSpan encryption_key, uint64_t session_id, std::span<uint8_t> frame);
 
 struct TransformHeader {
   std::array<uint8_t, 16> signature;
@@ -52,8 +57,8 @@ struct TransformHeader {
 };
 // Parses the 52-byte header; nullopt if short or not a transform header.
 std::optional<TransformHeader> parse_transform_header(ByteSpan frame);
-// Decrypts a whole transform frame; nullopt if the tag does not verify or
-// sizes are inconsistent.
+// Decrypts a whole transform frame in one pass from `frame` into the
+// result; nullopt if the tag does not verify or sizes are inconsistent.
 std::optional<Bytes> decrypt_message(Aead alg, ByteSpan decryption_key, ByteSpan frame);
 
 }  // namespace ringsmb::crypto

@@ -14,37 +14,43 @@ namespace {
 
 constexpr size_t kSignatureOffset = 4;
 constexpr size_t kNonceOffset = 20;
+constexpr size_t kOriginalSizeOffset = 36;
+constexpr size_t kReservedOffset = 40;
+constexpr size_t kFlagsOffset = 42;
+constexpr size_t kSessionIdOffset = 44;
 constexpr uint16_t kFlagEncrypted = 0x0001;
 
 ByteSpan aad_of(ByteSpan frame) { return frame.subspan(kNonceOffset, kTransformHeaderSize - kNonceOffset); }
 
 }  // namespace
 
+bool encrypt_in_place(Aead alg, ByteSpan encryption_key, uint64_t session_id, std::span<uint8_t> frame) {
+  if (frame.size() < kTransformHeaderSize || frame.size() - kTransformHeaderSize > UINT32_MAX) return false;
+  uint8_t* h = frame.data();
+  store_le32(h, kTransformProtocolId);
+  std::memset(h + kSignatureOffset, 0, 16);  // the tag, filled in below
+  // A random nonce: MS-SMB2 only asks that it is never reused in a session.
+  // The unused tail of the 16-byte field stays zero.
+  std::memset(h + kNonceOffset, 0, 16);
+  std::span<uint8_t> nonce(h + kNonceOffset, aead_nonce_size(alg));
+  random_bytes(nonce);
+  store_le32(h + kOriginalSizeOffset, uint32_t(frame.size() - kTransformHeaderSize));
+  store_le16(h + kReservedOffset, 0);
+  store_le16(h + kFlagsOffset, kFlagEncrypted);
+  store_le64(h + kSessionIdOffset, session_id);
+  std::span<uint8_t> body = frame.subspan(kTransformHeaderSize);
+  std::span<uint8_t, 16> tag(h + kSignatureOffset, 16);
+  // The tag is written straight into the header, which is not part of the AAD.
+  return aead_encrypt(alg, encryption_key, nonce, aad_of(frame), body, tag);
+}
+
 Bytes encrypt_message(Aead alg, ByteSpan encryption_key, uint64_t session_id, ByteSpan plaintext) {
   if (plaintext.size() > UINT32_MAX) return {};
   Bytes out;
   out.reserve(kTransformHeaderSize + plaintext.size());
-  ByteWriter w(out);
-  w.u32(kTransformProtocolId);
-  w.zeros(16);  // Signature, filled in below
-  // A random nonce: MS-SMB2 only asks that it is never reused in a session.
-  // The unused tail of the 16-byte field stays zero.
-  std::array<uint8_t, 16> nonce{};
-  random_bytes(std::span(nonce).first(aead_nonce_size(alg)));
-  w.bytes(nonce);
-  w.u32(uint32_t(plaintext.size()));
-  w.u16(0);  // Reserved
-  w.u16(kFlagEncrypted);
-  w.u64(session_id);
-  w.bytes(plaintext);
-
-  std::span<uint8_t> body(out.data() + kTransformHeaderSize, plaintext.size());
-  std::span<uint8_t, 16> tag(out.data() + kSignatureOffset, 16);
-  // The tag is written straight into the header, which is not part of the AAD.
-  if (!aead_encrypt(alg, encryption_key, std::span(nonce).first(aead_nonce_size(alg)),
-                    aad_of(out), body, tag)) {
-    return {};
-  }
+  out.resize(kTransformHeaderSize);  // the header, written by encrypt_in_place
+  out.insert(out.end(), plaintext.begin(), plaintext.end());
+  if (!encrypt_in_place(alg, encryption_key, session_id, out)) return {};
   return out;
 }
 
@@ -72,10 +78,13 @@ std::optional<Bytes> decrypt_message(Aead alg, ByteSpan decryption_key, ByteSpan
   if (h->original_message_size == 0 || h->original_message_size != frame.size() - kTransformHeaderSize) {
     return std::nullopt;
   }
-  Bytes plain(frame.begin() + kTransformHeaderSize, frame.end());
+  // Decrypted from the frame into its own buffer in one pass (a copy, then
+  // an in-place decryption, went over the data twice).
+  Bytes plain(h->original_message_size);
   ByteSpan nonce = ByteSpan(h->nonce).first(aead_nonce_size(alg));
   std::span<const uint8_t, 16> tag(h->signature.data(), 16);
-  if (!aead_decrypt(alg, decryption_key, nonce, aad_of(frame), plain, tag)) return std::nullopt;
+  if (!aead_decrypt(alg, decryption_key, nonce, aad_of(frame), frame.subspan(kTransformHeaderSize), plain, tag))
+    return std::nullopt;
   return plain;
 }
 

@@ -500,6 +500,7 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
   seal.encrypt = true;
   seal.session_id = th->session_id;
   seal.encryption_key = session->keys.encryption_key;  // the chain may log the session off
+  reserve_transform_header(out);  // the reply is encrypted where the chain writes it
   ChainProcessor chain(conn, server, true, th->session_id);
   return chain.run(*plain, out);
 }

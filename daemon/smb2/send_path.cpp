@@ -15,21 +15,24 @@ void sign_element(const ConnState& conn, ByteSpan signing_key, std::span<uint8_t
   crypto::sign_message(conn.signing_algorithm, signing_key, element);
 }
 
+void reserve_transform_header(Bytes& out) { out.resize(out.size() + crypto::kTransformHeaderSize); }
+
 bool close_message(ConnState& conn, Bytes& out, size_t start, const ResponseSeal& seal, size_t file_bytes) {
-  if (out.size() == start && file_bytes == 0) {
+  size_t room = seal.encrypt ? crypto::kTransformHeaderSize : 0;
+  if (out.size() <= start + room && file_bytes == 0) {
+    out.resize(start);
     conn.framing->discard(out, start);
     return true;
   }
   std::span<uint8_t> message(out.data() + start, out.size() - start);
   if (seal.encrypt) {
-    if (!conn.cipher || seal.encryption_key.empty()) {
+    // Encrypted where it was written, behind the room for the header.
+    if (!conn.cipher || seal.encryption_key.empty() ||
+        !crypto::encrypt_in_place(*conn.cipher, seal.encryption_key, seal.session_id, message)) {
       out.resize(start);
       conn.framing->discard(out, start);
       return false;
     }
-    Bytes sealed = crypto::encrypt_message(*conn.cipher, seal.encryption_key, seal.session_id, message);
-    out.resize(start);
-    out.insert(out.end(), sealed.begin(), sealed.end());
   } else if (seal.sign && !seal.signing_key.empty()) {
     sign_element(conn, seal.signing_key, message);
   }
@@ -39,6 +42,7 @@ bool close_message(ConnState& conn, Bytes& out, size_t start, const ResponseSeal
 
 bool send_message(ConnState& conn, Bytes& out, ByteSpan message, const ResponseSeal& seal) {
   size_t start = open_message(conn, out);
+  if (seal.encrypt) reserve_transform_header(out);
   out.insert(out.end(), message.begin(), message.end());
   return close_message(conn, out, start, seal);
 }

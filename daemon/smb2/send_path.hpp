@@ -11,11 +11,15 @@ namespace ringsmb::smb2 {
 
 // Starts a message at the end of OUT; returns where it starts.
 size_t open_message(ConnState& conn, Bytes& out);
+// Makes room at the end of OUT for the TRANSFORM_HEADER of a message to be
+// encrypted; the message is written after it.
+void reserve_transform_header(Bytes& out);
 // The message written since START is complete: encrypts it or signs it as
 // SEAL says (a compound chain signs its elements itself and passes a seal
 // that does not sign) and frames it, FILE_BYTES of FileSegments included.
-// An empty message is taken back. False when the seal cannot be applied
-// (no cipher): the message is dropped.
+// An encrypting SEAL expects the room of reserve_transform_header() right
+// at START and encrypts in place. An empty message is taken back. False
+// when the seal cannot be applied (no cipher): the message is dropped.
 bool close_message(ConnState& conn, Bytes& out, size_t start, const ResponseSeal& seal, size_t file_bytes = 0);
 // open + copy MESSAGE + close.
 bool send_message(ConnState& conn, Bytes& out, ByteSpan message, const ResponseSeal& seal);

@@ -16,6 +16,7 @@ bench() {  # bench PORT USER PASS SHARE [smbench args...]: output in $T/bench.ou
     > "$T/bench.out" 2>&1
 }
 reports_rate() { grep -Eq '^RESULT .*files_s=[0-9.]+' "$T/bench.out"; }
+result_has() { grep -Eq "^RESULT .* $1( |\$)" "$T/bench.out"; }  # result_has errors=0
 
 check "smbench: 2 connections, 50 files" bench "$PORT" alice secret-A1 share --connections 2 --depth 2 --files 50
 check "smbench reports files/s" reports_rate
@@ -24,6 +25,18 @@ check "smbench compound, signed, SMB 2.1" bench "$PORT" alice secret-A1 share --
   --files 20 --prefix c21
 check "smbench --large 4 MiB" bench "$PORT" alice secret-A1 share --large $((4 << 20))
 check "large file size" test "$(stat -c %s "$T/share/smbench_large.bin")" -eq $((4 << 20))
+check "smbench --profile windows, AES-GMAC signed" bench "$PORT" alice secret-A1 share --profile windows \
+  --dialect 3.1.1 --sign --connections 2 --files 40 --prefix win
+check "windows profile: no request failed" result_has errors=0
+check "windows profile: signed with AES-GMAC (2)" result_has signing_alg=2
+check "windows profile: 40 files" test "$(ls "$T/share" | grep -c '^win_')" -eq 40
+check "smbench --profile windows --compound --encrypt" bench "$PORT" alice secret-A1 share --profile windows \
+  --dialect 3.1.1 --encrypt --compound --files 20 --prefix wenc
+check "encrypted windows profile: no request failed, encrypted" \
+  sh -c "grep -Eq '^RESULT .* errors=0 ' '$T/bench.out' && grep -Eq '^RESULT .* encrypted=1( |$)' '$T/bench.out'"
+check "smbench --large, encrypted, with FLUSH" bench "$PORT" alice secret-A1 share --large $((3 << 20)) --encrypt \
+  --dialect 3.1.1 --flush --prefix encl
+check "encrypted large file size" test "$(stat -c %s "$T/share/encl_large.bin")" -eq $((3 << 20))
 mkdir -p "$T/local"
 check "smbench --local" timeout 30 "$SMBENCH" --local "$T/local" --connections 2 --files 50
 
@@ -37,6 +50,17 @@ if [ "$(id -u)" -eq 0 ] && command -v smbd >/dev/null; then
   check "smbench against Samba reports files/s" reports_rate
   kill "$SERVE_PID" 2>/dev/null || true
   wait "$SERVE_PID" 2>/dev/null || true
+  # The Windows-shaped, many-connection and flush rows of bench/run, small:
+  # each must run on both servers with no request failing (bench/run exits
+  # non-zero when a run failed, and smbench fails a run on any error status).
+  check "bench/run --quick --only windows,manyconn,flush" env RINGSMB_BUILD_DIR="$RINGSMB_BUILD_DIR" \
+    timeout 600 python3 "$RINGSMB_SOURCE_DIR/bench/run" --quick --only windows,manyconn,flush --many-connections 80 \
+    --many-active 16 --many-files 160 --flush-size $((4 << 20))
+  cp "$T/check.out" "$T/quick.out"
+  for row in "windows signed C=1" "windows signed C=16" "windows encrypted C=1" "windows encrypted C=16" \
+    "manyconn 80 conns, 16 active" "flush alone" "flush with a writer"; do
+    check "bench/run row: $row, both servers" grep -Eq "^\| $row[^|]* \| files/s \| [0-9.,]+ \| [0-9.,]+ \|" "$T/quick.out"
+  done
 else
   echo "SKIP: Samba part (needs root and smbd)"
 fi

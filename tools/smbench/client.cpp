@@ -23,7 +23,7 @@ using wire::Command;
 
 constexpr uint32_t kStatusMoreProcessing = 0xC0000016;
 constexpr uint16_t kSigningEnabled = 0x1, kSigningRequired = 0x2;
-constexpr uint16_t kSessionFlagGuest = 0x1;
+constexpr uint16_t kSessionFlagGuest = 0x1, kSessionFlagEncryptData = 0x4;
 constexpr uint32_t kShareFlagEncrypt = 0x8;
 // Asked for on every request: enough to keep 64 requests of 16 credits in
 // flight once the window has grown, as Windows' credit requests do.
@@ -50,15 +50,57 @@ void preauth_update(Bytes& hash, ByteSpan message) {
   hash.assign(h.begin(), h.end());
 }
 
+// Negotiate context types and algorithm ids (MS-SMB2 2.2.3.1).
+constexpr uint16_t kPreauthContext = 1, kEncryptionContext = 2, kSigningContext = 8;
+constexpr uint16_t kCipherAes128Ccm = 1, kCipherAes128Gcm = 2;
+constexpr uint32_t kCapEncryption = 0x40;
+
+// One negotiate context, 8-aligned from the header's start.
+void negotiate_context(ByteWriter& w, uint16_t type, ByteSpan data) {
+  w.align(8, size_t(0) - wire::kHeaderSize);
+  w.u16(type);
+  w.u16(uint16_t(data.size()));
+  w.u32(0);
+  w.bytes(data);
+}
+
+// 3.1.1 contexts as Windows 11 sends the ones that matter here: SHA-512
+// preauth, the AES-128 ciphers (GCM first) and the signing algorithms
+// (AES-GMAC first, MS-SMB2 2.2.3.1.7). Returns the count.
+uint16_t write_negotiate_contexts(ByteWriter& w) {
+  Bytes preauth;
+  ByteWriter p(preauth);
+  p.u16(1);   // HashAlgorithmCount
+  p.u16(32);  // SaltLength
+  p.u16(1);   // SHA-512
+  std::array<uint8_t, 32> salt;
+  crypto::random_bytes(salt);
+  p.bytes(salt);
+  negotiate_context(w, kPreauthContext, preauth);
+  Bytes ciphers;
+  ByteWriter c(ciphers);
+  c.u16(2);
+  c.u16(kCipherAes128Gcm);
+  c.u16(kCipherAes128Ccm);
+  negotiate_context(w, kEncryptionContext, ciphers);
+  Bytes signing;
+  ByteWriter g(signing);
+  g.u16(2);
+  g.u16(uint16_t(crypto::SigningAlgorithm::AesGmac));
+  g.u16(uint16_t(crypto::SigningAlgorithm::AesCmac));
+  negotiate_context(w, kSigningContext, signing);
+  return 3;
+}
+
 Request negotiate_request(const std::vector<uint16_t>& dialects) {
-  Request req = new_request(Command::Negotiate, 0);
+  Request req = new_request(Command::Negotiate, 0, 256);
   ByteWriter w(req.body);
   bool smb311 = std::find(dialects.begin(), dialects.end(), 0x0311) != dialects.end();
   w.u16(36);
   w.u16(uint16_t(dialects.size()));
   w.u16(kSigningEnabled);
   w.u16(0);
-  w.u32(0x2 | 0x4);  // LEASING | LARGE_MTU
+  w.u32(0x2 | 0x4 | kCapEncryption);  // LEASING | LARGE_MTU | ENCRYPTION
   std::array<uint8_t, 16> guid;
   crypto::random_bytes(guid);
   w.bytes(guid);
@@ -68,19 +110,15 @@ Request negotiate_request(const std::vector<uint16_t>& dialects) {
   if (smb311) {
     w.align(8, size_t(0) - wire::kHeaderSize);  // aligned from the header's start
     w.patch_u32(ctx_offset_at, uint32_t(wire::kHeaderSize + w.size()));
-    w.patch_u16(ctx_offset_at + 4, 1);
-    // SMB2_PREAUTH_INTEGRITY_CAPABILITIES: SHA-512 with a 32-byte salt.
-    w.u16(1);
-    w.u16(38);
-    w.u32(0);
-    w.u16(1);
-    w.u16(32);
-    w.u16(1);
-    std::array<uint8_t, 32> salt;
-    crypto::random_bytes(salt);
-    w.bytes(salt);
+    w.patch_u16(ctx_offset_at + 4, write_negotiate_contexts(w));
   }
   return req;
+}
+
+std::optional<crypto::Aead> aead_of(uint16_t cipher) {
+  if (cipher == kCipherAes128Gcm) return crypto::Aead::Aes128Gcm;
+  if (cipher == kCipherAes128Ccm) return crypto::Aead::Aes128Ccm;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -122,11 +160,35 @@ void Connection::negotiate(const ClientOptions& opt) {
   max_read_ = rd.u32();
   max_write_ = rd.u32();
   if (!rd.ok()) fail("short NEGOTIATE response");
+  sign_alg_ = dialect_ >= 0x0300 ? crypto::SigningAlgorithm::AesCmac : crypto::SigningAlgorithm::HmacSha256;
   if (dialect_ == 0x0311) {
     preauth_update(preauth_, sent);
     preauth_update(preauth_, r.body);
+    read_negotiate_contexts(r);
+  } else if (dialect_ >= 0x0300) {
+    uint32_t caps = ByteReader(ByteSpan(r.body).subspan(wire::kHeaderSize + 24)).u32();
+    if (caps & kCapEncryption) cipher_ = crypto::Aead::Aes128Ccm;  // the only 3.0.x cipher
   }
-  sign_alg_ = dialect_ >= 0x0300 ? crypto::SigningAlgorithm::AesCmac : crypto::SigningAlgorithm::HmacSha256;
+}
+
+// The server's choices: the signing algorithm (AES-CMAC when it sends no
+// signing context, MS-SMB2 3.2.5.2) and the cipher.
+void Connection::read_negotiate_contexts(const Response& r) {
+  ByteReader rd(r.body);
+  rd.seek(wire::kHeaderSize + 6);
+  uint16_t count = rd.u16();
+  rd.seek(wire::kHeaderSize + 60);
+  uint32_t offset = rd.u32();
+  rd.seek(offset);
+  for (uint16_t i = 0; i < count && rd.ok(); ++i) {
+    rd.seek((rd.offset() + 7) & ~size_t(7));
+    uint16_t type = rd.u16(), len = rd.u16();
+    rd.u32();
+    ByteReader data(rd.bytes(len));
+    if (type == kSigningContext && data.u16() == 1) sign_alg_ = crypto::SigningAlgorithm(data.u16());
+    if (type == kEncryptionContext && data.u16() == 1) cipher_ = aead_of(data.u16());
+  }
+  if (!rd.ok()) fail("bad negotiate contexts in the NEGOTIATE response");
 }
 
 void Connection::session_setup(const ClientOptions& opt) {
@@ -174,10 +236,21 @@ void Connection::session_setup(const ClientOptions& opt) {
   if (dialect_ == 0x0311) preauth_update(preauth_, sent);  // the final response is not hashed
   ByteReader rd(r2.body);
   rd.seek(wire::kHeaderSize + 2);
-  if (rd.u16() & kSessionFlagGuest) fail("the server logged smbench in as guest");
-  auto keys = crypto::derive_session_keys(dialect_, auth.session_key, preauth_, std::nullopt);
+  uint16_t session_flags = rd.u16();
+  if (session_flags & kSessionFlagGuest) fail("the server logged smbench in as guest");
+  auto keys = crypto::derive_session_keys(dialect_, auth.session_key, preauth_, cipher_);
   signing_key_ = keys.signing_key;
+  // The server's keys seen from this side: it decrypts what we encrypt.
+  encrypt_key_ = keys.decryption_key;
+  decrypt_key_ = keys.encryption_key;
   signing_ = opt.force_signing || (server_security_mode_ & kSigningRequired);
+  if (opt.encrypt || (session_flags & kSessionFlagEncryptData)) start_encrypting();
+}
+
+// From here on every request goes in a TRANSFORM_HEADER (MS-SMB2 3.2.4.1.8).
+void Connection::start_encrypting() {
+  if (!cipher_ || encrypt_key_.empty()) fail("encryption asked for, but the server negotiated no cipher");
+  encrypt_ = true;
 }
 
 void Connection::tree_connect(const ClientOptions& opt) {
@@ -191,13 +264,13 @@ void Connection::tree_connect(const ClientOptions& opt) {
   w.bytes(path);
   // MS-SMB2 3.2.4.1.1: a 3.1.1 client signs TREE_CONNECT even when signing
   // is not otherwise required.
-  sign_next_ = dialect_ == 0x0311;
+  sign_next_ = dialect_ == 0x0311 && !encrypt_;
   Response r = call(std::move(req));
   check(r, 0, ("TREE_CONNECT \\\\" + opt.host + "\\" + opt.share).c_str());
   tree_id_ = r.hdr.tree_id;
   ByteReader rd(r.body);
   rd.seek(wire::kHeaderSize + 4);
-  if (rd.u32() & kShareFlagEncrypt) fail("the share requires encryption, which smbench does not do");
+  if ((rd.u32() & kShareFlagEncrypt) && !encrypt_) start_encrypting();
 }
 
 Response Connection::setup_call(Request req, Bytes* sent_message) {
@@ -251,17 +324,26 @@ std::vector<uint64_t> Connection::send(std::span<Request> reqs) {
     next_message_id_ += std::max<uint16_t>(1, rq.credit_charge);
     credits_ -= std::min<uint32_t>(credits_, std::max<uint16_t>(1, rq.credit_charge));
   }
-  if (signing_ || sign_next_) {
+  if (encrypt_) {
+    // Encrypted messages are not signed (MS-SMB2 3.2.4.1.1); the chain
+    // travels whole in one transform.
+    Bytes sealed = crypto::encrypt_message(*cipher_, encrypt_key_, session_id_, ByteSpan(frame).subspan(4));
+    if (sealed.empty()) fail("encryption failed");
+    frame.resize(4);
+    frame.insert(frame.end(), sealed.begin(), sealed.end());
+  } else if (signing_ || sign_next_) {
     for (auto [start, len] : spans)
       crypto::sign_message(sign_alg_, signing_key_, std::span<uint8_t>(frame).subspan(start, len));
-    sign_next_ = false;
   }
+  sign_next_ = false;
   uint32_t len = uint32_t(frame.size() - 4);
   frame[1] = uint8_t(len >> 16);
   frame[2] = uint8_t(len >> 8);
   frame[3] = uint8_t(len);
   write_all(frame);
-  frame_.assign(frame.begin() + 4, frame.end());
+  // Kept for the preauth hash while setting up; a copy of every large
+  // WRITE afterwards would only cost the client time.
+  if (tree_id_ == 0) frame_.assign(frame.begin() + 4, frame.end());
   return ids;
 }
 
@@ -271,6 +353,13 @@ std::vector<Response> Connection::receive() {
   size_t len = (size_t(nb[1]) << 16) | (size_t(nb[2]) << 8) | nb[3];
   frame_.resize(len);
   read_exact(frame_.data(), len);
+  if (len >= 4 && load_le32(frame_.data()) == crypto::kTransformProtocolId) {
+    if (!cipher_) fail("an encrypted response on a connection without a cipher");
+    auto plain = crypto::decrypt_message(*cipher_, decrypt_key_, frame_);
+    if (!plain) fail("a response did not decrypt");
+    frame_ = std::move(*plain);
+    len = frame_.size();
+  }
   std::vector<Response> out;
   size_t off = 0;
   while (off < len) {

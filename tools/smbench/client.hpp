@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct ClientOptions {
   std::string user, password, domain, share;
   std::vector<uint16_t> dialects = {0x0210, 0x0311};
   bool force_signing = false;
+  // Encrypt every request after SESSION_SETUP with AES-128-GCM (3.x): the
+  // cipher is offered in any case, this makes the client use it.
+  bool encrypt = false;
 };
 
 // One request of a frame. The body is encoded as if the header preceded it
@@ -74,10 +78,14 @@ class Connection {
   uint32_t max_read() const { return max_read_; }
   uint16_t dialect() const { return dialect_; }
   bool signing() const { return signing_; }
+  bool encrypting() const { return encrypt_; }
+  crypto::SigningAlgorithm signing_algorithm() const { return sign_alg_; }
 
  private:
   void connect_tcp(const ClientOptions& opt);
   void negotiate(const ClientOptions& opt);
+  void read_negotiate_contexts(const Response& r);
+  void start_encrypting();
   void session_setup(const ClientOptions& opt);
   void tree_connect(const ClientOptions& opt);
   Response setup_call(Request req, Bytes* sent_message);
@@ -96,18 +104,28 @@ class Connection {
   bool sign_next_ = false;  // one signed request regardless of signing_ (3.1.1 TREE_CONNECT)
   crypto::SigningAlgorithm sign_alg_ = crypto::SigningAlgorithm::HmacSha256;
   Bytes signing_key_;
+  std::optional<crypto::Aead> cipher_;  // what the server chose (3.1.1 context, or AES-128-CCM on 3.0.x)
+  bool encrypt_ = false;
+  Bytes encrypt_key_, decrypt_key_;     // client->server, server->client
   Bytes preauth_;  // SHA-512 preauth integrity hash (3.1.1)
   Bytes frame_;    // receive buffer
 };
 
 // Request encoders (MS-SMB2 2.2.13, 2.2.21, 2.2.39, 2.2.15, 2.2.19).
 Request create_request(std::string_view name, bool request_lease, uint32_t disposition, uint32_t desired_access);
+// CREATE as Windows 10/11 sends it to copy a file: a v2 lease request for
+// RWH (RqLs), a durable-v2 request (DH2Q), and the maximal-access (MxAc) and
+// on-disk-id (QFid) queries.
+Request create_request_windows(std::string_view name, uint32_t disposition, uint32_t desired_access);
+// SET_INFO FileEndOfFileInformation: Explorer sets the size before writing.
+Request set_end_of_file_request(const FileId& id, uint64_t end_of_file);
 Request write_request(const FileId& id, uint64_t offset, ByteSpan data);
 Request read_request(const FileId& id, uint64_t offset, uint32_t length);
 // FileBasicInformation with LastWriteTime and attributes, as Explorer sets
 // them after copying the data.
 Request set_basic_info_request(const FileId& id, uint64_t last_write_filetime, uint32_t attributes);
 Request close_request(const FileId& id);
+Request flush_request(const FileId& id);
 Request echo_request();
 
 // CREATE response: the FileId. False when the body is short.

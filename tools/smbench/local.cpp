@@ -115,7 +115,7 @@ int run_local(const Options& opt) {
     std::fprintf(stderr, "smbench: %s: %s\n", opt.local_dir.c_str(), std::strerror(errno));
     return 1;
   }
-  Bytes data(opt.size);
+  Bytes data(opt.size, 0);
   for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + 7);
   std::atomic<uint64_t> next{0};
   StartingLine line(opt.connections);

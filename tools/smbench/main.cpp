@@ -21,8 +21,15 @@ constexpr const char* kUsage = R"(usage: smbench [options]
   --size BYTES        bytes per file                            [4096]
   --compound          CREATE+WRITE+SET_INFO+CLOSE as one related compound
   --no-lease          CREATE without a lease request
+  --profile basic|windows  per file CREATE(lease)+WRITE+SET_INFO+CLOSE, or what
+                      Windows Explorer sends: CREATE (RqLs v2, DH2Q, MxAc,
+                      QFid) + SET_INFO end-of-file + WRITE + SET_INFO basic
+                      + CLOSE                                    [basic]
   --dialect 2.1|3.1.1 offer only this dialect (default: both)
   --sign              sign every request even if the server does not require it
+                      (3.1.1: AES-GMAC when the server offers it, else AES-CMAC)
+  --encrypt           encrypt every request after SESSION_SETUP (3.x;
+                      AES-128-GCM on 3.1.1 when the server offers it)
   --prefix NAME       file name prefix                          [smbench]
   --server-pid PID    also report the CPU of PID's process tree (a local server) per file
   --local DIR         the same operations on DIR through the kernel, no SMB
@@ -31,6 +38,8 @@ constexpr const char* kUsage = R"(usage: smbench [options]
                       syscall: io_uring has no such operation)     [inline]
   --large BYTES       write then read one file sequentially (1 MiB requests)
   --large-op write|read|both                                    [both]
+  --flush             with --large: FLUSH the file after writing it (fsync)
+  --repeat N          with --large: do it all N times           [1]
   --idle-connections N  open N sessions, print READY, hold them until stdin closes
   --echo N            N ECHO round trips on one connection: what a request
                       costs the server before any file work (with --server-pid)
@@ -70,6 +79,12 @@ Options parse(int argc, char** argv) {
     else if (a == "--compound") o.compound = true;
     else if (a == "--no-lease") o.lease = false;
     else if (a == "--sign") o.client.force_signing = true;
+    else if (a == "--encrypt") o.client.encrypt = true;
+    else if (a == "--profile") {
+      std::string p = val();
+      if (p != "basic" && p != "windows") usage("--profile takes basic or windows");
+      o.windows_profile = p == "windows";
+    }
     else if (a == "--prefix") o.prefix = val();
     else if (a == "--server-pid") o.server_pid = int(number(val()));
     else if (a == "--local") o.local_dir = val();
@@ -80,6 +95,8 @@ Options parse(int argc, char** argv) {
     }
     else if (a == "--large") o.large = number(val());
     else if (a == "--large-op") o.large_op = val();
+    else if (a == "--flush") o.large_flush = true;
+    else if (a == "--repeat") o.large_repeat = number(val());
     else if (a == "--idle-connections") o.idle = int(number(val()));
     else if (a == "--echo") o.echo = number(val());
     else if (a == "--dialect") {

@@ -18,6 +18,7 @@ double percentile_us(std::vector<uint32_t>& v, double p) {
 
 void Stats::merge(Stats&& o) {
   files += o.files;
+  errors += o.errors;
   for (int i = 0; i < kOpCount; ++i) lat[i].insert(lat[i].end(), o.lat[i].begin(), o.lat[i].end());
 }
 
@@ -35,7 +36,14 @@ void report_files(const Options& opt, Stats& stats, double seconds) {
               opt.local_dir.empty() ? "smb" : "local", (unsigned long long)stats.files, opt.size, opt.connections,
               opt.depth, opt.compound ? ", compound" : "", seconds, fps, mbs);
   std::vector<std::pair<std::string, double>> kv = {
-      {"files", double(stats.files)}, {"wall_s", seconds}, {"files_s", fps}, {"mb_s", mbs}};
+      {"files", double(stats.files)}, {"errors", double(stats.errors)}, {"wall_s", seconds}, {"files_s", fps},
+      {"mb_s", mbs}};
+  if (stats.dialect) {
+    kv.emplace_back("dialect", stats.dialect);
+    kv.emplace_back("signing_alg", stats.signing_alg);
+    kv.emplace_back("encrypted", stats.encrypted);
+  }
+  if (stats.errors) std::printf("  %llu requests failed\n", (unsigned long long)stats.errors);
   if (stats.server_cpu_s >= 0 && stats.files) {
     double per_file = stats.server_cpu_s / double(stats.files) * 1e6;
     std::printf("  server CPU %.2f s, %.0f us per file\n", stats.server_cpu_s, per_file);
@@ -47,6 +55,16 @@ void report_files(const Options& opt, Stats& stats, double seconds) {
     std::printf("  CPU %.3f s, %.1f us per file (%s)\n", stats.local_cpu_s, per_file,
                 opt.local_uring ? "io_uring" : "syscalls");
     kv.emplace_back("cpu_us_per_file", per_file);
+  }
+  // Every request's latency (a compound chain counts as one request): what
+  // a client waiting on the server sees, whatever the operation.
+  std::vector<uint32_t> all;
+  for (auto& v : stats.lat) all.insert(all.end(), v.begin(), v.end());
+  if (!all.empty()) {
+    double p50 = percentile_us(all, 50), p99 = percentile_us(all, 99);
+    std::printf("  %-9s p50 %8.1f us   p99 %8.1f us   (%zu)\n", "request", p50, p99, all.size());
+    kv.emplace_back("p50_request_us", p50);
+    kv.emplace_back("p99_request_us", p99);
   }
   for (int op = 0; op < kOpCount; ++op) {
     auto& v = stats.lat[op];

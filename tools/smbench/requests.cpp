@@ -38,20 +38,64 @@ void lease_context(ByteWriter& w) {
   w.u64(0);  // LeaseDuration
 }
 
-}  // namespace
+// One create context (MS-SMB2 2.2.13.2): the 4-byte name padded to 8, the
+// data 8-aligned after it. Returns where Next goes, for the caller to link.
+size_t create_context(ByteWriter& w, const char* name, ByteSpan data) {
+  w.align(8, size_t(0) - kHeaderSize);
+  size_t start = w.size();
+  w.u32(0);  // Next
+  w.u16(16);
+  w.u16(4);
+  w.u16(0);
+  w.u16(data.empty() ? 0 : 24);
+  w.u32(uint32_t(data.size()));
+  w.bytes(name, 4);
+  w.u32(0);
+  w.bytes(data);
+  return start;
+}
 
-Request create_request(std::string_view name, bool request_lease, uint32_t disposition, uint32_t desired_access) {
-  Request req = new_request(Command::Create, 1);
+// SMB2_CREATE_REQUEST_LEASE_V2 (2.2.13.2.10): RWH, no parent key.
+Bytes lease_v2_data() {
+  Bytes d;
+  ByteWriter w(d);
+  std::array<uint8_t, 16> key;
+  crypto::random_bytes(key);
+  w.bytes(key);
+  w.u32(kLeaseRwh);
+  w.u32(0);    // Flags
+  w.u64(0);    // LeaseDuration
+  w.zeros(16); // ParentLeaseKey
+  w.u16(0);    // Epoch
+  w.u16(0);
+  return d;
+}
+
+// SMB2_CREATE_DURABLE_HANDLE_REQUEST_V2 (2.2.13.2.11): the server's default
+// timeout, not persistent, a fresh CreateGuid.
+Bytes durable_v2_data() {
+  Bytes d;
+  ByteWriter w(d);
+  w.u32(0);  // Timeout
+  w.u32(0);  // Flags
+  w.u64(0);
+  std::array<uint8_t, 16> guid;
+  crypto::random_bytes(guid);
+  w.bytes(guid);
+  return d;
+}
+
+// The fixed part and name of a CREATE; returns where the contexts' offset goes.
+size_t create_head(ByteWriter& w, std::string_view name, uint8_t oplock, uint32_t disposition, uint32_t access) {
   Bytes name16 = auth::detail::utf8_to_utf16le(name).value_or(Bytes{});
-  ByteWriter w(req.body);
   w.u16(57);
   w.u8(0);  // SecurityFlags
-  w.u8(request_lease ? kOplockLevelLease : 0);
+  w.u8(oplock);
   w.u32(kImpersonation);
-  w.u64(0);       // SmbCreateFlags
-  w.u64(0);       // Reserved
-  w.u32(desired_access);
-  w.u32(0x80);    // FILE_ATTRIBUTE_NORMAL
+  w.u64(0);  // SmbCreateFlags
+  w.u64(0);  // Reserved
+  w.u32(access);
+  w.u32(0x80);  // FILE_ATTRIBUTE_NORMAL
   w.u32(kShareAll);
   w.u32(disposition);
   w.u32(kNonDirectoryFile);
@@ -61,6 +105,52 @@ Request create_request(std::string_view name, bool request_lease, uint32_t dispo
   w.u64(0);  // CreateContextsOffset, CreateContextsLength
   w.bytes(name16);
   if (name16.empty()) w.u8(0);  // the Buffer is never empty
+  return ctx_at;
+}
+
+}  // namespace
+
+Request create_request_windows(std::string_view name, uint32_t disposition, uint32_t desired_access) {
+  Request req = new_request(Command::Create, 1, 320);
+  ByteWriter w(req.body);
+  size_t ctx_at = create_head(w, name, kOplockLevelLease, disposition, desired_access);
+  Bytes durable = durable_v2_data(), lease = lease_v2_data();
+  // In the order Windows sends them.
+  struct {
+    const char* name;
+    ByteSpan data;
+  } contexts[] = {{"DH2Q", durable}, {"MxAc", {}}, {"QFid", {}}, {"RqLs", lease}};
+  size_t first = 0, prev = SIZE_MAX;
+  for (auto& c : contexts) {
+    size_t at = create_context(w, c.name, c.data);
+    if (prev == SIZE_MAX) first = at;
+    else w.patch_u32(prev, uint32_t(at - prev));
+    prev = at;
+  }
+  w.patch_u32(ctx_at, uint32_t(kHeaderSize + first));
+  w.patch_u32(ctx_at + 4, uint32_t(w.size() - first));
+  return req;
+}
+
+Request set_end_of_file_request(const FileId& id, uint64_t end_of_file) {
+  Request req = new_request(Command::SetInfo, 1);
+  ByteWriter w(req.body);
+  w.u16(33);
+  w.u8(1);   // SMB2_0_INFO_FILE
+  w.u8(20);  // FileEndOfFileInformation
+  w.u32(8);
+  w.u16(uint16_t(kHeaderSize + 32));
+  w.u16(0);
+  w.u32(0);  // AdditionalInformation
+  w.bytes(id);
+  w.u64(end_of_file);
+  return req;
+}
+
+Request create_request(std::string_view name, bool request_lease, uint32_t disposition, uint32_t desired_access) {
+  Request req = new_request(Command::Create, 1);
+  ByteWriter w(req.body);
+  size_t ctx_at = create_head(w, name, request_lease ? kOplockLevelLease : 0, disposition, desired_access);
   if (request_lease) {
     w.align(8, size_t(0) - kHeaderSize);  // contexts are 8-aligned from the header
     size_t start = w.size();
@@ -129,6 +219,16 @@ Request close_request(const FileId& id) {
   ByteWriter w(req.body);
   w.u16(24);
   w.u16(0);  // Flags: no post-query, as Windows closes after a copy
+  w.u32(0);
+  w.bytes(id);
+  return req;
+}
+
+Request flush_request(const FileId& id) {
+  Request req = new_request(Command::Flush, 1);
+  ByteWriter w(req.body);
+  w.u16(24);
+  w.u16(0);
   w.u32(0);
   w.bytes(id);
   return req;

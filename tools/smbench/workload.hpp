@@ -21,23 +21,34 @@ struct Options {
   size_t size = 4096;
   bool compound = false;
   bool lease = true;
+  // basic: CREATE (lease) -> WRITE -> SET_INFO basic -> CLOSE; windows: what
+  // Windows 10/11 Explorer sends per copied file (small_files.cpp).
+  bool windows_profile = false;
   std::string local_dir;
   bool local_uring = false;  // --local-io uring: open, write and close through io_uring
   uint64_t large = 0;
   std::string large_op = "both";  // write, read or both
+  bool large_flush = false;        // --flush: FLUSH after writing the large file
+  uint64_t large_repeat = 1;       // --repeat: the large operations this many times
   int idle = 0;
   uint64_t echo = 0;  // --echo N: N ECHO round trips, the per-request floor
   std::string prefix = "smbench";
   int server_pid = 0;  // --server-pid: report server CPU per file
 };
 
-enum Op { kCreate, kWrite, kSetInfo, kClose, kChain, kOpCount };
-inline constexpr const char* kOpNames[kOpCount] = {"create", "write", "setinfo", "close", "compound"};
+enum Op { kCreate, kSetEof, kWrite, kSetInfo, kClose, kChain, kOpCount };
+inline constexpr const char* kOpNames[kOpCount] = {"create", "seteof", "write", "setinfo", "close", "compound"};
 
 // Latencies in nanoseconds, per operation.
 struct Stats {
   std::array<std::vector<uint32_t>, kOpCount> lat;
   uint64_t files = 0;
+  uint64_t errors = 0;  // responses with an error status
+  // What the first connection negotiated: dialect, signing algorithm (-1:
+  // not signing; else MS-SMB2's id: 0 HMAC-SHA256, 1 AES-CMAC, 2 AES-GMAC),
+  // encryption.
+  int dialect = 0, signing_alg = -1;
+  bool encrypted = false;
   double server_cpu_s = -1;  // measured with --server-pid, else negative
   double local_cpu_s = -1;   // --local: this process's CPU for the files
   void merge(Stats&& o);

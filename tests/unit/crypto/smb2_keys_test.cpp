@@ -294,6 +294,32 @@ TEST_CASE("Encrypt/decrypt round trips for all four ciphers", "[crypto]") {
   }
 }
 
+TEST_CASE("encrypt_in_place seals a message behind room for the header", "[crypto]") {
+  for (Aead alg : {Aead::Aes128Ccm, Aead::Aes128Gcm, Aead::Aes256Gcm}) {
+    INFO(int(alg));
+    Bytes key(aead_key_size(alg), 0x5C);
+    Bytes msg = make_message(0x1, 0x0008, 9, 1000);
+    // The room holds whatever the buffer had (0xEE here): all of it must be
+    // overwritten, the Reserved field and the nonce's unused tail included.
+    Bytes frame(kTransformHeaderSize + msg.size(), 0xEE);
+    std::copy(msg.begin(), msg.end(), frame.begin() + kTransformHeaderSize);
+    REQUIRE(encrypt_in_place(alg, key, 77, frame));
+    auto h = parse_transform_header(frame);
+    REQUIRE(h);
+    CHECK(h->session_id == 77);
+    CHECK(h->original_message_size == msg.size());
+    CHECK(h->flags == 1);
+    CHECK(load_le16(&frame[40]) == 0);
+    for (size_t i = aead_nonce_size(alg); i < 16; ++i) CHECK(h->nonce[i] == 0);
+    CHECK(Bytes(frame.begin() + kTransformHeaderSize, frame.end()) != msg);
+    auto back = decrypt_message(alg, key, frame);
+    REQUIRE(back);
+    CHECK(*back == msg);
+  }
+  Bytes too_short(kTransformHeaderSize - 1, 0);
+  CHECK_FALSE(encrypt_in_place(Aead::Aes128Gcm, Bytes(16, 1), 1, too_short));
+}
+
 TEST_CASE("Transform header parsing rejects short and foreign frames", "[crypto]") {
   Bytes frame = encrypt_message(Aead::Aes128Gcm, Bytes(16, 1), 1, Bytes(70, 3));
   for (size_t n = 0; n < kTransformHeaderSize; ++n) {
