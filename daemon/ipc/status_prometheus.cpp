@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "common/prometheus_label.hpp"
 #include "ipc/status_prometheus.hpp"
 
 namespace ringsmb::ipc {
@@ -14,18 +15,7 @@ namespace ringsmb::ipc {
 namespace {
 
 // Label values escape backslash, double quote and newline (the format's rule).
-std::string label_value(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
+std::string label_value(const std::string& v) { return prometheus_label_value(v); }
 
 using Labels = std::map<std::string, std::string>;  // name -> value
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "common/prometheus_label.hpp"
 #include "smb2/dispatch.hpp"
 
 namespace ringsmb::smb2 {
@@ -90,18 +91,7 @@ void latency(std::string& o, const WorkerMetrics& m) {
 }
 
 // Label values escape backslash, double quote and newline (the format's rule).
-std::string label_value(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
+std::string label_value(const std::string& v) { return prometheus_label_value(v); }
 
 // The slots of T in name order (the output stays stable between scrapes).
 std::vector<size_t> by_name(const ScopeTable& t) {

@@ -204,6 +204,18 @@ void drop_sidecar_of(ByteSpan value) {
 
 bool has_stream_prefix(std::string_view attr) { return attr.starts_with(kStreamXattrPrefix); }
 
+// Calls FN(key) for each stream xattr in NAMES (the NUL-separated list
+// listxattr gave) until it returns false.
+template <typename Fn>
+void for_each_stream_key(const std::string& names, Fn fn) {
+  for (size_t at = 0; at < names.size();) {
+    const size_t end = names.find('\0', at);
+    std::string key = names.substr(at, end - at);
+    at = end == std::string::npos ? names.size() : end + 1;
+    if (has_stream_prefix(key) && !fn(key)) return;
+  }
+}
+
 }  // namespace
 
 Result<std::string> stream_xattr_name(std::string_view name) {
@@ -312,18 +324,15 @@ Result<std::vector<StreamEntry>> list_streams(int fd) {
     return Unexpected(status_of(errno));
   }
   names.resize(size_t(n));
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = names.find('\0', at);
-    std::string key = names.substr(at, end - at);
-    at = end == std::string::npos ? names.size() : end + 1;
-    if (!has_stream_prefix(key)) continue;
-    Value parsed;
+  for_each_stream_key(names, [&](const std::string& key) {
+    Value parsed;  // views into v
     auto v = read_parsed(fd, key, parsed);
-    if (!v) continue;  // removed meanwhile, or not ours
+    if (!v) return true;  // removed meanwhile, or not ours
     uint64_t size = parsed.data.size();
     if (parsed.sidecar) size = sidecar_size(*parsed.sidecar).value_or(0);
     out.push_back({std::string(parsed.name), size});
-  }
+    return true;
+  });
   return out;
 }
 
@@ -332,16 +341,17 @@ NtStatus remove_all_streams(int fd) {
   ssize_t n = list_names(fd, names.data(), names.size());
   if (n < 0) return errno == ENOTSUP ? NtStatus::Success : status_of(errno);
   names.resize(size_t(n));
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = names.find('\0', at);
-    std::string key = names.substr(at, end - at);
-    at = end == std::string::npos ? names.size() : end + 1;
-    if (!has_stream_prefix(key)) continue;
+  NtStatus status = NtStatus::Success;
+  for_each_stream_key(names, [&](const std::string& key) {
     auto v = read_value(fd, key.c_str());
-    if (remove_value(fd, key.c_str()) != 0 && errno != ENODATA) return status_of(errno);
+    if (remove_value(fd, key.c_str()) != 0 && errno != ENODATA) {
+      status = status_of(errno);
+      return false;
+    }
     if (v) drop_sidecar_of(*v);
-  }
-  return NtStatus::Success;
+    return true;
+  });
+  return status;
 }
 
 void forget_deleted_streams(int fd) {
@@ -350,13 +360,10 @@ void forget_deleted_streams(int fd) {
   ssize_t n = list_names(fd, names.data(), names.size());
   if (n <= 0) return;
   names.resize(size_t(n));
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = names.find('\0', at);
-    std::string key = names.substr(at, end - at);
-    at = end == std::string::npos ? names.size() : end + 1;
-    if (!has_stream_prefix(key)) continue;
+  for_each_stream_key(names, [&](const std::string& key) {
     if (auto v = read_value(fd, key.c_str())) drop_sidecar_of(*v);
-  }
+    return true;
+  });
 }
 
 bool streams_supported(int dir_fd) {

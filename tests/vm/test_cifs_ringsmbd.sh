@@ -4,7 +4,9 @@
 # (encrypted), 3.0 signed, 2.1; in each a large file and a tree of small
 # files written, read back after a remount and checked by md5 in the guest,
 # then on the host's disk. Once: rename, append, truncate, mtime, chmod and
-# back, a 2,000-entry directory. RINGSMB_QUICK: 3.1.1 only, 500 entries.
+# back, a 2,000-entry directory; meanwhile a process on the host appends to
+# a file in the share, which the guest then reads back complete.
+# RINGSMB_QUICK: 3.1.1 only, 500 entries.
 source "$(dirname "$0")/../integration/lib.sh"
 VM="$RINGSMB_SOURCE_DIR/tests/vm"
 started=$(date +%s)
@@ -26,15 +28,22 @@ entries=${RINGSMB_VM_DIR_ENTRIES:-2000}
 if [ -n "${RINGSMB_QUICK:-}" ]; then  # the sanitizer pass of scripts/test: 3.1.1 only
   modes="signed:vers=3.1.1,sign;sealed:vers=3.1.1,seal" mode_names="signed sealed" entries=500
 fi
+# A concurrent writer on the host, in the share the guest is working in.
+host_lines=400
+( for i in $(seq 1 $host_lines); do echo "line $i" >> "$T/share/hostwriter.txt"; sleep 0.05; done
+  : > "$T/share/hostwriter.done" ) &
+writer=$!
 if "$VM/run" --timeout "${RINGSMB_VM_TIMEOUT:-600}" --guestfwd "445=$PORT" \
      --file "$VM/guest/cifs_roundtrip.sh" --file "$T/tree.tar" --file "$T/tree.md5" --file "$T/big.bin" \
      --env SERVER=10.0.2.100 --env SHARE=share --env SMBUSER=alice --env SMBPASS='secret-A1' \
-     --env "MODES=$modes" --env "DIR_ENTRIES=$entries" \
+     --env "MODES=$modes" --env "DIR_ENTRIES=$entries" --env "HOST_LINES=$host_lines" \
      -- 'sh /job/cifs_roundtrip.sh' > "$T/guest.log" 2>&1; then
   pass "the guest's cifs checks"
 else
   fail "the guest's cifs checks (exit $?)"
 fi
+wait "$writer"
+check "the host's writer wrote every line" bash -c "[ \$(wc -l < '$T/share/hostwriter.txt') -eq $host_lines ]"
 grep -E "^(PASS|FAIL|    )" "$T/guest.log" || true
 grep -q FAIL "$T/guest.log" && tail -40 "$T/guest.log"
 

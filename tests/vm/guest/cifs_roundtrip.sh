@@ -66,11 +66,30 @@ file_ops() {  # file_ops DIR
     || fail "$DIR_ENTRIES-entry directory: $(ls $d/many | wc -l) listed"
 }
 
+# While the modes above ran, a process on the host appended $HOST_LINES
+# numbered lines to hostwriter.txt in the share and then created
+# hostwriter.done: the client must see all of them, in order, through a
+# fresh mount (the host's side is checked on the host).
+host_writer() {
+  [ -n "${HOST_LINES:-}" ] || return 0
+  mount_share "vers=3.1.1" || { fail "host writer: mount"; return; }
+  local i=0
+  while [ ! -e $mnt/hostwriter.done ] && [ $i -lt 120 ]; do sleep 1; i=$((i + 1)); done
+  local n=$(wc -l < $mnt/hostwriter.txt) last=$(tail -n 1 $mnt/hostwriter.txt)
+  if [ "$n" = "$HOST_LINES" ] && [ "$last" = "line $HOST_LINES" ]; then
+    pass "the host's concurrent writer: $n lines seen in order"
+  else
+    fail "the host's concurrent writer: $n of $HOST_LINES lines, last '$last'"
+  fi
+  umount $mnt
+}
+
 first=1
 IFS=';'
 for m in $MODES; do
   unset IFS
   run_mode "${m%%:*}" "${m#*:}"
 done
+host_writer
 echo "guest: $failures failed"
 [ $failures -eq 0 ]
