@@ -253,9 +253,13 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
     if (conflicts(o.access, o.share_access, access, share_access)) conflict = true;
   // An open for attributes only breaks nothing, unless it overwrites.
   bool stat = is_stat_open(access) && !(c && c->overwrite);
-  if (c && !node->leases.empty() && !stat) {
+  // An oplock is broken by opens a lease would let pass (READ_CONTROL).
+  auto passes = [&](const Lease& l) { return stat && (!l.is_oplock || is_oplock_stat_open(access)); };
+  bool all_pass = std::all_of(node->leases.begin(), node->leases.end(),
+                              [&](const auto& l) { return l.get() == mine || passes(*l); });
+  if (c && !node->leases.empty() && (!stat || !all_pass)) {
     for (auto& l : node->leases)
-      if (l.get() != mine)
+      if (l.get() != mine && !passes(*l))
         start_break(*l, contend_target(*l, c->overwrite, conflict, c->delete_on_close), c->now_ms,
                     c->break_timeout_ms, out.breaks);
     if (c->can_wait && must_wait(*node, mine, conflict, c->waited)) {

@@ -25,12 +25,26 @@ uint32_t normalise_lease(uint32_t bits) {
   return (bits & kLeaseRead) ? bits : kLeaseNone;
 }
 
+namespace {
+// SYNCHRONIZE, FILE_READ_ATTRIBUTES, FILE_WRITE_ATTRIBUTES: no data, no
+// EAs, no delete.
+constexpr uint32_t kStatAccess = 0x00100000 | 0x80 | 0x100;
+constexpr uint32_t kReadControl = 0x00020000;
+
+// Some of STAT and nothing else: an open asking for no access at all is
+// not a stat open (Windows breaks a batch oplock for it: smb2.oplock.statopen1).
+bool only_of(uint32_t access, uint32_t stat) { return (access & stat) != 0 && (access & ~stat) == 0; }
+}  // namespace
+
 bool is_stat_open(uint32_t access) {
-  // SYNCHRONIZE, FILE_READ_ATTRIBUTES, FILE_WRITE_ATTRIBUTES, READ_CONTROL:
-  // no data, no EAs, no delete. FILE_READ_EA is not one (Windows breaks an
-  // RWH lease for it: smb2.lease.statopen4).
-  constexpr uint32_t kStatOnly = 0x00100000 | 0x80 | 0x100 | 0x00020000;
-  return (access & ~kStatOnly) == 0;
+  // For leases READ_CONTROL counts as a stat open too; FILE_READ_EA does
+  // not (Windows breaks an RWH lease for it: smb2.lease.statopen4).
+  return only_of(access, kStatAccess | kReadControl);
+}
+
+bool is_oplock_stat_open(uint32_t access) {
+  // For an oplock READ_CONTROL is not one (smb2.oplock.statopen1).
+  return only_of(access, kStatAccess);
 }
 
 size_t LeaseTable::KeyHash::operator()(const Key& k) const {

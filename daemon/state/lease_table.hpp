@@ -136,6 +136,8 @@ uint32_t normalise_lease(uint32_t bits);
 // An open that neither reads, writes, nor deletes (attributes, security):
 // it breaks nothing and does not count against a lease's W.
 bool is_stat_open(uint32_t access);
+// The same for an open that meets an oplock (no READ_CONTROL).
+bool is_oplock_stat_open(uint32_t access);
 
 // The global map (ClientGuid, LeaseKey) -> lease. Sharded; entries die with
 // their last open.
