@@ -500,3 +500,16 @@ TEST_CASE("a change of a directory's entries breaks its leases, but not the chan
   auto again = o.open(d, 0x1);
   CHECK(again.grant.lease_state == (R | H));
 }
+
+TEST_CASE("stat opens: READ_CONTROL is one for a lease, not for an oplock; no access is none", "[state][lease]") {
+  constexpr uint32_t kSynchronize = 0x00100000, kReadAttributes = 0x80, kWriteAttributes = 0x100,
+                     kReadControl = 0x00020000, kReadEa = 0x8, kReadData = 0x1;
+  CHECK(ringsmb::state::is_stat_open(kReadAttributes | kSynchronize));
+  CHECK(ringsmb::state::is_oplock_stat_open(kReadAttributes | kWriteAttributes));
+  CHECK(ringsmb::state::is_stat_open(kReadControl));
+  CHECK_FALSE(ringsmb::state::is_oplock_stat_open(kReadControl));   // smb2.oplock.statopen1
+  CHECK_FALSE(ringsmb::state::is_stat_open(0));                     // no access asked: not a stat open
+  CHECK_FALSE(ringsmb::state::is_oplock_stat_open(0));
+  CHECK_FALSE(ringsmb::state::is_stat_open(kReadAttributes | kReadEa));  // smb2.lease.statopen4
+  CHECK_FALSE(ringsmb::state::is_stat_open(kReadData));
+}
