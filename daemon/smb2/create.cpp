@@ -14,6 +14,7 @@
 #include "smb2/access_check.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/create_contexts.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
@@ -735,6 +736,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->granted_access = access;
   open->share_access = c.share_access;
   open->create_options = c.options;
+  if (!o.truncate) write_time_seen(*open, o.st.last_write_time);  // held after its first WRITE
   if (!stream_key.empty()) {
     open->stream = std::make_unique<state::StreamRef>(
         state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),

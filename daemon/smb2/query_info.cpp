@@ -20,6 +20,7 @@
 
 #include "config/config.hpp"
 #include "smb2/access.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/negotiated_sizes.hpp"
 #include "smb2/object_id.hpp"
@@ -174,6 +175,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   if (!st) return st.error();
   st->attributes = reported_attributes(req.tree->share, *st, open.path, open.fd.get());
   apply_stored_metadata(*st, open.fd.get());
+  show_write_time(open, *st);
   if (cls == FileInfoClass::Stream) {
     if (NtStatus s = query_stream_information(req, open, *st, data); s != NtStatus::Success) return s;
     return fit(data, q.output_length, rule);

@@ -45,6 +45,7 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/async_engine.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/frozen_times.hpp"
@@ -582,8 +583,10 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
   if (cls == FileInfoClass::Rename || cls == FileInfoClass::RenameEx)
     if (NtStatus s = break_handles_before_rename(req, open); s != NtStatus::Success) return s;
   break_caching(req, open, cls);
-  if (cls == FileInfoClass::Basic || cls == FileInfoClass::EndOfFile || cls == FileInfoClass::Allocation)
+  if (cls == FileInfoClass::Basic || cls == FileInfoClass::EndOfFile || cls == FileInfoClass::Allocation) {
     open.entry_changed = true;  // the directory's listing shows it: its leases break at close
+    update_write_time_now(open);  // as Windows: even a Basic with no time given
+  }
   if (open.stream)
     if (auto s = set_stream_info(req, open, cls, buf)) return *s;
   switch (cls) {
@@ -593,6 +596,8 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
       bool watched = buf.size() >= 40 && note_own_change(req.server, req.tree->root.get(), open.path);
       if (watched) original_attrs = current_attributes(*req.tree, open);
       NtStatus s = set_basic(open, buf);
+      if (s == NtStatus::Success && int64_t(load_le64(buf.data() + 16)) > 0)
+        write_time_was_set(open, load_le64(buf.data() + 16));
       // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
       if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
         s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));

@@ -90,6 +90,22 @@ struct StreamRef {
   bool base_is_directory = false;
 };
 
+// The delayed LastWriteTime update of the writes through one open
+// (smb2/delayed_write_time.hpp).
+struct DelayedWriteTime {
+  enum class Phase : uint8_t {
+    Idle,     // no write through this open yet: the file's own time shows
+    Pending,  // written: `shown` (the time before) shows until due_ms
+    Due,      // the update came (due_ms passed, FLUSH, SET_INFO): the file's time shows
+    Updated,  // as Due, after a query checked that the file's time moved
+    Dirty,    // written again after the update: `shown` shows until CLOSE sets the time
+  };
+  Phase phase = Phase::Idle;
+  int64_t due_ms = 0;      // Pending: smb2::monotonic_ms() of the update
+  uint64_t shown = 0;      // Pending, Due, Dirty: the FILETIME shown before the update
+  uint64_t last_seen = 0;  // the file's LastWriteTime last seen through this open (0: not known)
+};
+
 struct Open {
   uint64_t persistent_id = 0;
   uint64_t volatile_id = 0;
@@ -146,6 +162,7 @@ struct Open {
   // Open.UserSetChangeTime (MS-FSA 2.1.5.14.2): a ChangeTime was set
   // through this handle; later SET_INFO changes through it keep it.
   bool user_set_change_time = false;
+  DelayedWriteTime write_time;
 };
 
 struct Session {
