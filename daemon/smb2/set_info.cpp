@@ -1,8 +1,8 @@
 // SMB2 SET_INFO (MS-SMB2 2.2.39, 2.2.40, 3.3.5.21; MS-FSA 2.1.5.14).
 //
 // File classes: Basic (times, READONLY), EndOfFile, Allocation,
-// Disposition(Ex), Rename(Ex), Position, Mode; Link is not supported and
-// FullEa fails with STATUS_EAS_NOT_SUPPORTED (no EAs are advertised).
+// Disposition(Ex), Rename(Ex), Position, Mode, FullEa (vfs/ea_store.hpp;
+// EAS_NOT_SUPPORTED where they cannot be stored); Link is not supported.
 //
 // Deliberate differences from Windows:
 //  - CreationTime and ChangeTime, which Linux cannot set, are kept in the
@@ -59,6 +59,7 @@
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
 #include "vfs/allocation.hpp"
+#include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
@@ -548,6 +549,15 @@ void break_caching(Request& req, state::Open& open, FileInfoClass cls) {
   }
 }
 
+// FileFullEaInformation (MS-FSA 2.1.5.15.4): the whole list is checked
+// before any EA changes; an entry without a value removes that EA.
+NtStatus set_full_ea(const state::Tree& tree, const state::Open& open, ByteSpan buf) {
+  if (!tree.eas) return NtStatus::EasNotSupported;  // FILE_SUPPORTS_EXTENDED_ATTRIBUTES is not advertised
+  std::vector<vfs::Ea> eas;
+  if (NtStatus s = vfs::parse_full_ea_list(buf, eas); s != NtStatus::Success) return s;
+  return vfs::write_eas(open.fd.get(), eas);
+}
+
 // The DOS attributes a client sees for OPEN now (to tell whether a
 // SET_INFO changes them); 0 when the file cannot be read.
 uint32_t current_attributes(const state::Tree& tree, const state::Open& open) {
@@ -617,7 +627,7 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
     case FileInfoClass::Position: return set_position(open, buf);
     case FileInfoClass::Mode: return set_mode_info(open, buf);
     case FileInfoClass::Link: return NtStatus::NotSupported;
-    case FileInfoClass::FullEa: return NtStatus::EasNotSupported;
+    case FileInfoClass::FullEa: return set_full_ea(*req.tree, open, buf);
     default: return NtStatus::InvalidInfoClass;
   }
 }

@@ -55,6 +55,7 @@ struct Tree {
   bool encrypt = false;  // SMB2_SHAREFLAG_ENCRYPT_DATA
   UniqueFd root;         // O_PATH|O_DIRECTORY fd of the share root
   bool streams = false;  // named streams: wanted by the share and storable (vfs/stream_store.hpp)
+  bool eas = false;      // extended attributes: storable (trusted.* xattrs: vfs/ea_store.hpp)
   uint32_t maximal_access = 0;
   // Who file operations on this tree run as: the session's Unix user, or
   // what the share's force user / force group make of it.
@@ -163,6 +164,9 @@ struct Open {
   // through this handle; later SET_INFO changes through it keep it.
   bool user_set_change_time = false;
   DelayedWriteTime write_time;
+  // QUERY_INFO FileFullEaInformation without a name list: the index of the
+  // next EA to return (Open.NextEaEntry of MS-FSA; SL_RESTART_SCAN resets it).
+  uint32_t ea_index = 0;
 };
 
 struct Session {

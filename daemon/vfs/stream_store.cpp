@@ -15,6 +15,7 @@
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/stream_sidecar.hpp"
+#include "vfs/xattr_io.hpp"
 
 namespace ringsmb::vfs {
 namespace {
@@ -26,33 +27,7 @@ constexpr size_t kMaxXattrNameBytes = 255;  // XATTR_NAME_MAX
 constexpr size_t kMaxStreamNameUnits = 255;  // MS-FSCC 2.1.5.3: as a file name
 constexpr size_t kListBufferBytes = 64 * 1024;  // XATTR_LIST_MAX
 
-std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
-
-// The f*xattr calls fail with EBADF on an O_PATH descriptor (an
-// attribute-only open); the magic link reaches the same inode.
-ssize_t get_value(int fd, const char* key, void* buf, size_t n) {
-  ssize_t r = fgetxattr(fd, key, buf, n);
-  if (r < 0 && errno == EBADF) r = getxattr(proc_fd_path(fd).c_str(), key, buf, n);
-  return r;
-}
-
-int set_value(int fd, const char* key, const void* buf, size_t n, int flags) {
-  int r = fsetxattr(fd, key, buf, n, flags);
-  if (r < 0 && errno == EBADF) r = setxattr(proc_fd_path(fd).c_str(), key, buf, n, flags);
-  return r;
-}
-
-int remove_value(int fd, const char* key) {
-  int r = fremovexattr(fd, key);
-  if (r < 0 && errno == EBADF) r = removexattr(proc_fd_path(fd).c_str(), key);
-  return r;
-}
-
-ssize_t list_names(int fd, char* buf, size_t n) {
-  ssize_t r = flistxattr(fd, buf, n);
-  if (r < 0 && errno == EBADF) r = listxattr(proc_fd_path(fd).c_str(), buf, n);
-  return r;
-}
+using namespace xattr_io;
 
 NtStatus status_of(int err) {
   switch (err) {
@@ -103,18 +78,9 @@ Bytes make_value(std::string_view name, ByteSpan data, bool in_sidecar = false) 
 
 // The whole value of `key` (header and data).
 Result<Bytes> read_value(int fd, const char* key) {
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    ssize_t size = get_value(fd, key, nullptr, 0);
-    if (size < 0) return Unexpected(status_of(errno));
-    Bytes buf(size_t(size) + 1);  // one more: a value that grew meanwhile shows as ERANGE
-    ssize_t n = get_value(fd, key, buf.data(), buf.size());
-    if (n >= 0) {
-      buf.resize(size_t(n));
-      return buf;
-    }
-    if (errno != ERANGE) return Unexpected(status_of(errno));
-  }
-  return Unexpected(NtStatus::InternalError);
+  Bytes buf;
+  if (int err = read_whole(fd, key, buf)) return Unexpected(err == EAGAIN ? NtStatus::InternalError : status_of(err));
+  return buf;
 }
 
 Result<Bytes> read_parsed(int fd, const std::string& key, Value& parsed) {
