@@ -741,7 +741,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->granted_access = access;
   open->share_access = c.share_access;
   open->create_options = c.options;
-  if (!o.truncate) write_time_seen(*open, o.st.last_write_time);  // held after its first WRITE
+  write_time_seen(*open, o.st.last_write_time);  // shown for a while after its first WRITE (stat after any truncation)
   if (!stream_key.empty()) {
     open->stream = std::make_unique<state::StreamRef>(
         state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),

@@ -180,7 +180,8 @@ NtStatus query_full_ea(Request& req, const QueryInfoRequest& q, state::Open& ope
     if (NtStatus s = vfs::parse_get_ea_list(q.input, names); s != NtStatus::Success) return s;
     for (std::string& name : names) {
       const std::string folded = vfs::fold_ea_name(name);
-      auto it = std::find_if(eas->begin(), eas->end(), [&](const vfs::Ea& ea) { return vfs::fold_ea_name(ea.name) == folded; });
+      auto it = std::find_if(eas->begin(), eas->end(),
+                             [&](const vfs::Ea& ea) { return vfs::fold_ea_name(ea.name) == folded; });
       picked.push_back(it != eas->end() ? *it : vfs::Ea{std::move(name), 0, {}});
     }
   } else {

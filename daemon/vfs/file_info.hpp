@@ -79,7 +79,7 @@ struct OpenInfo {
   bool link_deleted = false;
   std::string_view name;        // path of the open relative to the share, '\' separated, UTF-8
   std::string_view short_name;  // the 8.3 name of its last component (vfs/short_names.hpp); may be empty
-  uint32_t ea_size = 0;         // FileEaInformation: the file's EAs as a FILE_FULL_EA_INFORMATION list (vfs/ea_store.hpp)
+  uint32_t ea_size = 0;         // FileEaInformation: size of the FILE_FULL_EA_INFORMATION list (vfs/ea_store.hpp)
 };
 
 // Appends the encoding of `cls` to `out`. Returns InvalidInfoClass for

@@ -28,7 +28,8 @@ SMB2_0_INFO_FILE, SMB2_0_INFO_FILESYSTEM = 1, 2
 FILE_BASIC, FILE_EA, FILE_FULL_EA, FILE_FS_ATTRIBUTE = 4, 7, 15, 5
 SL_RESTART_SCAN, SL_RETURN_SINGLE_ENTRY, SL_INDEX_SPECIFIED = 1, 2, 4
 FILE_SUPPORTS_EXTENDED_ATTRIBUTES = 0x00800000
-STATUS = {0: "SUCCESS", 0xC000004F: "EAS_NOT_SUPPORTED", 0x80000005: "BUFFER_OVERFLOW", 0x80000012: "NO_MORE_EAS", 0x80000013: "INVALID_EA_NAME",
+STATUS = {0: "SUCCESS", 0xC000004F: "EAS_NOT_SUPPORTED", 0x80000005: "BUFFER_OVERFLOW", 0x80000012: "NO_MORE_EAS",
+          0x80000013: "INVALID_EA_NAME",
           0x80000014: "EA_LIST_INCONSISTENT", 0xC0000022: "ACCESS_DENIED", 0xC0000023: "BUFFER_TOO_SMALL",
           0xC0000050: "EA_TOO_LARGE", 0xC0000051: "NONEXISTENT_EA_ENTRY", 0xC0000052: "NO_EAS_ON_FILE"}
 
@@ -133,7 +134,8 @@ def ea_test(c):
     bad = struct.pack("<I", 7) + bad[4:]
     rawsmb.check("a misaligned NextEntryOffset: EA_LIST_INCONSISTENT",
                  c.set_info(fid, FILE_FULL_EA, bad) == 0x80000014)
-    rawsmb.check("a name with '*': INVALID_EA_NAME", c.set_info(fid, FILE_FULL_EA, full_ea([(b"a*", b"1", 0)])) == 0x80000013)
+    rawsmb.check("a name with '*': INVALID_EA_NAME",
+                 c.set_info(fid, FILE_FULL_EA, full_ea([(b"a*", b"1", 0)])) == 0x80000013)
     rawsmb.check("a list past its buffer: EA_LIST_INCONSISTENT",
                  c.set_info(fid, FILE_FULL_EA, full_ea([(b"abc", b"1234", 0)])[:-2]) == 0x80000014)
     st = c.set_info(fid, FILE_FULL_EA, full_ea([(b"huge%d" % i, b"h" * 40000, 0) for i in range(2)]))

@@ -62,7 +62,8 @@ struct EaFile {
 }  // namespace
 
 TEST_CASE("EA lists: encode and parse back, 4-aligned and linked", "[vfs][ea]") {
-  std::vector<Ea> eas = {{"First", 0, bytes("one")}, {"second.ea", FILE_NEED_EA, bytes("")}, {"x", 0, bytes("0123456")}};
+  std::vector<Ea> eas = {
+      {"First", 0, bytes("one")}, {"second.ea", FILE_NEED_EA, bytes("")}, {"x", 0, bytes("0123456")}};
   Bytes list = full_list(eas);
   CHECK(load_le32(list.data()) == 20);  // 8 + "First\0" (6) + "one" (3) = 17, 4-aligned
   std::vector<Ea> back;
