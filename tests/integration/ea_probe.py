@@ -38,11 +38,10 @@ def name(st):
     return STATUS.get(st, smb2user.status_name(st))
 
 
-def full_ea(entries):
-    """FILE_FULL_EA_INFORMATION list of [(name, value, flags)]."""
+def chain(entries):
+    """Links encoded entries into a list: NextEntryOffset, 4-aligned."""
     out = b""
-    for i, (n, v, flags) in enumerate(entries):
-        e = struct.pack("<IBBH", 0, flags, len(n), len(v)) + n + b"\0" + v
+    for i, e in enumerate(entries):
         if i < len(entries) - 1:
             e += b"\0" * (-len(e) % 4)
             e = struct.pack("<I", len(e)) + e[4:]
@@ -50,15 +49,14 @@ def full_ea(entries):
     return out
 
 
+def full_ea(entries):
+    """FILE_FULL_EA_INFORMATION list of [(name, value, flags)]."""
+    return chain([struct.pack("<IBBH", 0, flags, len(n), len(v)) + n + b"\0" + v for n, v, flags in entries])
+
+
 def get_ea(names):
-    out = b""
-    for i, n in enumerate(names):
-        e = struct.pack("<IB", 0, len(n)) + n + b"\0"
-        if i < len(names) - 1:
-            e += b"\0" * (-len(e) % 4)
-            e = struct.pack("<I", len(e)) + e[4:]
-        out += e
-    return out
+    """FILE_GET_EA_INFORMATION list of names."""
+    return chain([struct.pack("<IB", 0, len(n)) + n + b"\0" for n in names])
 
 
 def parse_full_ea(buf):
