@@ -162,6 +162,34 @@ Result<std::vector<Ea>> read_eas(int fd) {
   return out;
 }
 
+std::string xattr_names_at(int dirfd, std::string_view name) {
+  const std::string path = proc_fd_path(dirfd) + "/" + std::string(name);
+  std::string names(kListBufferBytes, '\0');
+  ssize_t n = llistxattr(path.c_str(), names.data(), names.size());
+  names.resize(n > 0 ? size_t(n) : 0);
+  return names;
+}
+
+uint32_t ea_list_size_at(int dirfd, std::string_view name, std::string_view names) {
+  std::string path;
+  size_t total = 0;
+  bool first = true;
+  for (size_t at = 0; at < names.size();) {
+    const size_t end = std::min(names.find('\0', at), names.size());
+    std::string_view key = names.substr(at, end - at);
+    at = end + 1;
+    if (!key.starts_with(kEaXattrPrefix)) continue;
+    if (path.empty()) path = proc_fd_path(dirfd) + "/" + std::string(name);
+    const ssize_t size = lgetxattr(path.c_str(), std::string(key).c_str(), nullptr, 0);
+    const size_t name_len = key.size() - kEaXattrPrefix.size();  // folding keeps the length
+    if (size < ssize_t(kValueHeader + name_len)) continue;
+    if (!first) total = (total + 3) & ~size_t(3);
+    first = false;
+    total += kFullEaFixed + name_len + 1 + (size_t(size) - kValueHeader - name_len);
+  }
+  return uint32_t(total);
+}
+
 NtStatus write_eas(int fd, const std::vector<Ea>& changes) {
   auto current = read_eas(fd);
   if (!current) return current.error();

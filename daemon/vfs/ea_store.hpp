@@ -68,6 +68,13 @@ Result<std::vector<Ea>> read_eas(int fd);
 // filesystem's room. Not atomic across EAs: one that fails leaves the
 // earlier ones of the list applied.
 NtStatus write_eas(int fd, const std::vector<Ea>& changes);
+// The xattr names (NUL-separated, as llistxattr gives them) of NAME in the
+// directory DIRFD, not following a symlink; empty when there are none or
+// they cannot be read.
+std::string xattr_names_at(int dirfd, std::string_view name);
+// The EaSize of NAME in DIRFD, whose xattr names are NAMES: one size probe
+// (lgetxattr) for each of its EAs, nothing when it has none.
+uint32_t ea_list_size_at(int dirfd, std::string_view name, std::string_view names);
 // Folds NAME as EA names compare (ASCII upper case).
 std::string fold_ea_name(std::string_view name);
 
