@@ -29,6 +29,7 @@
 #include "vfs/file_meta.hpp"
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/xattr_io.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -116,16 +117,6 @@ NtStatus load_cursor(const Request& req, state::Open& open, const std::string& p
   return NtStatus::Success;
 }
 
-// Whether the NUL-separated xattr list NAMES holds NAME.
-bool has_xattr(std::string_view names, std::string_view name) {
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = std::min(names.find('\0', at), names.size());
-    if (names.substr(at, end - at) == name) return true;
-    at = end + 1;
-  }
-  return false;
-}
-
 // Stats a cursor entry; false when it vanished.
 bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   Result<vfs::FileStat> st = Unexpected(NtStatus::ObjectNameNotFound);
@@ -160,7 +151,7 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
       // One llistxattr says whether there is metadata or EAs to read: as
       // cheap as the lgetxattr of the metadata alone, when there is neither.
       const std::string names = vfs::xattr_names_at(open.fd.get(), e.name);
-      if (has_xattr(names, vfs::kFileMetaXattr)) meta = vfs::read_file_meta_at(open.fd.get(), e.name);
+      if (vfs::xattr_io::has_name(names, vfs::kFileMetaXattr)) meta = vfs::read_file_meta_at(open.fd.get(), e.name);
       e.ea_size = vfs::ea_list_size_at(open.fd.get(), e.name, names);
     } else if (st) {
       meta = vfs::read_file_meta_at(open.fd.get(), e.name);

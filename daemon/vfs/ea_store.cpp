@@ -145,12 +145,10 @@ Result<std::vector<Ea>> read_eas(int fd) {
   }
   names.resize(size_t(n));
   std::vector<std::string> keys;
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = std::min(names.find('\0', at), names.size());
-    std::string_view key(names.data() + at, end - at);
+  for_each_name(names, [&](std::string_view key) {
     if (key.starts_with(kEaXattrPrefix)) keys.emplace_back(key);
-    at = end + 1;
-  }
+    return true;
+  });
   std::sort(keys.begin(), keys.end());
   for (const std::string& key : keys) {
     Bytes v;
@@ -174,19 +172,17 @@ uint32_t ea_list_size_at(int dirfd, std::string_view name, std::string_view name
   std::string path;
   size_t total = 0;
   bool first = true;
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = std::min(names.find('\0', at), names.size());
-    std::string_view key = names.substr(at, end - at);
-    at = end + 1;
-    if (!key.starts_with(kEaXattrPrefix)) continue;
+  for_each_name(names, [&](std::string_view key) {
+    if (!key.starts_with(kEaXattrPrefix)) return true;
     if (path.empty()) path = proc_fd_path(dirfd) + "/" + std::string(name);
     const ssize_t size = lgetxattr(path.c_str(), std::string(key).c_str(), nullptr, 0);
     const size_t name_len = key.size() - kEaXattrPrefix.size();  // folding keeps the length
-    if (size < ssize_t(kValueHeader + name_len)) continue;
+    if (size < ssize_t(kValueHeader + name_len)) return true;
     if (!first) total = (total + 3) & ~size_t(3);
     first = false;
     total += kFullEaFixed + name_len + 1 + (size_t(size) - kValueHeader - name_len);
-  }
+    return true;
+  });
   return uint32_t(total);
 }
 

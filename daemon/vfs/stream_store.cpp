@@ -174,12 +174,7 @@ bool has_stream_prefix(std::string_view attr) { return attr.starts_with(kStreamX
 // listxattr gave) until it returns false.
 template <typename Fn>
 void for_each_stream_key(const std::string& names, Fn fn) {
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = names.find('\0', at);
-    std::string key = names.substr(at, end - at);
-    at = end == std::string::npos ? names.size() : end + 1;
-    if (has_stream_prefix(key) && !fn(key)) return;
-  }
+  for_each_name(names, [&](std::string_view key) { return !has_stream_prefix(key) || fn(std::string(key)); });
 }
 
 }  // namespace

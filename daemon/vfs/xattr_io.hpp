@@ -7,8 +7,10 @@
 #include <sys/types.h>
 #include <sys/xattr.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ringsmb::vfs::xattr_io {
@@ -37,6 +39,24 @@ inline ssize_t list_names(int fd, char* buf, size_t n) {
   ssize_t r = flistxattr(fd, buf, n);
   if (r < 0 && errno == EBADF) r = listxattr(proc_fd_path(fd).c_str(), buf, n);
   return r;
+}
+
+// Calls FN(name) for each name of NAMES, the NUL-separated list
+// listxattr gives, until it returns false.
+template <typename Fn>
+void for_each_name(std::string_view names, Fn fn) {
+  for (size_t at = 0; at < names.size();) {
+    const size_t end = std::min(names.find('\0', at), names.size());
+    if (!fn(names.substr(at, end - at))) return;
+    at = end + 1;
+  }
+}
+
+// Whether NAMES (as for_each_name) holds NAME.
+inline bool has_name(std::string_view names, std::string_view name) {
+  bool found = false;
+  for_each_name(names, [&](std::string_view n) { return !(found = n == name); });
+  return found;
 }
 
 // The whole value of KEY into OUT: 0, or an errno (ENODATA: no such
