@@ -59,7 +59,7 @@ void put_entry(ByteWriter& w, FileInfoClass cls, const DirEntry& e, const Bytes&
   }
   put_common_head(w, e, name_len);
   switch (cls) {
-    case FileInfoClass::FullDirectory: w.u32(e.ea_size);  // EaSize (never a reparse tag: none is reported) break;
+    case FileInfoClass::FullDirectory: w.u32(e.ea_size); break;  // EaSize (never a reparse tag: none is reported)
     case FileInfoClass::IdFullDirectory:
       w.u32(e.ea_size);
       w.u32(0);  // Reserved
