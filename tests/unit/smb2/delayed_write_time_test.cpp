@@ -21,7 +21,7 @@ namespace {
 constexpr uint64_t kDay = 864000000000ull;  // FILETIME units
 
 struct WrittenFile {
-  test::TempDir dir;
+  vfs::test::TempDir dir;
   state::Open open;
   uint64_t old_time = vfs::filetime_now() - kDay;
   WrittenFile() {
