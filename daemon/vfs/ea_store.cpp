@@ -15,7 +15,6 @@ using namespace xattr_io;
 constexpr size_t kFullEaFixed = 8;  // NextEntryOffset, Flags, EaNameLength, EaValueLength
 constexpr size_t kGetEaFixed = 5;   // NextEntryOffset, EaNameLength
 constexpr size_t kValueHeader = 2;  // u8 Flags, u8 name length
-constexpr size_t kListBufferBytes = 64 * 1024;  // XATTR_LIST_MAX
 
 // MS-FSCC 2.4.15: characters an EA name may not hold.
 bool valid_ea_name(std::string_view name) {
@@ -137,13 +136,8 @@ uint32_t full_ea_list_size(const std::vector<Ea>& eas) {
 
 Result<std::vector<Ea>> read_eas(int fd) {
   std::vector<Ea> out;
-  std::string names(kListBufferBytes, '\0');
-  ssize_t n = list_names(fd, names.data(), names.size());
-  if (n < 0) {
-    if (errno == ENOTSUP) return out;  // no xattrs here: no EAs
-    return Unexpected(status_of(errno));
-  }
-  names.resize(size_t(n));
+  std::string names;
+  if (int err = list_all(fd, names)) return Unexpected(status_of(err));  // no xattrs here: no EAs
   std::vector<std::string> keys;
   for_each_name(names, [&](std::string_view key) {
     if (key.starts_with(kEaXattrPrefix)) keys.emplace_back(key);
@@ -162,7 +156,7 @@ Result<std::vector<Ea>> read_eas(int fd) {
 
 std::string xattr_names_at(int dirfd, std::string_view name) {
   const std::string path = proc_fd_path(dirfd) + "/" + std::string(name);
-  std::string names(kListBufferBytes, '\0');
+  std::string names(kXattrListMax, '\0');
   ssize_t n = llistxattr(path.c_str(), names.data(), names.size());
   names.resize(n > 0 ? size_t(n) : 0);
   return names;

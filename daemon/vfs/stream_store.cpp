@@ -25,7 +25,6 @@ constexpr char kSidecarMagic[4] = {'R', 'S', 'S', '2'};  // a sidecar id follows
 constexpr size_t kHeaderFixed = 6;        // magic + u16 name length
 constexpr size_t kMaxXattrNameBytes = 255;  // XATTR_NAME_MAX
 constexpr size_t kMaxStreamNameUnits = 255;  // MS-FSCC 2.1.5.3: as a file name
-constexpr size_t kListBufferBytes = 64 * 1024;  // XATTR_LIST_MAX
 
 using namespace xattr_io;
 
@@ -278,13 +277,8 @@ NtStatus rename_stream(int fd, const std::string& from, const std::string& to_ke
 
 Result<std::vector<StreamEntry>> list_streams(int fd) {
   std::vector<StreamEntry> out;
-  std::string names(kListBufferBytes, '\0');
-  ssize_t n = list_names(fd, names.data(), names.size());
-  if (n < 0) {
-    if (errno == ENOTSUP) return out;  // no xattrs here: no streams
-    return Unexpected(status_of(errno));
-  }
-  names.resize(size_t(n));
+  std::string names;
+  if (int err = list_all(fd, names)) return Unexpected(status_of(err));  // no xattrs here: no streams
   for_each_stream_key(names, [&](const std::string& key) {
     Value parsed;  // views into v
     auto v = read_parsed(fd, key, parsed);
@@ -298,10 +292,8 @@ Result<std::vector<StreamEntry>> list_streams(int fd) {
 }
 
 NtStatus remove_all_streams(int fd) {
-  std::string names(kListBufferBytes, '\0');
-  ssize_t n = list_names(fd, names.data(), names.size());
-  if (n < 0) return errno == ENOTSUP ? NtStatus::Success : status_of(errno);
-  names.resize(size_t(n));
+  std::string names;
+  if (int err = list_all(fd, names)) return status_of(err);
   NtStatus status = NtStatus::Success;
   for_each_stream_key(names, [&](const std::string& key) {
     auto v = read_value(fd, key.c_str());
@@ -317,10 +309,8 @@ NtStatus remove_all_streams(int fd) {
 
 void forget_deleted_streams(int fd) {
   if (!stream_sidecars_in_use()) return;
-  std::string names(kListBufferBytes, '\0');
-  ssize_t n = list_names(fd, names.data(), names.size());
-  if (n <= 0) return;
-  names.resize(size_t(n));
+  std::string names;
+  if (list_all(fd, names) != 0) return;
   for_each_stream_key(names, [&](const std::string& key) {
     if (auto v = read_value(fd, key.c_str())) drop_sidecar_of(*v);
     return true;

@@ -15,6 +15,8 @@
 
 namespace ringsmb::vfs::xattr_io {
 
+inline constexpr size_t kXattrListMax = 64 * 1024;  // XATTR_LIST_MAX: room for any file's names
+
 inline std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
 inline ssize_t get_value(int fd, const char* key, void* buf, size_t n) {
@@ -39,6 +41,19 @@ inline ssize_t list_names(int fd, char* buf, size_t n) {
   ssize_t r = flistxattr(fd, buf, n);
   if (r < 0 && errno == EBADF) r = listxattr(proc_fd_path(fd).c_str(), buf, n);
   return r;
+}
+
+// All the xattr names of FD into NAMES (NUL-separated): 0, or an errno;
+// ENOTSUP (a filesystem without xattrs) leaves NAMES empty and counts as 0.
+inline int list_all(int fd, std::string& names) {
+  names.assign(kXattrListMax, '\0');
+  ssize_t n = list_names(fd, names.data(), names.size());
+  if (n < 0) {
+    names.clear();
+    return errno == ENOTSUP ? 0 : errno;
+  }
+  names.resize(size_t(n));
+  return 0;
 }
 
 // Calls FN(name) for each name of NAMES, the NUL-separated list
