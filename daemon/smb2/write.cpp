@@ -4,6 +4,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/frozen_times.hpp"
 #include "smb2/negotiated_sizes.hpp"
@@ -57,6 +58,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
     post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
                                                            req.server.lease_break_timeout_ms));
+  note_write(*open);  // one clock read, for a handle's first writes
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = pwrite(open->fd.get(), data.data() + done, data.size() - done, off_t(offset + done));
