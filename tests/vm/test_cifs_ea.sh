@@ -6,7 +6,7 @@
 source "$(dirname "$0")/../integration/lib.sh"
 VM="$RINGSMB_SOURCE_DIR/tests/vm"
 if ! command -v setfattr > /dev/null || ! command -v getfattr > /dev/null; then
-  echo "SKIP: no setfattr/getfattr (apt install attr)"; exit 0
+  echo "FAIL: no setfattr/getfattr (scripts/install-deps.sh installs attr)"; exit 1
 fi
 write_config
 add_user alice 'secret-A1'
