@@ -187,6 +187,13 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   if (NtStatus s = check_existing(c, st); s != NtStatus::Success) return s;
   bool overwrite = overwrites(c);
   if (overwrite && st.is_directory) return NtStatus::InvalidParameter;
+  // MAXIMUM_ALLOWED on a READONLY file gets no write rights (apply_security),
+  // so it is not opened for writing: its mode has no write bits.
+  constexpr uint32_t kWriteData = FILE_WRITE_DATA | FILE_APPEND_DATA;
+  const uint32_t asked = map_generic(c.desired_access);
+  if ((asked & MAXIMUM_ALLOWED) && !(asked & kWriteData) && !st.is_directory &&
+      (vfs::dos_attributes(st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY))
+    access &= ~kWriteData;
   int flags = open_flags_for(access, st.is_directory);
   if (overwrite) {  // the data is replaced: the descriptor must be writable
     bool rd = access & (FILE_READ_DATA | FILE_EXECUTE);
