@@ -37,64 +37,52 @@ def basic_info(attributes):
     return struct.pack("<QQQQII", 0, 0, 0, 0, attributes, 0)
 
 
+def opened(c, out, path, access, steps=(), label="create", options=0, disposition=1):
+    """CREATE, then each (label, request) step on the handle, then CLOSE; every status to `out`."""
+    name = smb2user.status_name
+    st, fid = c.create(path, access, options, disposition)
+    out.append(f"{label}={name(st)}")
+    if fid:
+        for step, request in steps:
+            out.append(f"{step}={name(request(fid))}")
+        out.append(f"close={name(c.close(fid))}")
+
+
 def main():
     _, _, share, user, password, scenario, path = sys.argv
     c = smb2user.logged_in(user, password, share)
-    name = smb2user.status_name
     out = []
     if scenario in ("doc-max-file", "doc-max-dir", "doc-delete"):
         kind = FILE_DIRECTORY_FILE if scenario == "doc-max-dir" else FILE_NON_DIRECTORY_FILE
         access = DELETE | FILE_READ_ATTRIBUTES if scenario == "doc-delete" else MAXIMUM_ALLOWED
-        st, fid = c.create(path, access, FILE_DELETE_ON_CLOSE | kind)
-        out.append(f"create={name(st)}")
-        if fid:
-            out.append(f"close={name(c.close(fid))}")
+        opened(c, out, path, access, options=FILE_DELETE_ON_CLOSE | kind)
     elif scenario == "disposition":
-        st, fid = c.create(path, DELETE | FILE_READ_ATTRIBUTES)
-        out.append(f"create={name(st)}")
-        if fid:
-            out.append(f"setinfo={name(c.set_info(fid, FILE_DISPOSITION_INFORMATION, DELETE_PENDING))}")
-            out.append(f"close={name(c.close(fid))}")
+        opened(c, out, path, DELETE | FILE_READ_ATTRIBUTES,
+               [("setinfo", lambda fid: c.set_info(fid, FILE_DISPOSITION_INFORMATION, DELETE_PENDING))])
     elif scenario == "max-write":
-        st, fid = c.create(path, MAXIMUM_ALLOWED)
-        out.append(f"create={name(st)}")
-        if fid:
-            out.append(f"write={name(c.write(fid, b'x'))}")
-            out.append(f"truncate={name(c.set_info(fid, FILE_END_OF_FILE_INFORMATION, struct.pack('<Q', 0)))}")
-            out.append(f"delete={name(c.set_info(fid, FILE_DISPOSITION_INFORMATION, DELETE_PENDING))}")
-            out.append(f"close={name(c.close(fid))}")
+        opened(c, out, path, MAXIMUM_ALLOWED,
+               [("write", lambda fid: c.write(fid, b"x")),
+                ("truncate", lambda fid: c.set_info(fid, FILE_END_OF_FILE_INFORMATION, struct.pack("<Q", 0))),
+                ("delete", lambda fid: c.set_info(fid, FILE_DISPOSITION_INFORMATION, DELETE_PENDING))])
     elif scenario == "set-readonly":
-        st, fid = c.create(path, FILE_WRITE_DATA | FILE_WRITE_ATTRIBUTES, FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF)
-        out.append(f"create={name(st)}")
-        if fid:
-            out.append(f"write={name(c.write(fid, b'data'))}")
-            ro = basic_info(FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_ARCHIVE)
-            out.append(f"readonly={name(c.set_info(fid, FILE_BASIC_INFORMATION, ro))}")
-            out.append(f"close={name(c.close(fid))}")
+        ro = basic_info(FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_ARCHIVE)
+        opened(c, out, path, FILE_WRITE_DATA | FILE_WRITE_ATTRIBUTES,
+               [("write", lambda fid: c.write(fid, b"data")),
+                ("readonly", lambda fid: c.set_info(fid, FILE_BASIC_INFORMATION, ro))],
+               options=FILE_NON_DIRECTORY_FILE, disposition=FILE_OVERWRITE_IF)
     elif scenario == "readonly-opens":
         for label, access in (("write", FILE_WRITE_DATA), ("append", FILE_APPEND_DATA),
                               ("max", MAXIMUM_ALLOWED), ("attributes", FILE_WRITE_ATTRIBUTES)):
-            st, fid = c.create(path, access)
-            out.append(f"{label}={name(st)}")
-            if fid and access == MAXIMUM_ALLOWED:
-                out.append(f"max-write={name(c.write(fid, b'x'))}")
-            if fid:
-                c.close(fid)
+            steps = [("max-write", lambda fid: c.write(fid, b"x"))] if access == MAXIMUM_ALLOWED else []
+            opened(c, out, path, access, steps, label=label)
     elif scenario == "clear-readonly":
-        st, fid = c.create(path, FILE_WRITE_ATTRIBUTES)
-        out.append(f"create={name(st)}")
-        if fid:
-            out.append(f"clear={name(c.set_info(fid, FILE_BASIC_INFORMATION, basic_info(FILE_ATTRIBUTE_ARCHIVE)))}")
-            out.append(f"close={name(c.close(fid))}")
-        st, fid = c.create(path, FILE_WRITE_DATA | FILE_APPEND_DATA)
-        out.append(f"reopen={name(st)}")
-        if fid:
-            out.append(f"write={name(c.write(fid, b'more', 4))}")
-            c.close(fid)
+        opened(c, out, path, FILE_WRITE_ATTRIBUTES,
+               [("clear", lambda fid: c.set_info(fid, FILE_BASIC_INFORMATION, basic_info(FILE_ATTRIBUTE_ARCHIVE)))])
+        opened(c, out, path, FILE_WRITE_DATA | FILE_APPEND_DATA,
+               [("write", lambda fid: c.write(fid, b"more", 4))], label="reopen")
     else:
         sys.exit(f"unknown scenario {scenario}")
     print(" ".join(out))
-
 
 if __name__ == "__main__":
     main()

@@ -100,10 +100,10 @@ for who in "alice secret-A1" "bob secret-B1"; do
     "create=SUCCESS write=SUCCESS readonly=SUCCESS close=SUCCESS" share "$1" "$2" set-readonly "$f"
   check "READONLY ($1): the file has no write bits on disk" test "$(stat -c %a "$T/share/$f")" = 444
   expect_probe "READONLY ($1): write and append opens refused, MAXIMUM_ALLOWED cannot write, FILE_WRITE_ATTRIBUTES granted" \
-    "write=ACCESS_DENIED append=ACCESS_DENIED max=SUCCESS max-write=ACCESS_DENIED attributes=SUCCESS" \
+    "write=ACCESS_DENIED append=ACCESS_DENIED max=SUCCESS max-write=ACCESS_DENIED close=SUCCESS attributes=SUCCESS close=SUCCESS" \
     share "$1" "$2" readonly-opens "$f"
   expect_probe "READONLY ($1): cleared through a FILE_WRITE_ATTRIBUTES open, then writable" \
-    "create=SUCCESS clear=SUCCESS close=SUCCESS reopen=SUCCESS write=SUCCESS" share "$1" "$2" clear-readonly "$f"
+    "create=SUCCESS clear=SUCCESS close=SUCCESS reopen=SUCCESS write=SUCCESS close=SUCCESS" share "$1" "$2" clear-readonly "$f"
   check "READONLY ($1): the owner's write bit is back" test "$(stat -c %a "$T/share/$f")" = 644
   check "READONLY ($1): the data written after clearing it is there" grep -qx datamore "$T/share/$f"
 done
