@@ -9,6 +9,8 @@
 # each time. A share with "nt acl support = no" (same directory) neither
 # stores nor enforces descriptors: the mode alone. rpcclient's
 # lookupnames / lookupsids agree with the SIDs the descriptors carry.
+# READONLY set and cleared on a file with a stored descriptor leaves the
+# descriptor, and the DACL still refuses the other user.
 # smbcacls (Samba 4.17) has no port option: the test runs in a network
 # namespace of its own, where the server can listen on 445.
 if [ -z "${NTACL_NETNS:-}" ]; then
@@ -106,6 +108,23 @@ check "bob now writes the file" smb bob%secret-B1 share "put $T/hello.txt g.txt"
 check "smbcacls replaces the DACL again: alice only" cacls alice%secret-A1 g.txt -S "ACL:alice:ALLOWED/0x0/FULL"
 expect_status "bob is refused the file" NT_STATUS_ACCESS_DENIED smb bob%secret-B1 share "get g.txt $T/got9"
 check "alice still reads it" smb alice%secret-A1 share "get g.txt $T/got10"
+
+# --- READONLY on a file with a stored descriptor: set and cleared, the DACL stays ----
+probe() {  # probe USER PASSWORD SCENARIO PATH (tests/integration/access_probe.py)
+  timeout 60 python3 "$(dirname "$0")/access_probe.py" "$PORT" share "$@" 2>&1
+}
+check "alice makes g.txt READONLY through a writing handle" \
+  test "$(probe alice secret-A1 set-readonly g.txt)" = "create=SUCCESS write=SUCCESS readonly=SUCCESS close=SUCCESS"
+check "READONLY leaves no write bit" bash -c "[ -z \"\$(find '$T/share/g.txt' -perm /222)\" ]"
+check "alice's write open of the READONLY file is refused, FILE_WRITE_ATTRIBUTES granted" \
+  test "$(probe alice secret-A1 readonly-opens g.txt)" = \
+  "write=ACCESS_DENIED append=ACCESS_DENIED max=SUCCESS max-write=ACCESS_DENIED close=SUCCESS attributes=SUCCESS close=SUCCESS"
+check "alice clears READONLY (the kernel client's chmod 644) and writes" \
+  test "$(probe alice secret-A1 clear-readonly g.txt)" = \
+  "create=SUCCESS clear=SUCCESS close=SUCCESS reopen=SUCCESS write=SUCCESS close=SUCCESS"
+check "the owner's write bit is back" bash -c "[ -n \"\$(find '$T/share/g.txt' -perm -u+w)\" ]"
+check "the descriptor is still stored" has_ntacl "$T/share/g.txt"
+expect_status "and bob is still refused the file" NT_STATUS_ACCESS_DENIED smb bob%secret-B1 share "get g.txt $T/got13"
 
 # --- nt acl support = no: the same files, the mode alone ------------------------------
 check "through the mode-only share bob reads the file whose DACL refuses him" \
