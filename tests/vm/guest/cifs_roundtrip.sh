@@ -61,8 +61,10 @@ file_ops() {  # file_ops DIR MOUNT_OPTIONS
   # (MS-FSA 2.1.5.1.2.1; Samba 4.17 gets the same requests and refuses it
   # too: docs/security.md). Here the client re-reads the attributes before
   # the chmod back: once after a remount, once after waiting out both
-  # caches; either way the server reports READONLY and the chmod back
-  # clears it (CREATE FILE_WRITE_ATTRIBUTES + SET_INFO + CLOSE).
+  # caches (4 s: the deferred CLOSE, about 1 s in, restarts the 1 s
+  # attribute cache without taking the attributes from its reply);
+  # either way the server reports READONLY and the chmod back clears it
+  # (CREATE FILE_WRITE_ATTRIBUTES + SET_INFO + CLOSE).
   local before=$(stat -c %a $d/renamed.txt)
   chmod 444 $d/renamed.txt
   umount $mnt && mount_share "$2" || { fail "chmod 444: remount"; return; }
@@ -73,7 +75,7 @@ file_ops() {  # file_ops DIR MOUNT_OPTIONS
     *) pass "chmod 444 reads back read-only from the server ($ro)" ;;
   esac
   echo y >> $d/renamed.txt && pass "chmod back ($before): writable again" || fail "chmod back: not writable"
-  echo x > $d/ro2.txt && chmod 444 $d/ro2.txt && sleep 3
+  echo x > $d/ro2.txt && chmod 444 $d/ro2.txt && sleep 4
   ro=$(stat -c %a $d/ro2.txt)
   chmod 644 $d/ro2.txt
   case $ro in
