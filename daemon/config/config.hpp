@@ -64,6 +64,8 @@ struct ShareConfig {
   bool smb2_leases = true;
   bool streams = true;  // named streams (vfs/stream_store.hpp) where the server can store them
   bool store_dos_attributes = false;  // HIDDEN/SYSTEM/ARCHIVE in user.DOSATTRIB; Samba defaults to yes (see docs)
+  bool nt_acl_support = true;  // NT security descriptors stored (trusted.ringsmb.ntacl); no: the mode alone
+  bool acl_flag_inherited_canonicalization = true;  // SE_DACL_AUTO_INHERITED only with ..._REQ, as Windows
   int line = 0;  // where the section starts, for messages
 };
 

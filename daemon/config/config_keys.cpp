@@ -313,6 +313,11 @@ constexpr ShareKey kShareKeys[] = {
     {"streams", [](ShareConfig& s, std::string_view v) { return store(s.streams, parse_bool_value(v)); }},
     {"storedosattributes",
      [](ShareConfig& s, std::string_view v) { return store(s.store_dos_attributes, parse_bool_value(v)); }},
+    {"ntaclsupport", [](ShareConfig& s, std::string_view v) { return store(s.nt_acl_support, parse_bool_value(v)); }},
+    {"aclflaginheritedcanonicalization",
+     [](ShareConfig& s, std::string_view v) {
+       return store(s.acl_flag_inherited_canonicalization, parse_bool_value(v));
+     }},
 };
 
 }  // namespace

@@ -90,6 +90,8 @@ void fill_share_options(const config::ShareConfig& share, ShareInfo& info) {
   info.leases = share.smb2_leases;
   info.store_dos_attributes = share.store_dos_attributes;
   info.streams = share.streams;
+  info.nt_acl_support = share.nt_acl_support;
+  info.acl_flag_inherited_canonicalization = share.acl_flag_inherited_canonicalization;
   info.create_mask = share.create_mask;
   info.directory_mask = share.directory_mask;
   info.veto_files = share.veto_files;

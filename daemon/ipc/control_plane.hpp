@@ -61,6 +61,12 @@ struct ShareInfo {
   bool leases = true;
   bool store_dos_attributes = false;
   bool streams = false;  // named streams wanted ("streams = yes", the default)
+  // NT security descriptors stored in trusted.ringsmb.ntacl ("nt acl
+  // support"); off: the mode alone (docs/security.md).
+  bool nt_acl_support = true;
+  // SE_DACL_AUTO_INHERITED kept only with SE_DACL_AUTO_INHERIT_REQ, as
+  // Windows does ("acl flag inherited canonicalization").
+  bool acl_flag_inherited_canonicalization = true;
   uint32_t create_mask = 0744;
   uint32_t directory_mask = 0755;
   std::vector<std::string> veto_files;

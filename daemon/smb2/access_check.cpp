@@ -92,6 +92,13 @@ Result<uint32_t> apply_descriptor_access(uint32_t granted, uint32_t desired_acce
   return access;
 }
 
+Result<uint32_t> apply_readonly_attribute(uint32_t granted, uint32_t desired_access, bool overwrite) {
+  const uint32_t asked = map_generic(desired_access);
+  if (overwrite || (asked & (FILE_WRITE_DATA | FILE_APPEND_DATA))) return Unexpected(NtStatus::AccessDenied);
+  if (asked & MAXIMUM_ALLOWED) granted &= ~uint32_t(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_DELETE_CHILD);
+  return granted;
+}
+
 NtStatus check_add_entry(const vfs::ntacl::SecurityDescriptor& parent, const vfs::ntacl::Token& token,
                          bool directory) {
   const uint32_t needed = directory ? FILE_APPEND_DATA : FILE_WRITE_DATA;  // ADD_SUBDIRECTORY : ADD_FILE

@@ -78,6 +78,14 @@ Result<uint32_t> apply_descriptor_access(uint32_t granted, uint32_t desired_acce
                                          const vfs::ntacl::SecurityDescriptor& sd,
                                          const vfs::ntacl::SecurityDescriptor* parent,
                                          const vfs::ntacl::Token& token, bool delete_on_close);
+// MS-FSA 2.1.5.1.2.1, what FILE_ATTRIBUTE_READONLY does to an open of an
+// existing data file: asking for FILE_WRITE_DATA or FILE_APPEND_DATA, or
+// overwriting it (its data is written), is ACCESS_DENIED; MAXIMUM_ALLOWED
+// loses the write rights. The mode of a read-only file has no write bits,
+// so the kernel refuses users anyway; root's file-system identity is not
+// bound by the mode, which is why this is decided here.
+Result<uint32_t> apply_readonly_attribute(uint32_t granted, uint32_t desired_access, bool overwrite);
+
 // A new entry in a directory with a stored descriptor: FILE_ADD_FILE, or
 // FILE_ADD_SUBDIRECTORY for a directory, must be granted.
 NtStatus check_add_entry(const vfs::ntacl::SecurityDescriptor& parent, const vfs::ntacl::Token& token,

@@ -189,6 +189,13 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   if (NtStatus s = check_existing(c, st); s != NtStatus::Success) return s;
   bool overwrite = overwrites(c);
   if (overwrite && st.is_directory) return NtStatus::InvalidParameter;
+  // MAXIMUM_ALLOWED on a READONLY file gets no write rights (apply_security),
+  // so it is not opened for writing: its mode has no write bits.
+  constexpr uint32_t kWriteData = FILE_WRITE_DATA | FILE_APPEND_DATA;
+  const uint32_t asked = map_generic(c.desired_access);
+  if ((asked & MAXIMUM_ALLOWED) && !(asked & kWriteData) && !st.is_directory &&
+      (vfs::dos_attributes(st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY))
+    access &= ~kWriteData;
   int flags = open_flags_for(access, st.is_directory);
   if (overwrite) {  // the data is replaced: the descriptor must be writable
     bool rd = access & (FILE_READ_DATA | FILE_EXECUTE);
@@ -310,6 +317,9 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
   if (st.error() != NtStatus::ObjectNameNotFound) return st.error();
   if (c.disposition == FILE_OPEN || c.disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
   if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
+  // MS-FSA 2.1.5.1.1: a new file cannot be both read-only and deleted on close.
+  if ((c.options & FILE_DELETE_ON_CLOSE) && (c.file_attributes & vfs::FILE_ATTRIBUTE_READONLY))
+    return NtStatus::CannotDelete;
   if (NtStatus s = check_create_in_parent(req, t.parent_fd.get(), c.options & FILE_DIRECTORY_FILE, t.parent_security);
       s != NtStatus::Success)
     return s;
@@ -428,12 +438,19 @@ NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Targe
 }
 
 // The NT descriptor's part (smb2/security_info.hpp): an existing file's
-// stored descriptor narrows the access; a new one inherits its parent's
-// (and is removed again when that fails).
+// stored descriptor narrows the access, and so does its READONLY
+// attribute (smb2/access_check.hpp); a new one inherits its parent's
+// descriptor (and is removed again when that fails).
 NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened& o, uint32_t& access) {
-  if (!o.created)
+  if (!o.created) {
+    if (!o.st.is_directory && (vfs::dos_attributes(o.st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY)) {
+      auto kept = apply_readonly_attribute(access, c.desired_access, overwrites(c));
+      if (!kept) return kept.error();
+      access = *kept;
+    }
     return check_open_descriptor(req, o.fd.get(), o.st, t.parent_fd ? t.parent_fd.get() : -1, t.path,
-                                 c.desired_access, c.options & FILE_DELETE_ON_CLOSE, access);
+                                 c.desired_access, c.options & FILE_DELETE_ON_CLOSE, overwrites(c), access);
+  }
   NtStatus st = inherit_on_create(req, o.fd.get(), o.st, t.parent_security, c.contexts);
   if (st != NtStatus::Success)
     vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);

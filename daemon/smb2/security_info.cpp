@@ -50,12 +50,25 @@ nt::SecurityDescriptor in_step(const ServerContext& server, nt::SecurityDescript
   return sd;
 }
 
+// Whether descriptors are read and stored on this tree's share: not with
+// "nt acl support = no" (the mode alone), and not before this server ever
+// stored one (vfs/ntacl_store.hpp: nothing to read, nothing read).
+bool stored_descriptors(const Request& req) {
+  return req.tree->share.nt_acl_support && req.server.ntacls.in_use();
+}
+
 // The descriptor of a file: the stored one, else what its mode implies.
-nt::SecurityDescriptor descriptor_of(ServerContext& server, int fd, const vfs::FileStat& st) {
-  if (server.ntacls.in_use())
-    if (vfs::SharedSd stored = server.ntacls.lookup(fd, st)) return in_step(server, *stored, st);
+nt::SecurityDescriptor descriptor_of(Request& req, int fd, const vfs::FileStat& st) {
+  if (stored_descriptors(req))
+    if (vfs::SharedSd stored = req.server.ntacls.lookup(fd, st)) return in_step(req.server, *stored, st);
   return nt::from_mode(st);
 }
+
+// The owner may be set to a SID that names no Unix user only by a holder of
+// SeRestorePrivilege (MS-FSA 2.1.5.17); root is the one user treated as
+// holding it (Samba grants root every privilege too). The Unix owner then
+// stays, and the descriptor keeps the SID.
+bool holds_restore_privilege(const Request& req) { return req.tree->identity.uid == 0; }
 
 int change_mode(int fd, mode_t mode) {
   if (fchmod(fd, mode) == 0) return 0;
@@ -72,24 +85,49 @@ nt::SecurityDescriptor canonical(const ServerContext& server, nt::SecurityDescri
   return sd;
 }
 
+// Applies the rwx bits the DACL implies, when it has any (mode_from_dacl);
+// false when the rwx bits cannot say it.
+Result<bool> apply_mode(int fd, vfs::FileStat& st, const nt::SecurityDescriptor& canon) {
+  if (!canon.dacl) return false;
+  auto mode = vfs::mode_from_dacl(st, nt::serialize_acl(*canon.dacl));
+  if (!mode) return false;
+  if (*mode != (st.mode & 07777)) {
+    if (int err = change_mode(fd, *mode)) return Unexpected(nt_status_from_errno(err));
+    st.mode = (st.mode & ~07777u) | *mode;
+  }
+  return true;
+}
+
+// "nt acl support = no": only what the mode and the Unix owner and group
+// hold is kept, nothing is stored; a DACL the rwx bits cannot say (a NULL
+// DACL, DENY ACEs, other users, ...) or a group that names no Unix group
+// is refused rather than pretended (STATUS_NOT_SUPPORTED).
+NtStatus settle_mode_only(int fd, vfs::FileStat& st, const nt::SecurityDescriptor& canon) {
+  if (canon.group && canon.group != nt::unix_group_sid(st.gid)) return NtStatus::NotSupported;
+  auto applied = apply_mode(fd, st, canon);
+  if (!applied) return applied.error();
+  return *applied ? NtStatus::Success : NtStatus::NotSupported;
+}
+
 // Keeps the mode in step with the DACL where the rwx bits can say it, then
-// stores the descriptor unless the mode now says exactly the same.
-NtStatus settle(Request& req, int fd, vfs::FileStat& st, const nt::SecurityDescriptor& sd) {
+// stores the descriptor unless the mode now says exactly the same. A file
+// this request just made holds no attribute yet: then nothing is removed
+// either (no syscall beyond the chmod).
+NtStatus settle(Request& req, int fd, vfs::FileStat& st, const nt::SecurityDescriptor& sd, bool created = false) {
   ServerContext& server = req.server;
   nt::SecurityDescriptor canon = canonical(server, sd, st);
-  if (canon.dacl) {
-    auto mode = vfs::mode_from_dacl(st, nt::serialize_acl(*canon.dacl));
-    if (mode && *mode != (st.mode & 07777)) {
-      if (int err = change_mode(fd, *mode)) return nt_status_from_errno(err);
-      st.mode = (st.mode & ~07777u) | *mode;
-    }
-  }
+  if (!req.tree->share.nt_acl_support) return settle_mode_only(fd, st, canon);
+  if (auto applied = apply_mode(fd, st, canon); !applied) return applied.error();
   const bool exact = nt::exact_mode(st, canon).has_value();
   if (exact && !server.ntacls.in_use()) return NtStatus::Success;  // nothing stored anywhere yet
   if (!exact && server.ntacls.needs_marking()) {
     become_root();  // the state directory is root's
     server.ntacls.mark_in_use();
     become_user(req.tree->identity);
+  }
+  if (exact && created) {
+    server.ntacls.remember(st, nullptr);
+    return NtStatus::Success;
   }
   auto stored = exact ? vfs::SharedSd{} : std::make_shared<const nt::SecurityDescriptor>(sd);
   int err = server.ntacls.store(fd, st, stored);
@@ -107,8 +145,9 @@ NtStatus change_owner(Request& req, int fd, vfs::FileStat& st, const nt::Securit
   gid_t gid = gid_t(-1);
   if ((info & nt::OWNER_SECURITY_INFORMATION) && want.owner) {
     auto u = nt::uid_of(*want.owner, machine_sid(req.server));
-    if (!u) return NtStatus::InvalidOwner;
-    if (*u != st.uid) uid = *u;
+    // A SID without a Unix user can only live in a stored descriptor.
+    if (!u && !(holds_restore_privilege(req) && req.tree->share.nt_acl_support)) return NtStatus::InvalidOwner;
+    if (u && *u != st.uid) uid = *u;
   }
   if ((info & nt::GROUP_SECURITY_INFORMATION) && want.group) {
     auto g = nt::gid_of(*want.group);
@@ -155,7 +194,7 @@ std::optional<nt::SecurityDescriptor> parent_descriptor(Request& req, int parent
   }
   auto st = vfs::stat_fd(parent_fd);
   if (!st) return std::nullopt;
-  return descriptor_of(req.server, parent_fd, *st);
+  return descriptor_of(req, parent_fd, *st);
 }
 
 }  // namespace
@@ -186,7 +225,7 @@ NtStatus query_security_info(Request& req, state::Open& open, uint32_t additiona
   if ((additional_info & kInfoMask) && !(open.granted_access & READ_CONTROL)) return NtStatus::AccessDenied;
   auto st = vfs::stat_fd(open.fd.get());
   if (!st) return st.error();
-  data = nt::serialize(descriptor_of(req.server, open.fd.get(), *st), additional_info & kInfoMask);
+  data = nt::serialize(descriptor_of(req, open.fd.get(), *st), additional_info & kInfoMask);
   if (data.size() > output_length) return NtStatus::BufferTooSmall;
   return NtStatus::Success;
 }
@@ -204,23 +243,26 @@ NtStatus set_security_info(Request& req, state::Open& open, uint32_t info, ByteS
   const int fd = open.fd.get();
   auto st = vfs::stat_fd(fd);
   if (!st) return st.error();
-  nt::SecurityDescriptor next = descriptor_of(req.server, fd, *st);
+  nt::SecurityDescriptor next = descriptor_of(req, fd, *st);
   if (NtStatus s = change_owner(req, fd, *st, *want, info); s != NtStatus::Success) return s;
   if ((info & nt::OWNER_SECURITY_INFORMATION) && want->owner) next.owner = want->owner;
   if ((info & nt::GROUP_SECURITY_INFORMATION) && want->group) next.group = want->group;
   if (info & nt::DACL_SECURITY_INFORMATION) {
-    next.dacl = want->dacl;  // nullopt: a NULL DACL, which grants everyone everything
-    next.control = uint16_t(nt::SE_SELF_RELATIVE | nt::SE_DACL_PRESENT |
-                            (want->control & (nt::SE_DACL_PROTECTED | nt::SE_DACL_AUTO_INHERITED |
-                                              nt::SE_DACL_AUTO_INHERIT_REQ)));
-    if (!next.dacl) next.control = nt::SE_SELF_RELATIVE;
-    else nt::map_generic_aces(*next.dacl);
+    // No DACL, or SE_DACL_PRESENT without one: a NULL DACL, which grants
+    // everyone everything and reads back as present without a DACL
+    // (smb2.create.nulldacl).
+    next.dacl = want->dacl;
+    next.control = uint16_t(nt::SE_SELF_RELATIVE | nt::SE_DACL_PRESENT);
+    if (next.dacl) {
+      next.control |= nt::stored_dacl_control(want->control, req.tree->share.acl_flag_inherited_canonicalization);
+      nt::map_generic_aces(*next.dacl);
+    }
   }
   return settle(req, fd, *st, next);
 }
 
 NtStatus check_create_in_parent(Request& req, int parent_fd, bool directory, ParentSecurity& parent) {
-  if (!req.server.ntacls.in_use()) return NtStatus::Success;
+  if (!stored_descriptors(req)) return NtStatus::Success;
   auto st = vfs::stat_fd(parent_fd);
   if (!st) return st.error();
   parent.stored = req.server.ntacls.lookup(parent_fd, *st);
@@ -234,29 +276,46 @@ NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const Parent
   auto creator = creator_descriptor(create_contexts);
   if (!creator) return creator.error();
   if (!parent.stored && !*creator) return NtStatus::Success;  // the common case: the mode says it all
+  if (*creator && (*creator)->dacl) {
+    auto& c = **creator;
+    c.control = uint16_t((c.control & ~(nt::SE_DACL_AUTO_INHERITED | nt::SE_DACL_AUTO_INHERIT_REQ)) |
+                         nt::stored_dacl_control(c.control, req.tree->share.acl_flag_inherited_canonicalization));
+  }
   const nt::Sid owner = nt::unix_user_sid(st.uid), group = nt::unix_group_sid(st.gid);
   nt::SecurityDescriptor made = nt::create_descriptor(parent.stored.get(), *creator ? &**creator : nullptr,
                                                       st.is_directory, owner, group, nt::from_mode(st).dacl);
-  // An owner other than the creator needs a privilege nobody holds here.
-  if (made.owner && nt::uid_of(*made.owner, machine_sid(req.server)).value_or(st.uid) != st.uid) made.owner = owner;
+  // Another user as the owner needs a privilege nobody holds here; a SID
+  // without a Unix user, SeRestorePrivilege (root's, and only where it can
+  // be stored). Otherwise the creator owns the file (the Unix owner).
+  if (made.owner) {
+    auto uid = nt::uid_of(*made.owner, machine_sid(req.server));
+    const bool may_keep = uid ? *uid == st.uid : holds_restore_privilege(req) && req.tree->share.nt_acl_support;
+    if (!may_keep) made.owner = owner;
+  }
   if (made.group && nt::gid_of(*made.group).value_or(st.gid) != st.gid) made.group = group;
-  return settle(req, fd, st, made);
+  NtStatus s = settle(req, fd, st, made, true);
+  // Without stored descriptors a creator's DACL the mode cannot say is not
+  // kept: the file is made with what the mode says, as before descriptors
+  // were stored (docs/security.md).
+  if (s == NtStatus::NotSupported && !req.tree->share.nt_acl_support) return NtStatus::Success;
+  return s;
 }
 
 uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st) {
-  if (!req.server.ntacls.in_use()) return ~0u;
+  if (!stored_descriptors(req)) return ~0u;
   vfs::SharedSd stored = req.server.ntacls.lookup(fd, st);
   if (!stored) return ~0u;
   return nt::maximal_access(in_step(req.server, *stored, st), user_token(req.server, *req.session, *req.tree));
 }
 
 NtStatus check_open_descriptor(Request& req, int fd, const vfs::FileStat& st, int parent_fd, std::string_view path,
-                               uint32_t desired_access, bool delete_on_close, uint32_t& access) {
-  if (!req.server.ntacls.in_use()) return NtStatus::Success;
+                               uint32_t desired_access, bool delete_on_close, bool overwrite, uint32_t& access) {
+  if (!stored_descriptors(req)) return NtStatus::Success;
   vfs::SharedSd stored = req.server.ntacls.lookup(fd, st);
   if (!stored) return NtStatus::Success;  // Unix permissions alone
   const nt::SecurityDescriptor sd = in_step(req.server, *stored, st);
   const nt::Token token = user_token(req.server, *req.session, *req.tree);
+  if (overwrite && !(nt::maximal_access(sd, token) & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
   auto result = apply_descriptor_access(access, desired_access, sd, nullptr, token, delete_on_close);
   const bool maximum = map_generic(desired_access) & MAXIMUM_ALLOWED;
   if (!result || (maximum && !(*result & DELETE))) {

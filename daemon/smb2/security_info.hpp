@@ -44,8 +44,10 @@ NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const Parent
 uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st);
 // An existing file being opened: its stored descriptor (if any) narrows
 // `access`, the result of grant_create_access (apply_descriptor_access).
-// `parent_fd` may be -1 (the fast path did not open the parent).
+// `parent_fd` may be -1 (the fast path did not open the parent). An
+// overwrite or supersede (`overwrite`) replaces the data, so the
+// descriptor must grant FILE_WRITE_DATA whatever was asked for.
 NtStatus check_open_descriptor(Request& req, int fd, const vfs::FileStat& st, int parent_fd, std::string_view path,
-                               uint32_t desired_access, bool delete_on_close, uint32_t& access);
+                               uint32_t desired_access, bool delete_on_close, bool overwrite, uint32_t& access);
 
 }  // namespace ringsmb::smb2

@@ -177,7 +177,9 @@ Result<Acl> parse_acl(ByteSpan b) {
   Acl acl;
   acl.revision = b[0];
   uint16_t size = load_le16(&b[2]), count = load_le16(&b[4]);
-  if ((acl.revision != 2 && acl.revision != 4) || size < kAclHeaderSize || size > b.size())
+  // ACL_REVISION (2) to ACL_REVISION_DS (4), as Windows accepts them
+  // (smbcacls -S sends 3).
+  if (acl.revision < 2 || acl.revision > 4 || size < kAclHeaderSize || size > b.size())
     return Unexpected(NtStatus::InvalidParameter);
   ByteReader r(b.first(size));
   r.skip(kAclHeaderSize);
@@ -219,7 +221,8 @@ Bytes serialize(const SecurityDescriptor& sd, uint32_t info) {
   ByteWriter w(out);
   uint16_t control = SE_SELF_RELATIVE;
   const bool with_dacl = info & DACL_SECURITY_INFORMATION;
-  if (with_dacl) control |= uint16_t(sd.control & kDaclControl) | (sd.dacl ? SE_DACL_PRESENT : 0);
+  const bool present = sd.dacl || (sd.control & SE_DACL_PRESENT);
+  if (with_dacl) control |= uint16_t((sd.dacl ? sd.control & kDaclControl : 0) | (present ? SE_DACL_PRESENT : 0));
   w.u8(1);
   w.u8(0);
   w.u16(control);
@@ -237,6 +240,13 @@ Bytes serialize(const SecurityDescriptor& sd, uint32_t info) {
     put_acl(w, *sd.dacl);
   }
   return out;
+}
+
+uint16_t stored_dacl_control(uint16_t requested, bool canonicalize) {
+  const bool auto_inherited = requested & SE_DACL_AUTO_INHERITED;
+  const bool required = requested & SE_DACL_AUTO_INHERIT_REQ;
+  const bool keep_auto_inherited = auto_inherited && (required || !canonicalize);
+  return uint16_t((requested & SE_DACL_PROTECTED) | (keep_auto_inherited ? SE_DACL_AUTO_INHERITED : 0));
 }
 
 void map_generic_aces(Acl& acl) {
@@ -288,7 +298,9 @@ SecurityDescriptor create_descriptor(const SecurityDescriptor* parent, const Sec
       if (inheritable_by(a, is_directory)) inherit_ace(a, is_directory, *out.owner, *out.group, mark, inherited);
   const bool creator_dacl = creator && (creator->control & SE_DACL_PRESENT);
   if (creator_dacl) {
-    out.control = uint16_t(SE_SELF_RELATIVE | SE_DACL_PRESENT | (creator->control & kDaclControl));
+    // SE_DACL_AUTO_INHERIT_REQ is a request, not a state: never kept.
+    out.control = uint16_t(SE_SELF_RELATIVE | SE_DACL_PRESENT |
+                           (creator->control & (SE_DACL_PROTECTED | SE_DACL_AUTO_INHERITED)));
     out.dacl = creator->dacl;  // nullopt: the creator asked for a NULL DACL
     if (out.dacl) {
       // MS-DTYP 2.5.3.4.2: the creator's own "inherited" ACEs are not

@@ -96,7 +96,9 @@ struct Acl {
 struct SecurityDescriptor {
   uint16_t control = SE_SELF_RELATIVE;
   std::optional<Sid> owner, group;
-  std::optional<Acl> dacl;  // nullopt: no DACL (SE_DACL_PRESENT clear), a NULL DACL grants everything
+  // nullopt: no DACL; with SE_DACL_PRESENT in control a NULL DACL, which
+  // grants everything. A file's descriptor always has SE_DACL_PRESENT.
+  std::optional<Acl> dacl;
   bool operator==(const SecurityDescriptor&) const = default;
 };
 
@@ -123,13 +125,26 @@ std::optional<uint32_t> gid_of(const Sid& sid);
 // inside `sd`, revisions, ACE sizes, at most 15 sub-authorities. A SACL is
 // skipped (never stored). INVALID_SECURITY_DESCR-style failures return
 // InvalidParameter, which is what MS-FSA 2.1.5.16 asks of SET_INFO.
+// SE_DACL_PRESENT without a DACL offset is a NULL DACL (dacl nullopt).
+
 Result<SecurityDescriptor> parse(ByteSpan sd);
 Result<Acl> parse_acl(ByteSpan acl);
 // The self-relative encoding: owner, group, DACL, with the parts `info`
-// selects (OWNER/GROUP/DACL_SECURITY_INFORMATION).
+// selects (OWNER/GROUP/DACL_SECURITY_INFORMATION). A descriptor whose
+// Control has SE_DACL_PRESENT but no DACL encodes a NULL DACL: present,
+// offset 0 (what a file given a NULL DACL reads back, MS-DTYP 2.4.6).
 Bytes serialize(const SecurityDescriptor& sd, uint32_t info = OWNER_SECURITY_INFORMATION |
                                                               GROUP_SECURITY_INFORMATION |
                                                               DACL_SECURITY_INFORMATION);
+
+// The DACL control bits a DACL set by a client (SET_INFO, or a creator's
+// SecD) leaves on the file. SE_DACL_AUTO_INHERIT_REQ asks for automatic
+// inheritance and is never stored; SE_DACL_AUTO_INHERITED stays only when
+// it came together with it (Windows: the DACL is then marked as computed by
+// auto-inheritance; smb2.acls.INHERITFLAGS), unless `canonicalize` is off
+// (the share's "acl flag inherited canonicalization = no", as Samba's: kept
+// as given); SE_DACL_PROTECTED stays. `requested` is the client's Control.
+uint16_t stored_dacl_control(uint16_t requested, bool canonicalize);
 
 // Generic rights in the ACEs that apply to the object itself (not
 // inherit-only) mapped to file rights, as Windows stores a DACL it is given.

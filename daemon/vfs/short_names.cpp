@@ -85,11 +85,13 @@ std::string short_name_of(std::string_view name) {
 
 bool looks_like_short_name(std::string_view leaf) {
   if (!is_8dot3_name(leaf)) return false;
-  const size_t tilde = leaf.find('~');
-  if (tilde == std::string_view::npos || tilde == 0 || tilde > kPrefixChars) return false;
+  // The '~' is the one just before the hash: the prefix may hold '~'s of
+  // its own ("~$report.docx" -> "~$R~xxxx.DOC").
   const size_t dot = leaf.find('.');
   const size_t base_end = dot == std::string_view::npos ? leaf.size() : dot;
-  if (base_end != tilde + 1 + kHashChars) return false;
+  if (base_end < 2 + kHashChars) return false;
+  const size_t tilde = base_end - 1 - kHashChars;
+  if (leaf[tilde] != '~' || tilde > kPrefixChars) return false;
   for (size_t i = tilde + 1; i < base_end; ++i)
     if (!is_hash_char(leaf[i])) return false;
   return true;

@@ -51,6 +51,16 @@ add_share() {  # add_share NAME PATH [extra lines...]
   { echo; echo "[$name]"; echo "  path = $path"; for line in "$@"; do echo "  $line"; done; } >> "$T/ringsmb.conf"
 }
 
+# The shares that lines of tests/conformance lists name with ' share=NAME'
+# (tests/conformance/smbtorture-run), next to [share]: [noncanonical] keeps
+# SE_DACL_AUTO_INHERITED as sent (smb2.acls_non_canonical, as Samba's test
+# share does).
+add_conformance_shares() {
+  mkdir -p "$T/noncanonical"
+  chmod 777 "$T/noncanonical"
+  add_share noncanonical "$T/noncanonical" "writeable = yes" "acl flag inherited canonicalization = no"
+}
+
 add_user() {  # add_user NAME PASSWORD [UNIX_USER (default: the user running the test)]
   local args=(--config "$T/ringsmb.conf" user add "$1" --password-stdin --unix-user "${3:-$(id -un)}")
   echo "$2" | "$RINGSMBCTL" "${args[@]}" >/dev/null

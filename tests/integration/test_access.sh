@@ -4,6 +4,8 @@
 # (MAXIMUM_ALLOWED with delete-on-close included); a delete the file system
 # refuses (another user's file in a sticky directory) is refused to the
 # client when it asks, never answered with a success that did not happen.
+# A READONLY file refuses write opens (root's identity included) and can be
+# made writable again with FILE_WRITE_ATTRIBUTES, as the kernel client does.
 source "$(dirname "$0")/lib.sh"
 
 PROBE="$(dirname "$0")/access_probe.py"
@@ -84,4 +86,25 @@ check "sticky directory: the file is still there" test -f "$T/share/tmp/carols.t
 expect_probe "sticky directory: the owner's disposition succeeds" \
   "create=SUCCESS setinfo=SUCCESS close=SUCCESS" share carol secret-C1 disposition 'tmp\carols.txt'
 check "sticky directory: the owner's delete happened" test ! -e "$T/share/tmp/carols.txt"
+
+# --- FILE_ATTRIBUTE_READONLY: set, enforced, cleared again ---------------------
+# MS-FSA 2.1.5.1.2.1: a READONLY file refuses opens for FILE_WRITE_DATA or
+# FILE_APPEND_DATA (MAXIMUM_ALLOWED loses them), for root's file-system
+# identity too; FILE_WRITE_ATTRIBUTES is granted, so a client can clear the
+# attribute, and the owner's write bit comes back with it. The requests are
+# the Linux kernel client's for chmod 444 and chmod 644 (vm.test_cifs_ringsmbd).
+for who in "alice secret-A1" "bob secret-B1"; do
+  set -- $who
+  f="ro-$1.txt"
+  expect_probe "READONLY ($1): set through a writing handle" \
+    "create=SUCCESS write=SUCCESS readonly=SUCCESS close=SUCCESS" share "$1" "$2" set-readonly "$f"
+  check "READONLY ($1): the file has no write bits on disk" test "$(stat -c %a "$T/share/$f")" = 444
+  expect_probe "READONLY ($1): write and append opens refused, MAXIMUM_ALLOWED cannot write, FILE_WRITE_ATTRIBUTES granted" \
+    "write=ACCESS_DENIED append=ACCESS_DENIED max=SUCCESS max-write=ACCESS_DENIED close=SUCCESS attributes=SUCCESS close=SUCCESS" \
+    share "$1" "$2" readonly-opens "$f"
+  expect_probe "READONLY ($1): cleared through a FILE_WRITE_ATTRIBUTES open, then writable" \
+    "create=SUCCESS clear=SUCCESS close=SUCCESS reopen=SUCCESS write=SUCCESS close=SUCCESS" share "$1" "$2" clear-readonly "$f"
+  check "READONLY ($1): the owner's write bit is back" test "$(stat -c %a "$T/share/$f")" = 644
+  check "READONLY ($1): the data written after clearing it is there" grep -qx datamore "$T/share/$f"
+done
 finish

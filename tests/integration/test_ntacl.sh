@@ -4,8 +4,13 @@
 # lookups), a DENY ACE added with smbcacls is enforced for the other user
 # and survives a restart, a directory's inheritable ACE reaches a new file,
 # the SACL is refused, the descriptor lives in trusted.ringsmb.ntacl and a
-# file whose descriptor the mode expresses gets no xattr. rpcclient's
+# file whose descriptor the mode expresses gets no xattr. A DACL replaced
+# and then changed with smbcacls (-S, -M) is enforced for the other user
+# each time. A share with "nt acl support = no" (same directory) neither
+# stores nor enforces descriptors: the mode alone. rpcclient's
 # lookupnames / lookupsids agree with the SIDs the descriptors carry.
+# READONLY set and cleared on a file with a stored descriptor leaves the
+# descriptor, and the DACL still refuses the other user.
 # smbcacls (Samba 4.17) has no port option: the test runs in a network
 # namespace of its own, where the server can listen on 445.
 if [ -z "${NTACL_NETNS:-}" ]; then
@@ -14,6 +19,7 @@ fi
 source "$(dirname "$0")/lib.sh"
 
 write_config
+add_share modeonly "$T/share" "writeable = yes" "nt acl support = no"
 sed -i "s/^  tcp port = .*/  tcp port = 445/" "$T/ringsmb.conf"
 PORT=445
 # alice and bob are two Unix accounts that are not root (the server runs as
@@ -22,11 +28,12 @@ add_user alice 'secret-A1' nobody
 add_user bob 'secret-B1' daemon
 start_server
 
-cacls() {  # cacls USER%PASS PATH [smbcacls args...]
-  local cred=$1 path=$2
-  shift 2
-  timeout 60 smbcacls "//127.0.0.1/share" "$path" -U "$cred" "$@"
+cacls_on() {  # cacls_on SHARE USER%PASS PATH [smbcacls args...]
+  local share=$1 cred=$2 path=$3
+  shift 3
+  timeout 60 smbcacls "//127.0.0.1/$share" "$path" -U "$cred" "$@"
 }
+cacls() { cacls_on share "$@"; }  # cacls USER%PASS PATH [smbcacls args...]
 nobody_uid=$(id -u nobody)
 has_ntacl() {  # has_ntacl PATH: the file carries trusted.ringsmb.ntacl
   python3 -c 'import os,sys; os.getxattr(sys.argv[1], "trusted.ringsmb.ntacl")' "$1" 2>/dev/null
@@ -87,6 +94,49 @@ expect_status "bob is refused the new file" NT_STATUS_ACCESS_DENIED smb bob%secr
 expect_status "bob cannot create a file in the directory" NT_STATUS_ACCESS_DENIED \
   smb bob%secret-B1 share "put $T/hello.txt d\\bob.txt"
 check "alice still reads the new file" smb alice%secret-A1 share "get d\\new.txt $T/got7"
+
+# --- a DACL replaced, then changed, with smbcacls: enforced for bob each time -------
+smb alice%secret-A1 share "put $T/hello.txt g.txt" > /dev/null
+chmod 666 "$T/share/g.txt"  # Unix lets bob read and write: only the DACL decides
+check "smbcacls replaces the DACL: alice full, bob read" \
+  cacls alice%secret-A1 g.txt -S "ACL:alice:ALLOWED/0x0/FULL,ACL:bob:ALLOWED/0x0/READ"
+check "bob reads under the new DACL" smb bob%secret-B1 share "get g.txt $T/got8"
+expect_status "bob may not write under the new DACL" NT_STATUS_ACCESS_DENIED \
+  smb bob%secret-B1 share "put $T/hello.txt g.txt"
+check "smbcacls changes bob's ACE to full control" cacls alice%secret-A1 g.txt -M "ACL:bob:ALLOWED/0x0/FULL"
+check "bob now writes the file" smb bob%secret-B1 share "put $T/hello.txt g.txt"
+check "smbcacls replaces the DACL again: alice only" cacls alice%secret-A1 g.txt -S "ACL:alice:ALLOWED/0x0/FULL"
+expect_status "bob is refused the file" NT_STATUS_ACCESS_DENIED smb bob%secret-B1 share "get g.txt $T/got9"
+check "alice still reads it" smb alice%secret-A1 share "get g.txt $T/got10"
+
+# --- READONLY on a file with a stored descriptor: set and cleared, the DACL stays ----
+probe() {  # probe USER PASSWORD SCENARIO PATH (tests/integration/access_probe.py)
+  timeout 60 python3 "$(dirname "$0")/access_probe.py" "$PORT" share "$@" 2>&1
+}
+check "alice makes g.txt READONLY through a writing handle" \
+  test "$(probe alice secret-A1 set-readonly g.txt)" = "create=SUCCESS write=SUCCESS readonly=SUCCESS close=SUCCESS"
+check "READONLY leaves no write bit" bash -c "[ -z \"\$(find '$T/share/g.txt' -perm /222)\" ]"
+check "alice's write open of the READONLY file is refused, FILE_WRITE_ATTRIBUTES granted" \
+  test "$(probe alice secret-A1 readonly-opens g.txt)" = \
+  "write=ACCESS_DENIED append=ACCESS_DENIED max=SUCCESS max-write=ACCESS_DENIED close=SUCCESS attributes=SUCCESS close=SUCCESS"
+check "alice clears READONLY (the kernel client's chmod 644) and writes" \
+  test "$(probe alice secret-A1 clear-readonly g.txt)" = \
+  "create=SUCCESS clear=SUCCESS close=SUCCESS reopen=SUCCESS write=SUCCESS close=SUCCESS"
+check "the owner's write bit is back" bash -c "[ -n \"\$(find '$T/share/g.txt' -perm -u+w)\" ]"
+check "the descriptor is still stored" has_ntacl "$T/share/g.txt"
+expect_status "and bob is still refused the file" NT_STATUS_ACCESS_DENIED smb bob%secret-B1 share "get g.txt $T/got13"
+
+# --- nt acl support = no: the same files, the mode alone ------------------------------
+check "through the mode-only share bob reads the file whose DACL refuses him" \
+  smb bob%secret-B1 modeonly "get d\\new.txt $T/got11"
+cacls_on modeonly alice%secret-A1 'd\new.txt' > "$T/show5" 2>&1 || true
+check "the mode-only share shows the mode's DACL (no DENY for bob)" grep -q "^ACL:Everyone:ALLOWED" "$T/show5"
+check "... and not the stored DENY" bash -c "! grep -qi 'bob:DENIED' '$T/show5'"
+smb alice%secret-A1 modeonly "put $T/hello.txt m.txt" > /dev/null
+expect_status "a DENY ACE cannot be set on the mode-only share" NT_STATUS_NOT_SUPPORTED \
+  cacls_on modeonly alice%secret-A1 m.txt -a "ACL:bob:DENIED/0x0/READ"
+check "nothing was stored" no_ntacl "$T/share/m.txt"
+check "bob still reads it" smb bob%secret-B1 modeonly "get m.txt $T/got12"
 
 # --- the SACL is refused -------------------------------------------------------------
 cacls alice%secret-A1 f.txt --query-security-info=8 > "$T/sacl" 2>&1 || true

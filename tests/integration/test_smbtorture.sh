@@ -9,6 +9,7 @@ source "$(dirname "$0")/lib.sh"
 list="$RINGSMB_SOURCE_DIR/tests/conformance/ci.list"
 # rpc.srvsvc "(admin access)" runs as an administrator: share paths need "admin users".
 write_config "admin users = torture"
+add_conformance_shares
 add_user torture 'Torture-1'
 start_server
 TORTURE_TIMEOUT=${TORTURE_TIMEOUT:-60} "$RINGSMB_SOURCE_DIR/tests/conformance/smbtorture-run" \

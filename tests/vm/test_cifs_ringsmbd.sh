@@ -51,6 +51,10 @@ for m in $mode_names; do
   check "$m: the host sees the large file the guest wrote" bash -c "cd '$T/share/$m' && md5sum -c '$T/big.md5'"
   check "$m: the host sees the tree the guest extracted" bash -c "cd '$T/share/$m' && md5sum -c --quiet '$T/tree.md5'"
 done
+check "chmod 444 and back over cifs leaves the owner's write bit on the host" \
+  bash -c "[ -n \"\$(find '$T/share/signed/renamed.txt' -perm -u+w)\" ]"
+check "chmod 444 and 644 over cifs without a remount leaves the owner's write bit on the host" \
+  bash -c "[ -n \"\$(find '$T/share/signed/ro2.txt' -perm -u+w)\" ] && [ \"\$(cat '$T/share/signed/ro2.txt')\" = \"\$(printf 'x\\ny')\" ]"
 check "the host sees the guest's file operations" bash -c "[ \"\$(cat '$T/share/signed/renamed.txt')\" = firsty ] && [ \$(ls '$T/share/signed/many' | wc -l) -eq $entries ]"
 echo "vm test took $(( $(date +%s) - started ))s"
 finish

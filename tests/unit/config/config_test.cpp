@@ -483,14 +483,19 @@ TEST_CASE("force user and force group", "[config][share-options]") {
 
 TEST_CASE("veto files, hide dot files and the boolean share options", "[config][share-options]") {
   auto s = share("veto files = /*.tmp/.DS_Store/My Secret/~$*/\nhide dot files = no\noplocks = no\n"
-                 "smb2 leases = no\nstore dos attributes = yes\nstreams = no");
+                 "smb2 leases = no\nstore dos attributes = yes\nstreams = no\nnt acl support = no\n"
+                 "acl flag inherited canonicalization = no");
   CHECK(s.veto_files == std::vector<std::string>{"*.tmp", ".DS_Store", "My Secret", "~$*"});
   CHECK_FALSE(s.hide_dot_files);
   CHECK_FALSE(s.oplocks);
   CHECK_FALSE(s.smb2_leases);
   CHECK(s.store_dos_attributes);
   CHECK_FALSE(s.streams);
+  CHECK_FALSE(s.nt_acl_support);
+  CHECK_FALSE(s.acl_flag_inherited_canonicalization);
   auto d = share("");
+  CHECK(d.nt_acl_support);
+  CHECK(d.acl_flag_inherited_canonicalization);
   CHECK(d.streams);
   CHECK(d.veto_files.empty());
   CHECK(d.hide_dot_files);
@@ -502,7 +507,8 @@ TEST_CASE("veto files, hide dot files and the boolean share options", "[config][
   CHECK(err("[s]\npath = /srv\nveto files = /a\\b/\n") == "t.conf:3: veto pattern 'a\\b' may not contain '\\'");
   CHECK(err("[s]\npath = /srv\nveto files = /" + std::string(8001, 'x') + "/\n") ==
         "t.conf:3: veto files is longer than 8000 characters");
-  for (const char* key : {"hide dot files", "oplocks", "smb2 leases", "store dos attributes", "streams"})
+  for (const char* key : {"hide dot files", "oplocks", "smb2 leases", "store dos attributes", "streams",
+                          "nt acl support", "acl flag inherited canonicalization"})
     CHECK(err(std::string("[s]\npath = /srv\n") + key + " = sometimes\n") ==
           "t.conf:3: 'sometimes' is not a boolean (use yes or no)");
 }

@@ -250,6 +250,8 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   rp.share.leases = true;
   rp.share.store_dos_attributes = true;
   rp.share.streams = true;
+  rp.share.nt_acl_support = false;
+  rp.share.acl_flag_inherited_canonicalization = false;
   rp.share.create_mask = 0600;
   rp.share.directory_mask = 0700;
   rp.share.veto_files = {"*.tmp", "My Secret", ".DS_Store"};
@@ -267,6 +269,8 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   CHECK(out.share.leases);
   CHECK(out.share.store_dos_attributes);
   CHECK(out.share.streams);
+  CHECK_FALSE(out.share.nt_acl_support);
+  CHECK_FALSE(out.share.acl_flag_inherited_canonicalization);
   CHECK(out.share.create_mask == 0600);
   CHECK(out.share.directory_mask == 0700);
   CHECK(out.share.veto_files == std::vector<std::string>{"*.tmp", "My Secret", ".DS_Store"});
@@ -293,6 +297,8 @@ TEST_CASE("tree connect reply without options: defaults, no forced identity", "[
   CHECK(out.share.leases);
   CHECK_FALSE(out.share.store_dos_attributes);
   CHECK_FALSE(out.share.streams);  // an older peer's "off"
+  CHECK(out.share.nt_acl_support);
+  CHECK(out.share.acl_flag_inherited_canonicalization);
   CHECK(out.share.create_mask == 0744);
   CHECK(out.share.directory_mask == 0755);
   CHECK(out.share.veto_files.empty());

@@ -195,3 +195,27 @@ TEST_CASE("access checks: delete-on-close of a read-only file is CANNOT_DELETE a
   f.close(id);
   CHECK_FALSE(f.exists("ro.txt"));
 }
+
+TEST_CASE("access checks: a READONLY file refuses write access and overwrite, whoever asks", "[smb2][access]") {
+  // MS-FSA 2.1.5.1.2.1. The unit tests run as root, whom the mode would not stop.
+  CHECK(!apply_readonly_attribute(FILE_ALL_ACCESS, FILE_WRITE_DATA, false));
+  CHECK(!apply_readonly_attribute(FILE_ALL_ACCESS, FILE_APPEND_DATA, false));
+  CHECK(!apply_readonly_attribute(FILE_ALL_ACCESS, GENERIC_WRITE, false));
+  CHECK(!apply_readonly_attribute(FILE_READ_DATA, FILE_READ_DATA, true));  // an overwrite writes
+  CHECK(apply_readonly_attribute(FILE_READ_DATA | DELETE, FILE_READ_DATA | DELETE, false) ==
+        uint32_t(FILE_READ_DATA | DELETE));
+  auto max = apply_readonly_attribute(FILE_ALL_ACCESS, MAXIMUM_ALLOWED, false);
+  REQUIRE(max);
+  CHECK((*max & (FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_DELETE_CHILD)) == 0);
+  CHECK((*max & FILE_READ_DATA) != 0);
+
+  Smb2Fixture f;
+  f.write_file("ro.txt", "x");
+  REQUIRE(chmod((f.dir() / "ro.txt").c_str(), 0444) == 0);
+  FileId id;
+  CHECK(f.create("ro.txt", FILE_WRITE_DATA, kOpen, kNonDirectoryFile, id) == NtStatus::AccessDenied);
+  CHECK(f.create("ro.txt", FILE_READ_DATA, kOverwriteIf, kNonDirectoryFile, id) == NtStatus::AccessDenied);
+  REQUIRE(f.create("ro.txt", MAXIMUM_ALLOWED, kOpen, kNonDirectoryFile, id) == NtStatus::Success);
+  CHECK((f.find(id)->granted_access & FILE_WRITE_DATA) == 0);
+  CHECK(std::filesystem::file_size(f.dir() / "ro.txt") == 1);  // not overwritten
+}

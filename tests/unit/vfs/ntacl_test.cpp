@@ -104,6 +104,12 @@ TEST_CASE("ntacl: malformed descriptors are refused", "[ntacl]") {
   const uint32_t dacl = load_le32(&good[16]);
   store_le16(&ace_size[dacl + 8 + 2], 6);  // an ACE smaller than its header and mask
   CHECK(!parse(ace_size));
+  // ACL revisions 2 to 4 are accepted (smbcacls -S sends 3), others not.
+  for (uint8_t rev : {uint8_t(1), uint8_t(2), uint8_t(3), uint8_t(4), uint8_t(5)}) {
+    Bytes acl_rev = good;
+    acl_rev[dacl] = rev;
+    CHECK(parse(acl_rev).has_value() == (rev >= 2 && rev <= 4));
+  }
 }
 
 TEST_CASE("ntacl: SIDs of Unix ids and the machine account alias", "[ntacl]") {
@@ -276,4 +282,45 @@ TEST_CASE("ntacl: the store caches per inode and birth time, bounded", "[ntacl]"
     store.remember(s, nullptr);
   }
   CHECK(store.size() <= 32);
+}
+
+TEST_CASE("ntacl: a NULL DACL reads back present without a DACL", "[ntacl]") {
+  SecurityDescriptor null_dacl;
+  null_dacl.control = SE_SELF_RELATIVE | SE_DACL_PRESENT;
+  null_dacl.owner = unix_user_sid(kAlice);
+  Bytes b = serialize(null_dacl);
+  CHECK((load_le16(&b[2]) & SE_DACL_PRESENT) != 0);
+  CHECK(load_le32(&b[16]) == 0);  // no DACL offset
+  auto back = parse(b);
+  REQUIRE(back);
+  CHECK((back->control & SE_DACL_PRESENT) != 0);
+  CHECK(!back->dacl);
+  CHECK(access_check(*back, token_of(kBob), kFileAllAccess));  // grants everything
+  // Without SE_DACL_PRESENT there is no DACL at all.
+  SecurityDescriptor none = null_dacl;
+  none.control = SE_SELF_RELATIVE;
+  CHECK((load_le16(&serialize(none)[2]) & SE_DACL_PRESENT) == 0);
+}
+
+TEST_CASE("ntacl: the DACL control bits a client's DACL leaves (canonicalization)", "[ntacl]") {
+  // SE_DACL_AUTO_INHERITED only together with SE_DACL_AUTO_INHERIT_REQ,
+  // which is never kept; SE_DACL_PROTECTED always (smb2.acls.INHERITFLAGS).
+  CHECK(stored_dacl_control(0, true) == 0);
+  CHECK(stored_dacl_control(SE_DACL_AUTO_INHERITED, true) == 0);
+  CHECK(stored_dacl_control(SE_DACL_AUTO_INHERIT_REQ, true) == 0);
+  CHECK(stored_dacl_control(SE_DACL_AUTO_INHERITED | SE_DACL_AUTO_INHERIT_REQ, true) == SE_DACL_AUTO_INHERITED);
+  CHECK(stored_dacl_control(SE_DACL_PROTECTED | SE_DACL_AUTO_INHERIT_REQ, true) == SE_DACL_PROTECTED);
+  CHECK(stored_dacl_control(SE_DACL_PRESENT | SE_SELF_RELATIVE, true) == 0);
+  // Without canonicalization SE_DACL_AUTO_INHERITED stays as sent.
+  CHECK(stored_dacl_control(SE_DACL_AUTO_INHERITED, false) == SE_DACL_AUTO_INHERITED);
+  CHECK(stored_dacl_control(SE_DACL_AUTO_INHERIT_REQ, false) == 0);
+}
+
+TEST_CASE("ntacl: a creator's SE_DACL_AUTO_INHERIT_REQ is never kept", "[ntacl]") {
+  const Sid owner = unix_user_sid(kBob), group = unix_group_sid(7);
+  auto creator = sd_with({allow(kFileReadData, owner)});
+  creator.control |= SE_DACL_AUTO_INHERIT_REQ | SE_DACL_PROTECTED;
+  SecurityDescriptor made = create_descriptor(nullptr, &creator, false, owner, group, std::nullopt);
+  CHECK((made.control & SE_DACL_AUTO_INHERIT_REQ) == 0);
+  CHECK((made.control & SE_DACL_PROTECTED) != 0);
 }

@@ -57,6 +57,31 @@ TEST_CASE("short names: the generated form only", "[vfs][short_names]") {
   CHECK_FALSE(looks_like_short_name("TOR~AB1.TXT"));
   CHECK_FALSE(looks_like_short_name("TOR-AB12.TXT"));
   CHECK_FALSE(looks_like_short_name("torture_search.txt"));
+  // A '~' of the name's own in the prefix (Office's "~$" lock files).
+  CHECK(looks_like_short_name("~$R~AB12.DOC"));
+  CHECK(looks_like_short_name("~~ZZZZ"));
+  CHECK_FALSE(looks_like_short_name("~ABCD"));  // no prefix before the '~'
+}
+
+// What fuzz_smb_path checks for any bytes: a generated short name is an
+// 8.3 name the recognizer takes for one, and its own short name is none.
+// Names on disk can hold control characters and invalid UTF-8, which are
+// dropped (MS-FSCC 2.1.5.2.1: an 8.3 name is printable ASCII).
+TEST_CASE("short names: the recognizer takes every generated name", "[vfs][short_names]") {
+  for (std::string_view name : {std::string_view("\n~\n."), std::string_view("~$report.docx"),
+                                std::string_view("~~~~~~~~~~"), std::string_view("~.~~~~"),
+                                std::string_view("\x01\x02\x03 long.txt"), std::string_view("\xff\xfe~x.\x80" "ab"),
+                                std::string_view("a\0b.txt", 7), std::string_view("~ab~cdef.ghij")}) {
+    const std::string s = short_name_of(name);
+    INFO(s);
+    REQUIRE_FALSE(s.empty());
+    CHECK(is_8dot3_name(s));
+    CHECK(looks_like_short_name(s));
+    CHECK(short_name_of(s).empty());
+  }
+  test::TempDir dir;
+  dir.write_file("~$report.docx", "x");
+  CHECK(find_by_short_name(dir.fd(), short_name_of("~$report.docx")).value() == "~$report.docx");
 }
 
 TEST_CASE("short names: an entry is found by its short name", "[vfs][short_names]") {
