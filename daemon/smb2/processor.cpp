@@ -7,6 +7,7 @@
 #include "common/log.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/async_engine.hpp"
+#include "smb2/async_write.hpp"
 #include "smb2/channel_sequence.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
@@ -484,6 +485,37 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
   return FrameResult::Ok;
 }
 
+// The decrypted message's buffer, handed over to a WRITE that keeps its
+// data past the frame (it moves, so the bytes stay where they are).
+class DecryptedOwner final : public FrameOwner {
+ public:
+  explicit DecryptedOwner(Bytes& plain) : plain_(plain) {}
+  std::shared_ptr<const void> keep(ByteSpan bytes) override {
+    auto begin = reinterpret_cast<uintptr_t>(plain_.data());
+    auto at = reinterpret_cast<uintptr_t>(bytes.data());
+    if (plain_.empty() || at < begin || at + bytes.size() > begin + plain_.size()) return nullptr;
+    return std::make_shared<Bytes>(std::move(plain_));
+  }
+
+ private:
+  Bytes& plain_;
+};
+
+// CONN's frame owner is OWNER for the lifetime of this object.
+class ScopedFrameOwner {
+ public:
+  ScopedFrameOwner(ConnState& conn, FrameOwner* owner) : conn_(conn), saved_(conn.frame_owner) {
+    conn.frame_owner = owner;
+  }
+  ~ScopedFrameOwner() { conn_.frame_owner = saved_; }
+  ScopedFrameOwner(const ScopedFrameOwner&) = delete;
+  ScopedFrameOwner& operator=(const ScopedFrameOwner&) = delete;
+
+ private:
+  ConnState& conn_;
+  FrameOwner* saved_;
+};
+
 // An encrypted frame (MS-SMB2 3.3.5.2.1.1): the chain inside is answered
 // in one message encrypted for the same session.
 FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out,
@@ -497,6 +529,9 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
     LOG_WARN("%s: decryption failed; dropping", conn.client_address.c_str());
     return FrameResult::Drop;
   }
+  if (conn.writes_in_flight && !runs_beside_writes(conn, server, *plain)) return FrameResult::Hold;
+  DecryptedOwner owner(*plain);  // a large WRITE may keep the message (smb2/async_write.hpp)
+  ScopedFrameOwner scoped(conn, &owner);
   seal.encrypt = true;
   seal.session_id = th->session_id;
   seal.encryption_key = session->keys.encryption_key;  // the chain may log the session off
@@ -509,6 +544,11 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
 
 FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {
   if (frame.size() < 4) return FrameResult::Drop;
+  // Behind this connection's large WRITEs (smb2/async_write.hpp); an
+  // encrypted frame is looked at once decrypted (process_transform).
+  if (conn.writes_in_flight && load_le32(frame.data()) == wire::kProtocolIdSmb2 &&
+      !runs_beside_writes(conn, server, frame))
+    return FrameResult::Hold;
   size_t start = open_message(conn, out);
   FrameResult result;
   size_t files_before = conn.out_files.size();
@@ -533,7 +573,7 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
       result = FrameResult::Drop;
   }
   conn.credits.commit();
-  if (result == FrameResult::Drop) {
+  if (result != FrameResult::Ok) {  // Drop, or Hold (then nothing was done)
     out.resize(start);
     conn.framing->discard(out, start);
     conn.out_files.resize(files_before);  // nothing of this frame is sent
