@@ -3,8 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
-#include <functional>
+#include <memory>
 
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
@@ -126,6 +127,9 @@ void finish_write(ConnState& conn, const WriteDone& d) {
 // write lane; STATUS_PENDING, or a status when it could not be started
 // (then nothing was submitted).
 NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan data, bool write_through) {
+  // Nothing reads the frame after its only request (a lone WRITE), so the
+  // buffer may go with KEPT if the WRITE cannot start after all.
+  std::shared_ptr<const void> kept = keep_payload(req.conn, data);
   int fd = dup(open.fd.get());  // the open may be closed (connection lost) while the pwrite runs
   if (fd < 0) return nt_status_from_errno(errno);
   WaitingRequest w;
@@ -138,10 +142,7 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
     return st;
   }
   defer_interim(req, kInterimDelayMs);
-  std::shared_ptr<const void> kept = keep_payload(req.conn, data);
   ConnState& conn = req.conn;
-  ++conn.writes_in_flight;
-  conn.write_bytes_in_flight += data.size();
   if (!conn.write_lane) conn.write_lane = std::make_shared<BlockingPool::Lane>();
   WriteDone d;
   d.async_id = req.async_id;
@@ -159,6 +160,10 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
     kept.reset();  // the frame's buffer goes now, not with the posted task
     post_to_conn(server, to, [d](ConnState& c, Bytes&) { finish_write(c, d); });
   });
+  // Counted once submitted; the completion comes through this thread's
+  // posted tasks, so never before this.
+  ++conn.writes_in_flight;
+  conn.write_bytes_in_flight += d.length;
   return NtStatus::Pending;
 }
 
