@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/log.hpp"
+#include "crypto/plain_message.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/async_write.hpp"
@@ -486,19 +487,19 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
 }
 
 // The decrypted message's buffer, handed over to a WRITE that keeps its
-// data past the frame (it moves, so the bytes stay where they are).
+// data past the frame (the bytes stay where they are).
 class DecryptedOwner final : public FrameOwner {
  public:
-  explicit DecryptedOwner(Bytes& plain) : plain_(plain) {}
+  explicit DecryptedOwner(crypto::PlainMessage& plain) : plain_(plain) {}
   std::shared_ptr<const void> keep(ByteSpan bytes) override {
-    auto begin = reinterpret_cast<uintptr_t>(plain_.data());
+    auto begin = reinterpret_cast<uintptr_t>(plain_.data.get());
     auto at = reinterpret_cast<uintptr_t>(bytes.data());
-    if (plain_.empty() || at < begin || at + bytes.size() > begin + plain_.size()) return nullptr;
-    return std::make_shared<Bytes>(std::move(plain_));
+    if (!plain_.data || at < begin || at + bytes.size() > begin + plain_.size) return nullptr;
+    return std::shared_ptr<const void>(std::move(plain_.data));
   }
 
  private:
-  Bytes& plain_;
+  crypto::PlainMessage& plain_;
 };
 
 // CONN's frame owner is OWNER for the lifetime of this object.
@@ -524,12 +525,13 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
   if (!th || !conn.cipher) return FrameResult::Drop;
   state::Session* session = conn.find_session(th->session_id);
   if (!session || session->keys.decryption_key.empty()) return FrameResult::Drop;
-  auto plain = crypto::decrypt_message(*conn.cipher, session->keys.decryption_key, frame);
+  auto plain = crypto::decrypt_message_unzeroed(*conn.cipher, session->keys.decryption_key, frame);
   if (!plain) {
     LOG_WARN("%s: decryption failed; dropping", conn.client_address.c_str());
     return FrameResult::Drop;
   }
-  if (conn.writes_in_flight && !runs_beside_writes(conn, server, *plain)) return FrameResult::Hold;
+  ByteSpan message = plain->span();
+  if (conn.writes_in_flight && !runs_beside_writes(conn, server, message)) return FrameResult::Hold;
   DecryptedOwner owner(*plain);  // a large WRITE may keep the message (smb2/async_write.hpp)
   ScopedFrameOwner scoped(conn, &owner);
   seal.encrypt = true;
@@ -537,7 +539,7 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
   seal.encryption_key = session->keys.encryption_key;  // the chain may log the session off
   reserve_transform_header(out);  // the reply is encrypted where the chain writes it
   ChainProcessor chain(conn, server, true, th->session_id);
-  return chain.run(*plain, out);
+  return chain.run(message, out);
 }
 
 }  // namespace
