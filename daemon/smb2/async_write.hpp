@@ -18,9 +18,19 @@
 
 #include "common/bytes.hpp"
 #include "smb2/conn_state.hpp"
+#include "smb2/dispatch.hpp"
 #include "smb2/server_context.hpp"
 
 namespace ringsmb::smb2 {
+
+// The start shared by the requests whose system call runs on the blocking
+// pool (FLUSH's fsync, a large WRITE's pwrite): registers REQ as waiting on
+// OPEN as KIND, with its interim response held back for DELAY_MS and a
+// withdraw hook that leaves it running (a system call cannot be stopped;
+// a lost connection drops the posted answer), and dups the open's
+// descriptor for the job (the open may be closed while it runs). Returns
+// the descriptor, or -1 with STATUS set (then nothing is registered).
+int start_pool_wait(Request& req, const state::Open& open, WaitKind kind, int64_t delay_ms, NtStatus& status);
 
 // Would a WRITE of LENGTH bytes at OFFSET through OPEN, by session
 // SESSION_ID on CONN, go to the blocking pool? Both process_frame (to let it

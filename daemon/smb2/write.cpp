@@ -20,6 +20,7 @@
 #include "smb2/stream_io.hpp"
 #include "smb2/thread_identity.hpp"
 #include "state/lock_table.hpp"
+#include "vfs/fd_io.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -33,20 +34,6 @@ constexpr int64_t kInterimDelayMs = 5;
 bool appends(const state::Open& open, uint64_t offset) {
   return offset == kAppendOffset ||
          (!(open.granted_access & FILE_WRITE_DATA) && (open.granted_access & FILE_APPEND_DATA));
-}
-
-// pwrite of all of DATA at OFFSET; DONE counts what was written.
-NtStatus write_all(int fd, ByteSpan data, uint64_t offset, size_t& done) {
-  done = 0;
-  while (done < data.size()) {
-    ssize_t n = pwrite(fd, data.data() + done, data.size() - done, off_t(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return nt_status_from_errno(errno);
-    }
-    done += size_t(n);
-  }
-  return NtStatus::Success;
 }
 
 // The WRITE response body (2.2.22).
@@ -67,12 +54,10 @@ void after_write(state::Open& open, uint64_t end) {
   open.entry_changed = true;
 }
 
-// A WRITE whose pwrite runs cannot be stopped: CANCEL, CLOSE, tree
-// disconnect and logoff of this connection wait behind it anyway (they are
-// held), and a lost connection drops the posted answer.
-NtStatus keep_write_running(ServerContext&, ConnState&, WaitingRequest&, WithdrawReason) {
-  return NtStatus::Pending;
-}
+// A system call on the pool cannot be stopped: CANCEL, CLOSE, tree
+// disconnect and logoff leave it to complete (behind a WRITE they are held
+// anyway), and a lost connection drops the posted answer.
+NtStatus keep_running(ServerContext&, ConnState&, WaitingRequest&, WithdrawReason) { return NtStatus::Pending; }
 
 // The bytes of DATA kept alive past the frame: the frame's own buffer when
 // its owner hands it over (no copy), else a copy. DATA is pointed at them.
@@ -130,18 +115,9 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
   // Nothing reads the frame after its only request (a lone WRITE), so the
   // buffer may go with KEPT if the WRITE cannot start after all.
   std::shared_ptr<const void> kept = keep_payload(req.conn, data);
-  int fd = dup(open.fd.get());  // the open may be closed (connection lost) while the pwrite runs
-  if (fd < 0) return nt_status_from_errno(errno);
-  WaitingRequest w;
-  w.kind = WaitKind::Write;
-  w.volatile_id = open.volatile_id;
-  w.withdraw = keep_write_running;
-  NtStatus st = start_waiting(req, std::move(w));
-  if (st != NtStatus::Pending) {
-    close(fd);
-    return st;
-  }
-  defer_interim(req, kInterimDelayMs);
+  NtStatus st;
+  int fd = start_pool_wait(req, open, WaitKind::Write, kInterimDelayMs, st);
+  if (fd < 0) return st;
   ConnState& conn = req.conn;
   if (!conn.write_lane) conn.write_lane = std::make_shared<BlockingPool::Lane>();
   WriteDone d;
@@ -154,7 +130,7 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
   ServerContext& server = req.server;
   server.blocking->submit(conn.write_lane, [&server, to = conn.address, d, fd, data, kept = std::move(kept),
                                             write_through]() mutable {
-    d.status = write_all(fd, data, d.offset, d.done);
+    d.status = vfs::pwrite_all(fd, d.offset, data, &d.done);
     if (d.status == NtStatus::Success && write_through) fdatasync(fd);
     close(fd);
     kept.reset();  // the frame's buffer goes now, not with the posted task
@@ -168,6 +144,25 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
 }
 
 }  // namespace
+
+int start_pool_wait(Request& req, const state::Open& open, WaitKind kind, int64_t delay_ms, NtStatus& status) {
+  int fd = dup(open.fd.get());
+  if (fd < 0) {
+    status = nt_status_from_errno(errno);
+    return -1;
+  }
+  WaitingRequest w;
+  w.kind = kind;
+  w.volatile_id = open.volatile_id;
+  w.withdraw = keep_running;
+  status = start_waiting(req, std::move(w));
+  if (status != NtStatus::Pending) {
+    close(fd);
+    return -1;
+  }
+  defer_interim(req, delay_ms);
+  return fd;
+}
 
 bool write_goes_async(const ConnState& conn, const ServerContext& server, const state::Open& open,
                       uint64_t offset, uint32_t length, uint64_t session_id) {
@@ -238,7 +233,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
                                                            req.server.lease_break_timeout_ms));
   if (async) return write_async(req, *open, offset, data, flags & SMB2_WRITEFLAG_WRITE_THROUGH);
   size_t done = 0;
-  if (NtStatus st = write_all(open->fd.get(), data, offset, done); st != NtStatus::Success) return st;
+  if (NtStatus st = vfs::pwrite_all(open->fd.get(), offset, data, &done); st != NtStatus::Success) return st;
   if (flags & SMB2_WRITEFLAG_WRITE_THROUGH) fdatasync(open->fd.get());
   after_write(*open, offset + done);
   write_response(w, uint32_t(done));
