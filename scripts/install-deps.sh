@@ -31,6 +31,9 @@ test_packages=(
   # initramfs packed with cpio, socat for the guest's one forwarded port,
   # xz for the 6.12 kernel's compressed modules (tests/vm/kernel.sh)
   qemu-system-x86 busybox-static socat cpio xz-utils
+  # setfattr/getfattr: what the host stored for the guest's user.* xattrs
+  # (vm.test_cifs_ea), and xattr checks of streams and EAs
+  attr
   # systemd-analyze verifies the unit (test_install); systemd need not run
   systemd
   # man pages are checked to render without warnings (test_install)

@@ -14,6 +14,9 @@ namespace ringsmb {
   X(ObjectNameExists, 0x40000000)                        \
   X(BufferOverflow, 0x80000005)                          \
   X(NoMoreFiles, 0x80000006)                             \
+  X(NoMoreEas, 0x80000012)                               \
+  X(InvalidEaName, 0x80000013)                           \
+  X(EaListInconsistent, 0x80000014)                      \
   X(StoppedOnSymlink, 0x8000002D)                        \
   X(Unsuccessful, 0xC0000001)                            \
   X(NotImplemented, 0xC0000002)                          \
@@ -43,6 +46,8 @@ namespace ringsmb {
   X(SharingViolation, 0xC0000043)                        \
   X(QuotaExceeded, 0xC0000044)                           \
   X(EasNotSupported, 0xC000004F)                         \
+  X(EaTooLarge, 0xC0000050)                              \
+  X(NonexistentEaEntry, 0xC0000051)                      \
   X(NoEasOnFile, 0xC0000052)                             \
   X(FileLockConflict, 0xC0000054)                        \
   X(LockNotGranted, 0xC0000055)                          \

@@ -126,6 +126,7 @@ struct GlobalConfig {
   int log_level = 1;
   DataPlane data_plane = DataPlane::Ringsmbd;
   uint32_t workers = 0;  // "workers": data-plane threads; 0 = one per core
+  uint32_t worker_busy_poll_us = 0;  // "worker busy poll": µs a worker polls before it sleeps
 };
 
 struct Config {

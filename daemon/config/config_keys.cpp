@@ -214,6 +214,10 @@ constexpr GlobalKey kGlobalKeys[] = {
     {"debuglevel", set_log_level},
     {"workers",
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.workers, parse_ranged(v, 0, 1024)); }},
+    {"workerbusypoll",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.worker_busy_poll_us, parse_ranged(v, 0, 1000));
+     }},
 };
 
 std::expected<std::string, Err> parse_share_path(std::string_view raw) {

@@ -262,9 +262,14 @@ void EpollReactor::flush_completions() {
 void EpollReactor::run(const std::atomic<bool>& stop) {
   epoll_event events[64];
   auto last_tick = std::chrono::steady_clock::now();
+  int last_n = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     flush_completions();
-    int n = epoll_wait(ep_, events, 64, wait_timeout_ms());
+    int n = 0;
+    // After work, look for more before sleeping, if configured.
+    busy_poll(last_n > 0 ? opts_.busy_poll_us : 0, [&] { return (n = epoll_wait(ep_, events, 64, 0)) > 0; });
+    if (n <= 0) n = epoll_wait(ep_, events, 64, wait_timeout_ms());
+    last_n = n;
     for (int i = 0; i < n; ++i) {
       uint64_t ud = events[i].data.u64;
       uint64_t id = ud & kIdMask;

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -99,7 +100,25 @@ struct ReactorOptions {
   unsigned ring_entries = 512;
   unsigned recv_buffer_count = 128;     // power of two
   unsigned recv_buffer_size = 16384;
+  // "worker busy poll": after handling completions, look for more for up
+  // to this many microseconds before sleeping (0: sleep at once). Saves the
+  // worker's wake-up from a halted vCPU when requests follow each other
+  // closely, at the price of the CPU the polling burns.
+  unsigned busy_poll_us = 0;
 };
+
+// Repeats `look` (a non-blocking look for work: true when it found some)
+// for up to `us` microseconds; what the last look said. The reactors call
+// it after handling work, before they sleep (ReactorOptions::busy_poll_us).
+template <class Look>
+bool busy_poll(unsigned us, Look look) {
+  if (us == 0) return false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  do {
+    if (look()) return true;
+  } while (std::chrono::steady_clock::now() < deadline);
+  return false;
+}
 
 // nullptr (with `why` set) when io_uring cannot be used here.
 std::unique_ptr<Reactor> make_uring_reactor(ReactorHandler& handler, const ReactorOptions& opts,

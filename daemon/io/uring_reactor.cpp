@@ -404,6 +404,17 @@ void UringReactor::run(const std::atomic<bool>& stop) {
     disabled_ = false;
   }
   while (!stop.load(std::memory_order_relaxed)) {
+    // Work was just handled (or this is the start): look for more before
+    // sleeping, if configured. A look submits what is queued and runs the
+    // deferred completions; nobody has to wake a thread that is not asleep.
+    bool found = busy_poll(opts_.busy_poll_us, [&] {
+      int rc = io_uring_submit_and_get_events(&ring_);
+      return (rc >= 0 || rc == -EINTR || rc == -EBUSY) && io_uring_cq_ready(&ring_) > 0;
+    });
+    if (found) {
+      handle_batch();
+      continue;
+    }
     int rc = io_uring_submit_and_wait(&ring_, 1);
     if (rc < 0 && rc != -EINTR && rc != -EBUSY) {
       LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));

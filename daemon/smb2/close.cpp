@@ -20,6 +20,7 @@
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
 #include "state/lock_table.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
@@ -126,6 +127,7 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
   vfs::FileStat st{};
   bool have_stat = false;
   uint32_t attrs = 0;
+  write_time_at_close(*open);
   if (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) {
     auto s = vfs::stat_fd(open->fd.get());
     if (s) {

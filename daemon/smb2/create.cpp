@@ -14,6 +14,7 @@
 #include "smb2/access_check.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/create_contexts.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
@@ -24,6 +25,7 @@
 #include "smb2/stream_io.hpp"
 #include "vfs/allocation.hpp"
 #include "vfs/dos_xattr.hpp"
+#include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
@@ -648,6 +650,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   // MS-SMB2 3.3.5.9.4: an open of a snapshot (SMB2_CREATE_TIMEWARP_TOKEN)
   // names no snapshot here: ringsmbd keeps none.
   if (!c.contexts.empty() && has_create_context(c.contexts, "TWrp")) return NtStatus::ObjectNameNotFound;
+  std::vector<vfs::Ea> create_eas;
+  if (!c.contexts.empty() && (st = find_create_eas(*req.tree, c.contexts, create_eas)) != NtStatus::Success)
+    return st;
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
   // MS-FSA 2.1.5.1: a stream, named or the explicit $DATA one, is never a
@@ -716,7 +721,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     }
   }
   if ((o.created || o.truncate) && stream_key.empty())
-    if ((st = apply_allocation_size(c, o)) != NtStatus::Success) {
+    if ((st = apply_allocation_size(c, o)) != NtStatus::Success ||
+        (!create_eas.empty() && (st = vfs::write_eas(o.fd.get(), create_eas)) != NtStatus::Success)) {
       release(req, outcome.node, open.get());
       undo_create(req, t, o, stream_key);
       return st;
@@ -735,6 +741,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->granted_access = access;
   open->share_access = c.share_access;
   open->create_options = c.options;
+  write_time_seen(*open, o.st.last_write_time);  // shown for a while after its first WRITE (stat after any truncation)
   if (!stream_key.empty()) {
     open->stream = std::make_unique<state::StreamRef>(
         state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),

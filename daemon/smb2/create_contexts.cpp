@@ -130,6 +130,20 @@ NtStatus find_allocation_size(ByteSpan buffer, uint64_t& size) {
   return ok && !bad ? NtStatus::Success : NtStatus::InvalidParameter;
 }
 
+NtStatus find_create_eas(const state::Tree& tree, ByteSpan buffer, std::vector<vfs::Ea>& out) {
+  NtStatus st = NtStatus::Success;
+  bool found = false;
+  for_each_create_context(buffer, [&](const CreateContext& c) {
+    if (c.name != "ExtA" || found) return;
+    found = true;
+    st = tree.eas ? vfs::parse_full_ea_list(c.data, out) : NtStatus::EasNotSupported;
+  });
+  if (st != NtStatus::Success) return st;
+  // An entry with no value sets nothing on a new file.
+  std::erase_if(out, [](const vfs::Ea& ea) { return ea.value.empty(); });
+  return NtStatus::Success;
+}
+
 bool has_create_context(ByteSpan buffer, std::string_view name) {
   bool found = false;
   for_each_create_context(buffer, [&](const CreateContext& c) { found = found || c.name == name; });

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "smb2/dispatch.hpp"
+#include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
@@ -47,6 +48,12 @@ NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& o
 // overwritten; 0 when there is none. InvalidParameter when its data is
 // shorter than the 8-byte AllocationSize or the chain is malformed.
 NtStatus find_allocation_size(ByteSpan buffer, uint64_t& size);
+
+// SMB2_CREATE_EA_BUFFER ("ExtA", MS-SMB2 2.2.13.2.1): the EAs a file being
+// created or overwritten gets (vfs/ea_store.hpp); none when there is no such
+// context. EasNotSupported where EAs cannot be stored (TREE's `eas`); the
+// list's own errors (EaListInconsistent, InvalidEaName).
+NtStatus find_create_eas(const state::Tree& tree, ByteSpan buffer, std::vector<vfs::Ea>& out);
 
 // Whether the (validated) chain holds a context named `name`.
 bool has_create_context(ByteSpan buffer, std::string_view name);

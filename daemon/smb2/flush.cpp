@@ -14,6 +14,7 @@
 #include "smb2/access_check.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/async_write.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/dispatch.hpp"
 
 namespace ringsmb::smb2 {
@@ -59,6 +60,7 @@ NtStatus handle_flush(Request& req, ByteWriter& w) {
   state::Open* open = req.open_file();
   if (!open) return NtStatus::FileClosed;
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
+  update_write_time_now(*open);  // a pending LastWriteTime update happens now
   if (may_flush_async(req, *open)) return flush_async(req, *open);
   if (NtStatus s = fsync_status(open->fd.get()); s != NtStatus::Success) return s;
   w.bytes(kFlushResponse);

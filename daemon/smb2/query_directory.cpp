@@ -24,10 +24,12 @@
 #include "smb2/output_buffer.hpp"
 #include "smb2/share_options.hpp"
 #include "vfs/dir_entries.hpp"
+#include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/xattr_io.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -119,9 +121,15 @@ NtStatus load_cursor(const Request& req, state::Open& open, const std::string& p
 bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   Result<vfs::FileStat> st = Unexpected(NtStatus::ObjectNameNotFound);
   vfs::FileMeta meta;
+  const bool eas = req.tree->eas;
+  auto ea_size = [](int fd) {
+    auto list = vfs::read_eas(fd);
+    return list ? vfs::full_ea_list_size(*list) : 0;
+  };
   if (e.name == ".") {
     st = vfs::stat_fd(open.fd.get());
     meta = vfs::read_file_meta(open.fd.get());
+    if (eas) e.ea_size = ea_size(open.fd.get());
   } else if (e.name == "..") {
     if (open.path.empty()) {
       st = vfs::stat_fd(req.tree->root.get());  // the share root is its own parent
@@ -133,12 +141,21 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
       if (pfd >= 0) {
         st = vfs::stat_fd(pfd);
         meta = vfs::read_file_meta(pfd);
+        if (eas) e.ea_size = ea_size(pfd);
         close(pfd);
       }
     }
   } else {
     st = vfs::stat_at(open.fd.get(), e.name.c_str());
-    if (st) meta = vfs::read_file_meta_at(open.fd.get(), e.name);
+    if (st && eas) {
+      // One llistxattr says whether there is metadata or EAs to read: as
+      // cheap as the lgetxattr of the metadata alone, when there is neither.
+      const std::string names = vfs::xattr_names_at(open.fd.get(), e.name);
+      if (vfs::xattr_io::has_name(names, vfs::kFileMetaXattr)) meta = vfs::read_file_meta_at(open.fd.get(), e.name);
+      e.ea_size = vfs::ea_list_size_at(open.fd.get(), e.name, names);
+    } else if (st) {
+      meta = vfs::read_file_meta_at(open.fd.get(), e.name);
+    }
   }
   if (!st) return false;
   e.st = *st;

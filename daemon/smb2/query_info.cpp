@@ -17,9 +17,11 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "smb2/access.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/negotiated_sizes.hpp"
 #include "smb2/object_id.hpp"
@@ -28,6 +30,7 @@
 #include "smb2/security_info.hpp"
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
+#include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
@@ -42,6 +45,9 @@ enum : uint8_t {
   SMB2_0_INFO_SECURITY = 3,
   SMB2_0_INFO_QUOTA = 4,
 };
+
+// QUERY_INFO Flags for FileFullEaInformation (MS-SMB2 2.2.37).
+constexpr uint32_t SL_RESTART_SCAN = 0x1, SL_RETURN_SINGLE_ENTRY = 0x2, SL_INDEX_SPECIFIED = 0x4;
 
 // Create options that FileModeInformation reports (MS-FSCC 2.4.31).
 constexpr uint32_t kModeInformationMask = 0x0000103E;
@@ -157,11 +163,55 @@ std::string windows_path(std::string_view unix_path) {
   return s;
 }
 
+// FileFullEaInformation (MS-FSA 2.1.5.11.10, MS-SMB2 3.3.5.20.1): the EAs
+// the input's FILE_GET_EA_INFORMATION list names (an absent one with an
+// empty value), or the file's EAs from the open's scan position
+// (SL_RESTART_SCAN: the first; SL_INDEX_SPECIFIED: AdditionalInformation,
+// 1-based), as many whole entries as fit (BUFFER_OVERFLOW when not all
+// did; BUFFER_TOO_SMALL when none), or one with SL_RETURN_SINGLE_ENTRY.
+NtStatus query_full_ea(Request& req, const QueryInfoRequest& q, state::Open& open, Bytes& data) {
+  if (!req.tree->eas) return NtStatus::EasNotSupported;  // FILE_SUPPORTS_EXTENDED_ATTRIBUTES is not advertised
+  auto eas = vfs::read_eas(open.fd.get());
+  if (!eas) return eas.error();
+  std::vector<vfs::Ea> picked;
+  const bool listed = !q.input.empty();
+  if (listed) {
+    std::vector<std::string> names;
+    if (NtStatus s = vfs::parse_get_ea_list(q.input, names); s != NtStatus::Success) return s;
+    for (std::string& name : names) {
+      const std::string folded = vfs::fold_ea_name(name);
+      auto it = std::find_if(eas->begin(), eas->end(),
+                             [&](const vfs::Ea& ea) { return vfs::fold_ea_name(ea.name) == folded; });
+      picked.push_back(it != eas->end() ? *it : vfs::Ea{std::move(name), 0, {}});
+    }
+  } else {
+    if (eas->empty()) return NtStatus::NoEasOnFile;
+    if (q.flags & SL_RESTART_SCAN) open.ea_index = 0;
+    if (q.flags & SL_INDEX_SPECIFIED) {
+      if (q.additional_info == 0 || q.additional_info > eas->size()) return NtStatus::NonexistentEaEntry;
+      open.ea_index = q.additional_info - 1;
+    }
+    if (open.ea_index >= eas->size()) return NtStatus::NoMoreEas;
+    picked.assign(eas->begin() + open.ea_index, eas->end());
+  }
+  size_t previous = SIZE_MAX, returned = 0;
+  for (const vfs::Ea& ea : picked) {
+    const size_t start = previous == SIZE_MAX ? 0 : (data.size() + 3) & ~size_t(3);
+    if (start + vfs::full_ea_entry_size(ea) > q.output_length) break;
+    vfs::append_full_ea(data, ea, &previous);
+    ++returned;
+    if (q.flags & SL_RETURN_SINGLE_ENTRY) break;
+  }
+  if (returned == 0) return NtStatus::BufferTooSmall;
+  if (!listed) open.ea_index += uint32_t(returned);
+  return returned == picked.size() || (q.flags & SL_RETURN_SINGLE_ENTRY) ? NtStatus::Success : NtStatus::BufferOverflow;
+}
+
 NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, Bytes& data) {
   auto cls = FileInfoClass(q.info_class);
   if (cls == FileInfoClass::FullEa) {
     if (!(open.granted_access & FILE_READ_EA)) return NtStatus::AccessDenied;
-    return NtStatus::EasNotSupported;  // the filesystem attributes do not advertise EAs
+    return query_full_ea(req, q, open, data);
   }
   if (cls == FileInfoClass::NormalizedName && req.conn.dialect != config::kDialect311)
     return NtStatus::NotSupported;  // MS-SMB2 3.3.5.20.1: 3.1.1 only
@@ -174,6 +224,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   if (!st) return st.error();
   st->attributes = reported_attributes(req.tree->share, *st, open.path, open.fd.get());
   apply_stored_metadata(*st, open.fd.get());
+  show_write_time(open, *st);
   if (cls == FileInfoClass::Stream) {
     if (NtStatus s = query_stream_information(req, open, *st, data); s != NtStatus::Success) return s;
     return fit(data, q.output_length, rule);
@@ -188,6 +239,8 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   info.delete_pending = open.node && req.server.files.is_delete_pending(open.node);
   info.link_deleted = info.delete_pending && !open.stream;
   info.name = name;
+  if (req.tree->eas && (cls == FileInfoClass::Ea || cls == FileInfoClass::All))
+    if (auto eas = vfs::read_eas(open.fd.get())) info.ea_size = vfs::full_ea_list_size(*eas);
   std::string short_name;
   if (cls == FileInfoClass::AlternateName) {
     std::string_view parent, leaf;
@@ -232,6 +285,7 @@ NtStatus query_filesystem(Request& req, const QueryInfoRequest& q, state::Open& 
   vol.label = req.tree->share.name;
   vol.case_sensitive = req.tree->share.case_sensitive;
   vol.named_streams = req.tree->streams;
+  vol.extended_attributes = req.tree->eas;
   vol.creation_time = req.server.start_time;
   vol.serial_number = volume_serial(dev);
   NtStatus s = vfs::encode_fs_info(cls, open.fd.get(), vol, data);

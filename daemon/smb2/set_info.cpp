@@ -1,8 +1,8 @@
 // SMB2 SET_INFO (MS-SMB2 2.2.39, 2.2.40, 3.3.5.21; MS-FSA 2.1.5.14).
 //
 // File classes: Basic (times, READONLY), EndOfFile, Allocation,
-// Disposition(Ex), Rename(Ex), Position, Mode; Link is not supported and
-// FullEa fails with STATUS_EAS_NOT_SUPPORTED (no EAs are advertised).
+// Disposition(Ex), Rename(Ex), Position, Mode, FullEa (vfs/ea_store.hpp;
+// EAS_NOT_SUPPORTED where they cannot be stored); Link is not supported.
 //
 // Deliberate differences from Windows:
 //  - CreationTime and ChangeTime, which Linux cannot set, are kept in the
@@ -45,6 +45,7 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/async_engine.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/directory_lease.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/frozen_times.hpp"
@@ -58,6 +59,7 @@
 #include "smb2/share_options.hpp"
 #include "smb2/stream_io.hpp"
 #include "vfs/allocation.hpp"
+#include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/name_index.hpp"
@@ -547,6 +549,15 @@ void break_caching(Request& req, state::Open& open, FileInfoClass cls) {
   }
 }
 
+// FileFullEaInformation (MS-FSA 2.1.5.15.4): the whole list is checked
+// before any EA changes; an entry without a value removes that EA.
+NtStatus set_full_ea(const state::Tree& tree, const state::Open& open, ByteSpan buf) {
+  if (!tree.eas) return NtStatus::EasNotSupported;  // FILE_SUPPORTS_EXTENDED_ATTRIBUTES is not advertised
+  std::vector<vfs::Ea> eas;
+  if (NtStatus s = vfs::parse_full_ea_list(buf, eas); s != NtStatus::Success) return s;
+  return vfs::write_eas(open.fd.get(), eas);
+}
+
 // The DOS attributes a client sees for OPEN now (to tell whether a
 // SET_INFO changes them); 0 when the file cannot be read.
 uint32_t current_attributes(const state::Tree& tree, const state::Open& open) {
@@ -582,8 +593,10 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
   if (cls == FileInfoClass::Rename || cls == FileInfoClass::RenameEx)
     if (NtStatus s = break_handles_before_rename(req, open); s != NtStatus::Success) return s;
   break_caching(req, open, cls);
-  if (cls == FileInfoClass::Basic || cls == FileInfoClass::EndOfFile || cls == FileInfoClass::Allocation)
+  if (cls == FileInfoClass::Basic || cls == FileInfoClass::EndOfFile || cls == FileInfoClass::Allocation) {
     open.entry_changed = true;  // the directory's listing shows it: its leases break at close
+    update_write_time_now(open);  // as Windows: even a Basic with no time given
+  }
   if (open.stream)
     if (auto s = set_stream_info(req, open, cls, buf)) return *s;
   switch (cls) {
@@ -593,6 +606,8 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
       bool watched = buf.size() >= 40 && note_own_change(req.server, req.tree->root.get(), open.path);
       if (watched) original_attrs = current_attributes(*req.tree, open);
       NtStatus s = set_basic(open, buf);
+      if (s == NtStatus::Success && int64_t(load_le64(buf.data() + 16)) > 0)
+        write_time_was_set(open, load_le64(buf.data() + 16));
       // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
       if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
         s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
@@ -612,7 +627,7 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
     case FileInfoClass::Position: return set_position(open, buf);
     case FileInfoClass::Mode: return set_mode_info(open, buf);
     case FileInfoClass::Link: return NtStatus::NotSupported;
-    case FileInfoClass::FullEa: return NtStatus::EasNotSupported;
+    case FileInfoClass::FullEa: return set_full_ea(*req.tree, open, buf);
     default: return NtStatus::InvalidInfoClass;
   }
 }

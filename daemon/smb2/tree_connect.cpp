@@ -97,7 +97,9 @@ NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
     // Named streams need trusted.* xattrs (CAP_SYS_ADMIN, a filesystem that
     // has them); without, `:` names stay refused and FILE_NAMED_STREAMS is
     // not advertised, so Windows drops streams itself.
-    t->streams = t->share.streams && vfs::streams_supported(fd);
+    // EAs live in the same namespace (vfs/ea_store.hpp), whatever "streams" says.
+    t->eas = vfs::streams_supported(fd);
+    t->streams = t->share.streams && t->eas;
     if (t->share.streams && !t->streams)
       LOG_DEBUG("share [%s]: named streams off: no trusted.* xattrs here (CAP_SYS_ADMIN?)", t->share.name.c_str());
   }

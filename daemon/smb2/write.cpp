@@ -11,6 +11,7 @@
 #include "smb2/access_check.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/async_write.hpp"
+#include "smb2/delayed_write_time.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/frozen_times.hpp"
 #include "smb2/negotiated_sizes.hpp"
@@ -231,6 +232,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
     post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
                                                            req.server.lease_break_timeout_ms));
+  note_write(*open);  // one clock read, for a handle's first writes
   if (async) return write_async(req, *open, offset, data, flags & SMB2_WRITEFLAG_WRITE_THROUGH);
   size_t done = 0;
   if (NtStatus st = vfs::pwrite_all(open->fd.get(), offset, data, &done); st != NtStatus::Success) return st;

@@ -55,6 +55,7 @@ struct Tree {
   bool encrypt = false;  // SMB2_SHAREFLAG_ENCRYPT_DATA
   UniqueFd root;         // O_PATH|O_DIRECTORY fd of the share root
   bool streams = false;  // named streams: wanted by the share and storable (vfs/stream_store.hpp)
+  bool eas = false;      // extended attributes: storable (trusted.* xattrs: vfs/ea_store.hpp)
   uint32_t maximal_access = 0;
   // Who file operations on this tree run as: the session's Unix user, or
   // what the share's force user / force group make of it.
@@ -88,6 +89,22 @@ struct StreamRef {
   std::string key;   // vfs::stream_xattr_name(name)
   std::shared_ptr<FileNode> base;
   bool base_is_directory = false;
+};
+
+// The delayed LastWriteTime update of the writes through one open
+// (smb2/delayed_write_time.hpp).
+struct DelayedWriteTime {
+  enum class Phase : uint8_t {
+    Idle,     // no write through this open yet: the file's own time shows
+    Pending,  // written: `shown` (the time before) shows until due_ms
+    Due,      // the update came (due_ms passed, FLUSH, SET_INFO): the file's time shows
+    Updated,  // as Due, after a query checked that the file's time moved
+    Dirty,    // written again after the update: `shown` shows until CLOSE sets the time
+  };
+  Phase phase = Phase::Idle;
+  int64_t due_ms = 0;      // Pending: smb2::monotonic_ms() of the update
+  uint64_t shown = 0;      // Pending, Due, Dirty: the FILETIME shown before the update
+  uint64_t last_seen = 0;  // the file's LastWriteTime last seen through this open (0: not known)
 };
 
 struct Open {
@@ -146,6 +163,10 @@ struct Open {
   // Open.UserSetChangeTime (MS-FSA 2.1.5.14.2): a ChangeTime was set
   // through this handle; later SET_INFO changes through it keep it.
   bool user_set_change_time = false;
+  DelayedWriteTime write_time;
+  // QUERY_INFO FileFullEaInformation without a name list: the index of the
+  // next EA to return (Open.NextEaEntry of MS-FSA; SL_RESTART_SCAN resets it).
+  uint32_t ea_index = 0;
 };
 
 struct Session {

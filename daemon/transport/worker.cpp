@@ -95,6 +95,7 @@ bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std
   size_t largest = std::max({ctx_.max_read, ctx_.max_write, ctx_.max_trans});
   max_frame_ = std::min(kMaxFrameSize, largest + 64 * 1024);
   io::ReactorOptions opts;
+  opts.busy_poll_us = ctx_.config.global.worker_busy_poll_us;
   std::string why;
   if (!force_epoll) reactor_ = io::make_uring_reactor(*this, opts, why);
   if (!reactor_) {

@@ -37,10 +37,6 @@ void put_common_head(ByteWriter& w, const DirEntry& e, uint32_t name_len) {
   w.u32(name_len);
 }
 
-// EaSize: 0 since no EAs are stored (it would hold the reparse tag for
-// reparse points, which we never report).
-constexpr uint32_t kEaSize = 0;
-
 // ShortNameLength, Reserved1 and the 24-byte ShortName: the generated 8.3
 // name (vfs/short_names.hpp), none for a name that is one.
 void put_short_name(ByteWriter& w, std::string_view name) {
@@ -63,15 +59,15 @@ void put_entry(ByteWriter& w, FileInfoClass cls, const DirEntry& e, const Bytes&
   }
   put_common_head(w, e, name_len);
   switch (cls) {
-    case FileInfoClass::FullDirectory: w.u32(kEaSize); break;
+    case FileInfoClass::FullDirectory: w.u32(e.ea_size); break;  // EaSize (never a reparse tag: none is reported)
     case FileInfoClass::IdFullDirectory:
-      w.u32(kEaSize);
+      w.u32(e.ea_size);
       w.u32(0);  // Reserved
       w.u64(e.st.file_id);
       break;
     case FileInfoClass::BothDirectory:
     case FileInfoClass::IdBothDirectory:
-      w.u32(kEaSize);
+      w.u32(e.ea_size);
       put_short_name(w, e.name);
       if (cls == FileInfoClass::IdBothDirectory) {
         w.u16(0);  // Reserved2

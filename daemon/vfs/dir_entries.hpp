@@ -18,6 +18,7 @@ struct DirEntry {
   std::string name;  // UTF-8
   FileStat st;
   uint32_t file_index = 0;
+  uint32_t ea_size = 0;  // EaSize (vfs/ea_store.hpp): 0 where EAs are not stored
 };
 
 // Appends one entry of class `cls` (Directory, FullDirectory, BothDirectory,

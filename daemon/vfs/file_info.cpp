@@ -81,7 +81,7 @@ void put_all(ByteWriter& w, const FileStat& st, const OpenInfo& open) {
   put_basic(w, st);
   put_standard(w, st, open);
   w.u64(st.file_id);          // InternalInformation
-  w.u32(0);                   // EaInformation: no EAs yet
+  w.u32(open.ea_size);        // EaInformation
   w.u32(open.access_mask);    // AccessInformation
   w.u64(open.position);       // PositionInformation
   w.u32(open.mode_flags);     // ModeInformation
@@ -199,7 +199,7 @@ NtStatus encode_file_info(FileInfoClass cls, const FileStat& st, const OpenInfo&
     case FileInfoClass::Basic: put_basic(w, st); break;
     case FileInfoClass::Standard: put_standard(w, st, open); break;
     case FileInfoClass::Internal: w.u64(st.file_id); break;
-    case FileInfoClass::Ea: w.u32(0); break;  // no EAs stored yet
+    case FileInfoClass::Ea: w.u32(open.ea_size); break;
     case FileInfoClass::Access: w.u32(open.access_mask); break;
     case FileInfoClass::Position: w.u64(open.position); break;
     case FileInfoClass::Mode: w.u32(open.mode_flags); break;

@@ -79,6 +79,7 @@ struct OpenInfo {
   bool link_deleted = false;
   std::string_view name;        // path of the open relative to the share, '\' separated, UTF-8
   std::string_view short_name;  // the 8.3 name of its last component (vfs/short_names.hpp); may be empty
+  uint32_t ea_size = 0;         // FileEaInformation: size of the FILE_FULL_EA_INFORMATION list (vfs/ea_store.hpp)
 };
 
 // Appends the encoding of `cls` to `out`. Returns InvalidInfoClass for
@@ -97,6 +98,7 @@ struct VolumeInfo {
   std::string fs_name = "NTFS";
   bool case_sensitive = false;
   bool named_streams = false;  // FILE_NAMED_STREAMS
+  bool extended_attributes = false;  // FILE_SUPPORTS_EXTENDED_ATTRIBUTES (vfs/ea_store.hpp)
 };
 // statfs of `fd` gives sizes.
 NtStatus encode_fs_info(FsInfoClass cls, int fd, const VolumeInfo& vol, Bytes& out);

@@ -19,11 +19,13 @@ constexpr uint32_t FILE_PERSISTENT_ACLS = 0x00000008;
 constexpr uint32_t FILE_SUPPORTS_SPARSE_FILES = 0x00000040;
 constexpr uint32_t FILE_SUPPORTS_BLOCK_REFCOUNTING = 0x08000000;
 constexpr uint32_t FILE_NAMED_STREAMS = 0x00040000;
+constexpr uint32_t FILE_SUPPORTS_EXTENDED_ATTRIBUTES = 0x00800000;
 // What the server implements today: names keep their case and are Unicode,
 // files carry a security descriptor, files may be sparse (FSCTL_SET_SPARSE,
 // SET_ZERO_DATA, QUERY_ALLOCATED_RANGES). Deliberately absent until they are
-// implemented: EAs, object ids, reparse points. Named streams where the
-// share has them (VolumeInfo::named_streams).
+// implemented: object ids, reparse points. Named streams where the share
+// has them (VolumeInfo::named_streams), EAs where they can be stored
+// (VolumeInfo::extended_attributes).
 constexpr uint32_t kBaseFsAttributes =
     FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS | FILE_SUPPORTS_SPARSE_FILES;
 // Filesystems whose files can share blocks (FICLONERANGE, so
@@ -92,7 +94,8 @@ void put_attribute(ByteWriter& w, int fd, const VolumeInfo& vol) {
   struct statfs sfs = {};
   bool refcounting = fstatfs(fd, &sfs) == 0 && (long(sfs.f_type) == kBtrfsMagic || long(sfs.f_type) == kXfsMagic);
   w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0) |
-        (refcounting ? FILE_SUPPORTS_BLOCK_REFCOUNTING : 0) | (vol.named_streams ? FILE_NAMED_STREAMS : 0));
+        (refcounting ? FILE_SUPPORTS_BLOCK_REFCOUNTING : 0) | (vol.named_streams ? FILE_NAMED_STREAMS : 0) |
+        (vol.extended_attributes ? FILE_SUPPORTS_EXTENDED_ATTRIBUTES : 0));
   w.u32(kMaxComponentNameLength);
   w.u32(static_cast<uint32_t>(name.size()));
   w.bytes(name);

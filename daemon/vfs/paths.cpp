@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "vfs/codepoints.hpp"
@@ -78,6 +79,10 @@ Result<std::string> parse_stream_spec(std::string_view spec) {
 Result<SmbPath> parse_smb_path(ByteSpan utf16le_name) {
   std::string utf8;
   if (!utf16le_to_utf8(utf16le_name, utf8)) return Unexpected(NtStatus::ObjectNameInvalid);
+  // '/' separates components as '\\' does (Samba's reading, which
+  // smb2.timestamps.test_close_not_attrib relies on): the components are
+  // then checked alike, so "a/../../x" is refused as "a\\..\\..\\x" is.
+  std::replace(utf8.begin(), utf8.end(), '/', '\\');
   std::string_view rest = utf8;
   if (rest.starts_with('\\')) rest.remove_prefix(1);
   SmbPath out;

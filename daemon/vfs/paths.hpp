@@ -22,7 +22,9 @@ Bytes utf8_to_utf16le(std::string_view in);
 // "" means the share root. Leading '\' is tolerated (smb2.create.leading-slash).
 // A '..' component removes the one before it ("a\\..\\b" is "b"); one that
 // would climb above the share root is ObjectNameInvalid.
-// Rejects: '.' components (ObjectNameInvalid), embedded NUL or '/'
+// '/' is a separator too, as in Samba (Windows clients never send it; MS-FSCC
+// 2.1.5.2 forbids it in a name, so it cannot name anything else).
+// Rejects: '.' components (ObjectNameInvalid), embedded NUL
 // or characters Windows forbids ("*?<>| and 0x01-0x1F, MS-FSCC 2.1.5.2),
 // empty components ("a\\b"), components over 255 UTF-16 code units
 // (ObjectNameInvalid) or over 255 UTF-8 bytes (NameTooLong: legal for

@@ -15,6 +15,7 @@
 #include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/stream_sidecar.hpp"
+#include "vfs/xattr_io.hpp"
 
 namespace ringsmb::vfs {
 namespace {
@@ -24,35 +25,8 @@ constexpr char kSidecarMagic[4] = {'R', 'S', 'S', '2'};  // a sidecar id follows
 constexpr size_t kHeaderFixed = 6;        // magic + u16 name length
 constexpr size_t kMaxXattrNameBytes = 255;  // XATTR_NAME_MAX
 constexpr size_t kMaxStreamNameUnits = 255;  // MS-FSCC 2.1.5.3: as a file name
-constexpr size_t kListBufferBytes = 64 * 1024;  // XATTR_LIST_MAX
 
-std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
-
-// The f*xattr calls fail with EBADF on an O_PATH descriptor (an
-// attribute-only open); the magic link reaches the same inode.
-ssize_t get_value(int fd, const char* key, void* buf, size_t n) {
-  ssize_t r = fgetxattr(fd, key, buf, n);
-  if (r < 0 && errno == EBADF) r = getxattr(proc_fd_path(fd).c_str(), key, buf, n);
-  return r;
-}
-
-int set_value(int fd, const char* key, const void* buf, size_t n, int flags) {
-  int r = fsetxattr(fd, key, buf, n, flags);
-  if (r < 0 && errno == EBADF) r = setxattr(proc_fd_path(fd).c_str(), key, buf, n, flags);
-  return r;
-}
-
-int remove_value(int fd, const char* key) {
-  int r = fremovexattr(fd, key);
-  if (r < 0 && errno == EBADF) r = removexattr(proc_fd_path(fd).c_str(), key);
-  return r;
-}
-
-ssize_t list_names(int fd, char* buf, size_t n) {
-  ssize_t r = flistxattr(fd, buf, n);
-  if (r < 0 && errno == EBADF) r = listxattr(proc_fd_path(fd).c_str(), buf, n);
-  return r;
-}
+using namespace xattr_io;
 
 NtStatus status_of(int err) {
   switch (err) {
@@ -103,18 +77,9 @@ Bytes make_value(std::string_view name, ByteSpan data, bool in_sidecar = false) 
 
 // The whole value of `key` (header and data).
 Result<Bytes> read_value(int fd, const char* key) {
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    ssize_t size = get_value(fd, key, nullptr, 0);
-    if (size < 0) return Unexpected(status_of(errno));
-    Bytes buf(size_t(size) + 1);  // one more: a value that grew meanwhile shows as ERANGE
-    ssize_t n = get_value(fd, key, buf.data(), buf.size());
-    if (n >= 0) {
-      buf.resize(size_t(n));
-      return buf;
-    }
-    if (errno != ERANGE) return Unexpected(status_of(errno));
-  }
-  return Unexpected(NtStatus::InternalError);
+  Bytes buf;
+  if (int err = read_whole(fd, key, buf)) return Unexpected(err == EAGAIN ? NtStatus::InternalError : status_of(err));
+  return buf;
 }
 
 Result<Bytes> read_parsed(int fd, const std::string& key, Value& parsed) {
@@ -208,12 +173,7 @@ bool has_stream_prefix(std::string_view attr) { return attr.starts_with(kStreamX
 // listxattr gave) until it returns false.
 template <typename Fn>
 void for_each_stream_key(const std::string& names, Fn fn) {
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = names.find('\0', at);
-    std::string key = names.substr(at, end - at);
-    at = end == std::string::npos ? names.size() : end + 1;
-    if (has_stream_prefix(key) && !fn(key)) return;
-  }
+  for_each_name(names, [&](std::string_view key) { return !has_stream_prefix(key) || fn(std::string(key)); });
 }
 
 }  // namespace
@@ -317,13 +277,8 @@ NtStatus rename_stream(int fd, const std::string& from, const std::string& to_ke
 
 Result<std::vector<StreamEntry>> list_streams(int fd) {
   std::vector<StreamEntry> out;
-  std::string names(kListBufferBytes, '\0');
-  ssize_t n = list_names(fd, names.data(), names.size());
-  if (n < 0) {
-    if (errno == ENOTSUP) return out;  // no xattrs here: no streams
-    return Unexpected(status_of(errno));
-  }
-  names.resize(size_t(n));
+  std::string names;
+  if (int err = list_all(fd, names)) return Unexpected(status_of(err));  // no xattrs here: no streams
   for_each_stream_key(names, [&](const std::string& key) {
     Value parsed;  // views into v
     auto v = read_parsed(fd, key, parsed);
@@ -337,10 +292,8 @@ Result<std::vector<StreamEntry>> list_streams(int fd) {
 }
 
 NtStatus remove_all_streams(int fd) {
-  std::string names(kListBufferBytes, '\0');
-  ssize_t n = list_names(fd, names.data(), names.size());
-  if (n < 0) return errno == ENOTSUP ? NtStatus::Success : status_of(errno);
-  names.resize(size_t(n));
+  std::string names;
+  if (int err = list_all(fd, names)) return status_of(err);
   NtStatus status = NtStatus::Success;
   for_each_stream_key(names, [&](const std::string& key) {
     auto v = read_value(fd, key.c_str());
@@ -356,10 +309,8 @@ NtStatus remove_all_streams(int fd) {
 
 void forget_deleted_streams(int fd) {
   if (!stream_sidecars_in_use()) return;
-  std::string names(kListBufferBytes, '\0');
-  ssize_t n = list_names(fd, names.data(), names.size());
-  if (n <= 0) return;
-  names.resize(size_t(n));
+  std::string names;
+  if (list_all(fd, names) != 0) return;
   for_each_stream_key(names, [&](const std::string& key) {
     if (auto v = read_value(fd, key.c_str())) drop_sidecar_of(*v);
     return true;

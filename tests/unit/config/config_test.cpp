@@ -174,6 +174,9 @@ TEST_CASE("numeric limits", "[config]") {
   CHECK(global("smb2 max read = 8m").smb2_max_read == 8u * 1024 * 1024);
   CHECK(global("smb2 max write = 8 MiB").smb2_max_write == 8u * 1024 * 1024);
   CHECK(global("max connections = 0").max_connections == 0);
+  CHECK(global("").worker_busy_poll_us == 0);
+  CHECK(global("worker busy poll = 50").worker_busy_poll_us == 50);
+  CHECK(err("[global]\nworker busy poll = 1001\n") == "t.conf:2: 1001 is out of range (0..1000)");
 
   CHECK(err("[global]\nsmb2 max read = 16M\n") == "t.conf:2: 16M is out of range (65536..8388608)");
   CHECK(err("[global]\nsmb2 max write = 4k\n") == "t.conf:2: 4k is out of range (65536..8388608)");

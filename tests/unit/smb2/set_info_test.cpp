@@ -9,7 +9,9 @@
 
 #include "fixture.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/ea_store.hpp"
 #include "vfs/file_meta.hpp"
+#include "vfs/stream_store.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;
@@ -560,4 +562,31 @@ TEST_CASE("set_info basic: LastWriteTime -1 freezes it for writes through the ha
     REQUIRE(write(id) == NtStatus::Success);
     CHECK(stat_of(f, "w.txt").st_mtim.tv_sec > 978307200);
   }
+}
+
+TEST_CASE("set_info FullEa: EAs set, refused when malformed, removed, where the tree stores them", "[smb2][ea]") {
+  Smb2Fixture f;
+  f.write_file("e.txt", "x");
+  if (!vfs::streams_supported(f.tree->root.get())) {
+    WARN("trusted.* xattrs unavailable here: not run");
+    return;
+  }
+  f.tree->eas = true;
+  FileId id = f.open_file("e.txt", FILE_READ_DATA | FILE_WRITE_EA);
+  Bytes list;
+  size_t previous = SIZE_MAX;
+  vfs::append_full_ea(list, {"Name", 0, Bytes{'v'}}, &previous);
+  vfs::append_full_ea(list, {"Other", 0, Bytes{'o', 'o'}}, &previous);
+  REQUIRE(set(f, id, kFile, kFullEa, list) == NtStatus::Success);
+  CHECK(vfs::read_eas(f.find(id)->fd.get()).value().size() == 2);
+  Bytes bad = list;
+  store_le32(bad.data(), 3);  // NextEntryOffset not 4-aligned
+  CHECK(set(f, id, kFile, kFullEa, bad) == NtStatus::EaListInconsistent);
+  Bytes remove;
+  previous = SIZE_MAX;
+  vfs::append_full_ea(remove, {"NAME", 0, {}}, &previous);
+  REQUIRE(set(f, id, kFile, kFullEa, remove) == NtStatus::Success);
+  auto left = vfs::read_eas(f.find(id)->fd.get()).value();
+  REQUIRE(left.size() == 1);
+  CHECK(left[0].name == "Other");
 }

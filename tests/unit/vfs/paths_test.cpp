@@ -102,6 +102,11 @@ TEST_CASE("parse_smb_path accepts ordinary names", "[vfs]") {
   CHECK(parse("dir\\..")->path == "");
   CHECK(parse("a\\b\\..\\..\\c\\")->path == "c");
   CHECK(parse(".hidden")->path == ".hidden");
+  // '/' separates as '\\' does (smb2.timestamps.test_close_not_attrib, Samba).
+  CHECK(parse("dir/file.dat")->path == "dir/file.dat");
+  CHECK(parse("/lead/mixed\\sep/")->path == "lead/mixed/sep");
+  CHECK(parse("/lead/mixed\\sep/")->trailing_separator);
+  CHECK(parse("a/b/../c")->path == "a/c");
 }
 
 TEST_CASE("parse_smb_path rejects bad names", "[vfs]") {
@@ -116,7 +121,14 @@ TEST_CASE("parse_smb_path rejects bad names", "[vfs]") {
   CHECK(parse_error("\\\\a") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("\\\\") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("a\\\\") == NtStatus::ObjectNameInvalid);
-  for (char c : std::string("*?<>|\"/")) {
+  // '/' as a separator climbs no higher than '\\' does.
+  CHECK(parse_error("../etc/passwd") == NtStatus::ObjectNameInvalid);
+  CHECK(parse_error("a/../../b") == NtStatus::ObjectNameInvalid);
+  CHECK(parse_error("/\\a") == NtStatus::ObjectNameInvalid);
+  CHECK(parse_error("a//b") == NtStatus::ObjectNameInvalid);
+  CHECK(parse_error("a/./b") == NtStatus::ObjectNameInvalid);
+  CHECK(parse_error("f:s/t") == NtStatus::ObjectNameInvalid);  // never a stream name with a separator
+  for (char c : std::string("*?<>|\"")) {
     CHECK(parse_error(std::string("a") + c + "b") == NtStatus::ObjectNameInvalid);
   }
   CHECK(parse_error(std::string("a\0b", 3)) == NtStatus::ObjectNameInvalid);
