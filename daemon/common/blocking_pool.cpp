@@ -25,6 +25,32 @@ void BlockingPool::submit(std::function<void()> job) {
   wake_.notify_one();
 }
 
+void BlockingPool::submit(const std::shared_ptr<Lane>& lane, std::function<void()> job) {
+  {
+    std::lock_guard lock(lane->mu);
+    lane->jobs.push_back(std::move(job));
+    if (lane->running) return;  // the thread draining the lane takes it
+    lane->running = true;
+  }
+  submit([lane] { drain(*lane); });
+}
+
+void BlockingPool::drain(Lane& lane) {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::lock_guard lock(lane.mu);
+      if (lane.jobs.empty()) {
+        lane.running = false;
+        return;
+      }
+      job = std::move(lane.jobs.front());
+      lane.jobs.pop_front();
+    }
+    job();
+  }
+}
+
 void BlockingPool::run() {
   pthread_setname_np(pthread_self(), "ringsmbd-block");
   for (;;) {

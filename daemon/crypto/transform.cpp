@@ -7,6 +7,7 @@
 // The AEAD's additional data is the header from Nonce to the end (32 bytes).
 #include <cstring>
 
+#include "crypto/plain_message.hpp"
 #include "crypto/smb2_keys.hpp"
 
 namespace ringsmb::crypto {
@@ -70,21 +71,43 @@ std::optional<TransformHeader> parse_transform_header(ByteSpan frame) {
   return h;
 }
 
-std::optional<Bytes> decrypt_message(Aead alg, ByteSpan decryption_key, ByteSpan frame) {
+namespace {
+
+// The header of an encrypted frame whose ciphertext is exactly
+// OriginalMessageSize bytes (anything else is truncation, or trailing data
+// the tag does not cover); nullopt otherwise.
+std::optional<TransformHeader> checked_header(ByteSpan frame) {
   auto h = parse_transform_header(frame);
   if (!h || h->flags != kFlagEncrypted) return std::nullopt;
-  // The ciphertext must be exactly OriginalMessageSize bytes: anything else
-  // is either truncation or trailing data the tag does not cover.
-  if (h->original_message_size == 0 || h->original_message_size != frame.size() - kTransformHeaderSize) {
+  if (h->original_message_size == 0 || h->original_message_size != frame.size() - kTransformHeaderSize)
     return std::nullopt;
-  }
-  // Decrypted from the frame into its own buffer in one pass (a copy, then
-  // an in-place decryption, went over the data twice).
+  return h;
+}
+
+// Decrypts FRAME (checked_header's) from the frame into OUT in one pass (a
+// copy, then an in-place decryption, went over the data twice).
+bool decrypt_into(Aead alg, ByteSpan decryption_key, const TransformHeader& h, ByteSpan frame,
+                  std::span<uint8_t> out) {
+  ByteSpan nonce = ByteSpan(h.nonce).first(aead_nonce_size(alg));
+  std::span<const uint8_t, 16> tag(h.signature.data(), 16);
+  return aead_decrypt(alg, decryption_key, nonce, aad_of(frame), frame.subspan(kTransformHeaderSize), out, tag);
+}
+
+}  // namespace
+
+std::optional<Bytes> decrypt_message(Aead alg, ByteSpan decryption_key, ByteSpan frame) {
+  auto h = checked_header(frame);
+  if (!h) return std::nullopt;
   Bytes plain(h->original_message_size);
-  ByteSpan nonce = ByteSpan(h->nonce).first(aead_nonce_size(alg));
-  std::span<const uint8_t, 16> tag(h->signature.data(), 16);
-  if (!aead_decrypt(alg, decryption_key, nonce, aad_of(frame), frame.subspan(kTransformHeaderSize), plain, tag))
-    return std::nullopt;
+  if (!decrypt_into(alg, decryption_key, *h, frame, plain)) return std::nullopt;
+  return plain;
+}
+
+std::optional<PlainMessage> decrypt_message_unzeroed(Aead alg, ByteSpan decryption_key, ByteSpan frame) {
+  auto h = checked_header(frame);
+  if (!h) return std::nullopt;
+  PlainMessage plain{std::make_unique_for_overwrite<uint8_t[]>(h->original_message_size), h->original_message_size};
+  if (!decrypt_into(alg, decryption_key, *h, frame, {plain.data.get(), plain.size})) return std::nullopt;
   return plain;
 }
 

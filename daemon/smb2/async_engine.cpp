@@ -101,11 +101,15 @@ void withdraw_if(ConnState& conn, ServerContext& server, WithdrawReason why, Pre
 
 }  // namespace
 
+bool has_room_to_wait(const ConnState& conn, const ServerContext& server, uint64_t session_id) {
+  const AsyncTable& t = conn.async;
+  if (t.waiting.size() >= server.max_async_per_connection) return false;
+  auto s = t.per_session.find(session_id);
+  return s == t.per_session.end() || s->second < server.max_async_per_session;
+}
+
 bool has_room_to_wait(const Request& req) {
-  const AsyncTable& t = req.conn.async;
-  if (t.waiting.size() >= req.server.max_async_per_connection) return false;
-  auto s = t.per_session.find(req.session ? req.session->session_id : 0);
-  return s == t.per_session.end() || s->second < req.server.max_async_per_session;
+  return has_room_to_wait(req.conn, req.server, req.session ? req.session->session_id : 0);
 }
 
 NtStatus start_waiting(Request& req, WaitingRequest&& w) {

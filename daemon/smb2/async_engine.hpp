@@ -36,8 +36,10 @@ void send_deferred_interim(ConnState& conn, uint64_t async_id);
 // The AsyncId the next start_waiting() of CONN gives (a CREATE registers
 // it with the file table before it knows it waits).
 inline uint64_t next_async_id(const ConnState& conn) { return conn.async.next_id; }
-// Would start_waiting() refuse REQ for its limits?
+// Would start_waiting() refuse REQ for its limits? (The second form: a
+// request of session SESSION_ID on CONN, before it runs.)
 bool has_room_to_wait(const Request& req);
+bool has_room_to_wait(const ConnState& conn, const ServerContext& server, uint64_t session_id);
 // The waiting request with this AsyncId, or null.
 WaitingRequest* find_waiting(ConnState& conn, uint64_t async_id);
 // Ends waiting request ASYNC_ID with STATUS and (for a success) BODY,

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/blocking_pool.hpp"
 #include "common/ntstatus.hpp"
 #include "crypto/primitives.hpp"
 #include "crypto/smb2_keys.hpp"
@@ -87,6 +88,17 @@ class MessageFraming {
   virtual void discard(Bytes& out, size_t start) const = 0;
 };
 
+// Whoever holds the memory of the frame being processed (the transport's
+// frame buffer, a decrypted message): keep() hands over the buffer that
+// holds BYTES, so that they stay valid, at the same address, after the
+// frame (a large WRITE whose pwrite runs on the blocking pool); null when
+// it cannot (then the caller copies them).
+class FrameOwner {
+ public:
+  virtual ~FrameOwner() = default;
+  virtual std::shared_ptr<const void> keep(ByteSpan bytes) = 0;
+};
+
 // How a response is protected: signed with, or encrypted for, the session
 // it answers. The keys are copies for a request that waits: its session may
 // log off before it completes (smb2.lock.cancel-logoff expects the answer).
@@ -102,7 +114,7 @@ struct ResponseSeal {
 // hook (WaitingRequest::withdraw). RunAgain: a request behind lease or
 // oplock breaks (a CREATE, a rename) or a durable reconnect, whose chain
 // runs again from it when woken.
-enum class WaitKind : uint8_t { RunAgain, PipeRead, ByteRangeLock, Flush, ChangeNotify };
+enum class WaitKind : uint8_t { RunAgain, PipeRead, ByteRangeLock, Flush, ChangeNotify, Write };
 // Why a waiting request is being withdrawn.
 enum class WithdrawReason : uint8_t { Cancel, Close, TreeDisconnect, Logoff, ConnectionLost };
 
@@ -237,6 +249,17 @@ struct ConnState {
   std::unordered_map<uint64_t, std::unique_ptr<state::Session>> sessions;
   std::unordered_map<uint64_t, std::unique_ptr<state::Open>> opens;  // by volatile id
   std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
+  // Large WRITEs whose pwrite runs on the blocking pool (smb2/write.cpp),
+  // one after the other on this lane: how many, and their bytes. While any
+  // is in flight, every later request of this connection but further such
+  // WRITEs waits (process_frame answers FrameResult::Hold, the transport
+  // keeps the frame and stops reading), so none can overtake the data.
+  uint32_t writes_in_flight = 0;
+  uint64_t write_bytes_in_flight = 0;
+  std::shared_ptr<BlockingPool::Lane> write_lane;
+  // The owner of the current frame's memory (set by the transport, and by
+  // the processor for a decrypted message); null: none can be kept.
+  FrameOwner* frame_owner = nullptr;
   // CREATE's response contexts are built here before they are copied into
   // the response; kept per connection so its capacity is reused.
   Bytes create_contexts_scratch;

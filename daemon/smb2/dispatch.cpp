@@ -21,7 +21,7 @@ constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
     {handle_close,              24, true,  true,   8, "CLOSE"},
     {handle_flush,              24, true,  true,   8, "FLUSH",           true},   // fsync off the worker
     {handle_read,               49, true,  true,  16, "READ",            true,  {4, 0}},   // an empty pipe
-    {handle_write,              49, true,  true,  16, "WRITE",           false, {4, 0}},
+    {handle_write,              49, true,  true,  16, "WRITE",           true,  {4, 0}},   // a large pwrite off the worker
     {handle_lock,               48, true,  true,   8, "LOCK",            true},   // a blocking lock
     {handle_ioctl,              57, true,  true,   8, "IOCTL",           false, {28, 44}},
     {nullptr,                    4, false, false,  0, "CANCEL"},  // handled by the processor

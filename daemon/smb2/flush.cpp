@@ -13,6 +13,7 @@
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
 #include "smb2/async_engine.hpp"
+#include "smb2/async_write.hpp"
 #include "smb2/delayed_write_time.hpp"
 #include "smb2/dispatch.hpp"
 
@@ -31,13 +32,6 @@ NtStatus fsync_status(int fd) {
 
 constexpr int64_t kInterimDelayMs = 5;
 
-// A FLUSH whose fsync is running cannot be stopped: CANCEL, CLOSE, tree
-// disconnect and logoff leave it to complete (its own descriptor keeps the
-// file), and a lost connection drops the posted answer.
-NtStatus keep_flush_running(ServerContext&, ConnState&, WaitingRequest&, WithdrawReason) {
-  return NtStatus::Pending;
-}
-
 bool may_flush_async(const Request& req, const state::Open& open) {
   return open.fd.get() >= 0 && req.server.blocking && req.hdr.next_command == 0 && has_room_to_wait(req);
 }
@@ -45,18 +39,9 @@ bool may_flush_async(const Request& req, const state::Open& open) {
 // Starts the fsync of OPEN on the blocking pool; STATUS_PENDING, or a
 // status when it could not be started (then nothing was submitted).
 NtStatus flush_async(Request& req, const state::Open& open) {
-  int fd = dup(open.fd.get());  // the open may be closed while fsync runs
-  if (fd < 0) return nt_status_from_errno(errno);
-  WaitingRequest w;
-  w.kind = WaitKind::Flush;
-  w.volatile_id = open.volatile_id;
-  w.withdraw = keep_flush_running;
-  NtStatus st = start_waiting(req, std::move(w));
-  if (st != NtStatus::Pending) {
-    close(fd);
-    return st;
-  }
-  defer_interim(req, kInterimDelayMs);
+  NtStatus st;
+  int fd = start_pool_wait(req, open, WaitKind::Flush, kInterimDelayMs, st);  // its own descriptor keeps the file
+  if (fd < 0) return st;
   ServerContext& server = req.server;
   server.blocking->submit([&server, to = req.conn.address, id = req.async_id, fd] {
     NtStatus status = fsync_status(fd);

@@ -5,8 +5,10 @@
 #include <utility>
 
 #include "common/log.hpp"
+#include "crypto/plain_message.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "smb2/async_engine.hpp"
+#include "smb2/async_write.hpp"
 #include "smb2/channel_sequence.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/durable.hpp"
@@ -484,6 +486,37 @@ FrameResult ChainProcessor::run(ByteSpan chain, Bytes& out) {
   return FrameResult::Ok;
 }
 
+// The decrypted message's buffer, handed over to a WRITE that keeps its
+// data past the frame (the bytes stay where they are).
+class DecryptedOwner final : public FrameOwner {
+ public:
+  explicit DecryptedOwner(crypto::PlainMessage& plain) : plain_(plain) {}
+  std::shared_ptr<const void> keep(ByteSpan bytes) override {
+    auto begin = reinterpret_cast<uintptr_t>(plain_.data.get());
+    auto at = reinterpret_cast<uintptr_t>(bytes.data());
+    if (!plain_.data || at < begin || at + bytes.size() > begin + plain_.size) return nullptr;
+    return std::shared_ptr<const void>(std::move(plain_.data));
+  }
+
+ private:
+  crypto::PlainMessage& plain_;
+};
+
+// CONN's frame owner is OWNER for the lifetime of this object.
+class ScopedFrameOwner {
+ public:
+  ScopedFrameOwner(ConnState& conn, FrameOwner* owner) : conn_(conn), saved_(conn.frame_owner) {
+    conn.frame_owner = owner;
+  }
+  ~ScopedFrameOwner() { conn_.frame_owner = saved_; }
+  ScopedFrameOwner(const ScopedFrameOwner&) = delete;
+  ScopedFrameOwner& operator=(const ScopedFrameOwner&) = delete;
+
+ private:
+  ConnState& conn_;
+  FrameOwner* saved_;
+};
+
 // An encrypted frame (MS-SMB2 3.3.5.2.1.1): the chain inside is answered
 // in one message encrypted for the same session.
 FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out,
@@ -492,23 +525,32 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
   if (!th || !conn.cipher) return FrameResult::Drop;
   state::Session* session = conn.find_session(th->session_id);
   if (!session || session->keys.decryption_key.empty()) return FrameResult::Drop;
-  auto plain = crypto::decrypt_message(*conn.cipher, session->keys.decryption_key, frame);
+  auto plain = crypto::decrypt_message_unzeroed(*conn.cipher, session->keys.decryption_key, frame);
   if (!plain) {
     LOG_WARN("%s: decryption failed; dropping", conn.client_address.c_str());
     return FrameResult::Drop;
   }
+  ByteSpan message = plain->span();
+  if (conn.writes_in_flight && !runs_beside_writes(conn, server, message)) return FrameResult::Hold;
+  DecryptedOwner owner(*plain);  // a large WRITE may keep the message (smb2/async_write.hpp)
+  ScopedFrameOwner scoped(conn, &owner);
   seal.encrypt = true;
   seal.session_id = th->session_id;
   seal.encryption_key = session->keys.encryption_key;  // the chain may log the session off
   reserve_transform_header(out);  // the reply is encrypted where the chain writes it
   ChainProcessor chain(conn, server, true, th->session_id);
-  return chain.run(*plain, out);
+  return chain.run(message, out);
 }
 
 }  // namespace
 
 FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {
   if (frame.size() < 4) return FrameResult::Drop;
+  // Behind this connection's large WRITEs (smb2/async_write.hpp); an
+  // encrypted frame is looked at once decrypted (process_transform).
+  if (conn.writes_in_flight && load_le32(frame.data()) == wire::kProtocolIdSmb2 &&
+      !runs_beside_writes(conn, server, frame))
+    return FrameResult::Hold;
   size_t start = open_message(conn, out);
   FrameResult result;
   size_t files_before = conn.out_files.size();
@@ -533,7 +575,7 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
       result = FrameResult::Drop;
   }
   conn.credits.commit();
-  if (result == FrameResult::Drop) {
+  if (result != FrameResult::Ok) {  // Drop, or Hold (then nothing was done)
     out.resize(start);
     conn.framing->discard(out, start);
     conn.out_files.resize(files_before);  // nothing of this frame is sent

@@ -9,7 +9,11 @@
 
 namespace ringsmb::smb2 {
 
-enum class FrameResult { Ok, Drop };
+// Hold: the frame was not processed (nothing of it was done or answered)
+// because this connection's large WRITEs are still in flight
+// (smb2/async_write.hpp); the transport keeps it, with every frame after
+// it, and hands it over again once conn.writes_in_flight is 0.
+enum class FrameResult { Ok, Drop, Hold };
 
 // Handles one frame (without its transport header) and appends the
 // response message, framed by conn.framing, to `out`, then the final

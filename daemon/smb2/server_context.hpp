@@ -61,14 +61,24 @@ struct ServerContext {
   // it, one copy costs less than the extra fstat, dup and syscalls; the
   // measurements are in docs/PERFORMANCE.md).
   uint32_t sendfile_min_read = 64 * 1024;
+  // A WRITE alone in its frame of at least this many bytes runs its pwrite
+  // on the blocking pool (smb2/write.cpp): a large pwrite may sleep in the
+  // kernel's dirty-page throttling for milliseconds, which on the worker
+  // stalls every connection it serves. Smaller writes stay inline (a hand-
+  // off costs more than their pwrite). Per connection, at most
+  // max_write_bytes_in_flight bytes of them are in flight (one at least);
+  // a WRITE past that waits for them like any other request.
+  uint32_t async_write_min = 64 * 1024;
+  uint64_t max_write_bytes_in_flight = 16 * 1024 * 1024;
   // Oplocks and leases: the (ClientGuid, LeaseKey) index, how long a break
   // waits for its acknowledgment (MS-SMB2 3.3.2.5; Windows: 35 s), and the
   // way to reach another worker's connection.
   state::LeaseTable leases;
   int64_t lease_break_timeout_ms = 35000;
   ConnPoster* poster = nullptr;
-  // Threads for system calls that may block for long (FLUSH's fsync), so
-  // that they stall no worker; null (tests): such calls run inline.
+  // Threads for system calls that may block for long (FLUSH's fsync, large
+  // WRITEs' pwrite), so that they stall no worker; null (tests): such
+  // calls run inline.
   std::unique_ptr<BlockingPool> blocking;
   // Requests answered STATUS_PENDING that may wait at once (smb2/async_engine.hpp):
   // past either limit a request that would wait gets STATUS_INSUFFICIENT_RESOURCES

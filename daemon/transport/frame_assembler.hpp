@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -90,6 +91,19 @@ class FrameAssembler {
       held_ += std::min(n, missing_bytes());  // never past the frame
     }
     return hand_out_if_whole(on_frame);
+  }
+
+  // While on_frame handles a frame that was assembled in the frame buffer
+  // (not one handed out in place from feed()'s data), and BYTES lie in it:
+  // gives the buffer away, so that the frame's bytes outlive the call at
+  // the same address (a large WRITE whose pwrite runs on another thread);
+  // the next frame gets a buffer of its own. Null otherwise.
+  std::unique_ptr<uint8_t[]> take_buffer(ByteSpan bytes) {
+    auto begin = reinterpret_cast<uintptr_t>(buf_.get());
+    auto at = reinterpret_cast<uintptr_t>(bytes.data());
+    if (!buf_ || held_ != 0 || at < begin || at + bytes.size() > begin + capacity_) return nullptr;
+    capacity_ = 0;
+    return std::move(buf_);
   }
 
   size_t buffered() const { return held_; }

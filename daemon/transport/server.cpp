@@ -78,10 +78,11 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
 }
 
 // Routes a task to the worker that owns the connection.
-// Threads for blocking system calls (FLUSH's fsync). Two: a flush waits for
-// the disk, not the CPU, and a third client's flush queues behind them
-// without stalling any worker.
-constexpr unsigned kBlockingThreads = 2;
+// Threads for blocking system calls (FLUSH's fsync, large WRITEs' pwrite).
+// They wait for the disk or the kernel's dirty-page throttling, not the
+// CPU; four let one connection's WRITEs go on while two others' fsyncs run,
+// and what is beyond them queues without stalling any worker.
+constexpr unsigned kBlockingThreads = 4;
 
 class WorkerPoster final : public smb2::ConnPoster {
  public:

@@ -253,20 +253,7 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
 
 FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
   c.last_frame_large = frame.size() >= kRecvInPlaceMin;
-  if (held(c)) {
-    // Requests behind a held SESSION_SETUP wait for it, so that pipelining
-    // does not get around the throttle. A client has no reason to send
-    // much meanwhile: more than kMaxHeldRequestBytes drops the connection.
-    if (c.held_requests.size() + frame.size() > kMaxHeldRequestBytes) {
-      LOG_INFO("%s: too many requests while a login answer is held", c.state.client_address.c_str());
-      return FrameAssembler::Next::Stop;
-    }
-    uint32_t len = uint32_t(frame.size());
-    const uint8_t header[4] = {0, uint8_t(len >> 16), uint8_t(len >> 8), uint8_t(len)};
-    c.held_requests.insert(c.held_requests.end(), header, header + 4);
-    c.held_requests.insert(c.held_requests.end(), frame.begin(), frame.end());
-    return FrameAssembler::Next::Continue;
-  }
+  if (held(c) || c.waits_for_writes) return hold_request(c, frame);
   smb2::FrameResult fr;
   try {
     fr = smb2::process_frame(c.state, ctx_, frame, c.pending);
@@ -275,6 +262,10 @@ FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
     fr = smb2::FrameResult::Drop;
   }
   if (held(c)) arm_hold(c);
+  if (fr == smb2::FrameResult::Hold) {
+    c.waits_for_writes = true;
+    return hold_request(c, frame);
+  }
   if (fr != smb2::FrameResult::Ok) return FrameAssembler::Next::Stop;
   if (c.state.logged_in && c.framer.max_frame() < max_frame_) c.framer.set_max_frame(max_frame_);
   // Bounded per connection: what its client has not read of our replies.
@@ -293,6 +284,25 @@ size_t Worker::queued_bytes(const Conn& c) const {
   return n;
 }
 
+// Keeps FRAME, in order, until the login hold ends or the connection's
+// WRITEs are done.
+FrameAssembler::Next Worker::hold_request(Conn& c, ByteSpan frame) {
+  // Requests behind a held SESSION_SETUP wait for it, so that pipelining
+  // does not get around the throttle. A client has no reason to send
+  // much meanwhile: more than kMaxHeldRequestBytes drops the connection.
+  if (held(c) && c.held_requests.size() + frame.size() > kMaxHeldRequestBytes) {
+    LOG_INFO("%s: too many requests while a login answer is held", c.state.client_address.c_str());
+    return FrameAssembler::Next::Stop;
+  }
+  uint32_t len = uint32_t(frame.size());
+  const uint8_t header[4] = {0, uint8_t(len >> 16), uint8_t(len >> 8), uint8_t(len)};
+  c.held_requests.insert(c.held_requests.end(), header, header + 4);
+  c.held_requests.insert(c.held_requests.end(), frame.begin(), frame.end());
+  // Behind WRITEs, nothing more is read until they are done: what is held
+  // is the one frame (and what was already received stays in the backlog).
+  return c.waits_for_writes && !held(c) ? FrameAssembler::Next::Pause : FrameAssembler::Next::Continue;
+}
+
 void Worker::arm_hold(Conn& c) {
   uint64_t id = c.id;
   timer_.schedule(c.state.hold_replies_until_ms, [this, id] { post([this, id] { release_hold(id); }); });
@@ -304,24 +314,30 @@ void Worker::release_hold(uint64_t conn_id) {
   if (smb2::monotonic_ms() < c->state.hold_replies_until_ms) return arm_hold(*c);  // extended meanwhile
   c->state.hold_replies_until_ms = 0;
   flush(*c);
-  // The requests that waited, in order; one of them may set a new hold,
-  // and process_one then keeps the rest back again.
+  if (c->waits_for_writes && c->state.writes_in_flight) return;  // the WRITEs' end runs them
+  run_held_requests(*c);
+}
+
+// The requests that waited, in order; one of them may set a new hold (or
+// go behind a new WRITE), and process_one then keeps the rest back again.
+void Worker::run_held_requests(Conn& c) {
+  c.waits_for_writes = false;
   Bytes waiting;
-  waiting.swap(c->held_requests);
-  for (size_t at = 0; at + 4 <= waiting.size() && !c->closing;) {
+  waiting.swap(c.held_requests);
+  for (size_t at = 0; at + 4 <= waiting.size() && !c.closing;) {
     size_t len = (size_t(waiting[at + 1]) << 16) | (size_t(waiting[at + 2]) << 8) | waiting[at + 3];
-    FrameAssembler::Next next = process_one(*c, ByteSpan(waiting.data() + at + 4, len));
+    FrameAssembler::Next next = process_one(c, ByteSpan(waiting.data() + at + 4, len));
     at += 4 + len;
-    if (next == FrameAssembler::Next::Stop) return drop(*c, "protocol error");
+    if (next == FrameAssembler::Next::Stop) return drop(c, "protocol error");
     if (next == FrameAssembler::Next::Pause) {
-      // Over the send-queue bound: the rest waits in the backlog, ahead of
-      // anything received after it.
-      c->backlog.insert(c->backlog.begin(), waiting.begin() + ptrdiff_t(at), waiting.end());
-      pause_reading(*c, {});
+      // Over the send-queue bound, or behind new WRITEs: the rest waits in
+      // the backlog, ahead of anything received after it.
+      c.backlog.insert(c.backlog.begin(), waiting.begin() + ptrdiff_t(at), waiting.end());
+      pause_reading(c, {});
       break;
     }
   }
-  flush(*c);
+  flush(c);
 }
 
 // FED is what the framer was given; when it paused, the part it did not
@@ -394,7 +410,7 @@ void Worker::maybe_resume_reading(Conn& c) {
   if (c.resuming) return;
   c.resuming = true;
   size_t limit = ctx_.config.global.max_send_queue_bytes;
-  while (c.recv_paused && !c.closing && queued_bytes(c) <= limit / 2) {
+  while (c.recv_paused && !c.closing && !c.waits_for_writes && queued_bytes(c) <= limit / 2) {
     c.state.credits_throttled = false;
     c.recv_paused = false;
     Bytes backlog = std::exchange(c.backlog, {});
@@ -499,6 +515,8 @@ void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
   }
   // A task may end a hold early (smb2::end_previous_session).
   if (held(c) && smb2::monotonic_ms() >= c.state.hold_replies_until_ms) return release_hold(conn_id);
+  // The last of the connection's large WRITEs is done: what waited runs.
+  if (c.waits_for_writes && !c.state.writes_in_flight && !held(c)) return run_held_requests(c);
   flush(c);
 }
 

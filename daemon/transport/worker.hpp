@@ -98,13 +98,26 @@ class Worker final : public io::ReactorHandler {
   const smb2::WorkerMetrics& metrics() const { return metrics_; }
 
  private:
+  // Hands the frame buffer to a large WRITE that keeps its payload past the
+  // frame (smb2::FrameOwner, smb2/async_write.hpp).
+  struct FramerOwner final : smb2::FrameOwner {
+    explicit FramerOwner(FrameAssembler& f) : framer(f) {}
+    std::shared_ptr<const void> keep(ByteSpan bytes) override {
+      if (auto buf = framer.take_buffer(bytes)) return std::shared_ptr<const void>(std::move(buf));
+      return nullptr;
+    }
+    FrameAssembler& framer;
+  };
   struct Conn {
-    explicit Conn(size_t max_frame) : framer(max_frame) {}
+    explicit Conn(size_t max_frame) : framer(max_frame), framer_owner(framer) { state.frame_owner = &framer_owner; }
+    Conn(const Conn&) = delete;
+    Conn& operator=(const Conn&) = delete;
     std::string address;  // counted in ResourceBudget's per-address table
     uint64_t id = 0;
     int fd = -1;
     smb2::ConnState state;
     FrameAssembler framer;
+    FramerOwner framer_owner;
     Bytes pending;  // responses the processor appended (with state.out_files), not yet queued
     SendQueue out;  // what the socket has not taken yet, in order
     // The socket was full: the reactor sends the front of `out` (memory)
@@ -126,14 +139,22 @@ class Worker final : public io::ReactorHandler {
     uint64_t bytes_received = 0;
     uint64_t bytes_received_in_place = 0;  // of those, straight into the frame buffer
     // Requests that arrived while the replies are held (ConnState::
-    // hold_replies_until_ms), each with its 4-byte header, in order.
+    // hold_replies_until_ms), or from the first one that must wait for the
+    // connection's large WRITEs (smb2::FrameResult::Hold), each with its
+    // 4-byte header, in order.
     Bytes held_requests;
+    // A request waits for the connection's WRITEs in flight: no further
+    // request is read (the reactor is paused) until they are done and the
+    // held ones have run.
+    bool waits_for_writes = false;
   };
   // The login throttle's hold: requests wait in held_requests, replies in
   // pending, until release_hold runs (woken through timer_).
   static bool held(const Conn& c) { return c.state.hold_replies_until_ms != 0; }
   void arm_hold(Conn& c);
   void release_hold(uint64_t conn_id);
+  FrameAssembler::Next hold_request(Conn& c, ByteSpan frame);
+  void run_held_requests(Conn& c);
   Conn* receiving_conn(uint64_t conn_id);
   const char* refusal_reason(const std::string& address);
   void refuse_waiting_clients(int listen_fd);

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cerrno>
 
+#include "vfs/fd_io.hpp"
+
 namespace ringsmb::vfs {
 namespace {
 
@@ -53,19 +55,6 @@ class SidecarFd {
  private:
   int fd_;
 };
-
-NtStatus write_all(int fd, uint64_t offset, ByteSpan data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = pwrite(fd, data.data() + done, data.size() - done, off_t(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return nt_status_from_errno(errno);
-    }
-    done += size_t(n);
-  }
-  return NtStatus::Success;
-}
 
 bool directory_has_entries(int dir) {
   int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -137,7 +126,7 @@ Result<SidecarId> sidecar_create(ByteSpan data, uint64_t size) {
   g_in_use.store(true, std::memory_order_relaxed);
   SidecarFd fd(open_sidecar(id, O_RDWR | O_CREAT | O_EXCL));
   if (!fd.ok()) return Unexpected(fd.error());
-  NtStatus s = write_all(fd.get(), 0, data);
+  NtStatus s = pwrite_all(fd.get(), 0, data);
   if (s == NtStatus::Success && ftruncate(fd.get(), off_t(size)) != 0) s = nt_status_from_errno(errno);
   if (s != NtStatus::Success) {
     unlinkat(g_dir_fd.load(), sidecar_name(id).c_str(), 0);
@@ -179,7 +168,7 @@ NtStatus sidecar_write(const SidecarId& id, uint64_t offset, ByteSpan data) {
   AsServer as;
   SidecarFd fd(open_sidecar(id, O_WRONLY));
   if (!fd.ok()) return fd.error();
-  return write_all(fd.get(), offset, data);
+  return pwrite_all(fd.get(), offset, data);
 }
 
 NtStatus sidecar_truncate(const SidecarId& id, uint64_t size) {

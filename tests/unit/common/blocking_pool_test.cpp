@@ -5,6 +5,7 @@
 #include <chrono>
 #include <future>
 #include <thread>
+#include <vector>
 
 using ringsmb::BlockingPool;
 
@@ -39,4 +40,36 @@ TEST_CASE("blocking pool: destruction runs every queued job first", "[blocking_p
       });
   }
   CHECK(done == 100);
+}
+
+TEST_CASE("blocking pool: a lane runs its jobs one at a time, in order", "[blocking_pool]") {
+  std::vector<int> order;
+  std::atomic<int> running{0};
+  std::atomic<bool> overlapped{false};
+  {
+    BlockingPool pool(4);
+    auto lane = std::make_shared<BlockingPool::Lane>();
+    for (int i = 0; i < 200; ++i)
+      pool.submit(lane, [&, i] {
+        if (running.fetch_add(1) != 0) overlapped = true;
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+        order.push_back(i);  // one at a time: no lock needed
+        running.fetch_sub(1);
+      });
+  }
+  CHECK_FALSE(overlapped);
+  REQUIRE(order.size() == 200);
+  for (int i = 0; i < 200; ++i) CHECK(order[size_t(i)] == i);
+}
+
+TEST_CASE("blocking pool: a busy lane does not hold up plain jobs or other lanes", "[blocking_pool]") {
+  BlockingPool pool(2);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto a = std::make_shared<BlockingPool::Lane>(), b = std::make_shared<BlockingPool::Lane>();
+  pool.submit(a, [released] { released.wait(); });
+  std::promise<void> other;
+  pool.submit(b, [&] { other.set_value(); });
+  CHECK(other.get_future().wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  release.set_value();
 }

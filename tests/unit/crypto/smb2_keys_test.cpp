@@ -9,6 +9,7 @@
 // decryption_key (client-to-server) and its DecryptionKey our encryption_key.
 #include <catch2/catch.hpp>
 
+#include "crypto/plain_message.hpp"
 #include "crypto/smb2_keys.hpp"
 #include "crypto/test_hex.hpp"
 
@@ -266,6 +267,9 @@ TEST_CASE("Encrypt/decrypt round trips for all four ciphers", "[crypto]") {
     auto back = decrypt_message(alg, key, frame);
     REQUIRE(back);
     CHECK(*back == msg);
+    auto unzeroed = decrypt_message_unzeroed(alg, key, frame);  // the server's receive path
+    REQUIRE(unzeroed);
+    CHECK(Bytes(unzeroed->span().begin(), unzeroed->span().end()) == msg);
 
     // Two encryptions of one message use different nonces.
     Bytes frame2 = encrypt_message(alg, key, 0xabcdef0123ull, msg);
@@ -291,6 +295,9 @@ TEST_CASE("Encrypt/decrypt round trips for all four ciphers", "[crypto]") {
     Bytes wrong_key = key;
     wrong_key[0] ^= 1;
     CHECK_FALSE(decrypt_message(alg, wrong_key, frame));
+    for (const Bytes* bad : {&bad_ct, &bad_sid, &bad_tag, &bad_flags, &truncated, &extended})
+      CHECK_FALSE(decrypt_message_unzeroed(alg, key, *bad));
+    CHECK_FALSE(decrypt_message_unzeroed(alg, wrong_key, frame));
   }
 }
 

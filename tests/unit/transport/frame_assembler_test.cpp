@@ -312,3 +312,32 @@ TEST_CASE("a paused stream resumes from its backlog with every frame once, in or
     CHECK(got == frames);
   }
 }
+
+TEST_CASE("take_buffer gives away the buffer a frame was assembled in, and only that", "[transport]") {
+  Bytes big(100000);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = uint8_t(i * 31);
+  Bytes small{1, 2, 3};
+  Bytes stream = framed({big, small, big});
+  FrameAssembler fa(1 << 20);
+  std::vector<std::unique_ptr<uint8_t[]>> taken;
+  std::vector<ByteSpan> kept;
+  size_t frames = 0;
+  // In pieces: the large frames are assembled in the frame buffer.
+  for (size_t off = 0; off < stream.size(); off += 16384) {
+    size_t n = std::min<size_t>(16384, stream.size() - off);
+    auto r = fa.feed(ByteSpan(stream.data() + off, n), [&](ByteSpan f) {
+      ++frames;
+      CHECK_FALSE(fa.take_buffer(ByteSpan(small)));  // not in the buffer
+      if (auto buf = fa.take_buffer(f)) {
+        taken.push_back(std::move(buf));
+        kept.push_back(f);
+      }
+      return true;
+    });
+    REQUIRE(r == FrameAssembler::Result::Ok);
+  }
+  CHECK(frames == 3);
+  REQUIRE(taken.size() == 2);  // the small frame came whole in one piece: handed out in place
+  for (ByteSpan f : kept) CHECK(Bytes(f.begin(), f.end()) == big);  // still there, where they were
+  CHECK(fa.buffered() == 0);
+}

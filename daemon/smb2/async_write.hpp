@@ -1,0 +1,45 @@
+// Large WRITEs off the worker (smb2/write.cpp). A WRITE alone in its frame
+// with at least ServerContext::async_write_min bytes goes async: its pwrite
+// runs on the blocking pool, on the connection's write lane (one after the
+// other, in arrival order), and it answers when the pwrite is done (the
+// interim STATUS_PENDING only if that takes longer than a few ms, as for
+// FLUSH). The worker meanwhile serves its other connections: a pwrite that
+// the kernel throttles (balance_dirty_pages) sleeps on a pool thread.
+//
+// Ordering: while such a WRITE is in flight, no later request of the same
+// connection runs before it is done (a READ, FLUSH, CLOSE, SET_INFO of that
+// open must see the data), except further WRITEs that go to the same lane:
+// process_frame() answers FrameResult::Hold for anything else, and the
+// transport keeps that frame and the ones after it until the connection's
+// writes are done. Other connections' requests are not ordered with a
+// WRITE that has not been answered, as with any server that runs requests
+// in parallel.
+#pragma once
+
+#include "common/bytes.hpp"
+#include "smb2/conn_state.hpp"
+#include "smb2/dispatch.hpp"
+#include "smb2/server_context.hpp"
+
+namespace ringsmb::smb2 {
+
+// The start shared by the requests whose system call runs on the blocking
+// pool (FLUSH's fsync, a large WRITE's pwrite): registers REQ as waiting on
+// OPEN as KIND, with its interim response held back for DELAY_MS and a
+// withdraw hook that leaves it running (a system call cannot be stopped;
+// a lost connection drops the posted answer), and dups the open's
+// descriptor for the job (the open may be closed while it runs). Returns
+// the descriptor, or -1 with STATUS set (then nothing is registered).
+int start_pool_wait(Request& req, const state::Open& open, WaitKind kind, int64_t delay_ms, NtStatus& status);
+
+// Would a WRITE of LENGTH bytes at OFFSET through OPEN, by session
+// SESSION_ID on CONN, go to the blocking pool? Both process_frame (to let it
+// past the writes in flight) and the WRITE handler ask this.
+bool write_goes_async(const ConnState& conn, const ServerContext& server, const state::Open& open,
+                      uint64_t offset, uint32_t length, uint64_t session_id);
+
+// May CHAIN (an SMB2 message, decrypted) run while CONN has WRITEs in
+// flight? Only a lone WRITE that goes async too (write_goes_async).
+bool runs_beside_writes(const ConnState& conn, const ServerContext& server, ByteSpan chain);
+
+}  // namespace ringsmb::smb2
