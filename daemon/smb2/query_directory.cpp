@@ -122,14 +122,10 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   Result<vfs::FileStat> st = Unexpected(NtStatus::ObjectNameNotFound);
   vfs::FileMeta meta;
   const bool eas = req.tree->eas;
-  auto ea_size = [](int fd) {
-    auto list = vfs::read_eas(fd);
-    return list ? vfs::full_ea_list_size(*list) : 0;
-  };
   if (e.name == ".") {
     st = vfs::stat_fd(open.fd.get());
     meta = vfs::read_file_meta(open.fd.get());
-    if (eas) e.ea_size = ea_size(open.fd.get());
+    if (eas) e.ea_size = vfs::ea_list_size(open.fd.get());
   } else if (e.name == "..") {
     if (open.path.empty()) {
       st = vfs::stat_fd(req.tree->root.get());  // the share root is its own parent
@@ -141,7 +137,7 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
       if (pfd >= 0) {
         st = vfs::stat_fd(pfd);
         meta = vfs::read_file_meta(pfd);
-        if (eas) e.ea_size = ea_size(pfd);
+        if (eas) e.ea_size = vfs::ea_list_size(pfd);
         close(pfd);
       }
     }

@@ -240,7 +240,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   info.link_deleted = info.delete_pending && !open.stream;
   info.name = name;
   if (req.tree->eas && (cls == FileInfoClass::Ea || cls == FileInfoClass::All))
-    if (auto eas = vfs::read_eas(open.fd.get())) info.ea_size = vfs::full_ea_list_size(*eas);
+    info.ea_size = vfs::ea_list_size(open.fd.get());
   std::string short_name;
   if (cls == FileInfoClass::AlternateName) {
     std::string_view parent, leaf;

@@ -162,6 +162,11 @@ std::string xattr_names_at(int dirfd, std::string_view name) {
   return names;
 }
 
+uint32_t ea_list_size(int fd) {
+  auto eas = read_eas(fd);
+  return eas ? full_ea_list_size(*eas) : 0;
+}
+
 uint32_t ea_list_size_at(int dirfd, std::string_view name, std::string_view names) {
   std::string path;
   size_t total = 0;

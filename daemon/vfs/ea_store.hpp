@@ -63,6 +63,10 @@ uint32_t full_ea_list_size(const std::vector<Ea>& eas);
 // The file's EAs, ordered by name; none where the filesystem has no xattrs.
 // FD may be an O_PATH descriptor.
 Result<std::vector<Ea>> read_eas(int fd);
+// The EaSize of the file behind FD (FileEaInformation, FileAllInformation,
+// a directory entry): the size of its EA list, 0 when it has none or they
+// cannot be read.
+uint32_t ea_list_size(int fd);
 // Applies CHANGES (an empty value removes that EA, if there is one) to the
 // file's EAs: EaTooLarge when the result would exceed kMaxEaSetBytes or the
 // filesystem's room. Not atomic across EAs: one that fails leaves the
