@@ -181,6 +181,12 @@ NtStatus check_existing(const CreateRequest& c, const vfs::FileStat& st) {
   return NtStatus::Success;
 }
 
+// A data file with FILE_ATTRIBUTE_READONLY (MS-FSA 2.1.5.1.2.1 applies to
+// it; a directory's READONLY does not refuse writes to it).
+bool is_readonly_file(const vfs::FileStat& st) {
+  return !st.is_directory && (vfs::dos_attributes(st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY);
+}
+
 bool overwrites(const CreateRequest& c) {
   return c.disposition == FILE_OVERWRITE || c.disposition == FILE_OVERWRITE_IF || c.disposition == FILE_SUPERSEDE;
 }
@@ -193,9 +199,7 @@ NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const
   // so it is not opened for writing: its mode has no write bits.
   constexpr uint32_t kWriteData = FILE_WRITE_DATA | FILE_APPEND_DATA;
   const uint32_t asked = map_generic(c.desired_access);
-  if ((asked & MAXIMUM_ALLOWED) && !(asked & kWriteData) && !st.is_directory &&
-      (vfs::dos_attributes(st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY))
-    access &= ~kWriteData;
+  if ((asked & MAXIMUM_ALLOWED) && !(asked & kWriteData) && is_readonly_file(st)) access &= ~kWriteData;
   int flags = open_flags_for(access, st.is_directory);
   if (overwrite) {  // the data is replaced: the descriptor must be writable
     bool rd = access & (FILE_READ_DATA | FILE_EXECUTE);
@@ -443,7 +447,7 @@ NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Targe
 // descriptor (and is removed again when that fails).
 NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened& o, uint32_t& access) {
   if (!o.created) {
-    if (!o.st.is_directory && (vfs::dos_attributes(o.st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY)) {
+    if (is_readonly_file(o.st)) {
       auto kept = apply_readonly_attribute(access, c.desired_access, overwrites(c));
       if (!kept) return kept.error();
       access = *kept;
