@@ -762,6 +762,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   open->granted_access = access;
   open->share_access = c.share_access;
   open->create_options = c.options;
+  open->note_end(o.st.allocation_size);  // what its last close may free
   write_time_seen(*open, o.st.last_write_time);  // shown for a while after its first WRITE (stat after any truncation)
   if (!stream_key.empty()) {
     open->stream = std::make_unique<state::StreamRef>(

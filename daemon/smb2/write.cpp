@@ -53,6 +53,7 @@ void after_write(state::Open& open, uint64_t end) {
   restore_frozen_times(open);  // a branch, unless LastWriteTime was frozen (-1)
   open.position = end;
   open.entry_changed = true;
+  open.note_end(end);
 }
 
 // A system call on the pool cannot be stopped: CANCEL, CLOSE, tree
