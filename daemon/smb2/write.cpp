@@ -84,15 +84,6 @@ struct WriteDone {
   uint32_t user_slot = kNoScope;
 };
 
-// Puts a frozen LastWriteTime back as the open's tree's user, as a write
-// on the worker does (the worker's identity now is whatever ran last).
-void become_owner_of(ConnState& conn, const state::Open& open) {
-  state::Session* s = conn.find_session(open.session_id);
-  if (!s) return;
-  auto t = s->trees.find(open.tree_id);
-  if (t != s->trees.end()) become_user(t->second->identity);
-}
-
 void finish_write(ConnState& conn, const WriteDone& d) {
   --conn.writes_in_flight;
   conn.write_bytes_in_flight -= d.length;
@@ -146,6 +137,13 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
 }
 
 }  // namespace
+
+void become_owner_of(ConnState& conn, const state::Open& open) {
+  state::Session* s = conn.find_session(open.session_id);
+  if (!s) return;
+  auto t = s->trees.find(open.tree_id);
+  if (t != s->trees.end()) become_user(t->second->identity);
+}
 
 int start_pool_wait(Request& req, const state::Open& open, WaitKind kind, int64_t delay_ms, NtStatus& status) {
   int fd = dup(open.fd.get());

@@ -1,0 +1,134 @@
+// SET_INFO FileEndOfFileInformation / FileAllocationInformation that
+// shrinks a large file runs its ftruncate on the blocking pool
+// (smb2/set_info.cpp, issue 14): the SET_INFO answers when it is done, and
+// the connection's later requests wait for it (FrameResult::Hold), so they
+// see the new size. A small file's, or one in a compound, stays inline.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "common/blocking_pool.hpp"
+#include "fixture.hpp"
+#include "smb2/processor.hpp"
+
+using namespace ringsmb;
+using namespace ringsmb::smb2;
+using namespace ringsmb::smb2::test;
+
+namespace {
+
+constexpr uint8_t kEndOfFile = 20, kAllocation = 19;
+
+Bytes set_size_body(FileId id, uint8_t cls, uint64_t size) {
+  Body body;
+  body.w.u16(33);
+  body.w.u8(1);  // SMB2_0_INFO_FILE
+  body.w.u8(cls);
+  body.w.u32(8);
+  body.w.u16(64 + 32);
+  body.w.u16(0);
+  body.w.u32(0);
+  body.w.u64(id.persistent);
+  body.w.u64(id.volatile_id);
+  body.w.u64(size);
+  return body.b;
+}
+
+struct TruncateFixture : Smb2Fixture {
+  QueuedPoster poster;
+  uint64_t mid = 1;
+  TruncateFixture() {
+    server.poster = &poster;
+    server.blocking = std::make_unique<BlockingPool>(1);
+    conn.address = {0, 9};
+    Bytes out;  // credits for the requests below
+    REQUIRE(process_frame(conn, server, request_frame(wire::Command::Echo, {4, 0, 0, 0}, 0, 1, 64), out) ==
+            FrameResult::Ok);
+  }
+  ~TruncateFixture() {
+    server.blocking.reset();  // its jobs finish first: they post through `poster`
+    server.poster = nullptr;
+  }
+  FrameResult send(wire::Command cmd, const Bytes& body, Bytes& out) {
+    FrameResult r = process_frame(conn, server, request_frame(cmd, body, mid, 1), out);
+    if (r != FrameResult::Hold) ++mid;
+    return r;
+  }
+  FileId large_file(const std::string& name) {
+    int fd = ::open((dir() / name).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(fallocate(fd, 0, 0, off_t(2 * state::kLargeFileBytes)) == 0);
+    ::close(fd);
+    return open_file(name);
+  }
+  uint64_t size_of(const std::string& name) { return std::filesystem::file_size(dir() / name); }
+  Bytes finish() {
+    for (int i = 0; i < 5000 && poster.tasks.empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(poster.tasks.size() == 1);
+    return poster.run_all(conn);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("truncate off the worker: a large file's shrink answers when done; later requests wait",
+          "[smb2][async][set_info]") {
+  TruncateFixture fx;
+  FileId f = fx.large_file("big");
+  Bytes out;
+  REQUIRE(fx.send(wire::Command::SetInfo, set_size_body(f, kEndOfFile, 4096), out) == FrameResult::Ok);
+  CHECK(out.empty());  // the interim is held back
+  CHECK(fx.conn.writes_in_flight == 1);
+  // A READ of the open waits for the truncation.
+  CHECK(fx.send(wire::Command::Read, read_body(f, 0, 8192), out) == FrameResult::Hold);
+  Bytes done = fx.finish();
+  wire::Header h = response_header(done);
+  CHECK(h.command == wire::Command::SetInfo);
+  CHECK(h.status == 0);
+  CHECK_FALSE(h.is_async());
+  CHECK(load_le16(done.data() + 4 + wire::kHeaderSize) == 2);
+  CHECK(fx.conn.writes_in_flight == 0);
+  CHECK(fx.size_of("big") == 4096);
+  REQUIRE(fx.send(wire::Command::Read, read_body(f, 0, 8192), out) == FrameResult::Ok);
+  CHECK(load_le32(out.data() + 4 + wire::kHeaderSize + 4) == 4096);  // DataLength: the new size
+}
+
+TEST_CASE("truncate off the worker: AllocationSize below EndOfFile too", "[smb2][async][set_info]") {
+  TruncateFixture fx;
+  FileId f = fx.large_file("alloc");
+  Bytes out;
+  REQUIRE(fx.send(wire::Command::SetInfo, set_size_body(f, kAllocation, 0), out) == FrameResult::Ok);
+  CHECK(fx.conn.writes_in_flight == 1);
+  CHECK(response_header(fx.finish()).status == 0);
+  CHECK(fx.size_of("alloc") == 0);
+}
+
+TEST_CASE("truncate off the worker: a small file, a small shrink, and no pool stay inline",
+          "[smb2][async][set_info]") {
+  TruncateFixture fx;
+  fx.write_file("small", std::string(100000, 'x'));
+  FileId s = fx.open_file("small");
+  Bytes out;
+  REQUIRE(fx.send(wire::Command::SetInfo, set_size_body(s, kEndOfFile, 10), out) == FrameResult::Ok);
+  CHECK(response_header(out).status == 0);
+  CHECK(fx.conn.writes_in_flight == 0);
+  CHECK(fx.size_of("small") == 10);
+
+  FileId big = fx.large_file("big");
+  out.clear();  // gives back less than kLargeFileBytes: inline
+  REQUIRE(fx.send(wire::Command::SetInfo, set_size_body(big, kEndOfFile, 2 * state::kLargeFileBytes - 4096), out) ==
+          FrameResult::Ok);
+  CHECK(response_header(out).status == 0);
+  CHECK(fx.conn.writes_in_flight == 0);
+
+  fx.server.blocking.reset();
+  out.clear();
+  REQUIRE(fx.send(wire::Command::SetInfo, set_size_body(big, kEndOfFile, 0), out) == FrameResult::Ok);
+  CHECK(response_header(out).status == 0);
+  CHECK(fx.size_of("big") == 0);
+}
