@@ -8,13 +8,15 @@ connection of that worker waited. With one worker, connection A
   1. closes a large file opened with FILE_DELETE_ON_CLOSE,
   2. sets the end of file of another large file to 0 (SET_INFO
      FileEndOfFileInformation),
+  3. overwrites a third one (CREATE FILE_OVERWRITE_IF),
 and right behind each, connection B sends an ECHO. Each request must
-succeed (the file gone, the other one empty), and B's ECHO must be
+succeed (the file gone, the others empty, the CREATE's response saying
+EndOfFile 0), and B's ECHO must be
 answered well before the time the kernel takes to free such a file here,
 measured first on a file of the same size in the same directory (when that
 is under 30 ms, nothing is slow enough to compare, and the test says so).
 
-usage: free_off_worker.py PORT SHARE DIR NAME_DELETED NAME_SHRUNK
+usage: free_off_worker.py PORT SHARE DIR NAME_DELETED NAME_SHRUNK NAME_OVERWRITTEN
 """
 import os
 import struct
@@ -75,7 +77,7 @@ def echo_behind(a, b, frame):
 
 
 def main():
-    directory, deleted, shrunk = sys.argv[3], sys.argv[4], sys.argv[5]
+    directory, deleted, shrunk, overwritten = sys.argv[3:7]
     size = os.path.getsize(os.path.join(directory, deleted))
     baseline = local_free_ms(directory, size)
     print(f"    freeing {size >> 20} MiB takes {baseline:.1f} ms here")
@@ -100,12 +102,25 @@ def main():
     check("the file is empty", os.path.getsize(os.path.join(directory, shrunk)) == 0)
     check("CLOSE", a.close_fid(created.fid) == OK)
 
-    print(f"    ECHO answered {close_ms:.1f} ms after the CLOSE, {shrink_ms:.1f} ms after the SET_INFO")
+    n = overwritten.encode("utf-16-le")
+    body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0, 0x0012019F, 0, 7, 5, 0, 64 + 56, len(n), 0, 0) + n
+    overwrite_ms, r = echo_behind(a, b, a.header(CREATE) + body)
+    ok = r is not None and status_of(r) == OK
+    check("CREATE FILE_OVERWRITE_IF succeeds", ok, hex(status_of(r)) if r else "no answer")
+    if ok:
+        check("its response says EndOfFile 0", struct.unpack_from("<Q", r, 64 + 48)[0] == 0)
+        check("the file is empty", os.path.getsize(os.path.join(directory, overwritten)) == 0)
+        check("CLOSE", a.close_fid(r[64 + 64:64 + 80]) == OK)
+
+    print(f"    ECHO answered {close_ms:.1f} ms after the CLOSE, {shrink_ms:.1f} ms after the SET_INFO, "
+          f"{overwrite_ms:.1f} ms after the CREATE")
     if baseline >= 30:
         check("the ECHO did not wait for the close to free the blocks", close_ms < baseline / 2,
               f"{close_ms:.1f} ms vs {baseline:.1f} ms")
         check("the ECHO did not wait for the truncation", shrink_ms < baseline / 2,
               f"{shrink_ms:.1f} ms vs {baseline:.1f} ms")
+        check("the ECHO did not wait for the overwrite", overwrite_ms < baseline / 2,
+              f"{overwrite_ms:.1f} ms vs {baseline:.1f} ms")
     else:
         print("    (freeing takes under 30 ms here: too fast to compare the ECHO with)")
     sys.exit(1 if rawsmb.results["fail"] else 0)

@@ -2,8 +2,8 @@
 # FLUSH's fsync runs on the blocking pool, not on the worker (issue 14):
 # with one worker, another connection's ECHO is answered while a FLUSH of
 # much dirty data is still syncing (flush_off_worker.py), and while a large
-# file's blocks are freed by its delete-on-close or a SET_INFO that shrinks
-# it (free_off_worker.py). Large WRITEs' pwrite
+# file's blocks are freed by its delete-on-close, a SET_INFO that shrinks
+# it or a CREATE that overwrites it (free_off_worker.py). Large WRITEs' pwrite
 # runs there too, and what follows them on their connection still sees
 # their data (async_write_order.py). Then smbclient's own traffic still
 # works on the same server.
@@ -27,12 +27,12 @@ check "pipelined requests after large WRITEs see their data" \
 # Large files, written to disk (the blocks of unwritten data free at once).
 big_mib=100
 [ -n "${RINGSMB_QUICK:-}" ] && big_mib=32
-for f in doomed shrunk; do
+for f in doomed shrunk overwritten; do
   dd if=/dev/zero of="$T/share/$f" bs=1M count="$big_mib" conv=fsync status=none
   chmod 666 "$T/share/$f"
 done
 check "freeing a large file's blocks off the worker" \
-  python3 "$RINGSMB_SOURCE_DIR/tests/integration/free_off_worker.py" "$PORT" share "$T/share" doomed shrunk
+  python3 "$RINGSMB_SOURCE_DIR/tests/integration/free_off_worker.py" "$PORT" share "$T/share" doomed shrunk overwritten
 grep -E "takes|ECHO answered|too fast" "$T/check.out" || true
 check "the server still serves" smb "%" share "ls" -N
 rm -f "$T/share/dirty"

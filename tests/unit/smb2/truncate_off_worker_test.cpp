@@ -3,6 +3,7 @@
 // (smb2/set_info.cpp, issue 14): the SET_INFO answers when it is done, and
 // the connection's later requests wait for it (FrameResult::Hold), so they
 // see the new size. A small file's, or one in a compound, stays inline.
+// The same for a CREATE that overwrites a large file (smb2/create.cpp).
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include "common/blocking_pool.hpp"
 #include "fixture.hpp"
 #include "smb2/processor.hpp"
+#include "vfs/file_info.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;
@@ -131,4 +133,49 @@ TEST_CASE("truncate off the worker: a small file, a small shrink, and no pool st
   REQUIRE(fx.send(wire::Command::SetInfo, set_size_body(big, kEndOfFile, 0), out) == FrameResult::Ok);
   CHECK(response_header(out).status == 0);
   CHECK(fx.size_of("big") == 0);
+}
+
+TEST_CASE("truncate off the worker: a CREATE overwriting a large file answers when it is emptied",
+          "[smb2][async][create]") {
+  TruncateFixture fx;
+  fx.large_file("big");  // another open of the file, sharing everything, stays
+  struct stat before;
+  REQUIRE(stat((fx.dir() / "big").c_str(), &before) == 0);
+  Bytes out;
+  REQUIRE(fx.send(wire::Command::Create, create_body("big", kOverwriteIf), out) == FrameResult::Ok);
+  CHECK(out.empty());  // the interim is held back
+  CHECK(fx.conn.writes_in_flight == 1);
+  CHECK(fx.conn.opens.size() == 2);  // registered: its share modes hold
+  CHECK(fx.send(wire::Command::Echo, {4, 0, 0, 0}, out) == FrameResult::Hold);
+  Bytes done = fx.finish();
+  wire::Header h = response_header(done);
+  CHECK(h.command == wire::Command::Create);
+  CHECK(h.status == 0);
+  CHECK_FALSE(h.is_async());
+  const uint8_t* body = done.data() + 4 + wire::kHeaderSize;
+  CHECK(load_le16(body) == 89);
+  CHECK(load_le32(body + 4) == 3);  // FILE_OVERWRITTEN
+  CHECK(load_le64(body + 40) == 0);  // AllocationSize
+  CHECK(load_le64(body + 48) == 0);  // EndOfFile
+  struct stat after;
+  REQUIRE(stat((fx.dir() / "big").c_str(), &after) == 0);
+  CHECK(after.st_size == 0);
+  CHECK(after.st_ino == before.st_ino);
+  CHECK(load_le64(body + 24) == vfs::stat_fd(fx.conn.opens.begin()->second->fd.get())->last_write_time);
+  CHECK(fx.conn.writes_in_flight == 0);
+  FileId id{load_le64(body + 64), load_le64(body + 72)};
+  REQUIRE(fx.conn.opens.count(id.volatile_id));
+  CHECK_FALSE(fx.conn.opens.at(id.volatile_id)->large);
+  REQUIRE(fx.send(wire::Command::Read, read_body(id, 0, 100), out) == FrameResult::Ok);
+  CHECK(response_header(out).status == uint32_t(NtStatus::EndOfFile));
+}
+
+TEST_CASE("truncate off the worker: a CREATE overwriting a small file stays inline", "[smb2][async][create]") {
+  TruncateFixture fx;
+  fx.write_file("small", std::string(5000, 'x'));
+  Bytes out;
+  REQUIRE(fx.send(wire::Command::Create, create_body("small", kOverwriteIf), out) == FrameResult::Ok);
+  CHECK(response_header(out).status == 0);
+  CHECK(fx.conn.writes_in_flight == 0);
+  CHECK(fx.size_of("small") == 0);
 }
