@@ -287,8 +287,9 @@ def fmt(v):
     return f"{v:.3g}"
 
 
-def table(res):
-    lines = ["| test | metric | ringsmbd | Samba | ringsmbd/Samba | local (this machine's limit) |",
+def table(res, names=("ringsmbd", "Samba")):
+    ratio_head = "ringsmbd/Samba" if names == ("ringsmbd", "Samba") else "A/B"
+    lines = [f"| test | metric | {names[0]} | {names[1]} | {ratio_head} | local (this machine's limit) |",
              "|---|---|---:|---:|---:|---:|"]
     for test in res.order:
         for key, label, _ in METRICS[test.split()[0]]:
