@@ -86,6 +86,34 @@ def wait_for_signal():
         pass
 
 
+class PerfRecord:
+    """with PerfRecord(pid, out): the process pid (its threads, and threads
+    and children it starts meanwhile) sampled by perf's cpu-clock (this VM
+    has no PMU) at `freq` Hz with call graphs, into `out`."""
+
+    def __init__(self, pid, out, call_graph="dwarf,16384", freq=2000):
+        self.cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(freq), "--call-graph", call_graph,
+                    "-p", str(pid), "-o", out]
+        self.log = out + ".log"
+
+    def __enter__(self):
+        with open(self.log, "w") as log:
+            self.p = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT)
+        time.sleep(1)  # perf attaches to every thread before the run starts
+        if self.p.poll() is not None:
+            raise RuntimeError(f"perf record exited at start (see {self.log})")
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+        self.p.send_signal(signal.SIGINT)
+        try:
+            self.p.wait(120)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
 def sync():
     """Flush dirty pages between runs so one run's writeback does not bill the next."""
     os.sync()
@@ -287,8 +315,9 @@ def fmt(v):
     return f"{v:.3g}"
 
 
-def table(res):
-    lines = ["| test | metric | ringsmbd | Samba | ringsmbd/Samba | local (this machine's limit) |",
+def table(res, names=("ringsmbd", "Samba")):
+    ratio_head = "ringsmbd/Samba" if names == ("ringsmbd", "Samba") else "A/B"
+    lines = [f"| test | metric | {names[0]} | {names[1]} | {ratio_head} | local (this machine's limit) |",
              "|---|---|---:|---:|---:|---:|"]
     for test in res.order:
         for key, label, _ in METRICS[test.split()[0]]:

@@ -76,6 +76,7 @@ class EpollReactor final : public Reactor {
 
   ReactorHandler& handler_;
   ReactorOptions opts_;
+  BusyPoll busy_poll_{opts_.busy_poll_us};
   int ep_ = -1;
   int wake_fd_ = -1;
   std::vector<uint8_t> buf_;
@@ -266,9 +267,10 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
   while (!stop.load(std::memory_order_relaxed)) {
     flush_completions();
     int n = 0;
-    // After work, look for more before sleeping, if configured.
-    busy_poll(last_n > 0 ? opts_.busy_poll_us : 0, [&] { return (n = epoll_wait(ep_, events, 64, 0)) > 0; });
-    if (n <= 0) n = epoll_wait(ep_, events, 64, wait_timeout_ms());
+    // After work, look for more before sleeping, while that pays.
+    if (last_n <= 0 || !busy_poll_.poll([&] { return (n = epoll_wait(ep_, events, 64, 0)) > 0; }))
+      n = epoll_wait(ep_, events, 64, wait_timeout_ms());
+    if (last_n > 0) busy_poll_.work_found();  // a timeout (n == 0) is a long gap
     last_n = n;
     for (int i = 0; i < n; ++i) {
       uint64_t ud = events[i].data.u64;

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -101,24 +102,55 @@ struct ReactorOptions {
   unsigned recv_buffer_count = 128;     // power of two
   unsigned recv_buffer_size = 16384;
   // "worker busy poll": after handling completions, look for more for up
-  // to this many microseconds before sleeping (0: sleep at once). Saves the
-  // worker's wake-up from a halted vCPU when requests follow each other
-  // closely, at the price of the CPU the polling burns.
+  // to this many microseconds before sleeping, while such looks have been
+  // finding work (BusyPoll; 0: sleep at once). Saves the worker's wake-up
+  // from a halted vCPU when requests follow each other closely.
   unsigned busy_poll_us = 0;
 };
 
-// Repeats `look` (a non-blocking look for work: true when it found some)
-// for up to `us` microseconds; what the last look said. The reactors call
-// it after handling work, before they sleep (ReactorOptions::busy_poll_us).
-template <class Look>
-bool busy_poll(unsigned us, Look look) {
-  if (us == 0) return false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
-  do {
-    if (look()) return true;
-  } while (std::chrono::steady_clock::now() < deadline);
-  return false;
-}
+// Polling before a sleep, only while it pays (ReactorOptions::busy_poll_us).
+// A poll pays when the next work comes within the window: the worker is
+// still running and nobody has to wake it. When the gaps are longer (one
+// client that thinks between requests) it only burns CPU and sleeps
+// anyway. So each gap between running out of work and finding more is
+// recorded, and the worker polls only while at least half of the last
+// eight gaps were within the window: many connections on a worker poll,
+// one client or an idle server does not. The gaps are measured while not
+// polling too (two clock reads per sleep), so polling starts again when
+// requests come closely again.
+class BusyPoll {
+ public:
+  explicit BusyPoll(unsigned max_us) : window_(std::chrono::microseconds(max_us)) {}
+
+  // Before sleeping: repeats `look` (a non-blocking look for work, true
+  // when it found some) for up to the window if polling pays now; what
+  // the last look said. Starts the gap.
+  template <class Look>
+  bool poll(Look look) {
+    if (window_.count() == 0) return false;
+    idle_since_ = std::chrono::steady_clock::now();
+    if (!polling()) return false;
+    const auto deadline = idle_since_ + window_;
+    do {
+      if (look()) return true;
+    } while (std::chrono::steady_clock::now() < deadline);
+    return false;
+  }
+
+  // Work came (by a look or after the sleep): ends the gap poll() started.
+  void work_found() {
+    if (window_.count() == 0) return;
+    bool short_gap = std::chrono::steady_clock::now() - idle_since_ <= window_;
+    recent_ = uint8_t((recent_ << 1) | (short_gap ? 1 : 0));
+  }
+
+  bool polling() const { return std::popcount(recent_) >= 4; }
+
+ private:
+  std::chrono::steady_clock::duration window_;
+  std::chrono::steady_clock::time_point idle_since_{};
+  uint8_t recent_ = 0;  // the last eight gaps, newest lowest: 1 = within the window
+};
 
 // nullptr (with `why` set) when io_uring cannot be used here.
 std::unique_ptr<Reactor> make_uring_reactor(ReactorHandler& handler, const ReactorOptions& opts,

@@ -71,6 +71,7 @@ class UringReactor final : public Reactor {
 
   ReactorHandler& handler_;
   ReactorOptions opts_;
+  BusyPoll busy_poll_{opts_.busy_poll_us};
   io_uring ring_{};
   bool ring_ok_ = false;
   bool disabled_ = true;  // created with IORING_SETUP_R_DISABLED
@@ -407,19 +408,18 @@ void UringReactor::run(const std::atomic<bool>& stop) {
     // Work was just handled (or this is the start): look for more before
     // sleeping, if configured. A look submits what is queued and runs the
     // deferred completions; nobody has to wake a thread that is not asleep.
-    bool found = busy_poll(opts_.busy_poll_us, [&] {
+    bool found = busy_poll_.poll([&] {
       int rc = io_uring_submit_and_get_events(&ring_);
       return (rc >= 0 || rc == -EINTR || rc == -EBUSY) && io_uring_cq_ready(&ring_) > 0;
     });
-    if (found) {
-      handle_batch();
-      continue;
+    if (!found) {
+      int rc = io_uring_submit_and_wait(&ring_, 1);
+      if (rc < 0 && rc != -EINTR && rc != -EBUSY) {
+        LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));
+        return;
+      }
     }
-    int rc = io_uring_submit_and_wait(&ring_, 1);
-    if (rc < 0 && rc != -EINTR && rc != -EBUSY) {
-      LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));
-      return;
-    }
+    busy_poll_.work_found();
     handle_batch();
   }
 }

@@ -71,6 +71,10 @@ struct FileSegment {
   uint64_t offset = 0;     // in the file
   uint32_t length = 0;
   state::OpenCharge charge;  // the dup counts against the descriptor budget until the segment is gone
+  // The data as read when a later request of the connection could have
+  // changed it (transport::copy_file_data); then it goes out from here, not
+  // by sendfile. Empty otherwise.
+  Bytes copy;
 };
 
 // The transport's framing of one message on the wire (MS-SMB2 2.1: a

@@ -544,6 +544,18 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
 
 }  // namespace
 
+bool may_change_file_data(ByteSpan frame) {
+  if (frame.size() < wire::kHeaderSize || load_le32(frame.data()) != wire::kProtocolIdSmb2) return true;
+  if (load_le32(frame.data() + wire::hdr::NextCommand) != 0) return true;
+  switch (wire::Command(load_le16(frame.data() + wire::hdr::Command))) {
+    case wire::Command::Write:
+    case wire::Command::SetInfo:
+    case wire::Command::Create:
+    case wire::Command::Ioctl: return true;
+    default: return false;
+  }
+}
+
 FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {
   if (frame.size() < 4) return FrameResult::Drop;
   // Behind this connection's large WRITEs (smb2/async_write.hpp); an

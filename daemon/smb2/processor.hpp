@@ -21,6 +21,13 @@ enum class FrameResult { Ok, Drop, Hold };
 // connection.
 FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out);
 
+// Whether FRAME may change file data that an earlier READ of the
+// connection left in the file for the transport to send (FileSegment):
+// a WRITE, SET_INFO, CREATE (overwrite) or IOCTL, any compound, and any
+// frame this cannot see into (encrypted, compressed). Read from the
+// header only: a READ or CLOSE behind pipelined READs costs nothing.
+bool may_change_file_data(ByteSpan frame);
+
 // Runs again the chain of waiting CREATE `async_id` (its breaks ended), or
 // answers it STATUS_CANCELLED (CANCEL, TREE_DISCONNECT, LOGOFF); the
 // response joins conn.async.ready.

@@ -2,6 +2,7 @@
 
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -29,7 +30,10 @@ void SendQueue::append(Bytes& bytes, std::vector<smb2::FileSegment>& files) {
     spares_.pop_back();
   }
   queued_ += c.bytes.size();
-  for (const auto& f : c.files) queued_ += f.length;
+  for (const auto& f : c.files) {
+    queued_ += f.length;
+    if (f.copy.empty()) ++file_segments_;
+  }
   if (!c.done()) chunks_.push_back(std::move(c));
 }
 
@@ -39,7 +43,10 @@ SendQueue::Piece SendQueue::front() const {
   if (c.at_file()) {
     const smb2::FileSegment& f = c.files[c.next_file];
     uint64_t left = f.length - c.file_sent;
-    if (c.file_short) {
+    if (!f.copy.empty()) {
+      p.data = f.copy.data() + c.file_sent;
+      p.size = size_t(left);
+    } else if (c.file_short) {
       p.data = kZeros;
       p.size = size_t(std::min<uint64_t>(left, kZeroBytes));
     } else {
@@ -65,7 +72,9 @@ void SendQueue::advance(size_t n) {
     smb2::FileSegment& f = c.files[c.next_file];
     c.file_sent += n;
     if (c.file_sent >= f.length) {
+      if (f.copy.empty()) --file_segments_;
       f.fd.reset();  // sent: the file need not stay open until the whole chunk is
+      Bytes().swap(f.copy);
       ++c.next_file;
       c.file_sent = 0;
       c.file_short = false;
@@ -77,6 +86,42 @@ void SendQueue::advance(size_t n) {
 }
 
 void SendQueue::file_ended() { chunks_.front().file_short = true; }
+
+namespace {
+
+// The whole segment (the part already sent is read again: simpler, and
+// only the front segment has one). Zeros past the end of a file that
+// shrank, and after an error (sendfile would have met it too).
+void read_segment(smb2::FileSegment& f, bool file_short) {
+  f.copy.resize(f.length);
+  size_t got = 0;
+  while (got < f.length && !file_short) {
+    ssize_t n = pread(f.fd.get(), f.copy.data() + got, f.length - got, off_t(f.offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  f.fd.reset();
+  f.charge = {};
+}
+
+}  // namespace
+
+void SendQueue::copy_file_data() {
+  for (Chunk& c : chunks_) {
+    for (size_t i = c.next_file; i < c.files.size(); ++i) {
+      if (!c.files[i].copy.empty()) continue;
+      // Once a shrunken file's segment sent zeros, the rest stays zeros.
+      read_segment(c.files[i], i == c.next_file && c.file_short);
+      --file_segments_;
+    }
+  }
+}
+
+void copy_file_data(std::vector<smb2::FileSegment>& files) {
+  for (smb2::FileSegment& f : files)
+    if (f.copy.empty() && f.length) read_segment(f, false);
+}
 
 void SendQueue::pop_done() {
   while (!chunks_.empty() && chunks_.front().done()) {

@@ -42,6 +42,12 @@ class SendQueue {
   // DataLength was sent): the rest of the segment goes out as zeros, so the
   // framing stays right.
   void file_ended();
+  // Reads into memory the file data not yet sent (copy_file_data), so a
+  // request that may change the files runs after the READs before it have
+  // their data. The front's memory is not moved: the reactor may be
+  // sending it.
+  void copy_file_data();
+  bool has_file_data() const { return file_segments_ != 0; }
 
  private:
   struct Chunk {
@@ -58,11 +64,20 @@ class SendQueue {
 
   std::deque<Chunk> chunks_;
   size_t queued_ = 0;
+  size_t file_segments_ = 0;  // not fully sent and not copied
   // Sent chunks' buffers, handed back by append(): with the worker's
   // pending buffer, two buffers take turns, as pending and in-flight did.
   static constexpr size_t kMaxSpares = 1;
   std::vector<Bytes> spares_;
 };
+
+// Reads the data of each segment of FILES into its `copy` (the rest of the
+// segment beyond the file's end stays zeros, as a sendfile of a file that
+// shrank would send) and releases its descriptor. Unsigned READ data goes
+// out by sendfile after the whole batch of requests it came in (and later,
+// when the socket is full); a WRITE or truncation behind it in the same
+// connection must not change what the READ returns.
+void copy_file_data(std::vector<smb2::FileSegment>& files);
 
 enum class SendResult { Done, WouldBlock, Failed };
 

@@ -254,6 +254,13 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
 FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
   c.last_frame_large = frame.size() >= kRecvInPlaceMin;
   if (held(c) || c.waits_for_writes) return hold_request(c, frame);
+  // READ data still to go out by sendfile is the file as it is when it is
+  // sent: a request after the READ that may change it waits until the
+  // data is read into memory (rare: pipelined large READs and a WRITE).
+  if ((c.out.has_file_data() || !c.state.out_files.empty()) && smb2::may_change_file_data(frame)) {
+    c.out.copy_file_data();
+    copy_file_data(c.state.out_files);
+  }
   smb2::FrameResult fr;
   try {
     fr = smb2::process_frame(c.state, ctx_, frame, c.pending);

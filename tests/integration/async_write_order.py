@@ -5,7 +5,8 @@ client sends after them on the same connection still sees their data.
 Pipelined requests, all sent before any answer is read: four 1 MiB
 WRITEs, READs inside each, a SET_INFO FileEndOfFileInformation that cuts
 the file inside the last WRITE, a READ across the new end, a small WRITE
-over the start of the second MiB, a FLUSH, a READ of that spot, a CLOSE. Every
+over the start of the second MiB (the READs before them large enough, in
+part, for their data to go out by sendfile), a FLUSH, a READ of that spot, a CLOSE. Every
 request must succeed, each READ must return what the requests before it
 left (as if they ran one after the other), and the file on disk must be
 that too.
@@ -63,13 +64,16 @@ def main():
     for i, d in enumerate(chunks):
         write(f"WRITE {i} (1 MiB)", i * MIB, d)
     content = b"".join(chunks)
-    # READs under 64 KiB: their data is copied when they run. (A larger one
+    # READs under 64 KiB have their data copied when they run; a larger one
     # on an unsigned session leaves its data in the file for sendfile when
-    # the reply goes out, after the whole batch: it would show what the
-    # SET_INFO and WRITE below left.)
-    n = 60000
-    for at in (0, MIB - n // 2, 2 * MIB + 12345, 4 * MIB - n):
+    # the reply goes out, after the whole batch: the SET_INFO and WRITE
+    # behind it must not change what it returns (the transport reads the
+    # data into memory before they run). Both kinds, in turn.
+    # The large ones cover the spots the small WRITE and the SET_INFO change.
+    for i, at in enumerate((0, MIB - 100000, 2 * MIB + 12345, 3 * MIB - 100000)):
+        n = 200000 if i % 2 else 60000
         read(f"READ of {n} bytes at {at}", at, n, content[at:at + n])
+    n = 60000
     eof = 3 * MIB + 10
     add("SET_INFO end of file inside the last WRITE", SET_INFO,
         struct.pack("<HBBIHHI", 33, 1, 20, 8, 64 + 32, 0, 0) + fid + struct.pack("<Q", eof))

@@ -535,3 +535,20 @@ TEST_CASE("a TREE_DISCONNECT is counted on the share it ended", "[smb2][processo
   CHECK(fx.session->trees.empty());
   CHECK(m.shares.find("share")->responses[uint16_t(Command::TreeDisconnect)][0] == 1);
 }
+
+TEST_CASE("what may change a file that a READ left for sendfile is seen from the header", "[smb2][processor][sendfile]") {
+  auto one = [](Command cmd) { return chain({{cmd, Bytes(8)}}, 5); };
+  CHECK(may_change_file_data(one(Command::Write)));
+  CHECK(may_change_file_data(one(Command::SetInfo)));
+  CHECK(may_change_file_data(one(Command::Create)));
+  CHECK(may_change_file_data(one(Command::Ioctl)));
+  CHECK_FALSE(may_change_file_data(one(Command::Read)));
+  CHECK_FALSE(may_change_file_data(one(Command::Close)));
+  CHECK_FALSE(may_change_file_data(one(Command::Echo)));
+  // A compound may hold anything; so may what cannot be read.
+  CHECK(may_change_file_data(chain({{Command::Read, Bytes(8)}, {Command::Close, Bytes(8)}}, 5)));
+  Bytes transform = one(Command::Read);
+  transform[0] = 0xFD;
+  CHECK(may_change_file_data(transform));
+  CHECK(may_change_file_data(Bytes(10)));
+}

@@ -229,3 +229,57 @@ TEST_CASE("the queue counts the bytes it still has to send, file data included",
   CHECK(q.queued_bytes() == 0);
   CHECK(q.empty());
 }
+
+TEST_CASE("file data copied before the file changes goes out as it was when the READ ran", "[transport]") {
+  Bytes data = pattern(300000, 3);
+  state::UniqueFd file = temp_file(data);
+  SendQueue q;
+  Bytes first = text("12");
+  std::vector<smb2::FileSegment> files;
+  files.push_back(segment(1, file, 0, 200000));
+  q.append(first, files);
+  CHECK(q.has_file_data());
+  q.advance(1);
+  q.advance(5000);  // part of the first segment went out by sendfile already
+  Bytes second = text("34");
+  files.push_back(segment(1, file, 100000, 200000));
+  // Still in the output buffer (not queued): the free function copies it.
+  transport::copy_file_data(files);
+  CHECK_FALSE(files[0].fd);
+  q.append(second, files);
+  q.copy_file_data();
+  CHECK_FALSE(q.has_file_data());
+
+  // What a later WRITE and truncation would do.
+  Bytes other = pattern(300000, 9);
+  REQUIRE(pwrite(file.get(), other.data(), other.size(), 0) == ssize_t(other.size()));
+  REQUIRE(ftruncate(file.get(), 1000) == 0);
+
+  SendQueue::Piece p = q.front();
+  CHECK(p.kind == Kind::Memory);
+  SocketPair sp;
+  int would_blocks = 0;
+  Bytes got = send_all(q, sp, would_blocks);
+  Bytes expected = concat({ByteSpan(data).subspan(5000, 195000), text("2"), text("3"),
+                           ByteSpan(data).subspan(100000, 200000), text("4")});
+  REQUIRE(got.size() == expected.size());
+  CHECK(got == expected);
+}
+
+TEST_CASE("a copied segment of a file that had shrunk keeps its zeros", "[transport]") {
+  Bytes data = pattern(1000, 4);
+  state::UniqueFd file = temp_file(data);
+  SendQueue q;
+  Bytes buf = text("AB");
+  std::vector<smb2::FileSegment> files;
+  files.push_back(segment(1, file, 500, 3000));  // 500 bytes left in the file
+  q.append(buf, files);
+  q.copy_file_data();
+  Bytes other = pattern(4000, 5);
+  REQUIRE(pwrite(file.get(), other.data(), other.size(), 0) == ssize_t(other.size()));
+  SocketPair sp;
+  int would_blocks = 0;
+  Bytes got = send_all(q, sp, would_blocks);
+  Bytes expected = concat({text("A"), ByteSpan(data).subspan(500), Bytes(2500, 0), text("B")});
+  CHECK(got == expected);
+}
