@@ -659,15 +659,18 @@ NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest
 // The overwrite of a large file off the worker (issue 14): its ftruncate
 // frees the blocks, ~87 ms for 100 MiB on ext4 with discard. A CREATE alone
 // in its frame (not run again after a break, without an AllocationSize)
-// that overwrites a file of kLargeFileBytes or more does all the rest on
-// the worker: the open is granted and registered (its share modes hold
+// that overwrites a file of kLargeFileBytes or more, and is granted no
+// oplock or lease, does all the rest on the worker: the open is granted and registered (its share modes hold
 // from now on), the response is built with EndOfFile 0. Then it goes
 // async: the ftruncate runs on the connection's write lane, whose
 // completion puts the times the truncation gave into the response, breaks
 // the directory's leases and answers (the interim is held back 5 ms, as
 // for FLUSH). Until then the connection's later requests are held, as
 // behind a large WRITE (smb2/async_write.hpp); other connections see the
-// file being emptied, as while any CREATE runs.
+// file being emptied, as while any CREATE runs. No oplock or lease: a
+// break of it (another client's CREATE meanwhile) would reach the client
+// before the response that tells it the FileId; lifting that needs the
+// breaks of the open held until its CREATE is answered.
 constexpr int64_t kOverwriteInterimDelayMs = 5;
 constexpr size_t kResponseWriteTime = 24, kResponseChangeTime = 32;  // in the CREATE response body (2.2.14)
 
@@ -728,9 +731,11 @@ NtStatus overwrite_on_pool(Request& req, ByteWriter& w, std::unique_ptr<state::O
   NtStatus st;
   int fd = start_pool_wait(req, *open, WaitKind::Write, kOverwriteInterimDelayMs, st);
   if (fd < 0) {
-    if (ftruncate(open->fd.get(), 0) != 0) {
+    if (ftruncate(open->fd.get(), 0) != 0) {  // the open is refused after all
       NtStatus failed = nt_status_from_errno(errno);
-      release(req, open->node, open.get());
+      uint64_t volatile_id = open->volatile_id;
+      conn.opens.emplace(volatile_id, std::move(open));
+      close_open(conn, server, volatile_id);
       return failed;
     }
     put_truncated_times(body, open->fd.get());
@@ -837,7 +842,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     undo_create(req, t, o, stream_key);  // the open is refused after all
     return outcome.status;
   }
-  const bool truncate_on_pool = o.truncate && stream_key.empty() && overwrite_goes_async(req, c, o);
+  const bool truncate_on_pool = o.truncate && stream_key.empty() &&
+                                outcome.grant.oplock_level == state::kOplockNone && overwrite_goes_async(req, c, o);
   if (o.truncate) {
     auto truncated = truncate_on_pool       ? prepare_pool_truncate(o, req.tree->streams)
                      : stream_key.empty() ? truncate_opened(o, req.tree->streams)

@@ -179,3 +179,21 @@ TEST_CASE("truncate off the worker: a CREATE overwriting a small file stays inli
   CHECK(fx.conn.writes_in_flight == 0);
   CHECK(fx.size_of("small") == 0);
 }
+
+TEST_CASE("truncate off the worker: a CREATE granted an oplock empties the file inline", "[smb2][async][create]") {
+  // A break of the oplock could otherwise reach the client before the
+  // response with the FileId.
+  TruncateFixture fx;
+  int fd = ::open((fx.dir() / "big").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(fallocate(fd, 0, 0, off_t(2 * state::kLargeFileBytes)) == 0);
+  ::close(fd);
+  Bytes out;
+  REQUIRE(fx.send(wire::Command::Create, create_body("big", kOverwriteIf, state::kOplockBatch), out) ==
+          FrameResult::Ok);
+  wire::Header h = response_header(out);
+  CHECK(h.status == 0);
+  CHECK(out[4 + wire::kHeaderSize + 2] == state::kOplockBatch);
+  CHECK(fx.conn.writes_in_flight == 0);
+  CHECK(fx.size_of("big") == 0);
+}
