@@ -13,9 +13,7 @@
 #include <chrono>
 #include <thread>
 
-#include "common/blocking_pool.hpp"
-#include "fixture.hpp"
-#include "smb2/processor.hpp"
+#include "pool_fixture.hpp"
 #include "vfs/file_info.hpp"
 
 using namespace ringsmb;
@@ -41,21 +39,9 @@ Bytes set_size_body(FileId id, uint8_t cls, uint64_t size) {
   return body.b;
 }
 
-struct TruncateFixture : Smb2Fixture {
-  QueuedPoster poster;
+struct TruncateFixture : PoolFixture {
   uint64_t mid = 1;
-  TruncateFixture() {
-    server.poster = &poster;
-    server.blocking = std::make_unique<BlockingPool>(1);
-    conn.address = {0, 9};
-    Bytes out;  // credits for the requests below
-    REQUIRE(process_frame(conn, server, request_frame(wire::Command::Echo, {4, 0, 0, 0}, 0, 1, 64), out) ==
-            FrameResult::Ok);
-  }
-  ~TruncateFixture() {
-    server.blocking.reset();  // its jobs finish first: they post through `poster`
-    server.poster = nullptr;
-  }
+  TruncateFixture() : PoolFixture(1, 9, 64) {}
   FrameResult send(wire::Command cmd, const Bytes& body, Bytes& out) {
     FrameResult r = process_frame(conn, server, request_frame(cmd, body, mid, 1), out);
     if (r != FrameResult::Hold) ++mid;
