@@ -659,18 +659,19 @@ NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest
 // The overwrite of a large file off the worker (issue 14): its ftruncate
 // frees the blocks, ~87 ms for 100 MiB on ext4 with discard. A CREATE alone
 // in its frame (not run again after a break, without an AllocationSize)
-// that overwrites a file of kLargeFileBytes or more, and is granted no
-// oplock or lease, does all the rest on the worker: the open is granted and registered (its share modes hold
+// that overwrites a file of kLargeFileBytes or more does all the rest on
+// the worker: the open is granted and registered (its share modes hold
 // from now on), the response is built with EndOfFile 0. Then it goes
 // async: the ftruncate runs on the connection's write lane, whose
 // completion puts the times the truncation gave into the response, breaks
 // the directory's leases and answers (the interim is held back 5 ms, as
 // for FLUSH). Until then the connection's later requests are held, as
 // behind a large WRITE (smb2/async_write.hpp); other connections see the
-// file being emptied, as while any CREATE runs. No oplock or lease: a
-// break of it (another client's CREATE meanwhile) would reach the client
-// before the response that tells it the FileId; lifting that needs the
-// breaks of the open held until its CREATE is answered.
+// file being emptied, as while any CREATE runs. A break of the oplock or
+// lease it was granted (another client's CREATE meanwhile) waits for its
+// response (ConnState::held_breaks): the client must know the FileId
+// first. (A lease break goes to the client's oldest connection: when that
+// is another one, it is not held.)
 constexpr int64_t kOverwriteInterimDelayMs = 5;
 constexpr size_t kResponseWriteTime = 24, kResponseChangeTime = 32;  // in the CREATE response body (2.2.14)
 
@@ -703,10 +704,12 @@ void put_truncated_times(Bytes& body, int fd) {
 void finish_overwrite(ConnState& conn, ServerContext& server, uint64_t async_id, uint64_t volatile_id,
                       NtStatus status, const Bytes& body) {
   --conn.writes_in_flight;
+  --conn.overwrites_in_flight;
   auto it = conn.opens.find(volatile_id);
   if (status != NtStatus::Success) {  // the open is refused after all
     if (it != conn.opens.end()) close_open(conn, server, volatile_id);
     complete(conn, async_id, status);
+    if (!conn.overwrites_in_flight) release_held_breaks(conn);
     return;
   }
   if (it != conn.opens.end()) {
@@ -720,6 +723,7 @@ void finish_overwrite(ConnState& conn, ServerContext& server, uint64_t async_id,
     }
   }
   complete(conn, async_id, status, body);
+  if (!conn.overwrites_in_flight) release_held_breaks(conn);  // after the response
 }
 
 // Registers OPEN and starts its file's ftruncate on the pool; BODY is the
@@ -759,6 +763,7 @@ NtStatus overwrite_on_pool(Request& req, ByteWriter& w, std::unique_ptr<state::O
     });
   });
   ++conn.writes_in_flight;  // answered through this thread's posted tasks: never before this
+  ++conn.overwrites_in_flight;
   return NtStatus::Pending;
 }
 
@@ -842,8 +847,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     undo_create(req, t, o, stream_key);  // the open is refused after all
     return outcome.status;
   }
-  const bool truncate_on_pool = o.truncate && stream_key.empty() &&
-                                outcome.grant.oplock_level == state::kOplockNone && overwrite_goes_async(req, c, o);
+  const bool truncate_on_pool = o.truncate && stream_key.empty() && overwrite_goes_async(req, c, o);
   if (o.truncate) {
     auto truncated = truncate_on_pool       ? prepare_pool_truncate(o, req.tree->streams)
                      : stream_key.empty() ? truncate_opened(o, req.tree->streams)

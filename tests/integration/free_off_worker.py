@@ -8,7 +8,7 @@ connection of that worker waited. With one worker, connection A
   1. closes a large file opened with FILE_DELETE_ON_CLOSE,
   2. sets the end of file of another large file to 0 (SET_INFO
      FileEndOfFileInformation),
-  3. overwrites a third one (CREATE FILE_OVERWRITE_IF),
+  3. overwrites a third one (CREATE FILE_OVERWRITE_IF with a batch oplock),
 and right behind each, connection B sends an ECHO. Each request must
 succeed (the file gone, the others empty, the CREATE's response saying
 EndOfFile 0), and B's ECHO must be
@@ -103,12 +103,13 @@ def main():
     check("CLOSE", a.close_fid(created.fid) == OK)
 
     n = overwritten.encode("utf-16-le")
-    body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0, 0x0012019F, 0, 7, 5, 0, 64 + 56, len(n), 0, 0) + n
+    body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 9, 2, 0, 0, 0x0012019F, 0, 7, 5, 0, 64 + 56, len(n), 0, 0) + n
     overwrite_ms, r = echo_behind(a, b, a.header(CREATE) + body)
     ok = r is not None and status_of(r) == OK
     check("CREATE FILE_OVERWRITE_IF succeeds", ok, hex(status_of(r)) if r else "no answer")
     if ok:
         check("its response says EndOfFile 0", struct.unpack_from("<Q", r, 64 + 48)[0] == 0)
+        check("and grants the batch oplock", r[64 + 2] == 9, hex(r[64 + 2]))
         check("the file is empty", os.path.getsize(os.path.join(directory, overwritten)) == 0)
         check("CLOSE", a.close_fid(r[64 + 64:64 + 80]) == OK)
 

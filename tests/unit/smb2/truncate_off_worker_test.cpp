@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "pool_fixture.hpp"
+#include "smb2/lease.hpp"
 #include "vfs/file_info.hpp"
 
 using namespace ringsmb;
@@ -166,9 +167,9 @@ TEST_CASE("truncate off the worker: a CREATE overwriting a small file stays inli
   CHECK(fx.size_of("small") == 0);
 }
 
-TEST_CASE("truncate off the worker: a CREATE granted an oplock empties the file inline", "[smb2][async][create]") {
-  // A break of the oplock could otherwise reach the client before the
-  // response with the FileId.
+TEST_CASE("truncate off the worker: a break for the connection waits for the overwriting CREATE's response",
+          "[smb2][async][create]") {
+  // The client must know the FileId (and its oplock) before a break of it.
   TruncateFixture fx;
   int fd = ::open((fx.dir() / "big").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   REQUIRE(fd >= 0);
@@ -177,9 +178,31 @@ TEST_CASE("truncate off the worker: a CREATE granted an oplock empties the file 
   Bytes out;
   REQUIRE(fx.send(wire::Command::Create, create_body("big", kOverwriteIf, state::kOplockBatch), out) ==
           FrameResult::Ok);
-  wire::Header h = response_header(out);
-  CHECK(h.status == 0);
-  CHECK(out[4 + wire::kHeaderSize + 2] == state::kOplockBatch);
-  CHECK(fx.conn.writes_in_flight == 0);
+  CHECK(out.empty());
+  REQUIRE(fx.conn.overwrites_in_flight == 1);
+  REQUIRE(fx.conn.opens.size() == 1);
+  const state::Open& open = *fx.conn.opens.begin()->second;
+  CHECK(open.oplock_level == state::kOplockBatch);
+  state::BreakNotice b;
+  b.to = fx.conn.address;
+  b.is_oplock = true;
+  b.to_state = state::kLeaseRead;
+  b.persistent_id = open.persistent_id;
+  b.volatile_id = open.volatile_id;
+  write_break_notification(fx.conn, b, out);  // as another client's CREATE would have it sent
+  CHECK(out.empty());
+  CHECK(fx.conn.held_breaks.size() == 1);
+  Bytes done = fx.finish();
+  wire::Header create = response_header(done);
+  CHECK(create.command == wire::Command::Create);
+  CHECK(create.status == 0);
+  CHECK(done[4 + wire::kHeaderSize + 2] == state::kOplockBatch);
+  // The break follows the response.
+  size_t next = 4 + (size_t(done[1]) << 16 | size_t(done[2]) << 8 | done[3]);
+  REQUIRE(done.size() > next + 4);
+  wire::Header brk = response_header(Bytes(done.begin() + next, done.end()));
+  CHECK(brk.command == wire::Command::OplockBreak);
+  CHECK(fx.conn.held_breaks.empty());
+  CHECK(fx.conn.overwrites_in_flight == 0);
   CHECK(fx.size_of("big") == 0);
 }
