@@ -11,12 +11,13 @@
 #include <optional>
 
 #include "common/bytes.hpp"
+#include "common/large_buffer.hpp"
 #include "crypto/primitives.hpp"
 
 namespace ringsmb::crypto {
 
 struct PlainMessage {
-  std::unique_ptr<uint8_t[]> data;
+  LargeBuffer data;  // a large one comes from, and goes back to, the frame buffer cache
   size_t size = 0;
   ByteSpan span() const { return {data.get(), size}; }
 };

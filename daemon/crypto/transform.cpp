@@ -106,7 +106,7 @@ std::optional<Bytes> decrypt_message(Aead alg, ByteSpan decryption_key, ByteSpan
 std::optional<PlainMessage> decrypt_message_unzeroed(Aead alg, ByteSpan decryption_key, ByteSpan frame) {
   auto h = checked_header(frame);
   if (!h) return std::nullopt;
-  PlainMessage plain{std::make_unique_for_overwrite<uint8_t[]>(h->original_message_size), h->original_message_size};
+  PlainMessage plain{LargeBuffer::allocate(h->original_message_size), h->original_message_size};
   if (!decrypt_into(alg, decryption_key, *h, frame, {plain.data.get(), plain.size})) return std::nullopt;
   return plain;
 }

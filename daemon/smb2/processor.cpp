@@ -495,7 +495,7 @@ class DecryptedOwner final : public FrameOwner {
     auto begin = reinterpret_cast<uintptr_t>(plain_.data.get());
     auto at = reinterpret_cast<uintptr_t>(bytes.data());
     if (!plain_.data || at < begin || at + bytes.size() > begin + plain_.size) return nullptr;
-    return std::shared_ptr<const void>(std::move(plain_.data));
+    return std::move(plain_.data).share();
   }
 
  private:

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "common/bytes.hpp"
+#include "common/large_buffer.hpp"
 
 namespace ringsmb::transport {
 
@@ -98,11 +99,10 @@ class FrameAssembler {
   // gives the buffer away, so that the frame's bytes outlive the call at
   // the same address (a large WRITE whose pwrite runs on another thread);
   // the next frame gets a buffer of its own. Null otherwise.
-  std::unique_ptr<uint8_t[]> take_buffer(ByteSpan bytes) {
+  LargeBuffer take_buffer(ByteSpan bytes) {
     auto begin = reinterpret_cast<uintptr_t>(buf_.get());
     auto at = reinterpret_cast<uintptr_t>(bytes.data());
-    if (!buf_ || held_ != 0 || at < begin || at + bytes.size() > begin + capacity_) return nullptr;
-    capacity_ = 0;
+    if (!buf_ || held_ != 0 || at < begin || at + bytes.size() > begin + buf_.capacity()) return {};
     return std::move(buf_);
   }
 
@@ -202,18 +202,18 @@ class FrameAssembler {
   }
 
   // The buffer is allocated without zeroing (a frame of up to max_frame_
-  // bytes is about to be written over it) and kept for the next frames.
+  // bytes is about to be written over it) and kept for the next frames; a
+  // large one given away (take_buffer) comes back through LargeBuffer's
+  // cache instead of fresh pages.
   void reserve(size_t n) {
-    if (n <= capacity_) return;
-    auto bigger = std::make_unique_for_overwrite<uint8_t[]>(n);
+    if (n <= buf_.capacity()) return;
+    LargeBuffer bigger = LargeBuffer::allocate(n);
     if (held_) std::memcpy(bigger.get(), buf_.get(), held_);
     buf_ = std::move(bigger);
-    capacity_ = n;
   }
 
   size_t max_frame_;  // lowered before login (set_max_frame)
-  std::unique_ptr<uint8_t[]> buf_;
-  size_t capacity_ = 0;
+  LargeBuffer buf_;
   size_t held_ = 0;       // bytes of the incomplete frame at the start of buf_, header included
   size_t frame_len_ = 0;  // its length, once its header is whole
   size_t consumed_ = 0;   // of the last feed()'s data, when it paused

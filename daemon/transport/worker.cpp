@@ -549,6 +549,7 @@ void Worker::on_readable(uint64_t token) {
 
 void Worker::on_tick() {
   int64_t now_ms = smb2::monotonic_ms();
+  trim_large_buffers(now_ms);  // frame buffers nobody took for a while
   for (auto& [id, c] : conns_) {
     if (c->closing) continue;
     if (!c->state.async.waiting.empty()) smb2::expire_pending(c->state, ctx_, now_ms);

@@ -103,7 +103,7 @@ class Worker final : public io::ReactorHandler {
   struct FramerOwner final : smb2::FrameOwner {
     explicit FramerOwner(FrameAssembler& f) : framer(f) {}
     std::shared_ptr<const void> keep(ByteSpan bytes) override {
-      if (auto buf = framer.take_buffer(bytes)) return std::shared_ptr<const void>(std::move(buf));
+      if (auto buf = framer.take_buffer(bytes)) return std::move(buf).share();
       return nullptr;
     }
     FrameAssembler& framer;

@@ -319,7 +319,7 @@ TEST_CASE("take_buffer gives away the buffer a frame was assembled in, and only 
   Bytes small{1, 2, 3};
   Bytes stream = framed({big, small, big});
   FrameAssembler fa(1 << 20);
-  std::vector<std::unique_ptr<uint8_t[]>> taken;
+  std::vector<LargeBuffer> taken;
   std::vector<ByteSpan> kept;
   size_t frames = 0;
   // In pieces: the large frames are assembled in the frame buffer.
