@@ -32,6 +32,11 @@ namespace ringsmb::smb2 {
 // the descriptor, or -1 with STATUS set (then nothing is registered).
 int start_pool_wait(Request& req, const state::Open& open, WaitKind kind, int64_t delay_ms, NtStatus& status);
 
+// The identity of OPEN's tree for the worker thread: what a completion
+// posted from the pool does as the request's user (the worker's identity
+// now is whatever ran last), e.g. put a frozen LastWriteTime back.
+void become_owner_of(ConnState& conn, const state::Open& open);
+
 // Would a WRITE of LENGTH bytes at OFFSET through OPEN, by session
 // SESSION_ID on CONN, go to the blocking pool? Both process_frame (to let it
 // past the writes in flight) and the WRITE handler ask this.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <memory>
 
 #include "common/log.hpp"
 #include "smb2/access.hpp"
@@ -62,6 +63,31 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open, co
   close(dir);
 }
 
+// Should OPEN's descriptor be closed on the blocking pool? A large file's
+// last close may free its blocks (once it is unlinked, by the delete below
+// or by anyone else), which takes milliseconds. PENDING: the file is to be
+// deleted, then its size is asked of the kernel (a delete pays that fstat;
+// an ordinary close of a small file makes no system call here).
+bool closes_off_worker(const ServerContext& server, const state::Open& open, bool pending) {
+  if (!server.blocking || open.is_directory || open.stream || open.fd.get() < 0) return false;
+  if (open.large) return true;
+  if (!pending) return false;
+  struct stat st;
+  return fstat(open.fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+         uint64_t(st.st_blocks) * 512 >= state::kLargeFileBytes;
+}
+
+// Closes FD on the blocking pool. Its number stays taken until then (no
+// other open can get it meanwhile), and CHARGE keeps it counted against
+// the descriptor budget until it is closed.
+void close_on_pool(ServerContext& server, state::UniqueFd fd, state::OpenCharge charge) {
+  auto held = std::make_shared<state::OpenCharge>(std::move(charge));
+  server.blocking->submit([fd = fd.release(), held]() mutable {
+    close(fd);
+    held.reset();
+  });
+}
+
 }  // namespace
 
 void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
@@ -75,8 +101,11 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
   bool pending = server.files.is_delete_pending(open->node);
   if (open->outlives_connection() || open->create_guid_indexed || open->app_instance_indexed)
     forget_durable(server, *open);  // out of the DurableTable's indexes
-  // A stream open keeps the file's fd until the stream is settled.
+  // A stream open keeps the file's fd until the stream is settled; a large
+  // file's goes to the pool, after the delete (or it would free the
+  // blocks in the unlink, here).
   state::UniqueFd stream_fd = open->stream ? std::move(open->fd) : state::UniqueFd();
+  state::UniqueFd pool_fd = closes_off_worker(server, *open, pending) ? std::move(open->fd) : state::UniqueFd();
   open->fd.reset();
   std::vector<state::LockWaiter> granted;
   server.locks.release(open.get(), open->node->device, open->node->inode, granted);
@@ -92,6 +121,7 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
   } else if (open->entry_changed && root_fd >= 0) {
     break_parent_directory_leases(server, root_fd, open->path, client, parent_lease_key(*open));
   }
+  if (pool_fd) close_on_pool(server, std::move(pool_fd), std::move(open->charge));
 }
 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {

@@ -261,6 +261,13 @@ struct ConnState {
   uint32_t writes_in_flight = 0;
   uint64_t write_bytes_in_flight = 0;
   std::shared_ptr<BlockingPool::Lane> write_lane;
+  // CREATEs whose overwrite's ftruncate runs on the write lane
+  // (smb2/create.cpp), also counted in writes_in_flight. While any is
+  // unanswered, break notifications for this connection wait in
+  // held_breaks: the client must have the CREATE response (its FileId,
+  // its lease) before a break of what that CREATE was granted.
+  uint32_t overwrites_in_flight = 0;
+  std::vector<state::BreakNotice> held_breaks;
   // The owner of the current frame's memory (set by the transport, and by
   // the processor for a decrypted message); null: none can be kept.
   FrameOwner* frame_owner = nullptr;

@@ -186,6 +186,7 @@ NtStatus copy_chunks(Request& req, state::Open& src, state::Open& dst, const Cop
     if (status != NtStatus::Success) break;
     ++written;
     total += c.length;
+    dst.note_end(c.target_offset + c.length);
   }
   restore_frozen_times(dst);
   // Also a failure says how far the copy got (the chunks before it stay

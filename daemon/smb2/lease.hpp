@@ -26,6 +26,9 @@ void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waite
 // Sends the notification for `b` (encrypted where the session requires
 // it) through the send path into `out`. Runs on the connection's worker thread.
 void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out);
+// The breaks held while CONN's overwriting CREATEs were unanswered
+// (ConnState::held_breaks) go out after what is ready now.
+void release_held_breaks(ConnState& conn);
 
 // Breaks past their deadline count as acknowledged; their waiters run again.
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms);

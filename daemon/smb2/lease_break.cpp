@@ -88,6 +88,10 @@ state::ConnAddress break_destination(ServerContext& server, const state::BreakNo
 }  // namespace
 
 void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out) {
+  if (conn.overwrites_in_flight) {
+    conn.held_breaks.push_back(b);
+    return;
+  }
   ReadyMessage m = break_message(conn, b);
   send_message(conn, out, m.message, m.seal);
 }
@@ -107,12 +111,20 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
   std::vector<state::BreakNotice> elsewhere;
   for (const auto& b : breaks) {
     state::ConnAddress to = b.to.worker == state::kNoConnectionWorker ? b.to : break_destination(server, b);
-    if (to.worker == current.address.worker && to.conn_id == current.address.conn_id)
-      current.async.ready.push_back(break_message(current, b));  // right after this frame's responses
-    else
+    if (to.worker == current.address.worker && to.conn_id == current.address.conn_id) {
+      if (current.overwrites_in_flight)
+        current.held_breaks.push_back(b);
+      else
+        current.async.ready.push_back(break_message(current, b));  // right after this frame's responses
+    } else
       elsewhere.push_back(b);
   }
   post_breaks(server, elsewhere);
+}
+
+void release_held_breaks(ConnState& conn) {
+  for (const auto& b : conn.held_breaks) conn.async.ready.push_back(break_message(conn, b));
+  conn.held_breaks.clear();
 }
 
 void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {

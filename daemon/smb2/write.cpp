@@ -53,6 +53,7 @@ void after_write(state::Open& open, uint64_t end) {
   restore_frozen_times(open);  // a branch, unless LastWriteTime was frozen (-1)
   open.position = end;
   open.entry_changed = true;
+  open.note_end(end);
 }
 
 // A system call on the pool cannot be stopped: CANCEL, CLOSE, tree
@@ -82,15 +83,6 @@ struct WriteDone {
   uint32_t share_slot = kNoScope;
   uint32_t user_slot = kNoScope;
 };
-
-// Puts a frozen LastWriteTime back as the open's tree's user, as a write
-// on the worker does (the worker's identity now is whatever ran last).
-void become_owner_of(ConnState& conn, const state::Open& open) {
-  state::Session* s = conn.find_session(open.session_id);
-  if (!s) return;
-  auto t = s->trees.find(open.tree_id);
-  if (t != s->trees.end()) become_user(t->second->identity);
-}
 
 void finish_write(ConnState& conn, const WriteDone& d) {
   --conn.writes_in_flight;
@@ -145,6 +137,13 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
 }
 
 }  // namespace
+
+void become_owner_of(ConnState& conn, const state::Open& open) {
+  state::Session* s = conn.find_session(open.session_id);
+  if (!s) return;
+  auto t = s->trees.find(open.tree_id);
+  if (t != s->trees.end()) become_user(t->second->identity);
+}
 
 int start_pool_wait(Request& req, const state::Open& open, WaitKind kind, int64_t delay_ms, NtStatus& status) {
   int fd = dup(open.fd.get());

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # FLUSH's fsync runs on the blocking pool, not on the worker (issue 14):
 # with one worker, another connection's ECHO is answered while a FLUSH of
-# much dirty data is still syncing (flush_off_worker.py). Large WRITEs' pwrite
+# much dirty data is still syncing (flush_off_worker.py), and while a large
+# file's blocks are freed by its delete-on-close, a SET_INFO that shrinks
+# it or a CREATE that overwrites it (free_off_worker.py). Large WRITEs' pwrite
 # runs there too, and what follows them on their connection still sees
 # their data (async_write_order.py). Then smbclient's own traffic still
 # works on the same server.
@@ -22,6 +24,16 @@ grep -E "^(PASS|FAIL)|ECHO answered|too fast" "$T/check.out" || true
 # FLUSH, CLOSE) still see their data, in order (async_write_order.py).
 check "pipelined requests after large WRITEs see their data" \
   python3 "$RINGSMB_SOURCE_DIR/tests/integration/async_write_order.py" "$PORT" share ordered "$T/share/ordered"
+# Large files, written to disk (the blocks of unwritten data free at once).
+big_mib=100
+[ -n "${RINGSMB_QUICK:-}" ] && big_mib=32
+for f in doomed shrunk overwritten; do
+  dd if=/dev/zero of="$T/share/$f" bs=1M count="$big_mib" conv=fsync status=none
+  chmod 666 "$T/share/$f"
+done
+check "freeing a large file's blocks off the worker" \
+  python3 "$RINGSMB_SOURCE_DIR/tests/integration/free_off_worker.py" "$PORT" share "$T/share" doomed shrunk overwritten
+grep -E "takes|ECHO answered|too fast" "$T/check.out" || true
 check "the server still serves" smb "%" share "ls" -N
 rm -f "$T/share/dirty"
 finish

@@ -9,8 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "common/blocking_pool.hpp"
-#include "fixture.hpp"
+#include "pool_fixture.hpp"
 #include "smb2/async_write.hpp"
 #include "smb2/processor.hpp"
 
@@ -54,21 +53,9 @@ struct TestOwner : FrameOwner {
   }
 };
 
-struct WriteFixture : Smb2Fixture {
-  QueuedPoster poster;
+struct WriteFixture : PoolFixture {
   uint64_t mid = 1;
-  WriteFixture() {
-    server.poster = &poster;
-    server.blocking = std::make_unique<BlockingPool>(2);
-    conn.address = {0, 7};
-    Bytes out;  // credits for the requests below
-    REQUIRE(process_frame(conn, server, request_frame(wire::Command::Echo, {4, 0, 0, 0}, 0, 1, 64), out) ==
-            FrameResult::Ok);
-  }
-  ~WriteFixture() {
-    server.blocking.reset();  // its jobs finish first: they post through `poster`
-    server.poster = nullptr;
-  }
+  WriteFixture() : PoolFixture(2, 7, 64) {}
   FrameResult send(wire::Command cmd, const Bytes& body, Bytes& out, uint16_t charge = 1) {
     Bytes frame = request_frame(cmd, body, mid, 1);
     store_le16(frame.data() + wire::hdr::CreditCharge, charge);

@@ -9,8 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "common/blocking_pool.hpp"
-#include "fixture.hpp"
+#include "pool_fixture.hpp"
 #include "smb2/processor.hpp"
 
 using namespace ringsmb;
@@ -29,20 +28,8 @@ Bytes flush_body(FileId id) {
   return body.b;
 }
 
-struct FlushFixture : Smb2Fixture {
-  QueuedPoster poster;
-  FlushFixture() {
-    server.poster = &poster;
-    server.blocking = std::make_unique<BlockingPool>(1);
-    conn.address = {0, 5};
-    Bytes out;  // credits for the requests below
-    REQUIRE(process_frame(conn, server, request_frame(wire::Command::Echo, {4, 0, 0, 0}, 0, 1, 32), out) ==
-            FrameResult::Ok);
-  }
-  ~FlushFixture() {
-    server.blocking.reset();  // its jobs finish first: they post through `poster`
-    server.poster = nullptr;
-  }
+struct FlushFixture : PoolFixture {
+  FlushFixture() : PoolFixture(1, 5, 32) {}
   // Sends a FLUSH of a new file alone in its frame: nothing goes out yet.
   void flush_alone(uint64_t mid) {
     FileId f = open_file("f" + std::to_string(mid));
