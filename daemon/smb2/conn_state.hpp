@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -65,16 +66,21 @@ struct PipeOpen {
 // `length` bytes of the file from `offset` (sendfile, from the page cache),
 // then the rest. Only an unsigned, unencrypted, uncompounded READ response
 // does this (smb2/read.cpp); its DataLength was fixed from the file size.
+// A signed or encrypted one (AES-GCM) instead reads the file into `data`
+// first, a buffer of its own that is never zero-filled (the output buffer,
+// a Bytes, would be): the signature or cipher covers it in place, and the
+// transport sends it from memory. `length` is then what pread returned.
 struct FileSegment {
   size_t at = 0;           // position in the output buffer
   state::UniqueFd fd;      // a dup of the open's fd: a CLOSE before the send cannot end it
   uint64_t offset = 0;     // in the file
   uint32_t length = 0;
   state::OpenCharge charge;  // the dup counts against the descriptor budget until the segment is gone
-  // The data as read when a later request of the connection could have
-  // changed it (transport::copy_file_data); then it goes out from here, not
-  // by sendfile. Empty otherwise.
-  Bytes copy;
+  // When set, the segment's bytes, sent from here (fd unused): a signed or
+  // encrypted READ's data (above), or the data as read when a later request
+  // of the connection could have changed it (transport::copy_file_data).
+  std::unique_ptr<uint8_t[]> data;
+  std::span<uint8_t> bytes() const { return {data.get(), data ? length : 0}; }
 };
 
 // The transport's framing of one message on the wire (MS-SMB2 2.1: a

@@ -11,8 +11,8 @@ size_t open_message(ConnState& conn, Bytes& out) {
   return conn.framing->open(out);
 }
 
-void sign_element(const ConnState& conn, ByteSpan signing_key, std::span<uint8_t> element) {
-  crypto::sign_message(conn.signing_algorithm, signing_key, element);
+void sign_element(const ConnState& conn, ByteSpan signing_key, std::span<uint8_t> element, ByteSpan trailing) {
+  crypto::sign_message(conn.signing_algorithm, signing_key, element, trailing);
 }
 
 void reserve_transform_header(Bytes& out) { out.resize(out.size() + crypto::kTransformHeaderSize); }
@@ -26,9 +26,18 @@ bool close_message(ConnState& conn, Bytes& out, size_t start, const ResponseSeal
   }
   std::span<uint8_t> message(out.data() + start, out.size() - start);
   if (seal.encrypt) {
-    // Encrypted where it was written, behind the room for the header.
+    // Encrypted where it was written, behind the room for the header; a
+    // READ's data in a buffer of its own (the message's last segment) with it.
+    std::span<uint8_t> data;
+    if (file_bytes) {
+      if (conn.out_files.empty() || conn.out_files.back().bytes().size() != file_bytes ||
+          conn.out_files.back().at != out.size())
+        throw std::logic_error("an encrypted message with file data not in memory");
+      data = conn.out_files.back().bytes();
+    }
     if (!conn.cipher || seal.encryption_key.empty() ||
-        !crypto::encrypt_in_place(*conn.cipher, seal.encryption_key, seal.session_id, message)) {
+        !crypto::encrypt_in_place(*conn.cipher, seal.encryption_key, seal.session_id, message, data)) {
+      if (file_bytes) conn.out_files.pop_back();
       out.resize(start);
       conn.framing->discard(out, start);
       return false;

@@ -1,6 +1,7 @@
 // What a connection still has to send, in order: reply buffers and, inside
 // them, file data that goes out from the page cache with sendfile()
-// (smb2::FileSegment, the data of large unsigned READ replies). The queue
+// (smb2::FileSegment, the data of large unsigned READ replies) or from a
+// buffer of their own (the data of large signed or encrypted ones). The queue
 // only keeps the books; send_queued() does the syscalls.
 #pragma once
 
