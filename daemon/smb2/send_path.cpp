@@ -28,16 +28,13 @@ bool close_message(ConnState& conn, Bytes& out, size_t start, const ResponseSeal
   if (seal.encrypt) {
     // Encrypted where it was written, behind the room for the header; a
     // READ's data in a buffer of its own (the message's last segment) with it.
-    std::span<uint8_t> data;
-    if (file_bytes) {
-      if (conn.out_files.empty() || conn.out_files.back().bytes().size() != file_bytes ||
-          conn.out_files.back().at != out.size())
-        throw std::logic_error("an encrypted message with file data not in memory");
-      data = conn.out_files.back().bytes();
-    }
-    if (!conn.cipher || seal.encryption_key.empty() ||
+    // Anything else (file data not in memory) cannot be encrypted: dropped.
+    bool data_ok = file_bytes == 0 || (!conn.out_files.empty() && conn.out_files.back().at == out.size() &&
+                                       conn.out_files.back().bytes().size() == file_bytes);
+    std::span<uint8_t> data = data_ok && file_bytes ? conn.out_files.back().bytes() : std::span<uint8_t>();
+    if (!data_ok || !conn.cipher || seal.encryption_key.empty() ||
         !crypto::encrypt_in_place(*conn.cipher, seal.encryption_key, seal.session_id, message, data)) {
-      if (file_bytes) conn.out_files.pop_back();
+      std::erase_if(conn.out_files, [&](const FileSegment& f) { return f.at > start; });  // this message's
       out.resize(start);
       conn.framing->discard(out, start);
       return false;
