@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/blocking_pool.hpp"
+#include "common/large_buffer.hpp"
 #include "common/ntstatus.hpp"
 #include "crypto/primitives.hpp"
 #include "crypto/smb2_keys.hpp"
@@ -79,7 +80,9 @@ struct FileSegment {
   // When set, the segment's bytes, sent from here (fd unused): a signed or
   // encrypted READ's data (above), or the data as read when a later request
   // of the connection could have changed it (transport::copy_file_data).
-  std::unique_ptr<uint8_t[]> data;
+  // From the frame buffer cache (common/large_buffer.hpp): an 8 MiB buffer
+  // freed to glibc would be given back to the kernel and faulted in again.
+  LargeBuffer data;
   std::span<uint8_t> bytes() const { return {data.get(), data ? length : 0}; }
 };
 

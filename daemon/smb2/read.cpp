@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <memory>
 #include <optional>
 
 #include "smb2/access.hpp"
@@ -76,10 +75,11 @@ int64_t read_into_reply(int fd, uint64_t offset, uint32_t length, Bytes& buf) {
 
 // A large signed or encrypted READ reads into a buffer of its own that is
 // not zero-filled first (a Bytes would be: one pass over 1 MiB per READ),
+// from the frame buffer cache (common/large_buffer.hpp),
 // sent after the response body (FileSegment::data). Only the bytes pread
 // returned are sent: the segment's length is that count.
 int64_t read_into_segment(Request& req, int fd, uint64_t offset, uint32_t length) {
-  auto data = std::make_unique_for_overwrite<uint8_t[]>(length);
+  LargeBuffer data = LargeBuffer::allocate(length);
   int64_t got = read_fully(fd, offset, length, data.get());
   if (got > 0) req.file_data = FileSegment{.offset = offset, .length = uint32_t(got), .data = std::move(data)};
   return got;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <memory>
 
 namespace ringsmb::transport {
 namespace {
@@ -76,7 +75,7 @@ void SendQueue::advance(size_t n) {
     if (c.file_sent >= f.length) {
       if (!f.data) --file_segments_;
       f.fd.reset();  // sent: the file need not stay open until the whole chunk is
-      f.data.reset();
+      f.data = LargeBuffer();
       ++c.next_file;
       c.file_sent = 0;
       c.file_short = false;
@@ -95,7 +94,7 @@ namespace {
 // only the front segment has one). Zeros past the end of a file that
 // shrank, and after an error (sendfile would have met it too).
 void read_segment(smb2::FileSegment& f, bool file_short) {
-  f.data = std::make_unique_for_overwrite<uint8_t[]>(f.length);
+  f.data = LargeBuffer::allocate(f.length);
   size_t got = 0;
   while (got < f.length && !file_short) {
     ssize_t n = pread(f.fd.get(), f.data.get() + got, f.length - got, off_t(f.offset + got));

@@ -72,7 +72,7 @@ class SendQueue {
   std::vector<Bytes> spares_;
 };
 
-// Reads the data of each segment of FILES into its `copy` (the rest of the
+// Reads the data of each segment of FILES into its `data` (the rest of the
 // segment beyond the file's end stays zeros, as a sendfile of a file that
 // shrank would send) and releases its descriptor. Unsigned READ data goes
 // out by sendfile after the whole batch of requests it came in (and later,

@@ -284,6 +284,7 @@ TEST_CASE("a copied segment of a file that had shrunk keeps its zeros", "[transp
   Bytes got = send_all(q, sp, would_blocks);
   Bytes expected = concat({text("A"), ByteSpan(data).subspan(500), Bytes(2500, 0), text("B")});
   CHECK(got == expected);
+}
 
 TEST_CASE("a segment read into memory goes out from its buffer between the bytes around it", "[transport]") {
   SendQueue q;
@@ -293,7 +294,7 @@ TEST_CASE("a segment read into memory goes out from its buffer between the bytes
   smb2::FileSegment seg;
   seg.at = 4;
   seg.length = uint32_t(data.size());
-  seg.data = std::make_unique_for_overwrite<uint8_t[]>(data.size());
+  seg.data = LargeBuffer::allocate(data.size());
   std::copy(data.begin(), data.end(), seg.data.get());
   files.push_back(std::move(seg));
   q.append(buf, files);
