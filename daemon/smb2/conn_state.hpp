@@ -83,7 +83,19 @@ struct FileSegment {
   // From the frame buffer cache (common/large_buffer.hpp): an 8 MiB buffer
   // freed to glibc would be given back to the kernel and faulted in again.
   LargeBuffer data;
-  std::span<uint8_t> bytes() const { return {data.get(), data ? length : 0}; }
+  size_t data_skip = 0;  // where the bytes begin in `data`
+  std::span<uint8_t> bytes() const { return {data.get() + data_skip, data ? length : 0}; }
+  // Sets `data` to room for `length` bytes of the file from `offset` and
+  // returns where they go: at the same place in a 4 KiB page as `offset`
+  // is in the file. pread's copy from the page cache into a buffer a few
+  // bytes off that (a fresh allocation starts 16 bytes into a page) ran at
+  // a third of its speed (stores and later loads 4 KiB apart alias).
+  uint8_t* allocate_data() {
+    constexpr size_t kPage = 4096;
+    data = LargeBuffer::allocate(length + kPage);
+    data_skip = (offset - reinterpret_cast<uintptr_t>(data.get())) % kPage;
+    return data.get() + data_skip;
+  }
 };
 
 // The transport's framing of one message on the wire (MS-SMB2 2.1: a

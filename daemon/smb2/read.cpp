@@ -79,9 +79,11 @@ int64_t read_into_reply(int fd, uint64_t offset, uint32_t length, Bytes& buf) {
 // sent after the response body (FileSegment::data). Only the bytes pread
 // returned are sent: the segment's length is that count.
 int64_t read_into_segment(Request& req, int fd, uint64_t offset, uint32_t length) {
-  LargeBuffer data = LargeBuffer::allocate(length);
-  int64_t got = read_fully(fd, offset, length, data.get());
-  if (got > 0) req.file_data = FileSegment{.offset = offset, .length = uint32_t(got), .data = std::move(data)};
+  FileSegment f{.offset = offset, .length = length};
+  int64_t got = read_fully(fd, offset, length, f.allocate_data());
+  if (got <= 0) return got;
+  f.length = uint32_t(got);
+  req.file_data = std::move(f);
   return got;
 }
 

@@ -45,7 +45,7 @@ SendQueue::Piece SendQueue::front() const {
     const smb2::FileSegment& f = c.files[c.next_file];
     uint64_t left = f.length - c.file_sent;
     if (f.data) {
-      p.data = f.data.get() + c.file_sent;
+      p.data = f.bytes().data() + c.file_sent;
       p.size = size_t(left);
     } else if (c.file_short) {
       p.data = kZeros;
@@ -94,15 +94,15 @@ namespace {
 // only the front segment has one). Zeros past the end of a file that
 // shrank, and after an error (sendfile would have met it too).
 void read_segment(smb2::FileSegment& f, bool file_short) {
-  f.data = LargeBuffer::allocate(f.length);
+  uint8_t* to = f.allocate_data();
   size_t got = 0;
   while (got < f.length && !file_short) {
-    ssize_t n = pread(f.fd.get(), f.data.get() + got, f.length - got, off_t(f.offset + got));
+    ssize_t n = pread(f.fd.get(), to + got, f.length - got, off_t(f.offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += size_t(n);
   }
-  std::memset(f.data.get() + got, 0, f.length - got);
+  std::memset(to + got, 0, f.length - got);
   f.fd.reset();
   f.charge = {};
 }

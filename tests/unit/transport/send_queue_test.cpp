@@ -294,8 +294,7 @@ TEST_CASE("a segment read into memory goes out from its buffer between the bytes
   smb2::FileSegment seg;
   seg.at = 4;
   seg.length = uint32_t(data.size());
-  seg.data = LargeBuffer::allocate(data.size());
-  std::copy(data.begin(), data.end(), seg.data.get());
+  std::copy(data.begin(), data.end(), seg.allocate_data());
   files.push_back(std::move(seg));
   q.append(buf, files);
   CHECK(q.queued_bytes() == 8 + data.size());
