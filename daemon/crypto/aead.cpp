@@ -68,12 +68,15 @@ bool update_data(EVP_CIPHER_CTX* ctx, ByteSpan in, std::span<uint8_t> out) {
 }  // namespace
 
 bool aead_encrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::span<uint8_t> data,
-                  std::span<uint8_t, 16> tag) {
-  if (!sizes_ok(alg, key, nonce, aad, data.size())) return false;
+                  std::span<uint8_t, 16> tag, std::span<uint8_t> more) {
+  // OpenSSL's CCM takes the plaintext in one update call.
+  if (!more.empty() && is_ccm(alg)) return false;
+  if (!sizes_ok(alg, key, nonce, aad, data.size() + more.size())) return false;
   EVP_CIPHER_CTX* ctx = start(alg, true, key, nonce, aad, data.size(), nullptr);
   if (!ctx) return false;
   int len = 0;
   bool ok = update_data(ctx, data, data);
+  if (!more.empty()) ok = ok && update_data(ctx, more, more);
   uint8_t final_block[16];
   ok = ok && EVP_CipherFinal_ex(ctx, final_block, &len) == 1;
   ok = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1;

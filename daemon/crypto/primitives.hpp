@@ -36,9 +36,11 @@ inline size_t aead_key_size(Aead a) { return (a == Aead::Aes256Ccm || a == Aead:
 // CCM uses an 11-byte nonce, GCM a 12-byte nonce (MS-SMB2 2.2.41).
 inline size_t aead_nonce_size(Aead a) { return (a == Aead::Aes128Ccm || a == Aead::Aes256Ccm) ? 11 : 12; }
 
-// Encrypts `data` in place; writes the 16-byte tag. False only on internal error.
+// Encrypts `data`, then `more` (the plaintext's continuation in another
+// buffer; GCM only), in place; writes the 16-byte tag. False only on
+// internal error, or `more` with CCM.
 bool aead_encrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::span<uint8_t> data,
-                  std::span<uint8_t, 16> tag);
+                  std::span<uint8_t, 16> tag, std::span<uint8_t> more = {});
 // Decrypts in place; false when the tag does not verify.
 bool aead_decrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::span<uint8_t> data,
                   std::span<const uint8_t, 16> tag);

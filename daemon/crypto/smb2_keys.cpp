@@ -46,24 +46,24 @@ std::array<uint8_t, 12> gmac_nonce(ByteSpan message) {
   return nonce;
 }
 
-// The signature of `message` as if its Signature field were zero.
-std::array<uint8_t, 16> compute_signature(SigningAlgorithm alg, ByteSpan key, ByteSpan message) {
+// The signature of `message`, then `trailing`, as if its Signature field were zero.
+std::array<uint8_t, 16> compute_signature(SigningAlgorithm alg, ByteSpan key, ByteSpan message, ByteSpan trailing) {
   static const uint8_t kZeros[16] = {};
   ByteSpan head = message.first(kSignatureOffset);
   ByteSpan tail = message.subspan(kHeaderSize);
   std::array<uint8_t, 16> sig{};
   switch (alg) {
     case SigningAlgorithm::HmacSha256: {
-      Digest32 full = detail::hmac_sha256_parts(key, {head, kZeros, tail});
+      Digest32 full = detail::hmac_sha256_parts(key, {head, kZeros, tail, trailing});
       std::copy_n(full.begin(), 16, sig.begin());  // MS-SMB2: the first 16 bytes
       break;
     }
     case SigningAlgorithm::AesCmac:
-      sig = detail::aes128_cmac_parts(key, {head, kZeros, tail});
+      sig = detail::aes128_cmac_parts(key, {head, kZeros, tail, trailing});
       break;
     case SigningAlgorithm::AesGmac: {
       auto nonce = gmac_nonce(message);
-      sig = detail::aes128_gmac_parts(key, nonce, {head, kZeros, tail});
+      sig = detail::aes128_gmac_parts(key, nonce, {head, kZeros, tail, trailing});
       break;
     }
   }
@@ -112,16 +112,16 @@ SessionKeys derive_session_keys(uint16_t dialect, ByteSpan session_base_key, Byt
   return keys;
 }
 
-void sign_message(SigningAlgorithm alg, ByteSpan signing_key, std::span<uint8_t> message) {
+void sign_message(SigningAlgorithm alg, ByteSpan signing_key, std::span<uint8_t> message, ByteSpan trailing) {
   if (message.size() < kHeaderSize || !signing_key_ok(alg, signing_key)) return;
   store_le32(&message[kFlagsOffset], load_le32(&message[kFlagsOffset]) | kFlagSigned);
-  auto sig = compute_signature(alg, signing_key, message);
+  auto sig = compute_signature(alg, signing_key, message, trailing);
   std::memcpy(&message[kSignatureOffset], sig.data(), sig.size());
 }
 
 bool verify_message(SigningAlgorithm alg, ByteSpan signing_key, ByteSpan message) {
   if (message.size() < kHeaderSize || !signing_key_ok(alg, signing_key)) return false;
-  auto sig = compute_signature(alg, signing_key, message);
+  auto sig = compute_signature(alg, signing_key, message, {});
   return equal_ct(sig, message.subspan(kSignatureOffset, 16));
 }
 

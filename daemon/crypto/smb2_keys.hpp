@@ -30,8 +30,10 @@ SessionKeys derive_session_keys(uint16_t dialect, ByteSpan session_base_key, Byt
 
 // Signs one SMB2 message (header + body, no transport framing) in place:
 // sets SMB2_FLAGS_SIGNED, zeroes the 16-byte Signature field, computes the
-// signature with the algorithm, writes it.
-void sign_message(SigningAlgorithm alg, ByteSpan signing_key, std::span<uint8_t> message);
+// signature with the algorithm, writes it. TRAILING is the rest of the
+// message when it is not in the same buffer (the data of a READ response
+// that is sent from a buffer of its own).
+void sign_message(SigningAlgorithm alg, ByteSpan signing_key, std::span<uint8_t> message, ByteSpan trailing = {});
 // Verifies one SMB2 message's signature without modifying it.
 bool verify_message(SigningAlgorithm alg, ByteSpan signing_key, ByteSpan message);
 
@@ -46,7 +48,13 @@ Bytes encrypt_message(Aead alg, ByteSpan encryption_key, uint64_t session_id, By
 // header, then the plaintext, which becomes the ciphertext. The sender that
 // reserves the room up front encrypts a reply where it was written, with no
 // copy. False on an internal error or a message too large for the header.
-bool encrypt_in_place(Aead alg, ByteSpan encryption_key, uint64_t session_id, std::span<uint8_t> frame);
+// TRAILING, the rest of the plaintext in a buffer of its own (the data of a
+// READ response), is encrypted in place too; only AES-GCM takes it (CCM
+// needs the plaintext in one piece): false for CCM with TRAILING.
+bool encrypt_in_place(Aead alg, ByteSpan encryption_key, uint64_t session_id, std::span<uint8_t> frame,
+                      std::span<uint8_t> trailing = {});
+// Whether encrypt_in_place() takes a TRAILING part with ALG.
+inline bool encrypts_in_pieces(Aead alg) { return alg == Aead::Aes128Gcm || alg == Aead::Aes256Gcm; }
 
 struct TransformHeader {
   std::array<uint8_t, 16> signature;

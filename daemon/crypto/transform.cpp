@@ -25,8 +25,11 @@ ByteSpan aad_of(ByteSpan frame) { return frame.subspan(kNonceOffset, kTransformH
 
 }  // namespace
 
-bool encrypt_in_place(Aead alg, ByteSpan encryption_key, uint64_t session_id, std::span<uint8_t> frame) {
-  if (frame.size() < kTransformHeaderSize || frame.size() - kTransformHeaderSize > UINT32_MAX) return false;
+bool encrypt_in_place(Aead alg, ByteSpan encryption_key, uint64_t session_id, std::span<uint8_t> frame,
+                      std::span<uint8_t> trailing) {
+  if (frame.size() < kTransformHeaderSize) return false;
+  uint64_t plain_size = uint64_t(frame.size() - kTransformHeaderSize) + trailing.size();
+  if (plain_size > UINT32_MAX || (!trailing.empty() && !encrypts_in_pieces(alg))) return false;
   uint8_t* h = frame.data();
   store_le32(h, kTransformProtocolId);
   std::memset(h + kSignatureOffset, 0, 16);  // the tag, filled in below
@@ -35,14 +38,14 @@ bool encrypt_in_place(Aead alg, ByteSpan encryption_key, uint64_t session_id, st
   std::memset(h + kNonceOffset, 0, 16);
   std::span<uint8_t> nonce(h + kNonceOffset, aead_nonce_size(alg));
   random_bytes(nonce);
-  store_le32(h + kOriginalSizeOffset, uint32_t(frame.size() - kTransformHeaderSize));
+  store_le32(h + kOriginalSizeOffset, uint32_t(plain_size));
   store_le16(h + kReservedOffset, 0);
   store_le16(h + kFlagsOffset, kFlagEncrypted);
   store_le64(h + kSessionIdOffset, session_id);
   std::span<uint8_t> body = frame.subspan(kTransformHeaderSize);
   std::span<uint8_t, 16> tag(h + kSignatureOffset, 16);
   // The tag is written straight into the header, which is not part of the AAD.
-  return aead_encrypt(alg, encryption_key, nonce, aad_of(frame), body, tag);
+  return aead_encrypt(alg, encryption_key, nonce, aad_of(frame), body, tag, trailing);
 }
 
 Bytes encrypt_message(Aead alg, ByteSpan encryption_key, uint64_t session_id, ByteSpan plaintext) {

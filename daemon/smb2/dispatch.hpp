@@ -41,6 +41,10 @@ struct Request {
   // compounded) through a transport that sends files: a READ may then set
   // file_data instead of copying the data; the processor positions it.
   bool may_send_file = false;
+  // The response goes out alone, signed or encrypted (AES-GCM), through a
+  // transport that sends FileSegments: a READ may read its data into a
+  // FileSegment with `data` instead of the output buffer.
+  bool may_read_to_memory = false;
   std::optional<FileSegment> file_data;
   // The body stays even though the status is an error: an IOCTL whose
   // error response carries data (MS-SMB2 3.3.5.15.6.2, copychunk limits).

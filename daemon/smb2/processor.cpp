@@ -88,6 +88,7 @@ class ChainProcessor {
   FrameResult one(ByteSpan pdu, const Header& h, Bytes& out);
   bool signs_response(const Header& h, NtStatus status, const state::Session* signer) const;
   bool may_send_file(const Request& req) const;
+  bool may_read_to_memory(const Request& req) const;
   void seal_previous(Bytes& out, bool more_follow);
   bool next_element(ByteSpan rest, Header& h, size_t& len) const;
   void save_chain(ByteSpan rest, const CompoundState& before, NtStatus create_error_before);
@@ -98,6 +99,7 @@ class ChainProcessor {
   uint64_t transform_session_;
   CompoundState compound_;
   size_t prev_start_ = SIZE_MAX;
+  ByteSpan prev_data_;  // the previous element's READ data in a buffer of its own (FileSegment::data)
   bool prev_sign_ = false;
   state::Session* prev_signer_ = nullptr;
   std::optional<ForeignSigner> prev_foreign_signer_;  // signs the previous element instead (session_bind.hpp)
@@ -250,7 +252,17 @@ bool ChainProcessor::signs_response(const Header& h, NtStatus status, const stat
 // signed (a signature or a cipher needs the data in memory).
 bool ChainProcessor::may_send_file(const Request& req) const {
   return direct_out_ && conn_.transport_sends_files && !compound_.in_chain && req.hdr.next_command == 0 &&
-         !signs_response(req.hdr, NtStatus::Success, req.session);
+         !encrypted_ && !signs_response(req.hdr, NtStatus::Success, req.session);
+}
+
+// A signed or encrypted response alone may carry a READ's data in a
+// buffer of its own (FileSegment::data): the element is signed, or the
+// message encrypted, over the output buffer and that buffer (CCM cannot
+// take the plaintext in two pieces).
+bool ChainProcessor::may_read_to_memory(const Request& req) const {
+  if (!direct_out_ || !conn_.transport_sends_files || compound_.in_chain || req.hdr.next_command != 0) return false;
+  if (encrypted_) return conn_.cipher && crypto::encrypts_in_pieces(*conn_.cipher);
+  return signs_response(req.hdr, NtStatus::Success, req.session);
 }
 
 // Session, tree and the compound rules, before the handler runs.
@@ -284,6 +296,7 @@ NtStatus ChainProcessor::resolve(Request& req, const CommandSpec& spec) {
 NtStatus ChainProcessor::run_handler(Request& req, const CommandSpec& spec, ByteWriter& body) {
   if (req.tree) become_user(req.tree->identity);
   req.may_send_file = may_send_file(req);
+  req.may_read_to_memory = may_read_to_memory(req);
   return spec.handler(req, body);
 }
 
@@ -297,6 +310,7 @@ void ChainProcessor::finish_body(Bytes& out, size_t start, Request& req, NtStatu
   } else if (req.file_data) {
     req.file_data->at = out.size();
     file_bytes_ += req.file_data->length;
+    prev_data_ = req.file_data->bytes();
     conn_.out_files.push_back(std::move(*req.file_data));
   }
 }
@@ -436,10 +450,11 @@ void ChainProcessor::seal_previous(Bytes& out, bool more_follow) {
     store_le32(out.data() + prev_start_ + wire::hdr::NextCommand, uint32_t(out.size() - prev_start_));
   std::span<uint8_t> element(out.data() + prev_start_, out.size() - prev_start_);
   if (prev_sign_)
-    sign_element(conn_, prev_signer_->keys.signing_key, element);
+    sign_element(conn_, prev_signer_->keys.signing_key, element, prev_data_);
   else if (prev_foreign_signer_)
-    crypto::sign_message(prev_foreign_signer_->algorithm, prev_foreign_signer_->key, element);
+    crypto::sign_message(prev_foreign_signer_->algorithm, prev_foreign_signer_->key, element, prev_data_);
   prev_start_ = SIZE_MAX;
+  prev_data_ = {};
 }
 
 // The header of the element at the start of REST and its length; false
@@ -520,7 +535,7 @@ class ScopedFrameOwner {
 // An encrypted frame (MS-SMB2 3.3.5.2.1.1): the chain inside is answered
 // in one message encrypted for the same session.
 FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out,
-                              ResponseSeal& seal) {
+                              ResponseSeal& seal, size_t& file_bytes) {
   auto th = crypto::parse_transform_header(frame);
   if (!th || !conn.cipher) return FrameResult::Drop;
   state::Session* session = conn.find_session(th->session_id);
@@ -539,7 +554,10 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
   seal.encryption_key = session->keys.encryption_key;  // the chain may log the session off
   reserve_transform_header(out);  // the reply is encrypted where the chain writes it
   ChainProcessor chain(conn, server, true, th->session_id);
-  return chain.run(message, out);
+  chain.writes_transport_buffer();
+  FrameResult result = chain.run(message, out);
+  file_bytes = chain.file_bytes();
+  return result;
 }
 
 }  // namespace
@@ -573,7 +591,7 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
       result = conn.negotiated ? FrameResult::Drop : handle_smb1_negotiate(conn, server, frame, out);
       break;
     case wire::kProtocolIdTransform:
-      result = process_transform(conn, server, frame, out, seal);
+      result = process_transform(conn, server, frame, out, seal, file_bytes);
       break;
     case wire::kProtocolIdSmb2: {
       ChainProcessor chain(conn, server, false, 0);

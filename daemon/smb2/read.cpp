@@ -47,24 +47,44 @@ std::optional<uint32_t> bytes_available(int fd, uint64_t offset, uint32_t length
   return uint32_t(std::min<uint64_t>(length, size - offset));
 }
 
-// Copies up to `length` bytes at `offset` into the reply; the number read,
-// or -errno.
-int64_t read_into_reply(int fd, uint64_t offset, uint32_t length, Bytes& buf) {
-  size_t data_at = buf.size();
-  buf.resize(data_at + length);
+// Reads up to `length` bytes at `offset` into `to`; the number read (short
+// at the end of the file), or -errno.
+int64_t read_fully(int fd, uint64_t offset, uint32_t length, uint8_t* to) {
   size_t got = 0;
   while (got < length) {
-    ssize_t n = pread(fd, buf.data() + data_at + got, length - got, off_t(offset + got));
+    ssize_t n = pread(fd, to + got, length - got, off_t(offset + got));
     if (n < 0) {
       if (errno == EINTR) continue;
-      buf.resize(data_at);
       return -errno;
     }
     if (n == 0) break;
     got += size_t(n);
   }
-  buf.resize(data_at + got);
   return int64_t(got);
+}
+
+// Copies up to `length` bytes at `offset` into the reply; the number read,
+// or -errno.
+int64_t read_into_reply(int fd, uint64_t offset, uint32_t length, Bytes& buf) {
+  size_t data_at = buf.size();
+  buf.resize(data_at + length);  // zero-fills: what read_into_segment avoids
+  int64_t got = read_fully(fd, offset, length, buf.data() + data_at);
+  buf.resize(data_at + size_t(std::max<int64_t>(got, 0)));
+  return got;
+}
+
+// A large signed or encrypted READ reads into a buffer of its own that is
+// not zero-filled first (a Bytes would be: one pass over 1 MiB per READ),
+// from the frame buffer cache (common/large_buffer.hpp),
+// sent after the response body (FileSegment::data). Only the bytes pread
+// returned are sent: the segment's length is that count.
+int64_t read_into_segment(Request& req, int fd, uint64_t offset, uint32_t length) {
+  FileSegment f{.offset = offset, .length = length};
+  int64_t got = read_fully(fd, offset, length, f.allocate_data());
+  if (got <= 0) return got;
+  f.length = uint32_t(got);
+  req.file_data = std::move(f);
+  return got;
 }
 
 // Leaves the data of a large read in the page cache for the transport's
@@ -140,11 +160,15 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   uint32_t got = want;
   if (!available || !leave_in_file(req, *open, offset, want)) {
     if (!fits_reply_memory(req, w, want)) return NtStatus::InsufficientResources;
-    int64_t n = read_into_reply(open->fd.get(), offset, want, w.buffer());
+    int64_t n = available && req.may_read_to_memory ? read_into_segment(req, open->fd.get(), offset, want)
+                                                     : read_into_reply(open->fd.get(), offset, want, w.buffer());
     if (n < 0) return nt_status_from_errno(int(-n));
     got = uint32_t(n);
     if (got == 0 && length > 0) return NtStatus::EndOfFile;
-    if (got < minimum) return NtStatus::EndOfFile;
+    if (got < minimum) {
+      req.file_data.reset();
+      return NtStatus::EndOfFile;
+    }
     if (got == 0) w.u8(0);  // zero-length read still carries the one-byte Buffer
   }
   w.patch_u32(data_length_at, got);

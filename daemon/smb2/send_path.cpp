@@ -11,8 +11,8 @@ size_t open_message(ConnState& conn, Bytes& out) {
   return conn.framing->open(out);
 }
 
-void sign_element(const ConnState& conn, ByteSpan signing_key, std::span<uint8_t> element) {
-  crypto::sign_message(conn.signing_algorithm, signing_key, element);
+void sign_element(const ConnState& conn, ByteSpan signing_key, std::span<uint8_t> element, ByteSpan trailing) {
+  crypto::sign_message(conn.signing_algorithm, signing_key, element, trailing);
 }
 
 void reserve_transform_header(Bytes& out) { out.resize(out.size() + crypto::kTransformHeaderSize); }
@@ -26,9 +26,15 @@ bool close_message(ConnState& conn, Bytes& out, size_t start, const ResponseSeal
   }
   std::span<uint8_t> message(out.data() + start, out.size() - start);
   if (seal.encrypt) {
-    // Encrypted where it was written, behind the room for the header.
-    if (!conn.cipher || seal.encryption_key.empty() ||
-        !crypto::encrypt_in_place(*conn.cipher, seal.encryption_key, seal.session_id, message)) {
+    // Encrypted where it was written, behind the room for the header; a
+    // READ's data in a buffer of its own (the message's last segment) with it.
+    // Anything else (file data not in memory) cannot be encrypted: dropped.
+    bool data_ok = file_bytes == 0 || (!conn.out_files.empty() && conn.out_files.back().at == out.size() &&
+                                       conn.out_files.back().bytes().size() == file_bytes);
+    std::span<uint8_t> data = data_ok && file_bytes ? conn.out_files.back().bytes() : std::span<uint8_t>();
+    if (!data_ok || !conn.cipher || seal.encryption_key.empty() ||
+        !crypto::encrypt_in_place(*conn.cipher, seal.encryption_key, seal.session_id, message, data)) {
+      std::erase_if(conn.out_files, [&](const FileSegment& f) { return f.at > start; });  // this message's
       out.resize(start);
       conn.framing->discard(out, start);
       return false;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace ringsmb::transport {
 namespace {
@@ -32,7 +33,7 @@ void SendQueue::append(Bytes& bytes, std::vector<smb2::FileSegment>& files) {
   queued_ += c.bytes.size();
   for (const auto& f : c.files) {
     queued_ += f.length;
-    if (f.copy.empty()) ++file_segments_;
+    if (!f.data) ++file_segments_;
   }
   if (!c.done()) chunks_.push_back(std::move(c));
 }
@@ -43,8 +44,8 @@ SendQueue::Piece SendQueue::front() const {
   if (c.at_file()) {
     const smb2::FileSegment& f = c.files[c.next_file];
     uint64_t left = f.length - c.file_sent;
-    if (!f.copy.empty()) {
-      p.data = f.copy.data() + c.file_sent;
+    if (f.data) {
+      p.data = f.bytes().data() + c.file_sent;
       p.size = size_t(left);
     } else if (c.file_short) {
       p.data = kZeros;
@@ -72,9 +73,9 @@ void SendQueue::advance(size_t n) {
     smb2::FileSegment& f = c.files[c.next_file];
     c.file_sent += n;
     if (c.file_sent >= f.length) {
-      if (f.copy.empty()) --file_segments_;
+      if (!f.data) --file_segments_;
       f.fd.reset();  // sent: the file need not stay open until the whole chunk is
-      Bytes().swap(f.copy);
+      f.data = LargeBuffer();
       ++c.next_file;
       c.file_sent = 0;
       c.file_short = false;
@@ -93,14 +94,15 @@ namespace {
 // only the front segment has one). Zeros past the end of a file that
 // shrank, and after an error (sendfile would have met it too).
 void read_segment(smb2::FileSegment& f, bool file_short) {
-  f.copy.resize(f.length);
+  uint8_t* to = f.allocate_data();
   size_t got = 0;
   while (got < f.length && !file_short) {
-    ssize_t n = pread(f.fd.get(), f.copy.data() + got, f.length - got, off_t(f.offset + got));
+    ssize_t n = pread(f.fd.get(), to + got, f.length - got, off_t(f.offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += size_t(n);
   }
+  std::memset(to + got, 0, f.length - got);
   f.fd.reset();
   f.charge = {};
 }
@@ -110,7 +112,7 @@ void read_segment(smb2::FileSegment& f, bool file_short) {
 void SendQueue::copy_file_data() {
   for (Chunk& c : chunks_) {
     for (size_t i = c.next_file; i < c.files.size(); ++i) {
-      if (!c.files[i].copy.empty()) continue;
+      if (c.files[i].data) continue;
       // Once a shrunken file's segment sent zeros, the rest stays zeros.
       read_segment(c.files[i], i == c.next_file && c.file_short);
       --file_segments_;
@@ -120,7 +122,7 @@ void SendQueue::copy_file_data() {
 
 void copy_file_data(std::vector<smb2::FileSegment>& files) {
   for (smb2::FileSegment& f : files)
-    if (f.copy.empty() && f.length) read_segment(f, false);
+    if (!f.data && f.length) read_segment(f, false);
 }
 
 void SendQueue::pop_done() {

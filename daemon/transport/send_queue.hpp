@@ -1,6 +1,7 @@
 // What a connection still has to send, in order: reply buffers and, inside
 // them, file data that goes out from the page cache with sendfile()
-// (smb2::FileSegment, the data of large unsigned READ replies). The queue
+// (smb2::FileSegment, the data of large unsigned READ replies) or from a
+// buffer of their own (the data of large signed or encrypted ones). The queue
 // only keeps the books; send_queued() does the syscalls.
 #pragma once
 
@@ -71,7 +72,7 @@ class SendQueue {
   std::vector<Bytes> spares_;
 };
 
-// Reads the data of each segment of FILES into its `copy` (the rest of the
+// Reads the data of each segment of FILES into its `data` (the rest of the
 // segment beyond the file's end stays zeros, as a sendfile of a file that
 // shrank would send) and releases its descriptor. Unsigned READ data goes
 // out by sendfile after the whole batch of requests it came in (and later,

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # READ replies: large unsigned ones go out with sendfile() straight from the
-# page cache, signed, encrypted and small ones are copied. smbclient gets of
-# files around the threshold (64 KiB, smb2::ServerContext::sendfile_min_read)
-# and larger, unsigned, signed and encrypted, over io_uring and epoll, must
-# match the originals; a file truncated while it is being read and a client
-# killed in the middle of a get must leave the server serving.
+# page cache; large signed and AES-GCM encrypted ones are read into a buffer
+# of their own (not zero-filled) sent after the reply; small ones, and
+# AES-CCM encrypted ones (SMB 3.0), are copied into the reply buffer.
+# smbclient gets of files around the threshold (64 KiB,
+# smb2::ServerContext::sendfile_min_read) and larger, unsigned, signed and
+# encrypted, over io_uring and epoll, must match the originals; a file
+# truncated while it is being read (unsigned, signed, encrypted) and a
+# client killed in the middle of a get must leave the server serving.
 source "$(dirname "$0")/lib.sh"
 
 write_config
@@ -57,6 +60,7 @@ run_backend() {  # run_backend LABEL [ringsmbd args...]
   get_all "$label unsigned" -m SMB3_11 --client-protection=off
   get_all "$label signed" -m SMB3_11 --client-protection=sign
   get_all "$label encrypted" -m SMB3_11 --client-protection=encrypt
+  get_all "$label SMB 3.0 encrypted (AES-CCM)" -m SMB3_00 --client-protection=encrypt
   get_all "$label SMB 2.1 unsigned" -m SMB2_10 --client-protection=off
   if command -v strace > /dev/null && strace -qq -o /dev/null true 2>/dev/null; then
     local calls
@@ -75,15 +79,17 @@ start_server
 # A file that shrinks while it is read: every get ends (with whatever the
 # client makes of it) and the server goes on serving.
 head -c $((64 * 1024 * 1024)) /dev/zero > "$T/share/shrinking"
-for i in 1 2 3; do
-  head -c $((64 * 1024 * 1024)) /dev/zero > "$T/share/shrinking"
-  smb "$C" share "get shrinking $T/shrunk" --client-protection=off > /dev/null 2>&1 &
-  getter=$!
-  sleep 0.$((i * 2))
-  truncate -s 100000 "$T/share/shrinking"
-  if ! wait "$getter"; then :; fi  # the get may fail; it must not hang (smb() has a timeout)
+for prot in off sign encrypt; do
+  for i in 1 2 3; do
+    head -c $((64 * 1024 * 1024)) /dev/zero > "$T/share/shrinking"
+    smb "$C" share "get shrinking $T/shrunk" --client-protection=$prot > /dev/null 2>&1 &
+    getter=$!
+    sleep 0.$((i * 2))
+    truncate -s 100000 "$T/share/shrinking"
+    if ! wait "$getter"; then :; fi  # the get may fail; it must not hang (smb() has a timeout)
+  done
+  check "server alive after reads racing truncates (protection $prot)" server_alive
 done
-check "server alive after reads racing truncates" server_alive
 
 # A client killed in the middle of a large get (the server waiting for room
 # in the socket) does not stop the others.

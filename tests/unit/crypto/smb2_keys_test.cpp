@@ -342,3 +342,52 @@ TEST_CASE("Transform header parsing rejects short and foreign frames", "[crypto]
   store_le32(&empty_body[36], 0);
   CHECK_FALSE(decrypt_message(Aead::Aes128Gcm, Bytes(16, 1), empty_body));
 }
+
+TEST_CASE("a message signed with its last bytes in another buffer carries the whole message's signature",
+          "[crypto]") {
+  auto alg = GENERATE(SigningAlgorithm::HmacSha256, SigningAlgorithm::AesCmac, SigningAlgorithm::AesGmac);
+  Bytes key(16, 0x5a);
+  Bytes whole(64 + 16 + 1000);
+  for (size_t i = 0; i < whole.size(); ++i) whole[i] = uint8_t(i * 7 + 3);
+  whole[0] = 0xFE;
+  store_le32(whole.data() + 16, 1);  // SERVER_TO_REDIR
+  size_t split = GENERATE(64, 80, 81);
+  Bytes head(whole.begin(), whole.begin() + ptrdiff_t(split));
+  Bytes tail(whole.begin() + ptrdiff_t(split), whole.end());
+  sign_message(alg, key, head, tail);
+  sign_message(alg, key, whole);
+  CHECK(Bytes(whole.begin(), whole.begin() + ptrdiff_t(split)) == head);
+  head.insert(head.end(), tail.begin(), tail.end());
+  CHECK(verify_message(alg, key, head));
+}
+
+TEST_CASE("encryption in place takes the plaintext's end from another buffer (AES-GCM only)", "[crypto]") {
+  Bytes plain(64 + 16 + 5000);
+  for (size_t i = 0; i < plain.size(); ++i) plain[i] = uint8_t(i * 13 + 1);
+  SECTION("GCM") {
+    auto alg = GENERATE(Aead::Aes128Gcm, Aead::Aes256Gcm);
+    Bytes key(aead_key_size(alg), 0x33);
+    size_t split = GENERATE(1, 80, 81, 4096);
+    Bytes frame(kTransformHeaderSize);
+    frame.insert(frame.end(), plain.begin(), plain.begin() + ptrdiff_t(split));
+    Bytes tail(plain.begin() + ptrdiff_t(split), plain.end());
+    REQUIRE(encrypt_in_place(alg, key, 9, frame, tail));
+    CHECK(tail != Bytes(plain.begin() + ptrdiff_t(split), plain.end()));
+    frame.insert(frame.end(), tail.begin(), tail.end());
+    auto h = parse_transform_header(frame);
+    REQUIRE(h);
+    CHECK(h->original_message_size == plain.size());
+    CHECK(h->session_id == 9);
+    auto back = decrypt_message(alg, key, frame);
+    REQUIRE(back);
+    CHECK(*back == plain);
+  }
+  SECTION("CCM refuses a second piece") {
+    auto alg = GENERATE(Aead::Aes128Ccm, Aead::Aes256Ccm);
+    Bytes key(aead_key_size(alg), 0x33);
+    Bytes frame(kTransformHeaderSize + 80);
+    Bytes tail(100, 1);
+    CHECK_FALSE(encrypts_in_pieces(alg));
+    CHECK_FALSE(encrypt_in_place(alg, key, 9, frame, tail));
+  }
+}

@@ -401,17 +401,22 @@ TEST_CASE("a large unsigned READ leaves its data in the file for the transport",
     CHECK(fx.conn.out_files.empty());
     CHECK(frame_length(out) == out.size() - 4);
   }
-  SECTION("when the session signs, the data is copied and signed") {
+  SECTION("when the session signs, the data is read into memory (no fd) and signed with the response") {
     fx.session->keys.signing_key = Bytes(16, 0x42);
     fx.session->signing_required = true;
     fx.conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
     Bytes req = chain({{Command::Read, read_body(fx.file, 0, min)}}, fx.mid);
     crypto::sign_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key, req);
     REQUIRE(process_frame(fx.conn, fx.server, req, out) == FrameResult::Ok);
-    CHECK(fx.conn.out_files.empty());
-    CHECK(out.size() == 4 + 64 + 16 + min);
-    CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key,
-                                 ByteSpan(out.data() + 4, out.size() - 4)));
+    REQUIRE(fx.conn.out_files.size() == 1);
+    CHECK(fx.conn.out_files[0].data);
+    CHECK(fx.conn.out_files[0].fd.get() < 0);
+    CHECK(out.size() == 4 + 64 + 16);
+    Bytes message(out.begin() + 4, out.end());
+    auto data = fx.conn.out_files[0].bytes();
+    message.insert(message.end(), data.begin(), data.end());
+    CHECK(message.size() == 64 + 16 + min);
+    CHECK(crypto::verify_message(crypto::SigningAlgorithm::AesCmac, fx.session->keys.signing_key, message));
   }
   SECTION("a transport that does not send files gets the data in the buffer") {
     fx.conn.transport_sends_files = false;
@@ -420,6 +425,163 @@ TEST_CASE("a large unsigned READ leaves its data in the file for the transport",
     CHECK(fx.conn.out_files.empty());
     CHECK(out.size() == 4 + 64 + 16 + 300000);
     CHECK(out[4 + 80 + 5] == 'a' + 5);
+  }
+}
+
+namespace {
+
+// The response message of OUT (one frame) with the data of the memory
+// segment after it, as the transport sends them.
+Bytes sent_message(const SendfileFixture& fx, const Bytes& out) {
+  Bytes m(out.begin() + 4, out.end());
+  for (const FileSegment& f : fx.conn.out_files) {
+    REQUIRE(f.data);
+    REQUIRE(f.at == out.size());
+    auto bytes = f.bytes();
+    REQUIRE(bytes.size() == f.length);
+    // In the page as in the file: pread's copy runs at full speed.
+    CHECK(reinterpret_cast<uintptr_t>(bytes.data()) % 4096 == f.offset % 4096);
+    m.insert(m.end(), bytes.begin(), bytes.end());
+  }
+  REQUIRE(frame_length(out) == m.size());
+  return m;
+}
+
+Bytes expected_data(uint64_t offset, size_t n) {
+  Bytes b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = uint8_t('a' + (offset + i) % 23);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a large signed READ sends its data from a buffer of its own, signed with the response",
+          "[smb2][processor][sendfile]") {
+  const uint32_t min = 64 * 1024;
+  SendfileFixture fx(300000);
+  fx.server.sendfile_min_read = min;
+  auto alg = GENERATE(crypto::SigningAlgorithm::HmacSha256, crypto::SigningAlgorithm::AesCmac,
+                      crypto::SigningAlgorithm::AesGmac);
+  fx.conn.signing_algorithm = alg;
+  fx.session->keys.signing_key = Bytes(16, 0x42);
+  fx.session->signing_required = true;
+  Bytes out;
+  auto read = [&](uint64_t offset, uint32_t length, uint32_t minimum = 0) {
+    Bytes req = chain({{Command::Read, read_body(fx.file, offset, length, minimum)}}, fx.mid++);
+    crypto::sign_message(alg, fx.session->keys.signing_key, req);
+    REQUIRE(process_frame(fx.conn, fx.server, req, out) == FrameResult::Ok);
+  };
+
+  SECTION("a whole read") {
+    read(1000, 200000);
+    Bytes m = sent_message(fx, out);
+    CHECK(load_le32(m.data() + 64 + 4) == 200000);  // DataLength
+    CHECK(crypto::verify_message(alg, fx.session->keys.signing_key, m));
+    CHECK(Bytes(m.begin() + 80, m.end()) == expected_data(1000, 200000));
+  }
+  SECTION("a read past the end returns what pread read, DataLength and signature agreeing") {
+    read(250000, 1 << 20);
+    Bytes m = sent_message(fx, out);
+    REQUIRE(fx.conn.out_files.size() == 1);
+    CHECK(fx.conn.out_files[0].length == 50000);
+    CHECK(load_le32(m.data() + 64 + 4) == 50000);
+    CHECK(crypto::verify_message(alg, fx.session->keys.signing_key, m));
+    CHECK(Bytes(m.begin() + 80, m.end()) == expected_data(250000, 50000));
+  }
+  SECTION("at the end of the file: END_OF_FILE, no segment") {
+    read(300000, min);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(load_le32(out.data() + 4 + wire::hdr::Status) == uint32_t(NtStatus::EndOfFile));
+    CHECK(crypto::verify_message(alg, fx.session->keys.signing_key, ByteSpan(out).subspan(4)));
+  }
+  SECTION("fewer bytes than MinimumCount: END_OF_FILE, no segment") {
+    read(250000, min, 60000);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(load_le32(out.data() + 4 + wire::hdr::Status) == uint32_t(NtStatus::EndOfFile));
+  }
+  SECTION("a read of 0 bytes stays in the buffer") {
+    read(0, 0);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(load_le32(out.data() + 4 + wire::hdr::Status) == uint32_t(NtStatus::Success));
+    CHECK(out.size() == 4 + 64 + 17);
+    CHECK(crypto::verify_message(alg, fx.session->keys.signing_key, ByteSpan(out).subspan(4)));
+  }
+  SECTION("a small read is copied into the buffer") {
+    read(0, min - 1);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(out.size() == 4 + 64 + 16 + min - 1);
+    CHECK(crypto::verify_message(alg, fx.session->keys.signing_key, ByteSpan(out).subspan(4)));
+  }
+  SECTION("in a compound chain the data is copied") {
+    Bytes req = chain({{Command::Read, read_body(fx.file, 0, min)}, {Command::Echo, echo_body()}}, fx.mid);
+    REQUIRE(process_frame(fx.conn, fx.server, req, out) == FrameResult::Ok);
+    CHECK(fx.conn.out_files.empty());
+    CHECK(frame_length(out) == out.size() - 4);
+  }
+}
+
+TEST_CASE("a large encrypted READ sends its data from a buffer of its own, encrypted with the response",
+          "[smb2][processor][sendfile]") {
+  const uint32_t min = 64 * 1024;
+  SendfileFixture fx(300000);
+  fx.server.sendfile_min_read = min;
+  fx.session->keys.encryption_key = Bytes(16, 0x21);
+  fx.session->keys.decryption_key = Bytes(16, 0x12);
+  Bytes out;
+  auto read = [&](crypto::Aead alg, uint64_t offset, uint32_t length) {
+    fx.conn.cipher = alg;
+    size_t key = crypto::aead_key_size(alg);
+    fx.session->keys.encryption_key.resize(key, 0x21);
+    fx.session->keys.decryption_key.resize(key, 0x12);
+    Bytes req = chain({{Command::Read, read_body(fx.file, offset, length)}}, fx.mid++);
+    Bytes frame = crypto::encrypt_message(alg, fx.session->keys.decryption_key, 1, req);
+    REQUIRE(process_frame(fx.conn, fx.server, frame, out) == FrameResult::Ok);
+  };
+  auto decrypt = [&](crypto::Aead alg) {
+    Bytes m = sent_message(fx, out);
+    auto plain = crypto::decrypt_message(alg, fx.session->keys.encryption_key, m);
+    REQUIRE(plain);
+    return *plain;
+  };
+
+  SECTION("AES-GCM: the data is encrypted where pread put it") {
+    auto alg = GENERATE(crypto::Aead::Aes128Gcm, crypto::Aead::Aes256Gcm);
+    read(alg, 1000, 200000);
+    REQUIRE(fx.conn.out_files.size() == 1);
+    CHECK(out.size() == 4 + 52 + 64 + 16);
+    Bytes plain = decrypt(alg);
+    CHECK(load_le32(plain.data() + wire::hdr::Status) == uint32_t(NtStatus::Success));
+    CHECK(load_le32(plain.data() + 64 + 4) == 200000);
+    CHECK(Bytes(plain.begin() + 80, plain.end()) == expected_data(1000, 200000));
+  }
+  SECTION("AES-GCM, past the end: what pread read") {
+    read(crypto::Aead::Aes128Gcm, 299000, 1 << 20);
+    REQUIRE(fx.conn.out_files.size() == 1);
+    Bytes plain = decrypt(crypto::Aead::Aes128Gcm);
+    CHECK(load_le32(plain.data() + 64 + 4) == 1000);
+    CHECK(Bytes(plain.begin() + 80, plain.end()) == expected_data(299000, 1000));
+  }
+  SECTION("AES-GCM at the end of the file: END_OF_FILE, no segment") {
+    read(crypto::Aead::Aes128Gcm, 300000, min);
+    CHECK(fx.conn.out_files.empty());
+    Bytes plain = decrypt(crypto::Aead::Aes128Gcm);
+    CHECK(load_le32(plain.data() + wire::hdr::Status) == uint32_t(NtStatus::EndOfFile));
+  }
+  SECTION("AES-CCM takes the plaintext in one piece: the data is copied") {
+    auto alg = GENERATE(crypto::Aead::Aes128Ccm, crypto::Aead::Aes256Ccm);
+    read(alg, 1000, 200000);
+    CHECK(fx.conn.out_files.empty());
+    Bytes plain = decrypt(alg);
+    CHECK(Bytes(plain.begin() + 80, plain.end()) == expected_data(1000, 200000));
+  }
+  SECTION("no encryption key: the message and its segment are dropped") {
+    fx.conn.cipher = crypto::Aead::Aes128Gcm;
+    Bytes req = chain({{Command::Read, read_body(fx.file, 0, min)}}, fx.mid);
+    Bytes frame = crypto::encrypt_message(crypto::Aead::Aes128Gcm, fx.session->keys.decryption_key, 1, req);
+    fx.session->keys.encryption_key.clear();
+    REQUIRE(process_frame(fx.conn, fx.server, frame, out) == FrameResult::Ok);
+    CHECK(out.empty());
+    CHECK(fx.conn.out_files.empty());
   }
 }
 

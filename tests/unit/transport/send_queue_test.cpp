@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 using namespace ringsmb;
@@ -282,4 +284,37 @@ TEST_CASE("a copied segment of a file that had shrunk keeps its zeros", "[transp
   Bytes got = send_all(q, sp, would_blocks);
   Bytes expected = concat({text("A"), ByteSpan(data).subspan(500), Bytes(2500, 0), text("B")});
   CHECK(got == expected);
+}
+
+TEST_CASE("a segment read into memory goes out from its buffer between the bytes around it", "[transport]") {
+  SendQueue q;
+  Bytes buf = text("HEADtail");
+  Bytes data = pattern(300000, 3);
+  std::vector<smb2::FileSegment> files;
+  smb2::FileSegment seg;
+  seg.at = 4;
+  seg.length = uint32_t(data.size());
+  std::copy(data.begin(), data.end(), seg.allocate_data());
+  files.push_back(std::move(seg));
+  q.append(buf, files);
+  CHECK(q.queued_bytes() == 8 + data.size());
+
+  SendQueue::Piece p = q.front();
+  CHECK(p.file_follows);  // MSG_MORE: the header waits for the data
+  q.advance(4);
+  p = q.front();
+  CHECK(p.kind == Kind::Memory);
+  CHECK(p.size == data.size());
+  q.advance(1000);
+  p = q.front();
+  CHECK(p.size == data.size() - 1000);
+  CHECK(p.data[0] == data[1000]);
+
+  SocketPair sp(4096);  // a small buffer: the segment goes out in many sends
+  int would_blocks = 0;
+  Bytes got = send_all(q, sp, would_blocks);
+  CHECK(would_blocks > 0);
+  CHECK(got == concat({ByteSpan(data).subspan(1000), text("tail")}));
+  CHECK(q.empty());
+  CHECK(q.queued_bytes() == 0);
 }
