@@ -314,6 +314,7 @@ void Worker::on_off_worker_done(const io::BulkReceiver::Done& d) {
     c.bytes_received += d.received + d.header_len;
     c.bytes_received_in_place += d.received + d.header_len;
     metrics_.bytes_received += d.received + d.header_len;
+    metrics_.bytes_received_off_worker += d.received + d.header_len;
     after_framing(c, c.framer.commit(d.received, [&](ByteSpan frame) { return process_one(c, frame); }), {});
   }
   if (!c.closing && d.header_len) {
