@@ -176,8 +176,9 @@ def smbench_cmd(build, srv, user, password, args, share="bench"):
             "--password", password, "--share", share, *args]
 
 
-def smbench(build, srv, user, password, args, share="bench"):
-    m = measure(smbench_cmd(build, srv, user, password, args, share), srv)
+def smbench(build, srv, user, password, args, share="bench", prefix=()):
+    """One smbench run against srv; PREFIX goes before the command (e.g. nice)."""
+    m = measure([*prefix, *smbench_cmd(build, srv, user, password, args, share)], srv)
     r = parse_result(m["out"])
     r.update(server_cpu=m["server_cpu"], client_cpu=m["client_cpu"], wall=m["wall"])
     if r.get("files"):

@@ -41,6 +41,10 @@ class EpollReactor final : public Reactor {
   void wait_writable(uint64_t conn_id, int fd) override;
   void pause_recv(uint64_t conn_id) override;
   void resume_recv(uint64_t conn_id) override;
+  bool recv_stopped(uint64_t conn_id) const override {
+    auto it = conns_.find(conn_id);
+    return it != conns_.end() && it->second.paused;  // pause_recv took EPOLLIN away
+  }
   void wake() override;
   bool watch_readable(int fd, uint64_t token) override;
   void run(const std::atomic<bool>& stop) override;

@@ -36,6 +36,11 @@ class ReactorHandler {
   // space itself and reports the count with on_recv_in_place.
   virtual std::span<uint8_t> recv_space(uint64_t conn_id) = 0;
   virtual void on_recv_in_place(uint64_t conn_id, size_t n) = 0;
+  // After pause_recv, when the reactor's receive on the socket has ended
+  // (its last bytes reported): until resume_recv, nothing takes bytes from
+  // the socket, so another thread may (BulkReceiver). Not called when
+  // recv_stopped() was already true at the pause.
+  virtual void on_recv_stopped(uint64_t /*conn_id*/) {}
   // Receiving stopped for good: peer closed (err 0), or -errno.
   virtual void on_recv_end(uint64_t conn_id, int err) = 0;
   // The send of `start_send` finished: bytes sent, or -errno.
@@ -82,6 +87,9 @@ class Reactor {
   // reported only once receiving resumed.
   virtual void pause_recv(uint64_t conn_id) = 0;
   virtual void resume_recv(uint64_t conn_id) = 0;
+  // Paused, and nothing of the reactor's own receives the socket any more
+  // (see on_recv_stopped).
+  virtual bool recv_stopped(uint64_t /*conn_id*/) const { return false; }
   // Thread-safe: makes the owning thread call on_wake soon.
   virtual void wake() = 0;
   // Calls on_readable(TOKEN) whenever non-blocking FD (not a connection's

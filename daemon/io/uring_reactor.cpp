@@ -50,6 +50,7 @@ class UringReactor final : public Reactor {
   void wait_writable(uint64_t conn_id, int fd) override;
   void pause_recv(uint64_t conn_id) override;
   void resume_recv(uint64_t conn_id) override;
+  bool recv_stopped(uint64_t conn_id) const override;
   void wake() override;
   bool watch_readable(int fd, uint64_t token) override;
   void run(const std::atomic<bool>& stop) override;
@@ -248,6 +249,11 @@ void UringReactor::resume_recv(uint64_t conn_id) {
   if (!it->second.armed) arm_recv(conn_id, it->second.fd);
 }
 
+bool UringReactor::recv_stopped(uint64_t conn_id) const {
+  auto it = recv_fds_.find(conn_id);
+  return it != recv_fds_.end() && it->second.paused && !it->second.armed;
+}
+
 void UringReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
   io_uring_sqe* s = sqe();
   io_uring_prep_sendmsg(s, fd, msg, MSG_NOSIGNAL);
@@ -297,6 +303,7 @@ void UringReactor::handle_recv(uint64_t conn_id, const io_uring_cqe* cqe) {
     // The kernel ended the multishot early (out of buffers) or pause_recv
     // cancelled it: re-arm it unless the handler still wants a pause.
     if (!it->second.paused) arm_recv(conn_id, it->second.fd);
+    else handler_.on_recv_stopped(conn_id);
     return;
   }
   recv_fds_.erase(it);

@@ -177,6 +177,7 @@ void WorkerMetrics::add(const WorkerMetrics& o) {
     commands[c].latency_sum_ns += o.commands[c].latency_sum_ns;
   }
   bytes_received += o.bytes_received;
+  bytes_received_off_worker += o.bytes_received_off_worker;
   bytes_sent += o.bytes_sent;
   connections_accepted += o.connections_accepted;
   refused_max_connections += o.refused_max_connections;
@@ -196,6 +197,9 @@ std::string render_prometheus(const WorkerMetrics& m) {
   latency(o, m);
   counter(o, "ringsmb_received_bytes_total", "Bytes received from clients (SMB frames with their TCP framing)",
           m.bytes_received);
+  counter(o, "ringsmb_received_off_worker_bytes_total",
+          "Of those, bytes of large frames received by a worker's receiving thread, not by the worker",
+          m.bytes_received_off_worker);
   counter(o, "ringsmb_sent_bytes_total", "Bytes of replies sent to clients", m.bytes_sent);
   connections(o, m);
   counter(o, "ringsmb_login_failures_total", "SESSION_SETUP refused: wrong password, unknown user, bad MIC",

@@ -81,6 +81,7 @@ struct WorkerMetrics {
   ScopeTable shares;
   ScopeTable users;
   uint64_t bytes_received = 0;  // TCP payload read from clients
+  uint64_t bytes_received_off_worker = 0;  // of those, by the worker's BulkReceiver (large frames)
   uint64_t bytes_sent = 0;      // replies handed to the socket (READ data by sendfile included)
   uint64_t connections_accepted = 0;
   uint64_t refused_max_connections = 0;

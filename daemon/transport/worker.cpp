@@ -81,6 +81,7 @@ Worker::Worker(int index, smb2::ServerContext& ctx)
       changes_([this](int fd) { return reactor_ && reactor_->watch_readable(fd, kChangesToken); }) {}
 
 Worker::~Worker() {
+  bulk_.reset();  // before the frame buffers and sockets it fills go
   if (spare_fd_ >= 0) close(spare_fd_);
   for (int fd : listen_fds_) close(fd);
   for (auto& [id, c] : conns_) {
@@ -105,6 +106,12 @@ bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std
   if (!reactor_) {
     error = "cannot create an epoll reactor";
     return false;
+  }
+  bulk_ = std::make_unique<io::BulkReceiver>(
+      [this](const io::BulkReceiver::Done& d) { post([this, d] { on_off_worker_done(d); }); });
+  if (!bulk_->start()) {
+    LOG_WARN("worker %d: no thread for large frames (%s); the worker receives them", index_, strerror(errno));
+    bulk_.reset();
   }
   spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   for (const auto& a : addrs) {
@@ -227,11 +234,12 @@ void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
   }
   after_framing(*c, c->framer.feed(data, [&](ByteSpan frame) { return process_one(*c, frame); }), data);
   if (!c->closing) flush(*c);
+  if (!c->closing) maybe_receive_off_worker(*c);
 }
 
 std::span<uint8_t> Worker::recv_space(uint64_t conn_id) {
   Conn* c = receiving_conn(conn_id);
-  if (!c || c->recv_paused) return {};
+  if (!c || c->recv_paused || c->off_worker != Conn::OffWorker::No) return {};
   std::span<uint8_t> space = c->framer.recv_space(kRecvInPlaceMin);
   // Large WRITEs come in a stream: reading the next header ourselves (a
   // 4-byte recv, usually answered from what is queued) lets its payload go
@@ -249,6 +257,92 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
   metrics_.bytes_received += n;
   after_framing(*c, c->framer.commit(n, [&](ByteSpan frame) { return process_one(*c, frame); }), {});
   if (!c->closing) flush(*c);
+  if (!c->closing) maybe_receive_off_worker(*c);
+}
+
+// A large frame's rest goes to the BulkReceiver once the reactor has
+// stopped receiving on the socket (at once with epoll; with io_uring when
+// the cancelled multishot recv has posted its last completion, whose
+// bytes are framed here first).
+void Worker::maybe_receive_off_worker(Conn& c) {
+  if (!bulk_ || c.off_worker != Conn::OffWorker::No || c.closing || c.recv_paused) return;
+  if (c.framer.recv_space(kRecvOffWorkerMin).empty()) return;
+  c.off_worker = Conn::OffWorker::Stopping;
+  reactor_->pause_recv(c.id);
+  if (reactor_->recv_stopped(c.id)) start_off_worker_receive(c);
+}
+
+void Worker::on_recv_stopped(uint64_t conn_id) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end() || it->second->off_worker != Conn::OffWorker::Stopping) return;
+  start_off_worker_receive(*it->second);
+}
+
+// What arrived while the reactor stopped may have completed the frame (or
+// paused reading): then the reactor receives again.
+void Worker::start_off_worker_receive(Conn& c) {
+  std::span<uint8_t> rest = c.framer.recv_space(1);
+  if (c.closing || c.recv_paused || rest.empty()) return end_off_worker_receive(c);
+  c.off_worker = Conn::OffWorker::Receiving;
+  c.off_worker_header = false;
+  bulk_->submit({c.id, c.fd, rest});
+}
+
+// After a large frame the client most likely sends another (a file copy
+// streams WRITEs), and the reactor's multishot recv, once armed, would
+// take that frame whole into its buffers, on the worker, before the
+// worker could stop it: so the receiver also waits for the next header,
+// and hands the socket back to the reactor only for a small frame.
+void Worker::receive_next_header_off_worker(Conn& c) {
+  c.off_worker = Conn::OffWorker::Receiving;
+  c.off_worker_header = true;
+  bulk_->submit({c.id, c.fd, c.framer.header_space(), false});
+}
+
+// The frame is whole (or the stream ended): it is handled here, and with
+// the next frame's header already in, a large next frame goes straight
+// back to the receiver, the reactor still stopped.
+void Worker::on_off_worker_done(const io::BulkReceiver::Done& d) {
+  auto it = conns_.find(d.conn_id);
+  if (it == conns_.end()) return;
+  Conn& c = *it->second;
+  // Stopping again: the framer is ours, the reactor still stopped (and
+  // maybe_resume_reading leaves it so until end_off_worker_receive).
+  c.off_worker = Conn::OffWorker::Stopping;
+  if (!c.closing && d.received) {
+    c.last_activity_s = now_s();
+    c.bytes_received += d.received + d.header_len;
+    c.bytes_received_in_place += d.received + d.header_len;
+    metrics_.bytes_received += d.received + d.header_len;
+    metrics_.bytes_received_off_worker += d.received + d.header_len;
+    after_framing(c, c.framer.commit(d.received, [&](ByteSpan frame) { return process_one(c, frame); }), {});
+  }
+  if (!c.closing && d.header_len) {
+    ByteSpan header(d.header, d.header_len);
+    if (c.recv_paused) {
+      c.backlog.insert(c.backlog.end(), header.begin(), header.end());  // the framer paused at the frame's end
+    } else {
+      std::span<uint8_t> space = c.framer.header_space();
+      std::copy(header.begin(), header.end(), space.begin());
+      after_framing(c, c.framer.commit(header.size(), [&](ByteSpan frame) { return process_one(c, frame); }), {});
+    }
+  }
+  if (!c.closing) flush(c);
+  bool after_body = !c.off_worker_header;
+  if (!d.failed && !c.closing && !c.recv_paused) {
+    if (!c.framer.recv_space(kRecvOffWorkerMin).empty()) return start_off_worker_receive(c);
+    if (after_body && c.framer.missing_bytes() == 0) return receive_next_header_off_worker(c);
+  }
+  end_off_worker_receive(c);
+}
+
+// The reactor receives again; after a failure or a drop it sees the
+// stream's end and reports it (on_recv_end), which frees the connection.
+void Worker::end_off_worker_receive(Conn& c) {
+  c.off_worker = Conn::OffWorker::No;
+  if (c.closing) return reactor_->resume_recv(c.id);
+  if (c.recv_paused) return maybe_resume_reading(c);
+  reactor_->resume_recv(c.id);
 }
 
 FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
@@ -417,7 +511,9 @@ void Worker::maybe_resume_reading(Conn& c) {
   if (c.resuming) return;
   c.resuming = true;
   size_t limit = ctx_.config.global.max_send_queue_bytes;
-  while (c.recv_paused && !c.closing && !c.waits_for_writes && queued_bytes(c) <= limit / 2) {
+  // Not while the BulkReceiver fills the frame buffer: its end comes back here.
+  while (c.recv_paused && !c.closing && !c.waits_for_writes && c.off_worker == Conn::OffWorker::No &&
+         queued_bytes(c) <= limit / 2) {
     c.state.credits_throttled = false;
     c.recv_paused = false;
     Bytes backlog = std::exchange(c.backlog, {});
@@ -480,12 +576,14 @@ void Worker::drop(Conn& c, const char* why) {
   shutdown(c.fd, SHUT_RDWR);  // ends the pending recv; the connection is freed after it
   if (c.recv_paused) {  // ...which must be armed to see that end
     c.recv_paused = false;
-    reactor_->resume_recv(c.id);
+    // Receiving off the worker: the receiver sees the end and the reactor
+    // resumes after it (end_off_worker_receive).
+    if (c.off_worker == Conn::OffWorker::No) reactor_->resume_recv(c.id);
   }
 }
 
 void Worker::maybe_destroy(Conn& c) {
-  if (!c.recv_ended || c.waiting) return;
+  if (!c.recv_ended || c.waiting || c.off_worker == Conn::OffWorker::Receiving) return;
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   ctx_.budget.remove_connection_from(c.address);

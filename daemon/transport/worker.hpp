@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/bulk_receiver.hpp"
 #include "io/reactor.hpp"
 #include "ipc/ctl_status.hpp"
 #include "smb2/conn_state.hpp"
@@ -37,6 +38,9 @@ inline constexpr size_t kMaxFrameSize = 16 * 1024 * 1024;
 // below it, the copy out of the reactor's buffer costs less than the extra
 // recv() that usually ends in EAGAIN.
 inline constexpr size_t kRecvInPlaceMin = 64 * 1024;
+// A frame that still misses this much is received by the worker's
+// BulkReceiver thread (io/bulk_receiver.hpp), off the worker's thread.
+inline constexpr size_t kRecvOffWorkerMin = 256 * 1024;
 // Before a session exists a client needs only NEGOTIATE and SESSION_SETUP
 // (an NTLMSSP exchange: a few hundred bytes, a few KiB with SPNEGO), so a
 // connection that has not logged in may not make us hold a large frame.
@@ -71,6 +75,7 @@ class Worker final : public io::ReactorHandler {
   void on_recv(uint64_t conn_id, ByteSpan data) override;
   std::span<uint8_t> recv_space(uint64_t conn_id) override;
   void on_recv_in_place(uint64_t conn_id, size_t n) override;
+  void on_recv_stopped(uint64_t conn_id) override;
   void on_recv_end(uint64_t conn_id, int err) override;
   void on_send(uint64_t conn_id, int result) override;
   void on_writable(uint64_t conn_id, int result) override;
@@ -136,6 +141,14 @@ class Worker final : public io::ReactorHandler {
     bool resuming = false;  // in maybe_resume_reading
     Bytes backlog;
     bool last_frame_large = false;  // then the next header is read in place too
+    // The rest of a large frame is received off the worker: Stopping while
+    // the reactor's receive ends (pause_recv), Receiving while the
+    // BulkReceiver fills the frame buffer (nothing else touches the framer
+    // or receives from the socket then).
+    enum class OffWorker { No, Stopping, Receiving } off_worker = OffWorker::No;
+    // The job receiving is for the next frame's header only (after a large
+    // frame, until a small one comes).
+    bool off_worker_header = false;
     uint64_t bytes_received = 0;
     uint64_t bytes_received_in_place = 0;  // of those, straight into the frame buffer
     // Requests that arrived while the replies are held (ConnState::
@@ -160,6 +173,11 @@ class Worker final : public io::ReactorHandler {
   void refuse_waiting_clients(int listen_fd);
   FrameAssembler::Next process_one(Conn& c, ByteSpan frame);
   void after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed);
+  void maybe_receive_off_worker(Conn& c);
+  void start_off_worker_receive(Conn& c);
+  void receive_next_header_off_worker(Conn& c);
+  void on_off_worker_done(const io::BulkReceiver::Done& d);
+  void end_off_worker_receive(Conn& c);
   size_t queued_bytes(const Conn& c) const;
   void pause_reading(Conn& c, ByteSpan rest);
   void maybe_resume_reading(Conn& c);
@@ -194,6 +212,10 @@ class Worker final : public io::ReactorHandler {
   size_t max_frame_ = kMaxFrameSize;
   std::mutex posted_mu_;
   std::vector<std::function<void()>> posted_;  // guarded by posted_mu_
+  // The rest of large frames (kRecvOffWorkerMin); null in the unit tests'
+  // use_reactor() workers. Stopped first of all in ~Worker: it writes into
+  // the connections' frame buffers.
+  std::unique_ptr<io::BulkReceiver> bulk_;
   DelayTimer timer_;  // last: stopped first, before the reactor its callbacks wake
 };
 

@@ -24,6 +24,19 @@ grep -E "^(PASS|FAIL)|ECHO answered|too fast" "$T/check.out" || true
 # FLUSH, CLOSE) still see their data, in order (async_write_order.py).
 check "pipelined requests after large WRITEs see their data" \
   python3 "$RINGSMB_SOURCE_DIR/tests/integration/async_write_order.py" "$PORT" share ordered "$T/share/ordered"
+# Large frames are received by the worker's receiving thread: a stalled
+# one holds no one up, pipelined large and small requests keep their
+# order, resets in the middle leave the server serving
+# (recv_off_worker.py); the metric counts the bytes it took.
+check "large frames received off the worker" \
+  python3 "$RINGSMB_SOURCE_DIR/tests/integration/recv_off_worker.py" "$PORT" share offworker "$T/share/offworker"
+off_worker_bytes() {
+  "$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
+    awk '$1 == "ringsmb_received_off_worker_bytes_total" {print int($2)}'
+}
+off_worker=$(off_worker_bytes)
+echo "ringsmb_received_off_worker_bytes_total: $off_worker"
+check "ringsmb_received_off_worker_bytes_total counts them" test "${off_worker:-0}" -ge $((4 * 1024 * 1024))
 # Large files, written to disk (the blocks of unwritten data free at once).
 big_mib=100
 [ -n "${RINGSMB_QUICK:-}" ] && big_mib=32
