@@ -64,4 +64,12 @@ if [ "$(id -u)" -eq 0 ] && command -v smbd >/dev/null; then
 else
   echo "SKIP: Samba part (needs root and smbd)"
 fi
+if [ "$(id -u)" -eq 0 ]; then
+  # bench/flush-ab (ringsmbd builds side by side, the flush row), small.
+  check "bench/flush-ab, one build, 2 runs" timeout 300 "$RINGSMB_SOURCE_DIR/bench/flush-ab" --reps 2 --files 100 \
+    "$RINGSMB_BUILD_DIR"
+  cp "$T/check.out" "$T/flush-ab.out"
+  check "bench/flush-ab prints the medians" \
+    grep -Eq "2 runs, median p99 alone [0-9]+ us, with the writer [0-9]+ us, ratio [0-9.]+" "$T/flush-ab.out"
+fi
 finish
