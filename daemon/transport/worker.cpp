@@ -251,13 +251,24 @@ std::span<uint8_t> Worker::recv_space(uint64_t conn_id) {
 void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
   Conn* c = receiving_conn(conn_id);
   if (!c) return;
-  c->last_activity_s = now_s();
-  c->bytes_received += n;
-  c->bytes_received_in_place += n;
-  metrics_.bytes_received += n;
-  after_framing(*c, c->framer.commit(n, [&](ByteSpan frame) { return process_one(*c, frame); }), {});
+  count_in_place(*c, n);
+  commit_in_place(*c, n);
   if (!c->closing) flush(*c);
   if (!c->closing) maybe_receive_off_worker(*c);
+}
+
+// N bytes went straight into the frame buffer (the reactor's recv or the
+// BulkReceiver's).
+void Worker::count_in_place(Conn& c, size_t n) {
+  c.last_activity_s = now_s();
+  c.bytes_received += n;
+  c.bytes_received_in_place += n;
+  metrics_.bytes_received += n;
+}
+
+// Frames the N bytes written at the framer's recv_space() or header_space().
+void Worker::commit_in_place(Conn& c, size_t n) {
+  after_framing(c, c.framer.commit(n, [&](ByteSpan frame) { return process_one(c, frame); }), {});
 }
 
 // A large frame's rest goes to the BulkReceiver once the reactor has
@@ -310,21 +321,17 @@ void Worker::on_off_worker_done(const io::BulkReceiver::Done& d) {
   // maybe_resume_reading leaves it so until end_off_worker_receive).
   c.off_worker = Conn::OffWorker::Stopping;
   if (!c.closing && d.received) {
-    c.last_activity_s = now_s();
-    c.bytes_received += d.received + d.header_len;
-    c.bytes_received_in_place += d.received + d.header_len;
-    metrics_.bytes_received += d.received + d.header_len;
+    count_in_place(c, d.received + d.header_len);
     metrics_.bytes_received_off_worker += d.received + d.header_len;
-    after_framing(c, c.framer.commit(d.received, [&](ByteSpan frame) { return process_one(c, frame); }), {});
+    commit_in_place(c, d.received);
   }
   if (!c.closing && d.header_len) {
     ByteSpan header(d.header, d.header_len);
     if (c.recv_paused) {
       c.backlog.insert(c.backlog.end(), header.begin(), header.end());  // the framer paused at the frame's end
     } else {
-      std::span<uint8_t> space = c.framer.header_space();
-      std::copy(header.begin(), header.end(), space.begin());
-      after_framing(c, c.framer.commit(header.size(), [&](ByteSpan frame) { return process_one(c, frame); }), {});
+      std::copy(header.begin(), header.end(), c.framer.header_space().begin());
+      commit_in_place(c, header.size());
     }
   }
   if (!c.closing) flush(c);

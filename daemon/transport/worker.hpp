@@ -173,6 +173,8 @@ class Worker final : public io::ReactorHandler {
   void refuse_waiting_clients(int listen_fd);
   FrameAssembler::Next process_one(Conn& c, ByteSpan frame);
   void after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed);
+  void count_in_place(Conn& c, size_t n);
+  void commit_in_place(Conn& c, size_t n);
   void maybe_receive_off_worker(Conn& c);
   void start_off_worker_receive(Conn& c);
   void receive_next_header_off_worker(Conn& c);

@@ -32,10 +32,7 @@ def charge(n):
 
 def main():
     name, path = sys.argv[3], sys.argv[4]
-    c = rawsmb.session_and_tree()
-    if not c:
-        sys.exit(1)
-    c.s.settimeout(60)
+    c = rawsmb.connect(60)
     # FILE_OVERWRITE_IF, read/write data and attributes.
     st, r = c.request(CREATE, c.create_body(name.encode("utf-16-le"), disposition=5, access=0x0012019F))
     check(f"create {name}", st == OK, hex(st or 0))

@@ -23,13 +23,6 @@ ASYNC = 0x2
 SHARED, EXCLUSIVE, UNLOCK, FAIL_IMMEDIATELY = 1, 2, 4, 0x10
 
 
-def connect():
-    c = rawsmb.session_and_tree()
-    if not c:
-        sys.exit(1)
-    return c
-
-
 def open_file(c, name):
     body = c.create_body(name.encode("utf-16-le"), disposition=3, access=0x3 | 0x80 | 0x100)
     st, r = c.request(5, body)
@@ -82,7 +75,7 @@ def final(c, mid, async_id, want, what):
 
 
 def main():
-    a, b = connect(), connect()
+    a, b = rawsmb.connect(), rawsmb.connect()
     fa, fb = open_file(a, "locked.bin"), open_file(b, "locked.bin")
     st, _ = a.request(10, lock_body(fa, 0, 10, EXCLUSIVE))
     check("a blocking lock without a conflict is granted at once", st == OK, hex(st or 0))
@@ -112,7 +105,7 @@ def main():
     b.s.close()
     st, _ = a.request(10, lock_body(fa, 0, 20, UNLOCK))
     check("unlock with a dropped waiter", st == OK, hex(st or 0))
-    c = connect()
+    c = rawsmb.connect()
     fc = open_file(c, "locked.bin")
     # The UNLOCK may reach the server before it has seen b's connection
     # drop (another connection, perhaps another worker): then the dropped

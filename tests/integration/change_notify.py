@@ -33,13 +33,6 @@ WATCH_TREE = 0x1
 ADDED, REMOVED, MODIFIED, OLD_NAME, NEW_NAME = 1, 2, 3, 4, 5
 
 
-def connect():
-    c = rawsmb.session_and_tree()
-    if not c:
-        sys.exit(1)
-    return c
-
-
 def create(c, name, disposition=1, options=0, access=0x1 | 0x80):
     n = name.encode("utf-16-le")
     body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0, access, 0, 7, disposition, options, 64 + 56, len(n), 0,
@@ -149,7 +142,7 @@ def main():
     os.makedirs(p("watched", "sub"), exist_ok=True)
     os.chmod(p("watched"), 0o777)  # the guest's files (ringsmbd may run as root, the guest as nobody)
     os.chmod(p("watched", "sub"), 0o777)
-    a, b = connect(), connect()
+    a, b = rawsmb.connect(), rawsmb.connect()
     d = open_dir(a, "watched")
 
     mid, aid, final = send_notify(a, d, FILE_NAME | DIR_NAME, WATCH_TREE)
@@ -257,13 +250,13 @@ def main():
 
     mid, aid, final = send_notify(a, d3, FILE_NAME)
     a.s.close()  # the connection ends with a request waiting: nothing may be left behind
-    c = connect()
+    c = rawsmb.connect()
     d4 = open_dir(c, "watched")
     got = collect(c, d4, FILE_NAME, lambda: open(p("watched", "after.txt"), "w").close(), [(ADDED, "after.txt")])
     expect("a new connection watches after one was dropped mid-wait", got, [(ADDED, "after.txt")])
     for i in range(60):  # the test's server allows 50 watched directories per connection
         os.makedirs(p("big", f"d{i:02}"), exist_ok=True)
-    e = connect()
+    e = rawsmb.connect()
     db = open_dir(e, "big")
     mid, aid, final = send_notify(e, db, FILE_NAME, WATCH_TREE)
     check("WATCH_TREE over more directories than 'max notify watches': STATUS_INSUFFICIENT_RESOURCES",

@@ -22,13 +22,6 @@ ASYNC = 0x2
 FLUSH, ECHO, CREATE = 7, 13, 5
 
 
-def connect():
-    c = rawsmb.session_and_tree()
-    if not c:
-        sys.exit(1)
-    return c
-
-
 def parse(r):
     status, flags = struct.unpack_from("<I", r, 8)[0], struct.unpack_from("<I", r, 16)[0]
     return status, flags, struct.unpack_from("<Q", r, 32)[0]
@@ -36,7 +29,7 @@ def parse(r):
 
 def main():
     name = sys.argv[3]
-    a, b = connect(), connect()
+    a, b = rawsmb.connect(), rawsmb.connect()
     st, r = a.request(CREATE, a.create_body(name.encode("utf-16-le"), disposition=1, access=0x3))
     check(f"open {name}", st == OK, hex(st or 0))
     fid = r[64 + 64:64 + 80]

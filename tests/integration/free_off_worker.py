@@ -31,14 +31,6 @@ CREATE, CLOSE, ECHO, SET_INFO = 5, 6, 13, 17
 DELETE_ON_CLOSE = 0x1000
 
 
-def connect():
-    c = rawsmb.session_and_tree()
-    if not c:
-        sys.exit(1)
-    c.s.settimeout(60)
-    return c
-
-
 def status_of(r):
     return struct.unpack_from("<I", r, 8)[0]
 
@@ -81,7 +73,7 @@ def main():
     size = os.path.getsize(os.path.join(directory, deleted))
     baseline = local_free_ms(directory, size)
     print(f"    freeing {size >> 20} MiB takes {baseline:.1f} ms here")
-    a, b = connect(), connect()
+    a, b = rawsmb.connect(60), rawsmb.connect(60)
 
     st, created = a.create_ex(deleted, access=0x00010080, options=DELETE_ON_CLOSE)  # DELETE, READ_ATTRIBUTES
     check(f"open {deleted} delete-on-close", st == OK, hex(st or 0))

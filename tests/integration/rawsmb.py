@@ -286,6 +286,18 @@ def session_and_tree():
     return c
 
 
+def connect(timeout=None):
+    """session_and_tree() for a test that cannot go on without it: exits
+    (status 1) when the login or tree connect fails; TIMEOUT, if given, for
+    the socket's reads."""
+    c = session_and_tree()
+    if not c:
+        sys.exit(1)
+    if timeout is not None:
+        c.s.settimeout(timeout)
+    return c
+
+
 def test_create():
     c = session_and_tree()
     if not c:

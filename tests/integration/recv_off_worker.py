@@ -33,14 +33,6 @@ def charge(n):
     return max(1, (n + 65535) // 65536)
 
 
-def connect():
-    c = rawsmb.session_and_tree()
-    if not c:
-        sys.exit(1)
-    c.s.settimeout(30)
-    return c
-
-
 def open_file(c, name):
     # FILE_OPEN_IF, read/write data and attributes.
     st, r = c.request(CREATE, c.create_body(name.encode("utf-16-le"), disposition=3, access=0x0012019F))
@@ -85,7 +77,7 @@ def echo_answered(c):
 
 def main():
     name, path = sys.argv[3], sys.argv[4]
-    a, b = connect(), connect()
+    a, b = rawsmb.connect(30), rawsmb.connect(30)
     fid = open_file(a, name)
     content = bytearray()
 
@@ -139,12 +131,12 @@ def main():
           f"{len(on_disk)} bytes vs {len(content)}")
 
     # 3. Resets during the receiver's work.
-    c = connect()
+    c = rawsmb.connect(30)
     cfid = open_file(c, name + ".reset")
     c.s.sendall(write_frame(c, cfid, 0, os.urandom(MIB))[:300 * 1024])
     time.sleep(0.1)
     c.abort()
-    d = connect()
+    d = rawsmb.connect(30)
     dfid = open_file(d, name + ".idle")
     d.s.sendall(write_frame(d, dfid, 0, os.urandom(MIB)))
     finals(d, 1)
@@ -152,7 +144,7 @@ def main():
     d.abort()
     answered, _ = echo_answered(b)
     check("a reset in a large frame, and one while the next header is awaited: server still serves", answered)
-    e = connect()
+    e = rawsmb.connect(30)
     efid = open_file(e, name + ".after")
     e.s.sendall(write_frame(e, efid, 0, os.urandom(MIB)))
     check("a new connection's large WRITE succeeds after them", list(finals(e, 1).values()) == [OK])
