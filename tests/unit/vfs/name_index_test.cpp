@@ -548,7 +548,15 @@ TEST_CASE("a racy index is verified on time even when its scan waited", "[vfs]")
   run_often_paused([&] { CHECK(cache.find(root, "FILE_7") == std::optional<std::string>("File_7")); });
   REQUIRE(cache.scans() == 1);
   server_create(cache, root, "Mine.txt");  // its new ctime, taken for ours, makes the index racy
-  std::this_thread::sleep_for(std::chrono::nanoseconds(kVerifyNs + kVerifyNs / 2));
+  // Poll rather than sleep a fixed time: on a loaded machine 100 times the
+  // scan's CPU time can exceed kVerifyNs. The deadline stays far below the
+  // 60 s that counting the pauses would give.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  std::this_thread::sleep_for(std::chrono::nanoseconds(kVerifyNs));
+  while (cache.scans() == 1 && std::chrono::steady_clock::now() < deadline) {
+    CHECK(cache.find(root, "MINE.TXT") == std::optional<std::string>("Mine.txt"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   CHECK(cache.find(root, "MINE.TXT") == std::optional<std::string>("Mine.txt"));
   CHECK(cache.scans() == 2);  // verified
 }
