@@ -90,7 +90,9 @@ class Reactor {
   // Paused, and nothing of the reactor's own receives the socket any more
   // (see on_recv_stopped).
   virtual bool recv_stopped(uint64_t /*conn_id*/) const { return false; }
-  // Thread-safe: makes the owning thread call on_wake soon.
+  // Thread-safe: makes the owning thread call on_wake soon. Call it after
+  // the work on_wake is to find is where on_wake looks: several calls
+  // before on_wake runs may end in one on_wake.
   virtual void wake() = 0;
   // Calls on_readable(TOKEN) whenever non-blocking FD (not a connection's
   // socket: an inotify descriptor) has data, for as long as the reactor
