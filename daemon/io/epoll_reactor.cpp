@@ -41,6 +41,8 @@ class EpollReactor final : public Reactor {
   void wait_writable(uint64_t conn_id, int fd) override;
   void pause_recv(uint64_t conn_id) override;
   void resume_recv(uint64_t conn_id) override;
+  void release(uint64_t conn_id) override;
+  bool adopt(uint64_t conn_id, int fd) override;
   bool recv_stopped(uint64_t conn_id) const override {
     auto it = conns_.find(conn_id);
     return it != conns_.end() && it->second.paused;  // pause_recv took EPOLLIN away
@@ -124,6 +126,26 @@ void EpollReactor::start_recv(uint64_t conn_id, int fd) {
     conns_.erase(conn_id);
     handler_.on_recv_end(conn_id, -errno);
   }
+}
+
+void EpollReactor::release(uint64_t conn_id) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return;
+  epoll_ctl(ep_, EPOLL_CTL_DEL, it->second.fd, nullptr);
+  conns_.erase(it);
+}
+
+// Registered with no interest: resume_recv adds EPOLLIN.
+bool EpollReactor::adopt(uint64_t conn_id, int fd) {
+  epoll_event ev{};
+  ev.data.u64 = pack(Kind::Conn, conn_id);
+  if (epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    LOG_ERROR("epoll_ctl(conn): %s", strerror(errno));
+    return false;
+  }
+  Conn& c = conns_[conn_id] = Conn{fd};
+  c.paused = true;
+  return true;
 }
 
 void EpollReactor::update_interest(uint64_t conn_id, const Conn& c) {

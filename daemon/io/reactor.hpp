@@ -90,6 +90,14 @@ class Reactor {
   // Paused, and nothing of the reactor's own receives the socket any more
   // (see on_recv_stopped).
   virtual bool recv_stopped(uint64_t /*conn_id*/) const { return false; }
+  // Moving a connection to another worker's reactor (transport::Worker's
+  // bulk workers). release() forgets CONN_ID without closing its socket:
+  // its receive is stopped (recv_stopped) and no send or wait of it is
+  // pending. adopt() takes such a socket, as start_recv would but paused:
+  // nothing is received until resume_recv; false if it cannot watch the
+  // socket (then it does not know CONN_ID).
+  virtual void release(uint64_t conn_id) = 0;
+  virtual bool adopt(uint64_t conn_id, int fd) = 0;
   // Thread-safe: makes the owning thread call on_wake soon. Call it after
   // the work on_wake is to find is where on_wake looks: several calls
   // before on_wake runs may end in one on_wake.

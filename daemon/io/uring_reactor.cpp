@@ -53,6 +53,11 @@ class UringReactor final : public Reactor {
   void pause_recv(uint64_t conn_id) override;
   void resume_recv(uint64_t conn_id) override;
   bool recv_stopped(uint64_t conn_id) const override;
+  void release(uint64_t conn_id) override { recv_fds_.erase(conn_id); }
+  bool adopt(uint64_t conn_id, int fd) override {
+    recv_fds_[conn_id] = Receiving{fd, true, false};
+    return true;
+  }
   void wake() override;
   bool watch_readable(int fd, uint64_t token) override;
   void run(const std::atomic<bool>& stop) override;

@@ -126,6 +126,8 @@ void scoped(std::string& o, const ScopeTable& t, const std::string& kind) {
 
 void connections(std::string& o, const WorkerMetrics& m) {
   counter(o, "ringsmb_connections_accepted_total", "TCP connections accepted", m.connections_accepted);
+  counter(o, "ringsmb_connections_moved_total",
+          "Connections moved to their worker's bulk worker, having streamed large WRITEs", m.connections_moved);
   const char* name = "ringsmb_connections_refused_total";
   header(o, name, "counter", "TCP connections refused at accept, by the limit that refused them");
   sample(o, name, "reason=\"max_connections\"", m.refused_max_connections);
@@ -180,6 +182,7 @@ void WorkerMetrics::add(const WorkerMetrics& o) {
   bytes_received_off_worker += o.bytes_received_off_worker;
   bytes_sent += o.bytes_sent;
   connections_accepted += o.connections_accepted;
+  connections_moved += o.connections_moved;
   refused_max_connections += o.refused_max_connections;
   refused_per_address += o.refused_per_address;
   refused_descriptors += o.refused_descriptors;

@@ -84,6 +84,7 @@ struct WorkerMetrics {
   uint64_t bytes_received_off_worker = 0;  // of those, by the worker's BulkReceiver (large frames)
   uint64_t bytes_sent = 0;      // replies handed to the socket (READ data by sendfile included)
   uint64_t connections_accepted = 0;
+  uint64_t connections_moved = 0;  // to a bulk worker (transport/worker.hpp), streaming large WRITEs
   uint64_t refused_max_connections = 0;
   uint64_t refused_per_address = 0;
   uint64_t refused_descriptors = 0;  // the descriptor budget, or accept() out of descriptors

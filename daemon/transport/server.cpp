@@ -84,18 +84,26 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
 // and what is beyond them queues without stalling any worker.
 constexpr unsigned kBlockingThreads = 4;
 
+// Routes a task to the worker that serves the connection now: the one of
+// its address, or the bulk worker it moved to (ConnRoutes).
 class WorkerPoster final : public smb2::ConnPoster {
  public:
-  explicit WorkerPoster(std::vector<std::unique_ptr<Worker>>& workers) : workers_(workers) {}
+  WorkerPoster(std::vector<std::unique_ptr<Worker>>& workers, const ConnRoutes& routes)
+      : workers_(workers), routes_(routes) {}
   void post(const state::ConnAddress& to, smb2::ConnTask task) override {
-    if (to.worker < workers_.size()) workers_[to.worker]->post(to.conn_id, std::move(task));
+    if (Worker* w = serving(to)) w->post(to.conn_id, std::move(task));
   }
   void post_at(const state::ConnAddress& to, int64_t due_ms, smb2::ConnTask task) override {
-    if (to.worker < workers_.size()) workers_[to.worker]->post_at(to.conn_id, due_ms, std::move(task));
+    if (Worker* w = serving(to)) w->post_at(to.conn_id, due_ms, std::move(task));
   }
 
  private:
+  Worker* serving(const state::ConnAddress& to) const {
+    if (Worker* moved = routes_.moved_to(to.conn_id)) return moved;
+    return to.worker < workers_.size() ? workers_[to.worker].get() : nullptr;
+  }
   std::vector<std::unique_ptr<Worker>>& workers_;
+  const ConnRoutes& routes_;
 };
 
 // Re-reads shares and users for new logins and tree connects. In-process:
@@ -162,17 +170,21 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
 
   unsigned n = cfg.global.workers ? cfg.global.workers : std::max(1u, std::thread::hardware_concurrency());
   auto addrs = listen_addresses(cfg.global);
+  // Workers 0..n-1 listen; worker n+i is worker i's bulk worker (no
+  // listeners), where its connections that stream large WRITEs move.
   std::vector<std::unique_ptr<Worker>> workers;
-  for (unsigned i = 0; i < n; ++i) {
+  for (unsigned i = 0; i < 2 * n; ++i) {
     auto w = std::make_unique<Worker>(int(i), *ctx);
     std::string error;
-    if (!w->init(addrs, opts.force_epoll, error)) {
+    if (!w->init(i < n ? addrs : std::vector<ListenAddress>{}, opts.force_epoll, error)) {
       LOG_ERROR("%s", error.c_str());
       return 1;
     }
     workers.push_back(std::move(w));
   }
-  WorkerPoster poster(workers);
+  ConnRoutes routes;
+  for (unsigned i = 0; i < 2 * n; ++i) workers[i]->set_routes(&routes, i < n ? workers[n + i].get() : nullptr);
+  WorkerPoster poster(workers, routes);
   ctx->poster = &poster;
   ctx->blocking = std::make_unique<BlockingPool>(kBlockingThreads);
   std::atomic<bool> stop{false};

@@ -17,6 +17,7 @@
 #include "smb2/directory_lease.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
+#include "smb2/notify_watch.hpp"
 #include "smb2/processor.hpp"
 #include "transport/direct_tcp.hpp"
 
@@ -78,7 +79,8 @@ constexpr uint64_t kChangesToken = 1;
 
 Worker::Worker(int index, smb2::ServerContext& ctx)
     : index_(index), ctx_(ctx),
-      changes_([this](int fd) { return reactor_ && reactor_->watch_readable(fd, kChangesToken); }) {}
+      changes_([this](int fd) { return reactor_ && reactor_->watch_readable(fd, kChangesToken); }),
+      next_conn_id_((uint64_t(index) << kConnIdWorkerShift) + 1) {}
 
 Worker::~Worker() {
   bulk_.reset();  // before the frame buffers and sockets it fills go
@@ -87,6 +89,10 @@ Worker::~Worker() {
   for (auto& [id, c] : conns_) {
     smb2::teardown_connection(c->state, ctx_);
     close(c->fd);
+  }
+  for (auto& a : arrivals_) {  // moved here as the server stopped
+    smb2::teardown_connection(a.conn->state, ctx_);
+    close(a.conn->fd);
   }
 }
 
@@ -336,17 +342,80 @@ void Worker::on_off_worker_done(const io::BulkReceiver::Done& d) {
   }
   if (!c.closing) flush(c);
   bool after_body = !c.off_worker_header;
+  if (after_body) c.off_worker_run += d.received;
   if (!d.failed && !c.closing && !c.recv_paused) {
-    if (!c.framer.recv_space(kRecvOffWorkerMin).empty()) return start_off_worker_receive(c);
-    if (after_body && c.framer.missing_bytes() == 0) return receive_next_header_off_worker(c);
+    if (!c.framer.recv_space(kRecvOffWorkerMin).empty()) return continue_off_worker(c, OffWorkerNext::Body);
+    if (after_body && c.framer.missing_bytes() == 0) return continue_off_worker(c, OffWorkerNext::Header);
   }
   end_off_worker_receive(c);
+}
+
+// The stream of large frames goes on: here, or on the bulk worker once it
+// is long enough.
+void Worker::continue_off_worker(Conn& c, OffWorkerNext next) {
+  if (bulk_target_ && c.off_worker_run >= kMoveToBulkAfter && may_move(c)) return move_to_bulk(c, next);
+  if (next == OffWorkerNext::Body) return start_off_worker_receive(c);
+  receive_next_header_off_worker(c);
+}
+
+// Only a connection in a quiet state moves: nothing of it in this
+// worker's reactor but its stopped receive (no send or wait for room), no
+// replies or requests waiting here, and nothing registered with this
+// worker's inotify source (CHANGE_NOTIFY, directory leases).
+bool Worker::may_move(const Conn& c) const {
+  return !c.closing && !c.waiting && c.out.empty() && c.pending.empty() && c.state.out_files.empty() &&
+         !held(c) && !c.waits_for_writes && c.held_requests.empty() && c.backlog.empty() && !c.recv_paused &&
+         (!c.state.notify || c.state.notify->by_open.empty()) && !c.state.dir_lease_watches &&
+         c.state.async.ready.empty();
+}
+
+// Runs on this worker: the connection leaves it whole. Its address stays
+// (this worker's index): tasks posted to it are routed to the bulk worker
+// from now on, and those already queued here are passed on (run_conn_task).
+void Worker::move_to_bulk(Conn& c, OffWorkerNext next) {
+  auto it = conns_.find(c.id);
+  std::unique_ptr<Conn> moving = std::move(it->second);
+  conns_.erase(it);
+  reactor_->release(moving->id);
+  moving->moved = true;
+  ++metrics_.connections_moved;
+  bulk_target_->arrive(std::move(moving), next);
+}
+
+// On the sending worker's thread. The route is set with the connection
+// queued, under the lock posts take: a task routed here finds it adopted
+// (on_wake adopts arrivals before it runs tasks).
+void Worker::arrive(std::unique_ptr<Conn> conn, OffWorkerNext next) {
+  {
+    std::lock_guard lock(posted_mu_);
+    routes_->set(conn->id, this);
+    arrivals_.push_back({std::move(conn), next});
+  }
+  reactor_->wake();
+}
+
+// On this (the bulk) worker's thread: the connection goes on where it
+// stopped, its stream of large frames received by this worker's receiver.
+void Worker::adopt(std::unique_ptr<Conn> conn, OffWorkerNext next) {
+  Conn& c = *conn;
+  c.state.metrics = &metrics_;
+  c.state.changes = &changes_;
+  conns_.emplace(c.id, std::move(conn));
+  if (!reactor_->adopt(c.id, c.fd)) {  // cannot watch it: end it as a lost connection
+    c.off_worker = Conn::OffWorker::No;
+    c.closing = c.recv_ended = true;
+    return maybe_destroy(c);
+  }
+  if (!bulk_) return end_off_worker_receive(c);
+  if (next == OffWorkerNext::Body) return start_off_worker_receive(c);
+  receive_next_header_off_worker(c);
 }
 
 // The reactor receives again; after a failure or a drop it sees the
 // stream's end and reports it (on_recv_end), which frees the connection.
 void Worker::end_off_worker_receive(Conn& c) {
   c.off_worker = Conn::OffWorker::No;
+  c.off_worker_run = 0;
   if (c.closing) return reactor_->resume_recv(c.id);
   if (c.recv_paused) return maybe_resume_reading(c);
   reactor_->resume_recv(c.id);
@@ -591,6 +660,7 @@ void Worker::drop(Conn& c, const char* why) {
 
 void Worker::maybe_destroy(Conn& c) {
   if (!c.recv_ended || c.waiting || c.off_worker == Conn::OffWorker::Receiving) return;
+  if (c.moved) routes_->erase(c.id);
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
   ctx_.budget.remove_connection_from(c.address);
@@ -616,7 +686,13 @@ void Worker::post_at(uint64_t conn_id, int64_t due_ms, smb2::ConnTask task) {
 
 void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
   auto it = conns_.find(conn_id);
-  if (it == conns_.end() || it->second->closing) return;
+  if (it == conns_.end()) {
+    // Moved to a bulk worker after the task was routed here: passed on.
+    Worker* now = routes_ ? routes_->moved_to(conn_id) : nullptr;
+    if (now && now != this) now->post(conn_id, task);
+    return;
+  }
+  if (it->second->closing) return;
   Conn& c = *it->second;
   try {
     task(c.state, c.pending);
@@ -634,10 +710,13 @@ void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
 
 void Worker::on_wake() {
   std::vector<std::function<void()>> tasks;
+  std::vector<Arrival> arrivals;
   {
     std::lock_guard lock(posted_mu_);
     tasks.swap(posted_);
+    arrivals.swap(arrivals_);
   }
+  for (auto& a : arrivals) adopt(std::move(a.conn), a.next);
   for (auto& t : tasks) t();
 }
 

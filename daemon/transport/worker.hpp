@@ -1,6 +1,14 @@
 // A data-plane worker: one thread, one reactor (io_uring or epoll), its own
-// SO_REUSEPORT listeners, and the connections it accepted for their whole
-// life. Frames arriving in one receive are answered with one send.
+// SO_REUSEPORT listeners, and the connections it accepted. Frames arriving
+// in one receive are answered with one send.
+//
+// Each worker has a bulk worker beside it (no listeners): a connection
+// that streams large WRITEs (kMoveToBulkAfter bytes of them in a row)
+// moves there with all its state, so that the per-WRITE work (wake-ups,
+// the pwrite's hand-off, the response's send: about 100 us per 1 MiB on a
+// small VM) no longer delays the small requests of the connections that
+// stay. It keeps its address (ConnAddress: the accepting worker); tasks
+// posted for it are routed to where it is (transport/conn_routes.hpp).
 #pragma once
 
 #include <sys/uio.h>
@@ -20,6 +28,7 @@
 #include "smb2/conn_state.hpp"
 #include "smb2/metrics.hpp"
 #include "smb2/server_context.hpp"
+#include "transport/conn_routes.hpp"
 #include "transport/delay_timer.hpp"
 #include "transport/frame_assembler.hpp"
 #include "transport/send_queue.hpp"
@@ -49,6 +58,12 @@ inline constexpr size_t kMaxFrameBeforeLogin = 64 * 1024;
 inline constexpr int64_t kAcceptLogIntervalS = 10;
 // Requests a connection may queue while a login answer is held (throttle).
 inline constexpr size_t kMaxHeldRequestBytes = 1024 * 1024;
+// Large frames in a row, received off the worker, after which a
+// connection moves to the bulk worker: a file copy's stream of WRITEs,
+// not a lone large one. Connection ids are unique across workers: each
+// worker counts from its index << kConnIdWorkerShift.
+inline constexpr uint64_t kMoveToBulkAfter = 4 * 1024 * 1024;
+inline constexpr unsigned kConnIdWorkerShift = 40;
 
 class Worker final : public io::ReactorHandler {
  public:
@@ -64,6 +79,13 @@ class Worker final : public io::ReactorHandler {
   smb2::ConnState* conn_state(uint64_t conn_id) {
     auto it = conns_.find(conn_id);
     return it == conns_.end() ? nullptr : &it->second->state;
+  }
+  // Before start(): ROUTES says where moved connections live; BULK (a
+  // worker without listeners, or null: none) is where this worker's
+  // connections that stream large WRITEs move to.
+  void set_routes(ConnRoutes* routes, Worker* bulk) {
+    routes_ = routes;
+    bulk_target_ = bulk;
   }
   void start(std::atomic<bool>& stop);
   void join();
@@ -149,6 +171,8 @@ class Worker final : public io::ReactorHandler {
     // The job receiving is for the next frame's header only (after a large
     // frame, until a small one comes).
     bool off_worker_header = false;
+    uint64_t off_worker_run = 0;  // bytes of large frames in a row received off the worker
+    bool moved = false;           // came from another worker (in ConnRoutes)
     uint64_t bytes_received = 0;
     uint64_t bytes_received_in_place = 0;  // of those, straight into the frame buffer
     // Requests that arrived while the replies are held (ConnState::
@@ -180,6 +204,12 @@ class Worker final : public io::ReactorHandler {
   void receive_next_header_off_worker(Conn& c);
   void on_off_worker_done(const io::BulkReceiver::Done& d);
   void end_off_worker_receive(Conn& c);
+  enum class OffWorkerNext { Body, Header };
+  void continue_off_worker(Conn& c, OffWorkerNext next);
+  bool may_move(const Conn& c) const;
+  void move_to_bulk(Conn& c, OffWorkerNext next);
+  void arrive(std::unique_ptr<Conn> conn, OffWorkerNext next);
+  void adopt(std::unique_ptr<Conn> conn, OffWorkerNext next);
   size_t queued_bytes(const Conn& c) const;
   void pause_reading(Conn& c, ByteSpan rest);
   void maybe_resume_reading(Conn& c);
@@ -214,10 +244,18 @@ class Worker final : public io::ReactorHandler {
   size_t max_frame_ = kMaxFrameSize;
   std::mutex posted_mu_;
   std::vector<std::function<void()>> posted_;  // guarded by posted_mu_
+  // Connections moved here from another worker, not adopted yet.
+  struct Arrival {
+    std::unique_ptr<Conn> conn;
+    OffWorkerNext next;
+  };
+  std::vector<Arrival> arrivals_;  // guarded by posted_mu_
   // The rest of large frames (kRecvOffWorkerMin); null in the unit tests'
   // use_reactor() workers. Stopped first of all in ~Worker: it writes into
   // the connections' frame buffers.
   std::unique_ptr<io::BulkReceiver> bulk_;
+  ConnRoutes* routes_ = nullptr;
+  Worker* bulk_target_ = nullptr;
   DelayTimer timer_;  // last: stopped first, before the reactor its callbacks wake
 };
 

@@ -6,7 +6,8 @@
 # it or a CREATE that overwrites it (free_off_worker.py). Large WRITEs' pwrite
 # runs there too, and what follows them on their connection still sees
 # their data (async_write_order.py). Then smbclient's own traffic still
-# works on the same server.
+# works on the same server. Connections that stream large WRITEs move to
+# the worker's bulk worker and keep working there (bulk_worker.py).
 source "$(dirname "$0")/lib.sh"
 
 dirty_mib=1024
@@ -37,6 +38,21 @@ off_worker_bytes() {
 off_worker=$(off_worker_bytes)
 echo "ringsmb_received_off_worker_bytes_total: $off_worker"
 check "ringsmb_received_off_worker_bytes_total counts them" test "${off_worker:-0}" -ge $((4 * 1024 * 1024))
+# A connection that streams large WRITEs moves to the worker's bulk
+# worker with all its state: breaks still reach it, it goes on serving,
+# resets there leave the server serving (bulk_worker.py).
+moved() {
+  "$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
+    awk '$1 == "ringsmb_connections_moved_total" {print int($2)}'
+}
+moved0=$(moved)
+check "a connection streaming large WRITEs moves to the bulk worker and keeps working" \
+  python3 "$RINGSMB_SOURCE_DIR/tests/integration/bulk_worker.py" "$PORT" share bulky "$T/share/bulky"
+grep -E "^FAIL" "$T/check.out" || true
+moved1=$(moved)
+echo "ringsmb_connections_moved_total: $moved0 -> $moved1"
+# A, C (reset) and D stream 4 MiB or more in a row.
+check "ringsmb_connections_moved_total counts the three that streamed" test "$((moved1 - moved0))" -ge 3
 # Large files, written to disk (the blocks of unwritten data free at once).
 big_mib=100
 [ -n "${RINGSMB_QUICK:-}" ] && big_mib=32

@@ -32,6 +32,11 @@ class FakeReactor final : public io::Reactor {
   void wait_writable(uint64_t conn_id, int) override { writable_waits.push_back(conn_id); }
   void pause_recv(uint64_t conn_id) override { paused.push_back(conn_id); }
   void resume_recv(uint64_t conn_id) override { resumed.push_back(conn_id); }
+  void release(uint64_t conn_id) override { released.push_back(conn_id); }
+  bool adopt(uint64_t conn_id, int) override {
+    adopted.push_back(conn_id);
+    return true;
+  }
   void wake() override {}
   void run(const std::atomic<bool>&) override {}
 
@@ -43,6 +48,7 @@ class FakeReactor final : public io::Reactor {
   std::vector<Send> sends;
   std::vector<uint64_t> writable_waits;
   std::vector<uint64_t> paused, resumed;
+  std::vector<uint64_t> released, adopted;
 
  private:
   bool in_place_;
