@@ -129,6 +129,9 @@ struct GlobalConfig {
   DataPlane data_plane = DataPlane::Ringsmbd;
   uint32_t workers = 0;  // "workers": data-plane threads; 0 = one per core
   uint32_t worker_busy_poll_us = 0;  // "worker busy poll": µs a worker polls before it sleeps
+  // "bulk worker nice": added to the nice value of the bulk workers' threads
+  // (transport/worker.hpp), so that the listening workers win the CPU.
+  uint32_t bulk_worker_nice = 10;
 };
 
 struct Config {

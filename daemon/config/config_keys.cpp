@@ -218,6 +218,8 @@ constexpr GlobalKey kGlobalKeys[] = {
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.worker_busy_poll_us, parse_ranged(v, 0, 1000));
      }},
+    {"bulkworkernice",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.bulk_worker_nice, parse_ranged(v, 0, 19)); }},
 };
 
 std::expected<std::string, Err> parse_share_path(std::string_view raw) {

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/thread_priority.hpp"
+
 namespace ringsmb::io {
 
 // The eventfd's epoll tag: connection ids start at 1.
@@ -31,7 +33,8 @@ BulkReceiver::~BulkReceiver() {
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
-bool BulkReceiver::start() {
+bool BulkReceiver::start(unsigned nice) {
+  nice_ = nice;
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (epoll_fd_ < 0 || wake_fd_ < 0) return false;
@@ -55,6 +58,7 @@ void BulkReceiver::submit(const Job& job) {
 
 void BulkReceiver::run() {
   pthread_setname_np(pthread_self(), "ringsmbd-recv");
+  lower_this_thread_priority(nice_);
   epoll_event events[64];
   for (;;) {
     int n = epoll_wait(epoll_fd_, events, 64, -1);

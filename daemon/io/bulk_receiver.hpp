@@ -61,9 +61,10 @@ class BulkReceiver {
   BulkReceiver(const BulkReceiver&) = delete;
   BulkReceiver& operator=(const BulkReceiver&) = delete;
 
-  // Creates the epoll set and starts the thread; false if the system
-  // refused (then the caller receives as before).
-  bool start();
+  // Creates the epoll set and starts the thread, its nice value raised by
+  // NICE (a bulk worker's receiver); false if the system refused (then
+  // the caller receives as before).
+  bool start(unsigned nice = 0);
   // Thread-safe. At most one job per socket at a time, and nobody else
   // receives from it meanwhile.
   void submit(const Job& job);
@@ -76,6 +77,7 @@ class BulkReceiver {
   void finish(uint64_t conn_id, Done& done);
 
   OnDone on_done_;
+  unsigned nice_ = 0;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   std::thread thread_;

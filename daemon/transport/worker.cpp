@@ -14,6 +14,7 @@
 
 #include "common/log.hpp"
 #include "common/log_event.hpp"
+#include "common/thread_priority.hpp"
 #include "smb2/directory_lease.hpp"
 #include "smb2/durable.hpp"
 #include "smb2/lease.hpp"
@@ -115,7 +116,11 @@ bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std
   }
   bulk_ = std::make_unique<io::BulkReceiver>(
       [this](const io::BulkReceiver::Done& d) { post([this, d] { on_off_worker_done(d); }); });
-  if (!bulk_->start()) {
+  // A bulk worker (no listeners) and its receiver run at a higher nice
+  // value ("bulk worker nice"): woken by a small request, a listening
+  // worker gets the CPU before them.
+  bulk_nice_ = addrs.empty() ? ctx_.config.global.bulk_worker_nice : 0;
+  if (!bulk_->start(bulk_nice_)) {
     LOG_WARN("worker %d: no thread for large frames (%s); the worker receives them", index_, strerror(errno));
     bulk_.reset();
   }
@@ -130,7 +135,13 @@ bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std
 }
 
 void Worker::start(std::atomic<bool>& stop) {
-  thread_ = std::thread([this, &stop] { reactor_->run(stop); });
+  thread_ = std::thread([this, &stop] {
+    // "ringsmbd-w0", or "ringsmbd-bulk0" for a bulk worker (top, perf).
+    std::string name = listen_fds_.empty() ? "ringsmbd-bulk" : "ringsmbd-w";
+    pthread_setname_np(pthread_self(), (name + std::to_string(index_)).substr(0, 15).c_str());
+    lower_this_thread_priority(bulk_nice_);
+    reactor_->run(stop);
+  });
 }
 
 void Worker::join() {

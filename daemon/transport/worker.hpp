@@ -255,6 +255,7 @@ class Worker final : public io::ReactorHandler {
   // the connections' frame buffers.
   std::unique_ptr<io::BulkReceiver> bulk_;
   ConnRoutes* routes_ = nullptr;
+  unsigned bulk_nice_ = 0;  // added to this worker's threads' nice value (a bulk worker's)
   Worker* bulk_target_ = nullptr;
   DelayTimer timer_;  // last: stopped first, before the reactor its callbacks wake
 };

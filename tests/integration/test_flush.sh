@@ -53,6 +53,13 @@ moved1=$(moved)
 echo "ringsmb_connections_moved_total: $moved0 -> $moved1"
 # A, C (reset) and D stream 4 MiB or more in a row.
 check "ringsmb_connections_moved_total counts the three that streamed" test "$((moved1 - moved0))" -ge 3
+# "bulk worker nice" (default 10): the bulk worker and its receiver run at
+# nice 10, the listening worker and its receiver at 0.
+thread_nice() { ps -L -o comm=,nice= -p "$SERVER_PID" | awk -v t="$1" '$1 == t {print $2}' | sort -u | tr '\n' ' '; }
+ps -L -o comm=,nice= -p "$SERVER_PID" | sort | uniq -c
+check "the bulk worker's thread runs at nice 10" test "$(thread_nice ringsmbd-bulk1)" = "10 "
+check "the listening worker's thread runs at nice 0" test "$(thread_nice ringsmbd-w0)" = "0 "
+check "one receiver at nice 10, one at 0" test "$(thread_nice ringsmbd-recv)" = "0 10 "
 # Large files, written to disk (the blocks of unwritten data free at once).
 big_mib=100
 [ -n "${RINGSMB_QUICK:-}" ] && big_mib=32

@@ -177,6 +177,9 @@ TEST_CASE("numeric limits", "[config]") {
   CHECK(global("").worker_busy_poll_us == 0);
   CHECK(global("worker busy poll = 50").worker_busy_poll_us == 50);
   CHECK(err("[global]\nworker busy poll = 1001\n") == "t.conf:2: 1001 is out of range (0..1000)");
+  CHECK(global("").bulk_worker_nice == 10);
+  CHECK(global("bulk worker nice = 0").bulk_worker_nice == 0);
+  CHECK(err("[global]\nbulk worker nice = 20\n") == "t.conf:2: 20 is out of range (0..19)");
 
   CHECK(err("[global]\nsmb2 max read = 16M\n") == "t.conf:2: 16M is out of range (65536..8388608)");
   CHECK(err("[global]\nsmb2 max write = 4k\n") == "t.conf:2: 4k is out of range (65536..8388608)");
