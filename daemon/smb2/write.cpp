@@ -80,9 +80,21 @@ struct WriteDone {
   uint32_t length = 0;
   size_t done = 0;
   NtStatus status = NtStatus::Success;
-  uint32_t share_slot = kNoScope;
-  uint32_t user_slot = kNoScope;
 };
+
+// Counts BYTES written through OPEN in its share's and user's counters.
+// The slots are looked up now, not when the pwrite started: they are the
+// worker's, and the connection may have moved to a bulk worker meanwhile.
+void record_written(ConnState& conn, const state::Open& open, size_t bytes) {
+  if (!conn.metrics) return;
+  uint32_t share = kNoScope, user = kNoScope;
+  if (state::Session* s = conn.find_session(open.session_id)) {
+    user = s->metrics_slot;
+    auto t = s->trees.find(open.tree_id);
+    if (t != s->trees.end()) share = t->second->metrics_slot;
+  }
+  conn.metrics->record_data(false, bytes, share, user);
+}
 
 void finish_write(ConnState& conn, const WriteDone& d) {
   --conn.writes_in_flight;
@@ -92,8 +104,8 @@ void finish_write(ConnState& conn, const WriteDone& d) {
     if (it != conn.opens.end()) {
       if (it->second->frozen_write_time) become_owner_of(conn, *it->second);
       after_write(*it->second, d.offset + d.done);
+      record_written(conn, *it->second, d.done);
     }
-    if (conn.metrics) conn.metrics->record_data(false, d.done, d.share_slot, d.user_slot);
   }
   Bytes body;
   ByteWriter w(body);
@@ -118,8 +130,6 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
   d.volatile_id = open.volatile_id;
   d.offset = offset;
   d.length = uint32_t(data.size());
-  d.share_slot = req.tree->metrics_slot;
-  d.user_slot = req.session->metrics_slot;
   ServerContext& server = req.server;
   server.blocking->submit(conn.write_lane, [&server, to = conn.address, d, fd, data, kept = std::move(kept),
                                             write_through]() mutable {

@@ -75,6 +75,21 @@ std::string peer_name(int fd) {
 
 }  // namespace
 
+namespace {
+
+// A connection that moved here counts in this worker's counters: the
+// share and user slots of its sessions and trees are this worker's.
+void rebind_metrics(smb2::ConnState& s, smb2::WorkerMetrics& m) {
+  s.metrics = &m;
+  for (auto& [sid, session] : s.sessions) {
+    if (session->metrics_slot != smb2::kNoScope) session->metrics_slot = m.users.slot(session->user);
+    for (auto& [tid, tree] : session->trees)
+      if (tree->metrics_slot != smb2::kNoScope) tree->metrics_slot = m.shares.slot(tree->share.name);
+  }
+}
+
+}  // namespace
+
 // The reactor's token for the inotify descriptor (the only one watched).
 constexpr uint64_t kChangesToken = 1;
 
@@ -409,7 +424,7 @@ void Worker::arrive(std::unique_ptr<Conn> conn, OffWorkerNext next) {
 // stopped, its stream of large frames received by this worker's receiver.
 void Worker::adopt(std::unique_ptr<Conn> conn, OffWorkerNext next) {
   Conn& c = *conn;
-  c.state.metrics = &metrics_;
+  rebind_metrics(c.state, metrics_);
   c.state.changes = &changes_;
   conns_.emplace(c.id, std::move(conn));
   if (!reactor_->adopt(c.id, c.fd)) {  // cannot watch it: end it as a lost connection

@@ -45,11 +45,22 @@ moved() {
   "$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
     awk '$1 == "ringsmb_connections_moved_total" {print int($2)}'
 }
+share_written() {
+  "$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
+    awk '$1 == "ringsmb_share_written_bytes_total{share=\"share\"}" {print int($2)}'
+}
 moved0=$(moved)
+written0=$(share_written)
 check "a connection streaming large WRITEs moves to the bulk worker and keeps working" \
   python3 "$RINGSMB_SOURCE_DIR/tests/integration/bulk_worker.py" "$PORT" share bulky "$T/share/bulky"
 grep -E "^FAIL" "$T/check.out" || true
 moved1=$(moved)
+written1=$(share_written)
+# 8 + 6 MiB (A), 5 MiB (C), 6 MiB (D): the bulk worker counts them under
+# the share too (the moved connections' slots are looked up again there).
+echo "ringsmb_share_written_bytes_total{share=\"share\"}: ${written0:-none} -> ${written1:-none}"
+check "the share's written bytes count what the moved connections wrote" \
+  test "$(( ${written1:-0} - ${written0:-0} ))" -ge $((25 * 1024 * 1024))
 echo "ringsmb_connections_moved_total: $moved0 -> $moved1"
 # A, C (reset) and D stream 4 MiB or more in a row.
 check "ringsmb_connections_moved_total counts the three that streamed" test "$((moved1 - moved0))" -ge 3
