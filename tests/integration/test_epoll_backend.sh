@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The epoll backend runs the same handlers: put/get, listing and a small
-# tree extraction with `ringsmbd --epoll`.
+# tree extraction with `ringsmbd --epoll`; a large put moves its
+# connection to the bulk worker (Reactor::release/adopt of epoll).
 source "$(dirname "$0")/lib.sh"
 
 write_config
@@ -15,6 +16,12 @@ python3 "$RINGSMB_SOURCE_DIR/bench/mktree.py" "$T/src/tree" --files 300 > /dev/n
 tar cf "$T/t.tar" -C "$T/src" tree
 check "smbclient -Tx over epoll" timeout 300 smbclient //127.0.0.1/share -p "$PORT" -U "$C" -Tx "$T/t.tar"
 check "tree identical" diff -r "$T/src/tree" "$T/share/tree"
+head -c $((24 * 1024 * 1024)) /dev/urandom > "$T/big"
+check "a 24 MiB put and get byte for byte over epoll" bash -c "
+  smbclient //127.0.0.1/share -p $PORT -U $C -c 'put $T/big big; get big $T/big.back' >/dev/null && cmp $T/big $T/big.back"
+moved=$("$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
+  awk '$1 == "ringsmb_connections_moved_total" {print int($2)}')
+check "the put's connection moved to the bulk worker (ringsmb_connections_moved_total $moved)" test "${moved:-0}" -ge 1
 check "encrypted transfer over epoll" bash -c "
   smbclient //127.0.0.1/share -p $PORT -U $C -m SMB3_11 --client-protection=encrypt -c 'get d $T/back2' >/dev/null && cmp $T/data $T/back2"
 finish
