@@ -24,38 +24,17 @@ import time
 import rawsmb
 from rawsmb import check
 
-PENDING, OK = 0x00000103, 0
-ASYNC = 0x2
-ECHO, WRITE, OPLOCK_BREAK = 13, 9, 18
+OK = 0
+ECHO, OPLOCK_BREAK = 13, 18
 BATCH, LEVEL_II = 9, 1
 READ_WRITE = 0x0012019F
 MIB = 1 << 20
-
-
-def write_frame(c, fid, offset, data):
-    body = struct.pack("<HHIQ", 49, 64 + 48, len(data), offset) + fid + struct.pack("<IIHHI", 0, 0, 0, 0, 0)
-    msg = c.header(WRITE, charge=max(1, (len(data) + 65535) // 65536)) + body + data
-    return struct.pack(">I", len(msg)) + msg
 
 
 def fields(r):
     """(status, command, flags, message id) of response R."""
     return (struct.unpack_from("<I", r, 8)[0], struct.unpack_from("<H", r, 12)[0],
             struct.unpack_from("<I", r, 16)[0], struct.unpack_from("<Q", r, 24)[0])
-
-
-def finals(c, count):
-    """COUNT final responses of C (interim STATUS_PENDING skipped): message id -> status."""
-    got = {}
-    while len(got) < count:
-        r = c.recv_frame()
-        if r is None:
-            return got
-        status, _, flags, mid = fields(r)
-        if status == PENDING and flags & ASYNC:
-            continue
-        got[mid] = status
-    return got
 
 
 def stream(c, fid, at, batches, per_batch, content):
@@ -66,11 +45,11 @@ def stream(c, fid, at, batches, per_batch, content):
         for _ in range(per_batch):
             d = os.urandom(MIB)
             mids.append(c.mid)
-            frames += write_frame(c, fid, at, d)
+            frames += c.write_frame(fid, at, d)
             content[at:at + MIB] = d
             at += MIB
         c.s.sendall(frames)
-        got = finals(c, len(mids))
+        got = c.finals(len(mids))
         ok = ok and all(got.get(m) == OK for m in mids)
     return ok
 
@@ -96,7 +75,7 @@ def break_and_ack(a, b, name):
     st, _ = a.request(OPLOCK_BREAK, ack)
     if st != OK:
         return False, f"the acknowledgement failed: {st:#x}" if st is not None else "no answer to the acknowledgement"
-    got = finals(b, 1)
+    got = b.finals(1)
     if got.get(b_mid) != OK:
         return False, f"B's CREATE: {got}"
     return True, ""
@@ -142,7 +121,7 @@ def main():
     st, oc = c.create_ex(name + ".reset", READ_WRITE, disposition=5)
     if st == OK:
         stream(c, oc.fid, 0, 1, 5, bytearray())
-        c.s.sendall(write_frame(c, oc.fid, 5 * MIB, os.urandom(MIB))[:300 * 1024])
+        c.s.sendall(c.write_frame(oc.fid, 5 * MIB, os.urandom(MIB))[:300 * 1024])
         time.sleep(0.1)
     c.abort()
     check("after a moved connection's reset in a large frame, B is served", echo_ok(b))

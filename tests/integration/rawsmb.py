@@ -108,6 +108,27 @@ class Conn:
         body = struct.pack("<HHI", 48, 1, sequence) + fid + struct.pack("<QQII", offset, length, flags, 0)
         return self.request(10, body)[0]
 
+    def write_frame(self, fid, offset, data):
+        """A WRITE of DATA at OFFSET as one framed message, not sent (for pipelining)."""
+        body = struct.pack("<HHIQ", 49, 64 + 48, len(data), offset) + fid + struct.pack("<IIHHI", 0, 0, 0, 0, 0)
+        msg = self.header(9, charge=max(1, (len(data) + 65535) // 65536)) + body + data
+        return struct.pack(">I", len(msg)) + msg
+
+    def finals(self, count):
+        """COUNT final responses (interim async STATUS_PENDING skipped): message id -> status;
+        fewer when the connection ends first."""
+        got = {}
+        while len(got) < count:
+            r = self.recv_frame()
+            if r is None:
+                return got
+            status, flags, mid = struct.unpack_from("<I", r, 8)[0], struct.unpack_from("<I", r, 16)[0], \
+                struct.unpack_from("<Q", r, 24)[0]
+            if status == 0x00000103 and flags & 0x2:
+                continue
+            got[mid] = status
+        return got
+
     def abort(self):
         """Ends the TCP connection abruptly (RST), as a network failure would."""
         self.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

@@ -23,14 +23,9 @@ import time
 import rawsmb
 from rawsmb import check
 
-PENDING, OK = 0x00000103, 0
-ASYNC = 0x2
-CREATE, CLOSE, ECHO, WRITE = 5, 6, 13, 9
+OK = 0
+CREATE, ECHO = 5, 13
 MIB = 1 << 20
-
-
-def charge(n):
-    return max(1, (n + 65535) // 65536)
 
 
 def open_file(c, name):
@@ -42,36 +37,15 @@ def open_file(c, name):
     return r[64 + 64:64 + 80]
 
 
-def write_frame(c, fid, offset, data):
-    body = struct.pack("<HHIQ", 49, 64 + 48, len(data), offset) + fid + struct.pack("<IIHHI", 0, 0, 0, 0, 0)
-    msg = c.header(WRITE, charge=charge(len(data))) + body + data
-    return struct.pack(">I", len(msg)) + msg
-
-
 def echo_frame(c):
     msg = c.header(ECHO) + struct.pack("<HH", 4, 0)
     return struct.pack(">I", len(msg)) + msg
 
 
-def finals(c, count):
-    """COUNT final responses of C (interim STATUS_PENDING skipped): message id -> status."""
-    got = {}
-    while len(got) < count:
-        r = c.recv_frame()
-        if r is None:
-            return got
-        status, flags, mid = struct.unpack_from("<I", r, 8)[0], struct.unpack_from("<I", r, 16)[0], \
-            struct.unpack_from("<Q", r, 24)[0]
-        if status == PENDING and flags & ASYNC:
-            continue
-        got[mid] = status
-    return got
-
-
 def echo_answered(c):
     t = time.monotonic()
     c.s.sendall(echo_frame(c))
-    r = finals(c, 1)
+    r = c.finals(1)
     return list(r.values()) == [OK], time.monotonic() - t
 
 
@@ -83,7 +57,7 @@ def main():
 
     # 1. A stalled large frame.
     data = os.urandom(MIB)
-    frame = write_frame(a, fid, 0, data)
+    frame = a.write_frame(fid, 0, data)
     a.s.sendall(frame[:300 * 1024])
     time.sleep(0.3)
     slowest = 0.0
@@ -97,7 +71,7 @@ def main():
     for off in range(300 * 1024, len(frame), 256 * 1024):
         a.s.sendall(frame[off:off + 256 * 1024])
         time.sleep(0.01)
-    st = finals(a, 1)
+    st = a.finals(1)
     check("the stalled WRITE succeeds once its rest comes", list(st.values()) == [OK], str(st))
     content[0:len(data)] = data
 
@@ -109,18 +83,18 @@ def main():
         size = MIB if i % 2 == 0 else 700 * 1024
         d = os.urandom(size)
         expect.append(a.mid)
-        frames += write_frame(a, fid, at, d)
+        frames += a.write_frame(fid, at, d)
         content[at:at + size] = d
         at += size
         if i in (1, 3):  # a small WRITE and an ECHO between the large ones
             small = b"small write %d" % i
             expect.append(a.mid)
-            frames += write_frame(a, fid, 100 + i, small)
+            frames += a.write_frame(fid, 100 + i, small)
             content[100 + i:100 + i + len(small)] = small
             expect.append(a.mid)
             frames += echo_frame(a)
     a.s.sendall(frames)
-    got = finals(a, len(expect))
+    got = a.finals(len(expect))
     check("pipelined large and small requests all succeed", all(got.get(m) == OK for m in expect),
           f"{sum(1 for m in expect if got.get(m) == OK)} of {len(expect)}")
     answered, _ = echo_answered(a)
@@ -133,21 +107,21 @@ def main():
     # 3. Resets during the receiver's work.
     c = rawsmb.connect(30)
     cfid = open_file(c, name + ".reset")
-    c.s.sendall(write_frame(c, cfid, 0, os.urandom(MIB))[:300 * 1024])
+    c.s.sendall(c.write_frame(cfid, 0, os.urandom(MIB))[:300 * 1024])
     time.sleep(0.1)
     c.abort()
     d = rawsmb.connect(30)
     dfid = open_file(d, name + ".idle")
-    d.s.sendall(write_frame(d, dfid, 0, os.urandom(MIB)))
-    finals(d, 1)
+    d.s.sendall(d.write_frame(dfid, 0, os.urandom(MIB)))
+    d.finals(1)
     time.sleep(0.1)  # the receiver now waits for d's next header
     d.abort()
     answered, _ = echo_answered(b)
     check("a reset in a large frame, and one while the next header is awaited: server still serves", answered)
     e = rawsmb.connect(30)
     efid = open_file(e, name + ".after")
-    e.s.sendall(write_frame(e, efid, 0, os.urandom(MIB)))
-    check("a new connection's large WRITE succeeds after them", list(finals(e, 1).values()) == [OK])
+    e.s.sendall(e.write_frame(efid, 0, os.urandom(MIB)))
+    check("a new connection's large WRITE succeeds after them", list(e.finals(1).values()) == [OK])
     sys.exit(1 if rawsmb.results["fail"] else 0)
 
 
