@@ -34,7 +34,6 @@ BulkReceiver::~BulkReceiver() {
 }
 
 bool BulkReceiver::start(unsigned nice) {
-  nice_ = nice;
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (epoll_fd_ < 0 || wake_fd_ < 0) return false;
@@ -42,7 +41,7 @@ bool BulkReceiver::start(unsigned nice) {
   ev.events = EPOLLIN;
   ev.data.u64 = kWakeTag;
   if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0) return false;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this, nice] { run(nice); });
   return true;
 }
 
@@ -56,9 +55,9 @@ void BulkReceiver::submit(const Job& job) {
   (void)n;  // EAGAIN: a wake-up is pending anyway
 }
 
-void BulkReceiver::run() {
+void BulkReceiver::run(unsigned nice) {
   pthread_setname_np(pthread_self(), "ringsmbd-recv");
-  lower_this_thread_priority(nice_);
+  lower_this_thread_priority(nice);
   epoll_event events[64];
   for (;;) {
     int n = epoll_wait(epoll_fd_, events, 64, -1);

@@ -70,14 +70,13 @@ class BulkReceiver {
   void submit(const Job& job);
 
  private:
-  void run();
+  void run(unsigned nice);
   void take_submitted();
   // Receives what FD's job can take now; true when the job is done.
   bool fill(Job& job, Done& done);
   void finish(uint64_t conn_id, Done& done);
 
   OnDone on_done_;
-  unsigned nice_ = 0;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   std::thread thread_;
