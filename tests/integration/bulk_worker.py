@@ -22,19 +22,13 @@ import sys
 import time
 
 import rawsmb
-from rawsmb import check
+from rawsmb import check, fields
 
 OK = 0
 ECHO, OPLOCK_BREAK = 13, 18
 BATCH, LEVEL_II = 9, 1
 READ_WRITE = 0x0012019F
 MIB = 1 << 20
-
-
-def fields(r):
-    """(status, command, flags, message id) of response R."""
-    return (struct.unpack_from("<I", r, 8)[0], struct.unpack_from("<H", r, 12)[0],
-            struct.unpack_from("<I", r, 16)[0], struct.unpack_from("<Q", r, 24)[0])
 
 
 def stream(c, fid, at, batches, per_batch, content):

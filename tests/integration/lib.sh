@@ -91,6 +91,12 @@ stop_server() {
 
 server_alive() { [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; }
 
+# metric 'NAME{LABELS}': the running server's sample of that exact name
+# and labels (ringsmbctl status --prometheus), as an integer; empty if none.
+metric() {
+  "$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus | awk -v m="$1" '$1 == m {print int($2)}'
+}
+
 # smb USER%PASS SHARE COMMANDS [smbclient options...]
 smb() {
   local cred=$1 share=$2 cmds=$3

@@ -122,8 +122,7 @@ class Conn:
             r = self.recv_frame()
             if r is None:
                 return got
-            status, flags, mid = struct.unpack_from("<I", r, 8)[0], struct.unpack_from("<I", r, 16)[0], \
-                struct.unpack_from("<Q", r, 24)[0]
+            status, _, flags, mid = fields(r)
             if status == 0x00000103 and flags & 0x2:
                 continue
             got[mid] = status
@@ -141,8 +140,8 @@ class Conn:
             return st
         self.session = struct.unpack_from("<Q", r, 40)[0]
         # AUTHENTICATE with empty fields (anonymous): offsets all point at the end.
-        fields = struct.pack("<HHI", 0, 0, 72) * 6
-        auth = b"NTLMSSP\0" + struct.pack("<I", 3) + fields + struct.pack("<I", 0x00000A05) + b"\0" * 8
+        empty_fields = struct.pack("<HHI", 0, 0, 72) * 6
+        auth = b"NTLMSSP\0" + struct.pack("<I", 3) + empty_fields + struct.pack("<I", 0x00000A05) + b"\0" * 8
         return self.request(1, self._setup_body(auth))[0]
 
     def _setup_body(self, blob, previous_session=0):
@@ -160,6 +159,12 @@ class Conn:
         ln = len(name_utf16) if name_len is None else name_len
         return struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0, access, 0, 7, disposition, 0, off, ln, 0, 0) + (
             name_utf16 or b"\0")
+
+
+def fields(r):
+    """(status, command, flags, message id) of response R's SMB2 header."""
+    return (struct.unpack_from("<I", r, 8)[0], struct.unpack_from("<H", r, 12)[0],
+            struct.unpack_from("<I", r, 16)[0], struct.unpack_from("<Q", r, 24)[0])
 
 
 def create_contexts(items):

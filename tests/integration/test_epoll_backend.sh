@@ -19,8 +19,7 @@ check "tree identical" diff -r "$T/src/tree" "$T/share/tree"
 head -c $((24 * 1024 * 1024)) /dev/urandom > "$T/big"
 check "a 24 MiB put and get byte for byte over epoll" bash -c "
   smbclient //127.0.0.1/share -p $PORT -U $C -c 'put $T/big big; get big $T/big.back' >/dev/null && cmp $T/big $T/big.back"
-moved=$("$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
-  awk '$1 == "ringsmb_connections_moved_total" {print int($2)}')
+moved=$(metric ringsmb_connections_moved_total)
 check "the put's connection moved to the bulk worker (ringsmb_connections_moved_total $moved)" test "${moved:-0}" -ge 1
 check "encrypted transfer over epoll" bash -c "
   smbclient //127.0.0.1/share -p $PORT -U $C -m SMB3_11 --client-protection=encrypt -c 'get d $T/back2' >/dev/null && cmp $T/data $T/back2"

@@ -31,31 +31,20 @@ check "pipelined requests after large WRITEs see their data" \
 # (recv_off_worker.py); the metric counts the bytes it took.
 check "large frames received off the worker" \
   python3 "$RINGSMB_SOURCE_DIR/tests/integration/recv_off_worker.py" "$PORT" share offworker "$T/share/offworker"
-off_worker_bytes() {
-  "$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
-    awk '$1 == "ringsmb_received_off_worker_bytes_total" {print int($2)}'
-}
-off_worker=$(off_worker_bytes)
+off_worker=$(metric ringsmb_received_off_worker_bytes_total)
 echo "ringsmb_received_off_worker_bytes_total: $off_worker"
 check "ringsmb_received_off_worker_bytes_total counts them" test "${off_worker:-0}" -ge $((4 * 1024 * 1024))
 # A connection that streams large WRITEs moves to the worker's bulk
 # worker with all its state: breaks still reach it, it goes on serving,
 # resets there leave the server serving (bulk_worker.py).
-moved() {
-  "$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
-    awk '$1 == "ringsmb_connections_moved_total" {print int($2)}'
-}
-share_written() {
-  "$RINGSMBCTL" --config "$T/ringsmb.conf" status --prometheus |
-    awk '$1 == "ringsmb_share_written_bytes_total{share=\"share\"}" {print int($2)}'
-}
-moved0=$(moved)
-written0=$(share_written)
+share_written='ringsmb_share_written_bytes_total{share="share"}'
+moved0=$(metric ringsmb_connections_moved_total)
+written0=$(metric "$share_written")
 check "a connection streaming large WRITEs moves to the bulk worker and keeps working" \
   python3 "$RINGSMB_SOURCE_DIR/tests/integration/bulk_worker.py" "$PORT" share bulky "$T/share/bulky"
 grep -E "^FAIL" "$T/check.out" || true
-moved1=$(moved)
-written1=$(share_written)
+moved1=$(metric ringsmb_connections_moved_total)
+written1=$(metric "$share_written")
 # 8 + 6 MiB (A), 5 MiB (C), 6 MiB (D): the bulk worker counts them under
 # the share too (the moved connections' slots are looked up again there).
 echo "ringsmb_share_written_bytes_total{share=\"share\"}: ${written0:-none} -> ${written1:-none}"
