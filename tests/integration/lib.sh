@@ -21,15 +21,34 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The Unix accounts SMB users are mapped to: ordinary users, as on a NAS
+# (none of them root). TEST_UNIX_USER owns the test's shares; TEST_UNIX_USER2
+# is another ordinary user of the same shares. A test about root names root
+# itself (add_user NAME PASS root).
+TEST_UNIX_USER=rsmb_owner
+TEST_UNIX_USER2=rsmb_other
+ensure_unix_user() {  # ensure_unix_user NAME: an ordinary account without a home or a shell
+  id "$1" >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin "$1" 2>/dev/null || id "$1" >/dev/null
+}
+ensure_unix_user "$TEST_UNIX_USER"
+ensure_unix_user "$TEST_UNIX_USER2"
+
+# owned_dir DIR [USER]: makes DIR, owned by USER (default TEST_UNIX_USER), mode 0755.
+owned_dir() {
+  mkdir -p "$1"
+  chown "${2:-$TEST_UNIX_USER}": "$1"
+  chmod 755 "$1"
+}
+
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-# write_config [extra global lines...]: a config with share [share] at $T/share.
+# write_config [extra global lines...]: a config with share [share] at
+# $T/share, owned by TEST_UNIX_USER.
 write_config() {
   PORT=$(free_port)
-  mkdir -p "$T/share"
-  chmod 777 "$T/share"
+  owned_dir "$T/share"
   {
     echo "[global]"
     echo "  tcp port = $PORT"
@@ -56,13 +75,12 @@ add_share() {  # add_share NAME PATH [extra lines...]
 # SE_DACL_AUTO_INHERITED as sent (smb2.acls_non_canonical, as Samba's test
 # share does).
 add_conformance_shares() {
-  mkdir -p "$T/noncanonical"
-  chmod 777 "$T/noncanonical"
+  owned_dir "$T/noncanonical"
   add_share noncanonical "$T/noncanonical" "writeable = yes" "acl flag inherited canonicalization = no"
 }
 
-add_user() {  # add_user NAME PASSWORD [UNIX_USER (default: the user running the test)]
-  local args=(--config "$T/ringsmb.conf" user add "$1" --password-stdin --unix-user "${3:-$(id -un)}")
+add_user() {  # add_user NAME PASSWORD [UNIX_USER (default: TEST_UNIX_USER)]
+  local args=(--config "$T/ringsmb.conf" user add "$1" --password-stdin --unix-user "${3:-$TEST_UNIX_USER}")
   echo "$2" | "$RINGSMBCTL" "${args[@]}" >/dev/null
 }
 
