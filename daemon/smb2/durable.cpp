@@ -335,8 +335,8 @@ void remember_app_instance(Request& req, const DurableRequest& d, state::Open& o
   open.app_instance_id = d.app_instance_id;
   open.app_instance_indexed = true;
   req.server.durables.index_app_instance(
-      d.app_instance_id, {req.conn.client_guid, req.tree->share.name, std::string(path), open.persistent_id,
-                          open.volatile_id});
+      d.app_instance_id, {req.conn.client_guid, req.session->user, req.tree->share.name, std::string(path),
+                          open.persistent_id, open.volatile_id});
   // Where it lives, so that the application's next CREATE can wait for its close.
   req.server.durables.set_live(open.persistent_id, req.conn.address);
 }
@@ -361,7 +361,7 @@ void close_on_its_connection(ServerContext& server, const state::ConnAddress& at
 
 NtStatus close_previous_app_instance(Request& req, const DurableRequest& d, std::string_view path) {
   ServerContext& server = req.server;
-  auto previous = server.durables.find_app_instance(d.app_instance_id, req.conn.client_guid,
+  auto previous = server.durables.find_app_instance(d.app_instance_id, req.conn.client_guid, req.session->user,
                                                     req.tree->share.name, path);
   bool waits = false;
   for (const state::AppInstanceOpen& o : previous) {

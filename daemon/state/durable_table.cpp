@@ -176,14 +176,15 @@ void DurableTable::unindex_app_instance(const Guid& app, uint64_t persistent_id)
 }
 
 std::vector<AppInstanceOpen> DurableTable::find_app_instance(const Guid& app, const Guid& client,
-                                                             std::string_view share, std::string_view path) {
+                                                             std::string_view user, std::string_view share,
+                                                             std::string_view path) {
   std::vector<AppInstanceOpen> out;
   Shard& s = shard_for(app);
   std::lock_guard lock(s.mu);
   auto [first, last] = s.by_app_instance.equal_range(app);
   for (auto it = first; it != last; ++it) {
     const AppInstanceOpen& o = it->second;
-    if (o.client_guid == client || o.share != share || o.path.size() != path.size()) continue;
+    if (o.client_guid == client || o.user != user || o.share != share || o.path.size() != path.size()) continue;
     if (strncasecmp(o.path.data(), path.data(), path.size()) == 0) out.push_back(o);
   }
   return out;

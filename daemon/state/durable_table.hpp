@@ -47,6 +47,7 @@ struct KeptOpen {
 // An open made with SMB2_CREATE_APP_INSTANCE_ID (MS-SMB2 3.3.5.9.13).
 struct AppInstanceOpen {
   Guid client_guid{};  // of the connection it was opened on
+  std::string user;    // the session's user: another user's open is never closed for it
   std::string share;
   std::string path;  // as the CREATE named it (compared without case)
   uint64_t persistent_id = 0;
@@ -94,9 +95,10 @@ class DurableTable {
   // CREATE, removed when they are closed for good.
   void index_app_instance(const Guid& app, AppInstanceOpen open);
   void unindex_app_instance(const Guid& app, uint64_t persistent_id);
-  // The opens of APP on SHARE, PATH made by a client other than CLIENT.
-  std::vector<AppInstanceOpen> find_app_instance(const Guid& app, const Guid& client, std::string_view share,
-                                                 std::string_view path);
+  // The opens of APP on SHARE, PATH made by USER through a client other
+  // than CLIENT.
+  std::vector<AppInstanceOpen> find_app_instance(const Guid& app, const Guid& client, std::string_view user,
+                                                 std::string_view share, std::string_view path);
   // The connection a live open (set_live) is on.
   std::optional<ConnAddress> live_at(uint64_t persistent_id);
 
