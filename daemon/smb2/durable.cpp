@@ -177,6 +177,7 @@ void end_session_here(ConnState& conn, ServerContext& server, uint64_t sid) {
   std::sort(to_close.begin(), to_close.end());
   for (uint64_t vid : to_close) close_open(conn, server, vid);
   withdraw_session(conn, server, sid);
+  if (conn.client_registered) server.clients.remove_session(conn.client_guid, conn.address, sid);
   if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
   if (s->state == state::Session::State::InProgress) --conn.sessions_in_progress;
   LOG_INFO("%s: session 0x%llx of '%s' ended: its client reconnected", conn.client_address.c_str(),
