@@ -124,7 +124,7 @@ bool create_waits(ConnState& conn, const state::Guid& create_guid, uint64_t self
 void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {
   LOG_DEBUG("durable open %s (0x%llx) closed: %s", k.open->path.c_str(), (unsigned long long)k.open->persistent_id,
             why);
-  int root = k.share_root.get();
+  int root = k.share_root ? k.share_root->fd.get() : -1;
   RestoreIdentity restore;  // a break closes it in another user's request
   release_open(server, std::move(k.open), root, k.identity, k.client_guid);
 }
@@ -153,7 +153,7 @@ bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Ope
   k.client_guid = conn.client_guid;
   k.owner = conn.find_session(o.session_id)->user;
   k.share = tree->share.name;
-  k.share_root.reset(fcntl(tree->root.get(), F_DUPFD_CLOEXEC, 0));
+  k.share_root = server.durables.share_root(tree->root.get(), &server.budget.open_files);
   k.identity = tree->identity;
   k.deadline_ms = now_ms + o.durable_timeout_ms;
   k.worker = conn.address.worker;

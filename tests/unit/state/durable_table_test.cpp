@@ -3,6 +3,9 @@
 // a check, by lease, expiry per worker and deadline. No sockets, no threads.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "state/durable_table.hpp"
 
 using namespace ringsmb;
@@ -139,4 +142,29 @@ TEST_CASE("live_at names the connection a live open is on", "[durable]") {
   CHECK(at->conn_id == 42);
   t.clear_live(5);
   CHECK_FALSE(t.live_at(5));
+}
+
+TEST_CASE("kept opens of one share root share one descriptor, counted once while any needs it", "[durable]") {
+  DurableTable t;
+  std::atomic<uint32_t> open_files{0};
+  int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int var = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(tmp >= 0);
+  REQUIRE(var >= 0);
+  auto first = t.share_root(tmp, &open_files);
+  auto second = t.share_root(tmp, &open_files);
+  REQUIRE(first);
+  CHECK(first == second);  // one descriptor, not one per kept open
+  CHECK(first->fd.get() != tmp);  // its own: the tree's may close first
+  CHECK(open_files == 1);
+  auto other = t.share_root(var, &open_files);
+  CHECK(other != first);
+  CHECK(open_files == 2);
+  first.reset();
+  second.reset();
+  CHECK(open_files == 1);  // given back with the last kept open beneath it
+  auto again = t.share_root(tmp, &open_files);
+  CHECK(open_files == 2);
+  close(tmp);
+  close(var);
 }
