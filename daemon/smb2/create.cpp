@@ -368,8 +368,6 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   }
   if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
     return st;
-  if (durable.app_instance && (st = close_previous_app_instance(req, durable, path->path)) != NtStatus::Success)
-    return st;
   if ((st = open_files_fit(req)) != NtStatus::Success) return st;
   auto granted = grant_create_access(*req.tree, c.desired_access, c.options & FILE_DELETE_ON_CLOSE);
   if (!granted) return granted.error();
@@ -384,6 +382,13 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success ||
              (st = apply_security(req, c, t, o, access)) != NtStatus::Success) {
     undo_create(req, t, o, stream_key);  // a stream is checked against its file's descriptor
+    return st;
+  }
+  // SMB2_CREATE_APP_INSTANCE_ID: only a CREATE that passed its access
+  // checks closes the application's earlier open, and before the share
+  // modes are judged (that open would conflict).
+  if (durable.app_instance && (st = close_previous_app_instance(req, durable, path->path)) != NtStatus::Success) {
+    undo_create(req, t, o, stream_key);  // made again when the CREATE runs again
     return st;
   }
   if (o.created) apply_new_attributes(req, c, o, !stream_key.empty());

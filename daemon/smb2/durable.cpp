@@ -124,7 +124,7 @@ bool create_waits(ConnState& conn, const state::Guid& create_guid, uint64_t self
 void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {
   LOG_DEBUG("durable open %s (0x%llx) closed: %s", k.open->path.c_str(), (unsigned long long)k.open->persistent_id,
             why);
-  int root = k.share_root.get();
+  int root = k.share_root ? k.share_root->fd.get() : -1;
   RestoreIdentity restore;  // a break closes it in another user's request
   release_open(server, std::move(k.open), root, k.identity, k.client_guid);
 }
@@ -153,7 +153,7 @@ bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Ope
   k.client_guid = conn.client_guid;
   k.owner = conn.find_session(o.session_id)->user;
   k.share = tree->share.name;
-  k.share_root.reset(fcntl(tree->root.get(), F_DUPFD_CLOEXEC, 0));
+  k.share_root = server.durables.share_root(tree->root.get(), &server.budget.open_files);
   k.identity = tree->identity;
   k.deadline_ms = now_ms + o.durable_timeout_ms;
   k.worker = conn.address.worker;
@@ -177,6 +177,7 @@ void end_session_here(ConnState& conn, ServerContext& server, uint64_t sid) {
   std::sort(to_close.begin(), to_close.end());
   for (uint64_t vid : to_close) close_open(conn, server, vid);
   withdraw_session(conn, server, sid);
+  if (conn.client_registered) server.clients.remove_session(conn.client_guid, conn.address, sid);
   if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
   if (s->state == state::Session::State::InProgress) --conn.sessions_in_progress;
   LOG_INFO("%s: session 0x%llx of '%s' ended: its client reconnected", conn.client_address.c_str(),
@@ -335,8 +336,8 @@ void remember_app_instance(Request& req, const DurableRequest& d, state::Open& o
   open.app_instance_id = d.app_instance_id;
   open.app_instance_indexed = true;
   req.server.durables.index_app_instance(
-      d.app_instance_id, {req.conn.client_guid, req.tree->share.name, std::string(path), open.persistent_id,
-                          open.volatile_id});
+      d.app_instance_id, {req.conn.client_guid, req.session->user, req.tree->share.name, std::string(path),
+                          open.persistent_id, open.volatile_id});
   // Where it lives, so that the application's next CREATE can wait for its close.
   req.server.durables.set_live(open.persistent_id, req.conn.address);
 }
@@ -361,7 +362,7 @@ void close_on_its_connection(ServerContext& server, const state::ConnAddress& at
 
 NtStatus close_previous_app_instance(Request& req, const DurableRequest& d, std::string_view path) {
   ServerContext& server = req.server;
-  auto previous = server.durables.find_app_instance(d.app_instance_id, req.conn.client_guid,
+  auto previous = server.durables.find_app_instance(d.app_instance_id, req.conn.client_guid, req.session->user,
                                                     req.tree->share.name, path);
   bool waits = false;
   for (const state::AppInstanceOpen& o : previous) {

@@ -60,10 +60,14 @@ void grant_durable(Request& req, const DurableRequest& d, state::Open& open, uin
 void answer_durable(const state::Open& open, Bytes& contexts);
 
 // SMB2_CREATE_APP_INSTANCE_ID (3.3.5.9.13): the opens of PATH made with the
-// same AppInstanceId by another client (a failover of the application to
-// another node) are closed before this CREATE runs. A kept one is closed
-// at once; a live one on its connection, while this CREATE waits
-// (STATUS_PENDING, at most 2 s; a CREATE run again does not wait twice).
+// same AppInstanceId by the same user through another client (a failover
+// of the application to another node) are closed before this CREATE
+// takes its share modes. The caller runs this only once the CREATE's
+// access checks passed, so a refused CREATE closes nothing; another
+// user's open is never closed (the AppInstanceId is no secret). A kept
+// one is closed at once; a live one on its connection, while this CREATE
+// waits (STATUS_PENDING, at most 2 s; a CREATE run again does not wait
+// twice).
 NtStatus close_previous_app_instance(Request& req, const DurableRequest& d, std::string_view path);
 // A successful open with SMB2_CREATE_APP_INSTANCE_ID: Open.AppInstanceId,
 // in the index the next CREATE of the application looks in.

@@ -77,11 +77,15 @@ ReadyMessage break_message(ConnState& conn, const state::BreakNotice& b) {
 
 // MS-SMB2 3.3.4.7: a lease break goes to the client, on its oldest
 // connection (smb2.lease.v2_complex1: a lease opened only on a second
-// connection of the client breaks on the first), an oplock break to the
-// connection of its open.
+// connection of the client breaks on the first) that holds a session of
+// the user whose session holds the lease (the ClientGuid alone is no
+// proof: anyone may send it); an oplock break, and a lease break when no
+// such connection is known, to the connection of its holder.
 state::ConnAddress break_destination(ServerContext& server, const state::BreakNotice& b) {
-  if (!b.is_oplock)
-    if (auto oldest = server.clients.oldest(b.client)) return *oldest;
+  if (b.is_oplock) return b.to;
+  auto holder = server.sessions.find(b.session_id);
+  if (!holder) return b.to;
+  if (auto oldest = server.clients.oldest(b.client, holder->user)) return *oldest;
   return b.to;
 }
 

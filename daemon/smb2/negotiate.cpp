@@ -228,10 +228,8 @@ NtStatus handle_negotiate(Request& req, ByteWriter& w) {
   }
   write_negotiate_body(conn, req.server, dialect, contexts, out_count, w);
   conn.negotiated = true;
-  if (dialect >= 0x0210) {  // a client that may hold leases: its breaks may come here
-    req.server.clients.add(conn.client_guid, conn.address);
-    conn.client_registered = true;
-  }
+  // The ClientGuid counts for lease breaks only once a session on this
+  // connection is valid (state/client_connections.hpp): it is no secret.
   LOG_DEBUG("%s: negotiated dialect 0x%04x", conn.client_address.c_str(), dialect);
   return NtStatus::Success;
 }

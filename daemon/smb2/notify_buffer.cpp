@@ -58,43 +58,71 @@ bool rename_reported_as_modified(uint32_t mask, uint32_t filter) {
 
 size_t notify_entry_bytes(size_t name_utf16_bytes) { return (kEntryHeaderBytes + name_utf16_bytes + 3) & ~size_t(3); }
 
+bool NotifyBuffer::make_room(size_t extra) {
+  const size_t need = data_.size() + extra;
+  if (need <= data_.capacity()) return true;
+  const size_t grown = std::min(std::max({need, data_.capacity() * 2, size_t(256)}), std::max(cap_, need));
+  const size_t more = grown - data_.capacity();
+  if (memory_ && memory_->held_bytes + more > memory_->limit_bytes) return false;
+  if (memory_) memory_->held_bytes += more;
+  data_.reserve(grown);
+  return true;
+}
+
+void NotifyBuffer::release() {
+  if (memory_) memory_->held_bytes -= data_.capacity();
+  Bytes().swap(data_);
+  count_ = 0;
+  last_at_ = 0;
+}
+
 void NotifyBuffer::add(uint32_t action, std::string_view name) {
   if (overflowed_) return;
-  Bytes utf16;
+  thread_local Bytes utf16;  // the worker's scratch: no allocation per change
+  utf16.clear();
   unicode::utf8_to_utf16le(name, utf16);
   for (size_t i = 0; i + 1 < utf16.size(); i += 2)
     if (utf16[i] == '/' && utf16[i + 1] == 0) utf16[i] = '\\';
-  if (action == FILE_ACTION_MODIFIED && !entries_.empty() && entries_.back().action == action &&
-      entries_.back().name == utf16)
+  if (action == FILE_ACTION_MODIFIED && count_ && load_le32(&data_[last_at_ + 4]) == action &&
+      load_le32(&data_[last_at_ + 8]) == utf16.size() &&
+      std::equal(utf16.begin(), utf16.end(), data_.begin() + ptrdiff_t(last_at_ + kEntryHeaderBytes)))
     return;
-  size_t n = notify_entry_bytes(utf16.size());
-  if (bytes_ + n > cap_) return overflow();
-  bytes_ += n;
-  entries_.push_back({action, std::move(utf16)});
+  const size_t n = notify_entry_bytes(utf16.size());
+  if (data_.size() + n > cap_ || !make_room(n)) return overflow();
+  const size_t at = data_.size();
+  ByteWriter w(data_);
+  w.u32(uint32_t(n));  // NextEntryOffset: this entry's size while held
+  w.u32(action);
+  w.u32(uint32_t(utf16.size()));
+  w.bytes(utf16);
+  data_.resize(at + n);  // the padding: zeros
+  last_at_ = at;
+  ++count_;
 }
 
 NtStatus NotifyBuffer::take_first(size_t count, uint32_t max_output, Bytes& out) {
-  count = std::min(count, entries_.size());
-  size_t bytes = 0;
-  for (size_t i = 0; i < count; ++i) bytes += notify_entry_bytes(entries_[i].name.size());
+  count = std::min(count, count_);
+  size_t bytes = 0, last = 0;
+  for (size_t i = 0; i < count; ++i) {
+    last = bytes;
+    bytes += load_le32(&data_[bytes]);
+  }
   if (overflowed_ || bytes > max_output) {
-    entries_.clear();
-    bytes_ = 0;
+    release();
     overflowed_ = false;
     return NtStatus::NotifyEnumDir;
   }
-  ByteWriter w(out);
-  for (size_t i = 0; i < count; ++i) {
-    const Entry& e = entries_[i];
-    size_t n = notify_entry_bytes(e.name.size());
-    w.u32(i + 1 < count ? uint32_t(n) : 0);  // NextEntryOffset
-    w.u32(e.action);
-    w.u32(uint32_t(e.name.size()));
-    w.bytes(e.name);
-    for (size_t pad = kEntryHeaderBytes + e.name.size(); pad < n; ++pad) w.u8(0);
+  if (count == 0) return NtStatus::Success;
+  const size_t start = out.size();
+  out.insert(out.end(), data_.begin(), data_.begin() + ptrdiff_t(bytes));
+  store_le32(&out[start + last], 0);  // the last entry of the list
+  if (count == count_) {
+    release();  // the common case: everything went; the memory goes back too
+    return NtStatus::Success;
   }
-  entries_.erase(entries_.begin(), entries_.begin() + ptrdiff_t(count));
-  bytes_ -= bytes;
+  data_.erase(data_.begin(), data_.begin() + ptrdiff_t(bytes));
+  count_ -= count;
+  last_at_ -= bytes;
   return NtStatus::Success;
 }
 

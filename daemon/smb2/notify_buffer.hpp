@@ -5,6 +5,7 @@
 // list (MS-FSCC 2.7.1) a response carries. No I/O here: unit-tested alone.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -63,41 +64,64 @@ bool rename_reported_as_modified(uint32_t mask, uint32_t filter);
 // One FILE_NOTIFY_INFORMATION entry: 12 bytes, the name, padding to 4.
 size_t notify_entry_bytes(size_t name_utf16_bytes);
 
+// What the change-notify buffers of one connection hold together (the
+// capacity of their encoded lists, in bytes), against a bound: a client
+// with many watches on busy directories cannot make the server hold more
+// (docs/security.md, "Change notification").
+struct NotifyMemory {
+  size_t held_bytes = 0;
+  size_t limit_bytes = SIZE_MAX;
+};
+
+// The changes of one open, held as the FILE_NOTIFY_INFORMATION list a
+// response carries (one contiguous buffer: no allocation per change).
 class NotifyBuffer {
  public:
+  NotifyBuffer() = default;
+  ~NotifyBuffer() { release(); }
+  NotifyBuffer(const NotifyBuffer&) = delete;
+  NotifyBuffer& operator=(const NotifyBuffer&) = delete;
+
   // CAP_BYTES bounds the encoded size held; past it the buffer overflows:
   // its entries are dropped and the next report is STATUS_NOTIFY_ENUM_DIR.
   void set_cap(size_t cap_bytes) { cap_ = cap_bytes; }
+  // The connection's account (outlives this buffer); growing past its
+  // limit overflows this buffer as the cap does.
+  void set_memory(NotifyMemory* memory) { memory_ = memory; }
   // NAME is relative to the watched directory, '/'-separated UTF-8. A
   // MODIFIED entry equal to the last one is not repeated (a large write is
   // many IN_MODIFY).
   void add(uint32_t action, std::string_view name);
   void overflow() {
-    entries_.clear();
-    bytes_ = 0;
+    release();
     overflowed_ = true;
   }
-  bool has_news() const { return overflowed_ || !entries_.empty(); }
+  bool overflowed() const { return overflowed_; }
+  bool has_news() const { return overflowed_ || count_ != 0; }
   bool empty() const { return !has_news(); }
-  size_t bytes() const { return bytes_; }
+  size_t bytes() const { return data_.size(); }
   // Takes everything for one response of at most MAX_OUTPUT bytes: the
   // FILE_NOTIFY_INFORMATION list into OUT and STATUS_SUCCESS, or
   // STATUS_NOTIFY_ENUM_DIR (nothing in OUT) when it overflowed or does not
   // fit (MS-FSA 2.1.5.11.1). The buffer is empty afterwards.
-  NtStatus take(uint32_t max_output, Bytes& out) { return take_first(entries_.size(), max_output, out); }
+  NtStatus take(uint32_t max_output, Bytes& out) { return take_first(count_, max_output, out); }
   // The same for the first COUNT entries only; the rest stay held (an
   // overflow still answers NOTIFY_ENUM_DIR and empties it).
   NtStatus take_first(size_t count, uint32_t max_output, Bytes& out);
-  size_t count() const { return entries_.size(); }
+  size_t count() const { return count_; }
 
  private:
-  struct Entry {
-    uint32_t action;
-    Bytes name;  // UTF-16LE, '\' separators
-  };
-  std::vector<Entry> entries_;
-  size_t bytes_ = 0;
+  // Room for EXTRA more bytes, within the cap and the connection's limit.
+  bool make_room(size_t extra);
+  // Drops everything and gives the memory back.
+  void release();
+  // Entries back to back, each with NextEntryOffset set to its own size
+  // (the last one's is zeroed in a response).
+  Bytes data_;
+  size_t count_ = 0;
+  size_t last_at_ = 0;  // offset of the last entry, when count_ != 0
   size_t cap_ = 64 * 1024;
+  NotifyMemory* memory_ = nullptr;
   bool overflowed_ = false;
 };
 

@@ -73,7 +73,9 @@ std::vector<std::string> subdirectories(int fd) {
 NotifyWatch::NotifyWatch(ConnState& conn, ServerContext& server, uint64_t volatile_id, uint32_t filter, bool tree,
                          const ipc::UnixUser& identity)
     : conn_(conn), server_(server), table_(*conn.notify), volatile_id_(volatile_id), filter_(filter), tree_(tree),
-      mask_(inotify_mask_for(filter) | (tree ? kTreeMask : 0)), identity_(identity) {}
+      mask_(inotify_mask_for(filter) | (tree ? kTreeMask : 0)), identity_(identity) {
+  buffer_.set_memory(&table_.memory);
+}
 
 NotifyWatch::~NotifyWatch() {
   if (node_) server_.files.remove_notify_watcher(node_, {conn_.address, volatile_id_});
@@ -219,6 +221,9 @@ void NotifyWatch::report_own(const std::string& relative, uint32_t filter) {
 }
 
 void NotifyWatch::on_change(uint64_t tag, const vfs::DirChange& change) {
+  // Overflowed: its next report is NOTIFY_ENUM_DIR whatever comes now. A
+  // tree watch still follows its directories, and a dropped watch is let go.
+  if (buffer_.overflowed() && !tree_ && !(change.mask & IN_IGNORED)) return;
   if (caused_by_server(tag, change)) return;
   size_t held_before = buffer_.count();
   handle_change(tag, change);

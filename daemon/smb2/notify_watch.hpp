@@ -29,8 +29,14 @@ struct ConnState;
 struct ServerContext;
 class NotifyWatch;
 
+// What the watches of one connection may hold together, in bytes of
+// held changes (docs/security.md): 16 full buffers of 64 KiB.
+inline constexpr size_t kMaxHeldNotifyBytesPerConnection = 1024 * 1024;
+
 // The CHANGE_NOTIFY state of one connection (ConnState::notify).
 struct NotifyTable {
+  // Before the watches: their buffers give their bytes back as they go.
+  NotifyMemory memory{0, kMaxHeldNotifyBytesPerConnection};
   std::unordered_map<uint64_t, std::unique_ptr<NotifyWatch>> by_open;  // by volatile FileId
   uint32_t dir_watches = 0;  // kernel watches held, against ServerContext::max_notify_watches
 };

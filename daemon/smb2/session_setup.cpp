@@ -169,6 +169,17 @@ void change_identity(Request& req, state::Session& s, const ipc::LoginReply& log
     home->user = s.user;  // a later reconnect (PreviousSessionId) compares users
     req.server.sessions.add(s.session_id, std::move(*home));
   }
+  if (req.conn.client_registered)  // its lease breaks follow the new user
+    req.server.clients.rename(req.conn.client_guid, req.conn.address, s.session_id, s.user);
+}
+
+// A valid session makes its connection one of its client's for lease
+// breaks, for its user (state/client_connections.hpp); SMB 2.0.2 has no
+// leases.
+void register_client(Request& req, const state::Session& s) {
+  if (req.conn.dialect < 0x0210 || req.conn.dialect == 0x02FF) return;
+  req.server.clients.add(req.conn.client_guid, req.conn.address, s.session_id, s.user);
+  req.conn.client_registered = true;
 }
 
 // The worker's counters of refused logins (smb2/metrics.hpp).
@@ -270,6 +281,8 @@ void end_session(Request& req, state::Session& s) {
   for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
   withdraw_session(req.conn, req.server, s.session_id);
   req.server.sessions.remove(s.session_id);
+  if (req.conn.client_registered)
+    req.server.clients.remove_session(req.conn.client_guid, req.conn.address, s.session_id);
   if (req.server.control) req.server.control->logout(s.user);
   // Keep the session object alive until the response is signed: it is
   // erased after this chain element by marking it expired. (LOGOFF may end
@@ -324,6 +337,7 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
     // and this one may supersede an earlier one (3.3.5.5.3).
     req.server.sessions.add(s->session_id, {req.conn.address, s->user, req.conn.dialect, req.conn.signing_algorithm,
                                             s->keys.signing_key, s->is_guest || s->is_anonymous});
+    register_client(req, *s);
     if (previous_session_id && previous_session_id != s->session_id && !s->is_guest && !s->is_anonymous)
       end_previous_session(req, previous_session_id, s->user);
   }

@@ -1,6 +1,9 @@
 #include "state/durable_table.hpp"
 
+#include <fcntl.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <cstring>
 
@@ -11,6 +14,24 @@ size_t DurableTable::GuidHash::operator()(const Guid& g) const {
   std::memcpy(&a, g.data(), 8);
   std::memcpy(&b, g.data() + 8, 8);
   return size_t((a * 0x9E3779B97F4A7C15ull) ^ b);
+}
+
+std::shared_ptr<const KeptRoot> DurableTable::share_root(int tree_root, std::atomic<uint32_t>* open_files) {
+  struct statx stx {};
+  if (statx(tree_root, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &stx) != 0) return nullptr;
+  // The mount too: a bind mount of the same directory may be read-only.
+  RootId id{makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino,
+            (stx.stx_mask & STATX_MNT_ID) ? stx.stx_mnt_id : 0};
+  std::lock_guard lock(roots_mu_);
+  if (auto it = roots_.find(id); it != roots_.end())
+    if (auto root = it->second.lock()) return root;
+  std::erase_if(roots_, [](const auto& r) { return r.second.expired(); });  // roots no kept open needs any more
+  auto root = std::make_shared<KeptRoot>();
+  root->fd.reset(fcntl(tree_root, F_DUPFD_CLOEXEC, 0));
+  if (!root->fd) return nullptr;
+  root->charge = OpenCharge(open_files, nullptr);
+  roots_[id] = root;
+  return root;
 }
 
 std::vector<Waiter> DurableTable::keep(KeptOpen k) {
@@ -176,14 +197,15 @@ void DurableTable::unindex_app_instance(const Guid& app, uint64_t persistent_id)
 }
 
 std::vector<AppInstanceOpen> DurableTable::find_app_instance(const Guid& app, const Guid& client,
-                                                             std::string_view share, std::string_view path) {
+                                                             std::string_view user, std::string_view share,
+                                                             std::string_view path) {
   std::vector<AppInstanceOpen> out;
   Shard& s = shard_for(app);
   std::lock_guard lock(s.mu);
   auto [first, last] = s.by_app_instance.equal_range(app);
   for (auto it = first; it != last; ++it) {
     const AppInstanceOpen& o = it->second;
-    if (o.client_guid == client || o.share != share || o.path.size() != path.size()) continue;
+    if (o.client_guid == client || o.user != user || o.share != share || o.path.size() != path.size()) continue;
     if (strncasecmp(o.path.data(), path.data(), path.size()) == 0) out.push_back(o);
   }
   return out;

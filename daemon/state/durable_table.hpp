@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/ntstatus.hpp"
+#include "state/resource_budget.hpp"
 #include "state/session.hpp"
 
 namespace ringsmb::state {
@@ -32,13 +33,22 @@ namespace ringsmb::state {
 // need its acknowledgment can find it (smb2/durable.cpp closes it).
 inline constexpr uint32_t kNoConnectionWorker = UINT32_MAX;
 
+// The share root that kept opens need for their delete-on-close: one
+// descriptor per directory, shared by all the kept opens beneath it, and
+// counted as an open file while it lives (a kept open holds its own
+// descriptor, charged by its Open, and this one at most).
+struct KeptRoot {
+  UniqueFd fd;
+  OpenCharge charge;
+};
+
 // A durable open kept after its connection ended.
 struct KeptOpen {
   std::unique_ptr<Open> open;
   Guid client_guid{};    // of the connection it was opened on (Open.ClientGuid)
   std::string owner;     // the session's user (Open.DurableOwner)
   std::string share;     // a reconnect must come through a tree of the same share
-  UniqueFd share_root;   // for delete-on-close when it expires
+  std::shared_ptr<const KeptRoot> share_root;  // for delete-on-close when it expires
   ipc::UnixUser identity;  // who deletes it then
   int64_t deadline_ms = 0;  // monotonic
   uint32_t worker = 0;      // the worker that closes it at the deadline
@@ -47,6 +57,7 @@ struct KeptOpen {
 // An open made with SMB2_CREATE_APP_INSTANCE_ID (MS-SMB2 3.3.5.9.13).
 struct AppInstanceOpen {
   Guid client_guid{};  // of the connection it was opened on
+  std::string user;    // the session's user: another user's open is never closed for it
   std::string share;
   std::string path;  // as the CREATE named it (compared without case)
   uint64_t persistent_id = 0;
@@ -82,6 +93,11 @@ class DurableTable {
   // Takes everything (shutdown).
   std::vector<KeptOpen> take_all();
   size_t kept() const { return kept_.load(std::memory_order_relaxed); }
+  // The shared descriptor of the directory TREE_ROOT names (a tree's share
+  // root), duplicated the first time, charged to OPEN_FILES; null when
+  // it cannot be had (the open is still kept; only its delete-on-close
+  // would then not happen).
+  std::shared_ptr<const KeptRoot> share_root(int tree_root, std::atomic<uint32_t>* open_files);
 
   // v2 replay index: CreateGuid -> (ClientGuid, persistent id) of a live
   // durable open, registered when DH2Q is granted, removed when the open
@@ -94,9 +110,10 @@ class DurableTable {
   // CREATE, removed when they are closed for good.
   void index_app_instance(const Guid& app, AppInstanceOpen open);
   void unindex_app_instance(const Guid& app, uint64_t persistent_id);
-  // The opens of APP on SHARE, PATH made by a client other than CLIENT.
-  std::vector<AppInstanceOpen> find_app_instance(const Guid& app, const Guid& client, std::string_view share,
-                                                 std::string_view path);
+  // The opens of APP on SHARE, PATH made by USER through a client other
+  // than CLIENT.
+  std::vector<AppInstanceOpen> find_app_instance(const Guid& app, const Guid& client, std::string_view user,
+                                                 std::string_view share, std::string_view path);
   // The connection a live open (set_live) is on.
   std::optional<ConnAddress> live_at(uint64_t persistent_id);
 
@@ -122,6 +139,17 @@ class DurableTable {
   Shard& shard_for(uint64_t persistent_id) { return shards_[persistent_id % kShards]; }
   Shard& shard_for(const Guid& g) { return shards_[GuidHash()(g) % kShards]; }
   std::array<Shard, kShards> shards_;
+  struct RootId {
+    uint64_t dev = 0, ino = 0, mount = 0;
+    bool operator==(const RootId&) const = default;
+  };
+  struct RootIdHash {
+    size_t operator()(const RootId& r) const {
+      return size_t((r.ino * 0x9E3779B97F4A7C15ull) ^ r.dev ^ (r.mount << 32));
+    }
+  };
+  std::mutex roots_mu_;
+  std::unordered_map<RootId, std::weak_ptr<const KeptRoot>, RootIdHash> roots_;  // guarded by roots_mu_
   std::atomic<size_t> kept_{0};
   std::atomic<size_t> waits_{0};
 };

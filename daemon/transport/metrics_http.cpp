@@ -3,9 +3,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "common/log.hpp"
@@ -14,9 +16,22 @@
 namespace ringsmb::transport {
 namespace {
 
-constexpr int kPollMs = 200;           // how soon stop() is noticed
-constexpr int kClientTimeoutS = 2;     // per read and write of one scrape
-constexpr size_t kMaxRequest = 8192;   // a scrape's request is a few hundred bytes
+constexpr int kPollMs = 200;                 // how soon stop() is noticed
+constexpr int64_t kRequestDeadlineMs = 2000;  // from accept to the end of the request's headers
+constexpr int64_t kAnswerDeadlineMs = 5000;   // from accept to the last byte of the answer
+constexpr size_t kMaxRequest = 8192;          // a scrape's request is a few hundred bytes
+constexpr size_t kMaxClients = 8;             // exchanges at once; the oldest goes for a new one
+
+int64_t now_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool request_complete(const std::string& req) {
+  return req.size() >= kMaxRequest || req.find("\r\n\r\n") != std::string::npos ||
+         req.find("\n\n") != std::string::npos;
+}
 
 int bind_listener(const std::string& host, uint16_t port, std::string& error) {
   sockaddr_storage ss{};
@@ -35,7 +50,7 @@ int bind_listener(const std::string& host, uint16_t port, std::string& error) {
     error = "metrics listen: not a numeric address: " + host;
     return -1;
   }
-  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);  // accept_clients() takes all waiting
   if (fd < 0) {
     error = std::string("metrics listen: socket: ") + strerror(errno);
     return -1;
@@ -48,28 +63,6 @@ int bind_listener(const std::string& host, uint16_t port, std::string& error) {
     return -1;
   }
   return fd;
-}
-
-// Reads until the end of the request's headers, a full buffer, EOF or the
-// socket's timeout.
-std::string read_request(int fd) {
-  std::string req;
-  char buf[1024];
-  while (req.size() < kMaxRequest && req.find("\r\n\r\n") == std::string::npos &&
-         req.find("\n\n") == std::string::npos) {
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    req.append(buf, size_t(n));
-  }
-  return req;
-}
-
-void write_all(int fd, const std::string& s) {
-  for (size_t at = 0; at < s.size();) {
-    ssize_t n = send(fd, s.data() + at, s.size() - at, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    at += size_t(n);
-  }
 }
 
 }  // namespace
@@ -117,22 +110,55 @@ void MetricsHttp::stop() {
 }
 
 void MetricsHttp::run() {
+  std::vector<pollfd> fds;
   while (!stop_) {
-    pollfd p{fd_, POLLIN, 0};
-    if (poll(&p, 1, kPollMs) <= 0) continue;
-    int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (c < 0) continue;
-    serve(c);
-    close(c);
+    fds.assign(1, pollfd{fd_, POLLIN, 0});
+    for (const Client& c : clients_) fds.push_back({c.fd, short(c.out.empty() ? POLLIN : POLLOUT), 0});
+    if (poll(fds.data(), fds.size(), kPollMs) < 0) continue;
+    const int64_t now = now_ms();
+    // Serve the clients first: a new one may take the place of the oldest.
+    for (size_t i = clients_.size(); i-- > 0;) {
+      Client& c = clients_[i];
+      bool ready = fds[i + 1].revents != 0;
+      if ((ready && serve(c)) || (!ready && now < c.deadline_ms)) continue;
+      close(c.fd);
+      clients_.erase(clients_.begin() + ptrdiff_t(i));
+    }
+    if (fds[0].revents & POLLIN) accept_clients();
+  }
+  for (Client& c : clients_) close(c.fd);
+  clients_.clear();
+}
+
+void MetricsHttp::accept_clients() {
+  for (;;) {
+    int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (c < 0) return;
+    if (clients_.size() >= kMaxClients) {  // the oldest is the one most likely stuck
+      close(clients_.front().fd);
+      clients_.erase(clients_.begin());
+    }
+    clients_.push_back({c, {}, {}, 0, now_ms() + kRequestDeadlineMs});
   }
 }
 
-void MetricsHttp::serve(int fd) {
-  timeval tv{kClientTimeoutS, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  std::string request = read_request(fd);
-  write_all(fd, respond(request, [this] { return AdminEndpoint::prometheus_text(workers_); }));
+bool MetricsHttp::serve(Client& c) {
+  const int64_t now = now_ms();
+  if (now >= c.deadline_ms) return false;
+  if (c.out.empty()) {
+    char buf[1024];
+    ssize_t n = recv(c.fd, buf, sizeof buf, 0);
+    if (n < 0) return errno == EAGAIN || errno == EINTR;
+    if (n > 0) c.in.append(buf, size_t(n));
+    if (n > 0 && !request_complete(c.in)) return true;
+    // Complete, or the peer finished sending: answer what came.
+    c.out = respond(c.in, [this] { return AdminEndpoint::prometheus_text(workers_); });
+    c.deadline_ms += kAnswerDeadlineMs - kRequestDeadlineMs;
+  }
+  ssize_t n = send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
+  if (n < 0) return errno == EAGAIN || errno == EINTR;
+  c.sent += size_t(n);
+  return c.sent < c.out.size();
 }
 
 }  // namespace ringsmb::transport

@@ -3,9 +3,11 @@
 // what `ringsmbctl status --prometheus` prints, for a Prometheus server to
 // scrape. In ringsmbd, not ringsmb-ctld: the counters live in ringsmbd's
 // workers, and ctld (which holds every password hash) keeps no socket a
-// network peer can reach. One request per connection, one connection at a
-// time, each bounded in size and time: it is a scrape target, not a web
-// server.
+// network peer can reach. One request per connection, each bounded in
+// size and in time as a whole (a peer that sends a byte a second is cut
+// off at the deadline, however many it sends), up to kMaxClients at once
+// on one poll loop, so a slow peer delays no other scrape; beyond that
+// the oldest is dropped. It is a scrape target, not a web server.
 #pragma once
 
 #include <atomic>
@@ -37,10 +39,22 @@ class MetricsHttp {
   static std::string respond(const std::string& request, Body&& body);
 
  private:
+  // One peer's exchange: its request as read so far, then the answer as
+  // sent so far, all before its deadline.
+  struct Client {
+    int fd = -1;
+    std::string in;
+    std::string out;  // the answer, once the request is complete
+    size_t sent = 0;
+    int64_t deadline_ms = 0;
+  };
   void run();
-  void serve(int fd);
+  void accept_clients();
+  // Reads or writes what C's socket allows; false when C is done.
+  bool serve(Client& c);
 
   int fd_ = -1;
+  std::vector<Client> clients_;
   std::vector<Worker*> workers_;
   std::thread thread_;
   std::atomic<bool> stop_{false};

@@ -4,8 +4,10 @@
 # gauges move as a client connects, logs in, connects a share and holds a
 # file open; ringsmb_up 0 when the server is not running; the counters move
 # as a client writes and reads and as a login fails; /metrics is not served
-# by default and is served on loopback with "metrics listen"; the counters
-# per share and per user move with what each user does on each share.
+# by default and is served on loopback with "metrics listen", also while a
+# peer sends its request a byte a second (cut off at the request's
+# deadline); the counters per share and per user move with what each user
+# does on each share.
 source "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3  # Debian's, which has prometheus_client
@@ -216,6 +218,39 @@ scoped_served() {
 }
 check "... and /metrics has its requests by share and by user" scoped_served
 check "... with the Prometheus content type" bash -c "curl -sfI 'http://127.0.0.1:$MPORT/metrics' | grep -qi '^Content-Type: text/plain; version=0.0.4'"
+# A peer that sends its request a byte a second neither delays another
+# scrape nor stays past the request's deadline (2 s, whatever it sends).
+slow_peer() {
+  "$PY" - "$MPORT" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+start = time.time()
+for b in b"GET /metrics HTTP/1.1\r\nHost: x\r\n":
+    if time.time() - start > 6:
+        break
+    try:
+        s.send(bytes([b]))
+        s.settimeout(1)
+        if s.recv(100) == b"":
+            break
+    except socket.timeout:
+        continue
+    except OSError:
+        break
+print(f"{time.time() - start:.1f}")
+PY
+}
+slow_peer > "$T/slow.out" &
+SLOW=$!
+sleep 0.5
+start=$(date +%s%N)
+scrape > /dev/null || true
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "a scrape beside a peer sending a byte a second is answered at once (${took_ms} ms)" [ "$took_ms" -lt 1000 ]
+wait "$SLOW" || true
+slow_s=$(cat "$T/slow.out")
+check "the slow peer is cut off at the request's deadline (after ${slow_s} s)" \
+  "$PY" -c "import sys; sys.exit(0 if float('$slow_s') < 4 else 1)"
 check "other paths get 404" bash -c "[ \$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:$MPORT/') = 404 ]"
 # /proc/net/tcp: local address 0100007F:PORT (127.0.0.1), state 0A (LISTEN).
 bound_where() { awk -v p="$(printf '%04X' "$MPORT")" '$4 == "0A" && split($2, a, ":") == 2 && a[2] == p {print $2}' /proc/net/tcp /proc/net/tcp6; }

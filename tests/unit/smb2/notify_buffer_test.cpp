@@ -172,3 +172,28 @@ TEST_CASE("take_first leaves the rest held", "[smb2][notify]") {
   CHECK(decode(out).size() == 2);
   CHECK(buf.empty());
 }
+
+TEST_CASE("the buffers of a connection together stay within its bound", "[smb2][notify]") {
+  NotifyMemory memory{0, 1024};
+  {
+    NotifyBuffer a, b;
+    a.set_memory(&memory);
+    b.set_memory(&memory);
+    const std::string name(40, 'n');  // 12 + 80 bytes: 92 each
+    for (int i = 0; i < 8; ++i) a.add(FILE_ACTION_ADDED, name);
+    CHECK(a.count() == 8);
+    CHECK(memory.held_bytes >= a.bytes());
+    CHECK(memory.held_bytes <= 1024);
+    for (int i = 0; i < 20 && !b.overflowed(); ++i) b.add(FILE_ACTION_ADDED, name);
+    CHECK(b.overflowed());  // past the connection's bound: this watch reports NOTIFY_ENUM_DIR
+    CHECK(memory.held_bytes <= 1024);
+    Bytes out;
+    CHECK(b.take(65536, out) == NtStatus::NotifyEnumDir);
+    REQUIRE(a.take(65536, out) == NtStatus::Success);
+    CHECK(decode(out).size() == 8);
+    CHECK(memory.held_bytes == 0);  // taken: the memory went back
+    a.add(FILE_ACTION_ADDED, "x");
+    CHECK(memory.held_bytes > 0);
+  }
+  CHECK(memory.held_bytes == 0);  // and with the buffers
+}

@@ -3,6 +3,9 @@
 // a check, by lease, expiry per worker and deadline. No sockets, no threads.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "state/durable_table.hpp"
 
 using namespace ringsmb;
@@ -109,22 +112,24 @@ TEST_CASE("take_all empties the table", "[durable]") {
   CHECK(t.kept() == 0);
 }
 
-TEST_CASE("the AppInstanceId index answers other clients' opens of the same share and path", "[durable]") {
+TEST_CASE("the AppInstanceId index answers the same user's opens of the same share and path from other clients",
+          "[durable]") {
   DurableTable t;
   Guid app = guid(9), first_client = guid(1), second_client = guid(2);
-  t.index_app_instance(app, {first_client, "share", "dir/File.txt", 7, 70});
-  CHECK(t.find_app_instance(app, first_client, "share", "dir/file.txt").empty());  // the same client
-  CHECK(t.find_app_instance(app, second_client, "other", "dir/file.txt").empty());  // another share
-  CHECK(t.find_app_instance(app, second_client, "share", "dir/file2.txt").empty());  // another file
-  CHECK(t.find_app_instance(guid(8), second_client, "share", "dir/file.txt").empty());  // another application
-  auto found = t.find_app_instance(app, second_client, "share", "DIR/FILE.TXT");  // names compare without case
+  t.index_app_instance(app, {first_client, "alice", "share", "dir/File.txt", 7, 70});
+  CHECK(t.find_app_instance(app, first_client, "alice", "share", "dir/file.txt").empty());  // the same client
+  CHECK(t.find_app_instance(app, second_client, "bob", "share", "dir/file.txt").empty());  // another user
+  CHECK(t.find_app_instance(app, second_client, "alice", "other", "dir/file.txt").empty());  // another share
+  CHECK(t.find_app_instance(app, second_client, "alice", "share", "dir/file2.txt").empty());  // another file
+  CHECK(t.find_app_instance(guid(8), second_client, "alice", "share", "dir/file.txt").empty());  // another application
+  auto found = t.find_app_instance(app, second_client, "alice", "share", "DIR/FILE.TXT");  // names compare without case
   REQUIRE(found.size() == 1);
   CHECK(found[0].persistent_id == 7);
   CHECK(found[0].volatile_id == 70);
   t.unindex_app_instance(app, 8);  // not its open: stays
-  CHECK(t.find_app_instance(app, second_client, "share", "dir/file.txt").size() == 1);
+  CHECK(t.find_app_instance(app, second_client, "alice", "share", "dir/file.txt").size() == 1);
   t.unindex_app_instance(app, 7);
-  CHECK(t.find_app_instance(app, second_client, "share", "dir/file.txt").empty());
+  CHECK(t.find_app_instance(app, second_client, "alice", "share", "dir/file.txt").empty());
 }
 
 TEST_CASE("live_at names the connection a live open is on", "[durable]") {
@@ -137,4 +142,29 @@ TEST_CASE("live_at names the connection a live open is on", "[durable]") {
   CHECK(at->conn_id == 42);
   t.clear_live(5);
   CHECK_FALSE(t.live_at(5));
+}
+
+TEST_CASE("kept opens of one share root share one descriptor, counted once while any needs it", "[durable]") {
+  DurableTable t;
+  std::atomic<uint32_t> open_files{0};
+  int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int var = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(tmp >= 0);
+  REQUIRE(var >= 0);
+  auto first = t.share_root(tmp, &open_files);
+  auto second = t.share_root(tmp, &open_files);
+  REQUIRE(first);
+  CHECK(first == second);  // one descriptor, not one per kept open
+  CHECK(first->fd.get() != tmp);  // its own: the tree's may close first
+  CHECK(open_files == 1);
+  auto other = t.share_root(var, &open_files);
+  CHECK(other != first);
+  CHECK(open_files == 2);
+  first.reset();
+  second.reset();
+  CHECK(open_files == 1);  // given back with the last kept open beneath it
+  auto again = t.share_root(tmp, &open_files);
+  CHECK(open_files == 2);
+  close(tmp);
+  close(var);
 }
