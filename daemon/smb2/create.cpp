@@ -121,18 +121,27 @@ NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Targe
 }
 
 // The NT descriptor's part (smb2/security_info.hpp): an existing file's
-// stored descriptor narrows the access, and so does its READONLY
-// attribute (smb2/access_check.hpp); a new one inherits its parent's
-// descriptor (and is removed again when that fails).
+// descriptor, stored or implied by its mode, narrows the access, and so
+// does its READONLY attribute (smb2/access_check.hpp); a new one inherits
+// its parent's descriptor (and is removed again when that fails).
 NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened& o, uint32_t& access) {
   if (!o.created) {
+    access &= ~o.unopened;
     if (is_readonly_file(o.st)) {
       auto kept = apply_readonly_attribute(access, c.desired_access, overwrites(c));
       if (!kept) return kept.error();
       access = *kept;
     }
-    return check_open_descriptor(req, o.fd.get(), o.st, t.parent_fd ? t.parent_fd.get() : -1, t.path,
-                                 c.desired_access, c.options & FILE_DELETE_ON_CLOSE, overwrites(c), access);
+    ExistingOpen e;
+    e.fd = o.fd.get();
+    e.st = &o.st;
+    e.parent_fd = t.parent_fd ? t.parent_fd.get() : -1;
+    e.path = t.path;
+    e.desired_access = c.desired_access;
+    e.delete_on_close = c.options & FILE_DELETE_ON_CLOSE;
+    e.overwrite = overwrites(c);
+    e.path_only = o.path_only;
+    return check_open_access(req, e, access);
   }
   NtStatus st = inherit_on_create(req, o.fd.get(), o.st, t.parent_security, c.contexts);
   if (st != NtStatus::Success)

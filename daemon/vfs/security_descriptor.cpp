@@ -39,6 +39,7 @@ constexpr uint32_t READ_CONTROL = 0x00020000;
 constexpr uint32_t WRITE_DAC = 0x00040000;
 constexpr uint32_t WRITE_OWNER = 0x00080000;
 constexpr uint32_t SYNCHRONIZE = 0x00100000;
+constexpr uint32_t kFileAllAccess = 0x001F01FF;
 
 constexpr uint32_t FILE_GENERIC_READ = READ_CONTROL | FILE_READ_DATA | FILE_READ_ATTRIBUTES | FILE_READ_EA | SYNCHRONIZE;
 constexpr uint32_t FILE_GENERIC_WRITE =
@@ -159,6 +160,14 @@ std::optional<mode_t> mode_from_dacl(const FileStat& st, ByteSpan dacl) {
     mode |= mode_t(bits) << (6 - 3 * k);
   }
   return mode;
+}
+
+uint32_t mode_maximal_access(const FileStat& st, ModeRole role) {
+  if (role.owner) return kFileAllAccess;
+  const bool dir = st.is_directory;
+  uint32_t mask = rights_from_bits(st.mode & 7, dir);
+  if (role.in_group) mask |= rights_from_bits((st.mode >> 3) & 7, dir);
+  return mask;
 }
 
 // Note the DACL is a union of allow ACEs, so an owner whose bits are weaker
