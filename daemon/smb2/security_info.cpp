@@ -146,8 +146,12 @@ NtStatus change_owner(Request& req, int fd, vfs::FileStat& st, const nt::Securit
   gid_t gid = gid_t(-1);
   if ((info & nt::OWNER_SECURITY_INFORMATION) && want.owner) {
     auto u = nt::uid_of(*want.owner, machine_sid(req.server));
-    // A SID without a Unix user can only live in a stored descriptor.
-    if (!u && !(holds_restore_privilege(req) && req.tree->share.nt_acl_support)) return NtStatus::InvalidOwner;
+    // A SID without a Unix user can only live in a stored descriptor, and
+    // only a SID the user holds (a group, Everyone) or, with
+    // SeRestorePrivilege, any; the Unix owner stays.
+    const bool may_name =
+        holds_restore_privilege(req) || user_token(req.server, *req.session, *req.tree).has(*want.owner);
+    if (!u && !(may_name && req.tree->share.nt_acl_support)) return NtStatus::InvalidOwner;
     if (u && *u != st.uid) uid = *u;
   }
   if ((info & nt::GROUP_SECURITY_INFORMATION) && want.group) {
@@ -187,16 +191,16 @@ vfs::ModeRole mode_role(const ipc::UnixUser& u, const vfs::FileStat& st) {
 }
 
 // Every right the stored descriptor of the file (when there is one:
-// `stored` is set) or else its mode grants this user. The Unix owner is
-// the descriptor's owner for the implicit rights, whatever SID the
-// descriptor names.
+// `stored` is set) or else its mode grants this user. The owner whose
+// implicit rights the check gives is the Unix owner, whatever SID the
+// descriptor names (Everyone, say, which every token holds).
 uint32_t file_access(Request& req, int fd, const vfs::FileStat& st, bool& stored) {
   stored = false;
   if (stored_descriptors(req))
     if (vfs::SharedSd sd = req.server.ntacls.lookup(fd, st)) {
       stored = true;
-      nt::SecurityDescriptor checked = in_step(req.server, *sd, st);
-      if (req.tree->identity.uid == st.uid) checked.owner = nt::unix_user_sid(st.uid);
+      nt::SecurityDescriptor checked = *sd;
+      checked.owner = nt::unix_user_sid(st.uid);
       return nt::maximal_access(checked, user_token(req.server, *req.session, *req.tree));
     }
   return mode_access(req, st);
