@@ -73,19 +73,17 @@ Result<uint32_t> grant_create_access(const state::Tree& tree, uint32_t desired_a
   return access;
 }
 
-Result<uint32_t> apply_descriptor_access(uint32_t granted, uint32_t desired_access,
-                                         const vfs::ntacl::SecurityDescriptor& sd,
-                                         const vfs::ntacl::SecurityDescriptor* parent,
-                                         const vfs::ntacl::Token& token, bool delete_on_close) {
+uint32_t rights_wanted_from_parent(uint32_t desired_access, uint32_t allowed) {
+  const uint32_t mapped = map_generic(desired_access);
+  const uint32_t wanted = (mapped & MAXIMUM_ALLOWED) ? ~0u : mapped;
+  return wanted & ~allowed & (DELETE | FILE_READ_ATTRIBUTES);
+}
+
+Result<uint32_t> apply_allowed_access(uint32_t granted, uint32_t desired_access, uint32_t allowed,
+                                      uint32_t parent_allowed, bool delete_on_close) {
   const uint32_t asked = map_generic(desired_access) & ~MAXIMUM_ALLOWED;
-  const bool maximum = map_generic(desired_access) & MAXIMUM_ALLOWED;
-  uint32_t allowed = vfs::ntacl::maximal_access(sd, token);
-  const uint32_t via_parent = (maximum ? ~0u : asked) & ~allowed & (DELETE | FILE_READ_ATTRIBUTES);
-  if (parent && via_parent) {
-    const uint32_t from_parent = vfs::ntacl::maximal_access(*parent, token);
-    if (from_parent & FILE_DELETE_CHILD) allowed |= DELETE;
-    if (from_parent & FILE_READ_DATA) allowed |= FILE_READ_ATTRIBUTES;  // FILE_LIST_DIRECTORY
-  }
+  if (parent_allowed & FILE_DELETE_CHILD) allowed |= DELETE;
+  if (parent_allowed & FILE_READ_DATA) allowed |= FILE_READ_ATTRIBUTES;  // FILE_LIST_DIRECTORY
   if (asked & ~allowed) return Unexpected(NtStatus::AccessDenied);
   const uint32_t access = granted & (asked | allowed);
   if (delete_on_close && !(access & DELETE)) return Unexpected(NtStatus::AccessDenied);

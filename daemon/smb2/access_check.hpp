@@ -67,17 +67,20 @@ NtStatus check_tree_change(const state::Tree& tree, Change c);
 // the tree cannot give refused, delete-on-close refused without DELETE.
 Result<uint32_t> grant_create_access(const state::Tree& tree, uint32_t desired_access, bool delete_on_close);
 
-// MS-DTYP 2.5.3.2 for an existing file with a stored NT descriptor, on top
-// of grant_create_access's `granted` (the Unix permissions and the tree
-// still apply: both must allow). Rights asked for by name must all be
-// granted by `sd`, DELETE also through the parent's FILE_DELETE_CHILD and
-// FILE_READ_ATTRIBUTES through its FILE_LIST_DIRECTORY (MS-FSA 2.1.5.1.2.1,
-// `parent` may be null); MAXIMUM_ALLOWED keeps only what `sd` grants;
-// delete-on-close needs DELETE in the result.
-Result<uint32_t> apply_descriptor_access(uint32_t granted, uint32_t desired_access,
-                                         const vfs::ntacl::SecurityDescriptor& sd,
-                                         const vfs::ntacl::SecurityDescriptor* parent,
-                                         const vfs::ntacl::Token& token, bool delete_on_close);
+// MS-DTYP 2.5.3.2 for an existing file, on top of grant_create_access's
+// `granted` (the Unix permissions and the tree still apply: all must
+// allow). `allowed` is every right the file's descriptor (stored, or the
+// one its mode implies) grants the user, `parent_allowed` what its
+// parent's grants (0 when not looked at). Rights asked for by name must
+// all be allowed, DELETE also through the parent's FILE_DELETE_CHILD and
+// FILE_READ_ATTRIBUTES through its FILE_LIST_DIRECTORY (MS-FSA
+// 2.1.5.1.2.1); MAXIMUM_ALLOWED keeps only what is allowed; delete-on-close
+// needs DELETE in the result.
+Result<uint32_t> apply_allowed_access(uint32_t granted, uint32_t desired_access, uint32_t allowed,
+                                      uint32_t parent_allowed, bool delete_on_close);
+// The rights of the open the parent could add to `allowed` (see above):
+// 0 when its descriptor need not be looked at.
+uint32_t rights_wanted_from_parent(uint32_t desired_access, uint32_t allowed);
 // MS-FSA 2.1.5.1.2.1, what FILE_ATTRIBUTE_READONLY does to an open of an
 // existing data file: asking for FILE_WRITE_DATA or FILE_APPEND_DATA, or
 // overwriting it (its data is written), is ACCESS_DENIED; MAXIMUM_ALLOWED

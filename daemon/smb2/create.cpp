@@ -121,18 +121,27 @@ NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Targe
 }
 
 // The NT descriptor's part (smb2/security_info.hpp): an existing file's
-// stored descriptor narrows the access, and so does its READONLY
-// attribute (smb2/access_check.hpp); a new one inherits its parent's
-// descriptor (and is removed again when that fails).
+// descriptor, stored or implied by its mode, narrows the access, and so
+// does its READONLY attribute (smb2/access_check.hpp); a new one inherits
+// its parent's descriptor (and is removed again when that fails).
 NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened& o, uint32_t& access) {
   if (!o.created) {
+    access &= ~o.unopened;
     if (is_readonly_file(o.st)) {
       auto kept = apply_readonly_attribute(access, c.desired_access, overwrites(c));
       if (!kept) return kept.error();
       access = *kept;
     }
-    return check_open_descriptor(req, o.fd.get(), o.st, t.parent_fd ? t.parent_fd.get() : -1, t.path,
-                                 c.desired_access, c.options & FILE_DELETE_ON_CLOSE, overwrites(c), access);
+    ExistingOpen e;
+    e.fd = o.fd.get();
+    e.st = &o.st;
+    e.parent_fd = t.parent_fd ? t.parent_fd.get() : -1;
+    e.path = t.path;
+    e.desired_access = c.desired_access;
+    e.delete_on_close = c.options & FILE_DELETE_ON_CLOSE;
+    e.overwrite = overwrites(c);
+    e.path_only = o.path_only;
+    return check_open_access(req, e, access);
   }
   NtStatus st = inherit_on_create(req, o.fd.get(), o.st, t.parent_security, c.contexts);
   if (st != NtStatus::Success)
@@ -162,6 +171,35 @@ void apply_new_attributes(Request& req, const CreateRequest& c, Opened& o, bool 
   vfs::FileMeta meta;
   meta.dos_attributes = keep;
   if (vfs::write_file_meta(o.fd.get(), meta) == 0) o.new_attributes = keep;
+}
+
+// MS-FSA 2.1.5.1.2.2: an overwrite or supersede may not drop HIDDEN or
+// SYSTEM from the file (ACCESS_DENIED unless the request names them too).
+NtStatus check_overwrite_attributes(Request& req, const CreateRequest& c, const Target& t, const Opened& o) {
+  constexpr uint32_t kMustMatch = vfs::FILE_ATTRIBUTE_HIDDEN | vfs::FILE_ATTRIBUTE_SYSTEM;
+  vfs::FileStat st = o.st;
+  st.attributes = reported_attributes(req.tree->share, st, t.leaf, o.fd.get());
+  apply_stored_metadata(st, o.fd.get());
+  return (st.attributes & kMustMatch & ~c.file_attributes) ? NtStatus::AccessDenied : NtStatus::Success;
+}
+
+// ... and gives it the attributes asked for, and ARCHIVE: READONLY to the
+// mode, the rest where a new file's go (apply_new_attributes).
+void apply_overwrite_attributes(Request& req, const CreateRequest& c, Opened& o) {
+  const uint32_t want = (c.file_attributes & ~uint32_t(vfs::FILE_ATTRIBUTE_NORMAL)) | vfs::FILE_ATTRIBUTE_ARCHIVE;
+  if ((want & vfs::FILE_ATTRIBUTE_READONLY) && S_ISREG(o.st.mode) && (o.st.mode & 0222)) {
+    const mode_t mode = mode_t(o.st.mode & 07777 & ~0222u);
+    if (fchmod(o.fd.get(), mode) == 0) o.st.mode = (o.st.mode & ~07777u) | mode;
+  }
+  if (req.tree->share.store_dos_attributes) {
+    store_dos_attributes(*req.tree, o.fd.get(), want);
+    return;
+  }
+  vfs::FileMeta meta = vfs::read_file_meta(o.fd.get());
+  auto keep = vfs::dos_attributes_to_keep(want, vfs::dos_attributes(o.st, {}, false));
+  if (keep == meta.dos_attributes) return;
+  meta.dos_attributes = keep;
+  vfs::write_file_meta(o.fd.get(), meta);
 }
 
 // SMB2_CREATE_ALLOCATION_SIZE (MS-SMB2 3.3.5.9.3): a file made or
@@ -379,6 +417,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
     if ((st = apply_security(req, c, t, o, access)) != NtStatus::Success) return st;
     if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
+    if (o.truncate && (st = check_overwrite_attributes(req, c, t, o)) != NtStatus::Success) return st;
   } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success ||
              (st = apply_security(req, c, t, o, access)) != NtStatus::Success) {
     undo_create(req, t, o, stream_key);  // a stream is checked against its file's descriptor
@@ -428,6 +467,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
       return truncated.error();
     }
   }
+  if (o.truncate && !o.created && stream_key.empty()) apply_overwrite_attributes(req, c, o);
   if ((o.created || o.truncate) && stream_key.empty())
     if ((st = apply_allocation_size(c, o)) != NtStatus::Success ||
         (!create_eas.empty() && (st = vfs::write_eas(o.fd.get(), create_eas)) != NtStatus::Success)) {

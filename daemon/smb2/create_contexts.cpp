@@ -40,10 +40,6 @@ void end_context(Bytes& out, size_t context_start, size_t data_start) {
   store_le32(out.data() + context_start + kDataLengthAt, uint32_t(out.size() - data_start));
 }
 
-bool user_in_group(const ipc::UnixUser& u, uint32_t gid) {
-  return u.gid == gid || std::find(u.groups.begin(), u.groups.end(), gid) != u.groups.end();
-}
-
 }  // namespace
 
 bool next_create_context(ByteSpan buffer, size_t& off, CreateContext& out) {
@@ -79,18 +75,6 @@ void append_create_context(Bytes& out, std::string_view name, ByteSpan data) {
   size_t start = begin_context(out, name, last);
   out.insert(out.end(), data.begin(), data.end());
   end_context(out, last, start);
-}
-
-uint32_t maximal_access(const Request& req, const vfs::FileStat& st) {
-  uint32_t tree_max = req.tree->maximal_access;
-  const ipc::UnixUser& u = req.session->unix_user;
-  if (u.uid == 0 || u.uid == st.uid) return tree_max;
-  unsigned bits = user_in_group(u, st.gid) ? (st.mode >> 3) & 7 : st.mode & 7;
-  uint32_t a = FILE_READ_ATTRIBUTES | READ_CONTROL | SYNCHRONIZE | FILE_READ_EA;
-  if (bits & 4) a |= FILE_READ_DATA;
-  if (bits & 2) a |= FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_ATTRIBUTES | FILE_WRITE_EA | DELETE;
-  if (bits & 1) a |= FILE_EXECUTE;
-  return a & tree_max;
 }
 
 NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& out) {
@@ -158,7 +142,7 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
     if (c.name == "MxAc") {
       size_t data = begin_context(out, "MxAc", last);
       w.u32(uint32_t(NtStatus::Success));
-      w.u32(maximal_access(req, st) & descriptor_maximal_access(req, open.fd.get(), st));
+      w.u32(req.tree->maximal_access & descriptor_maximal_access(req, open.fd.get(), st));
       end_context(out, last, data);
     } else if (c.name == "QFid") {
       size_t data = begin_context(out, "QFid", last);

@@ -74,7 +74,4 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
 // Appends one response context (NAME, DATA) to the chain in OUT.
 void append_create_context(Bytes& out, std::string_view name, ByteSpan data);
 
-// The access this session's user has to the file, limited by the tree.
-uint32_t maximal_access(const Request& req, const vfs::FileStat& st);
-
 }  // namespace ringsmb::smb2

@@ -97,31 +97,67 @@ NtStatus check_existing(const CreateRequest& c, const vfs::FileStat& st) {
   return NtStatus::Success;
 }
 
-NtStatus open_existing(const CreateRequest& c, uint32_t access, Target& t, const vfs::FileStat& st, Opened& o) {
+constexpr uint32_t kReadData = FILE_READ_DATA | FILE_EXECUTE;
+constexpr uint32_t kWriteData = FILE_WRITE_DATA | FILE_APPEND_DATA;
+
+// What an O_PATH descriptor cannot serve. FILE_EXECUTE is not among them:
+// it is a right the descriptor decides (the kernel's x bit is not asked
+// for an open), and READ on such an open fails all the same.
+constexpr uint32_t kFdData = FILE_READ_DATA | kWriteData;
+
+// MAXIMUM_ALLOWED asks for what it can get: when the kernel refuses the
+// open its data rights need, the data rights it added (not those asked for
+// by name) are given up, writing first, then reading, then both, so that
+// the attributes-only open may follow. `access` becomes what was opened.
+int open_for_maximum(int dir_fd, const char* leaf, bool is_dir, uint32_t asked, uint32_t& access) {
+  int fd = -EACCES;
+  for (uint32_t drop : {kWriteData, kReadData, kReadData | kWriteData}) {
+    const uint32_t narrower = access & ~(drop & ~asked);
+    if (narrower == access) continue;
+    fd = vfs::open_beneath(dir_fd, leaf, open_flags_for(narrower, is_dir), 0);
+    if (fd != -EACCES || !(narrower & kFdData)) {
+      access = fd == -EACCES ? narrower | (access & FILE_EXECUTE) : narrower;
+      return fd;
+    }
+  }
+  return fd;
+}
+
+NtStatus open_existing(Request& req, const CreateRequest& c, uint32_t access, Target& t, const vfs::FileStat& st,
+                       Opened& o) {
   if (NtStatus s = check_existing(c, st); s != NtStatus::Success) return s;
   bool overwrite = overwrites(c);
   if (overwrite && st.is_directory) return NtStatus::InvalidParameter;
-  // MAXIMUM_ALLOWED on a READONLY file gets no write rights (apply_security),
-  // so it is not opened for writing: its mode has no write bits.
-  constexpr uint32_t kWriteData = FILE_WRITE_DATA | FILE_APPEND_DATA;
+  // MAXIMUM_ALLOWED gets only what the mode gives (apply_security), and on
+  // a READONLY file no write rights: the file is opened for no more, so
+  // that the kernel does not refuse what was never going to be granted.
   const uint32_t asked = map_generic(c.desired_access);
-  if ((asked & MAXIMUM_ALLOWED) && !(asked & kWriteData) && is_readonly_file(st)) access &= ~kWriteData;
+  const uint32_t wanted = access;
+  const bool maximum = asked & MAXIMUM_ALLOWED;
+  if (maximum) access &= asked | mode_access(req, st);
+  if (maximum && !(asked & kWriteData) && is_readonly_file(st)) access &= ~kWriteData;
   int flags = open_flags_for(access, st.is_directory);
   if (overwrite) {  // the data is replaced: the descriptor must be writable
-    bool rd = access & (FILE_READ_DATA | FILE_EXECUTE);
+    bool rd = access & kReadData;
     flags = (flags & ~O_ACCMODE) | (rd ? O_RDWR : O_WRONLY);
   }
   std::string leaf(t.leaf.empty() ? "." : t.leaf);
   int fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), flags, 0);
-  bool data_access = access & (FILE_READ_DATA | FILE_EXECUTE | FILE_WRITE_DATA | FILE_APPEND_DATA);
-  if (fd == -EACCES && !data_access && !overwrite)  // attributes only: no read permission needed
+  if (fd == -EACCES && maximum && !overwrite)
+    fd = open_for_maximum(t.parent_fd.get(), leaf.c_str(), st.is_directory, asked, access);
+  // Attributes only: no read permission needed. The open is then granted
+  // nothing the mode does not give (check_open_access).
+  if (fd == -EACCES && !(access & kFdData) && !overwrite) {
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
+    o.path_only = fd >= 0;
+  }
   // A symlink opened as the reparse point it is (FSCTL_GET_REPARSE_POINT
   // reads it): the link itself, never what it points at.
   if (fd == -ELOOP && S_ISLNK(st.mode) && (c.options & FILE_OPEN_REPARSE_POINT) && !overwrite)
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0) return vfs::open_beneath_status(fd);
   o.fd.reset(fd);
+  o.unopened = wanted & ~access;
   o.truncate = overwrite;
   o.action = c.disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : overwrite ? FILE_OVERWRITTEN : FILE_OPENED;
   return NtStatus::Success;
@@ -192,7 +228,7 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
     if (c.disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
     if (c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF)
       if (NtStatus s = check_tree_change(*req.tree, Change::Overwrite); s != NtStatus::Success) return s;
-    return open_existing(c, access, t, *st, o);
+    return open_existing(req, c, access, t, *st, o);
   }
   if (st.error() != NtStatus::ObjectNameNotFound) return st.error();
   if (c.disposition == FILE_OPEN || c.disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
@@ -206,7 +242,7 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
   NtStatus s = create_new(req, c, access, t, o);
   if (s == NtStatus::ObjectNameCollision && c.disposition != FILE_CREATE) {
     auto again = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());  // lost a race: open it
-    if (again) return open_existing(c, access, t, *again, o);
+    if (again) return open_existing(req, c, access, t, *again, o);
   }
   return s;
 }

@@ -61,6 +61,11 @@ struct Opened {
   // Overwrite/supersede: truncated only once the share modes allow this
   // open, so a request that ends in a sharing violation destroys nothing.
   bool truncate = false;
+  // Opened O_PATH: the user may not open it for reading (attributes only).
+  bool path_only = false;
+  // Rights MAXIMUM_ALLOWED added that the open was not made for (the mode
+  // does not give them, or the kernel refused them): never granted.
+  uint32_t unopened = 0;
   bool stream_created = false;  // a named stream this request made
   std::string stream_name;      // an existing stream's name as created
   // The attributes a new file was given in the server-private metadata

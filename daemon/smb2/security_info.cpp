@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "common/log.hpp"
@@ -145,8 +146,12 @@ NtStatus change_owner(Request& req, int fd, vfs::FileStat& st, const nt::Securit
   gid_t gid = gid_t(-1);
   if ((info & nt::OWNER_SECURITY_INFORMATION) && want.owner) {
     auto u = nt::uid_of(*want.owner, machine_sid(req.server));
-    // A SID without a Unix user can only live in a stored descriptor.
-    if (!u && !(holds_restore_privilege(req) && req.tree->share.nt_acl_support)) return NtStatus::InvalidOwner;
+    // A SID without a Unix user can only live in a stored descriptor, and
+    // only a SID the user holds (a group, Everyone) or, with
+    // SeRestorePrivilege, any; the Unix owner stays.
+    const bool may_name =
+        holds_restore_privilege(req) || user_token(req.server, *req.session, *req.tree).has(*want.owner);
+    if (!u && !(may_name && req.tree->share.nt_acl_support)) return NtStatus::InvalidOwner;
     if (u && *u != st.uid) uid = *u;
   }
   if ((info & nt::GROUP_SECURITY_INFORMATION) && want.group) {
@@ -178,23 +183,47 @@ Result<std::optional<nt::SecurityDescriptor>> creator_descriptor(ByteSpan contex
   return std::optional<nt::SecurityDescriptor>(std::move(*sd));
 }
 
-// The parent's descriptor (stored or from its mode) for DELETE through
-// FILE_DELETE_CHILD; nullopt for the share root or when it cannot be opened.
-std::optional<nt::SecurityDescriptor> parent_descriptor(Request& req, int parent_fd, std::string_view path) {
+bool is_root(const Request& req) { return req.tree->identity.uid == 0; }
+
+vfs::ModeRole mode_role(const ipc::UnixUser& u, const vfs::FileStat& st) {
+  const bool in_group = u.gid == st.gid || std::find(u.groups.begin(), u.groups.end(), st.gid) != u.groups.end();
+  return {u.uid == st.uid, in_group};
+}
+
+// Every right the stored descriptor of the file (when there is one:
+// `stored` is set) or else its mode grants this user. The owner whose
+// implicit rights the check gives is the Unix owner, whatever SID the
+// descriptor names (Everyone, say, which every token holds).
+uint32_t file_access(Request& req, int fd, const vfs::FileStat& st, bool& stored) {
+  stored = false;
+  if (stored_descriptors(req))
+    if (vfs::SharedSd sd = req.server.ntacls.lookup(fd, st)) {
+      stored = true;
+      nt::SecurityDescriptor checked = *sd;
+      checked.owner = nt::unix_user_sid(st.uid);
+      return nt::maximal_access(checked, user_token(req.server, *req.session, *req.tree));
+    }
+  return mode_access(req, st);
+}
+
+// What the parent's descriptor grants this user, for DELETE through
+// FILE_DELETE_CHILD; 0 for the share root or when it cannot be opened.
+uint32_t parent_access(Request& req, int parent_fd, std::string_view path) {
   state::UniqueFd opened;
   if (parent_fd < 0) {
     std::string_view parent, leaf;
     vfs::split_parent(path, parent, leaf);
-    if (leaf.empty()) return std::nullopt;
+    if (leaf.empty()) return 0;
     int fd = vfs::open_beneath(req.tree->root.get(), parent.empty() ? "." : std::string(parent).c_str(),
                                O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-    if (fd < 0) return std::nullopt;
+    if (fd < 0) return 0;
     opened.reset(fd);
     parent_fd = fd;
   }
   auto st = vfs::stat_fd(parent_fd);
-  if (!st) return std::nullopt;
-  return descriptor_of(req, parent_fd, *st);
+  if (!st) return 0;
+  bool stored = false;
+  return file_access(req, parent_fd, *st, stored);
 }
 
 }  // namespace
@@ -301,28 +330,25 @@ NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const Parent
   return s;
 }
 
-uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st) {
-  if (!stored_descriptors(req)) return ~0u;
-  vfs::SharedSd stored = req.server.ntacls.lookup(fd, st);
-  if (!stored) return ~0u;
-  return nt::maximal_access(in_step(req.server, *stored, st), user_token(req.server, *req.session, *req.tree));
+uint32_t mode_access(const Request& req, const vfs::FileStat& st) {
+  if (is_root(req)) return nt::kFileAllAccess;
+  return vfs::mode_maximal_access(st, mode_role(req.tree->identity, st));
 }
 
-NtStatus check_open_descriptor(Request& req, int fd, const vfs::FileStat& st, int parent_fd, std::string_view path,
-                               uint32_t desired_access, bool delete_on_close, bool overwrite, uint32_t& access) {
-  if (!stored_descriptors(req)) return NtStatus::Success;
-  vfs::SharedSd stored = req.server.ntacls.lookup(fd, st);
-  if (!stored) return NtStatus::Success;  // Unix permissions alone
-  const nt::SecurityDescriptor sd = in_step(req.server, *stored, st);
-  const nt::Token token = user_token(req.server, *req.session, *req.tree);
-  if (overwrite && !(nt::maximal_access(sd, token) & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
-  auto result = apply_descriptor_access(access, desired_access, sd, nullptr, token, delete_on_close);
-  const bool maximum = map_generic(desired_access) & MAXIMUM_ALLOWED;
-  if (!result || (maximum && !(*result & DELETE))) {
-    // DELETE and FILE_READ_ATTRIBUTES may come from the parent.
-    if (auto parent = parent_descriptor(req, parent_fd, path))
-      result = apply_descriptor_access(access, desired_access, sd, &*parent, token, delete_on_close);
-  }
+uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st) {
+  bool stored = false;
+  return file_access(req, fd, st, stored);
+}
+
+NtStatus check_open_access(Request& req, const ExistingOpen& e, uint32_t& access) {
+  bool stored = false;
+  uint32_t allowed = file_access(req, e.fd, *e.st, stored);
+  if (!stored && is_root(req)) return NtStatus::Success;
+  if (e.path_only && stored) allowed &= mode_access(req, *e.st);
+  if (e.overwrite && !(allowed & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
+  uint32_t from_parent = 0;
+  if (rights_wanted_from_parent(e.desired_access, allowed)) from_parent = parent_access(req, e.parent_fd, e.path);
+  auto result = apply_allowed_access(access, e.desired_access, allowed, from_parent, e.delete_on_close);
   if (!result) return result.error();
   access = *result;
   return NtStatus::Success;

@@ -39,15 +39,36 @@ NtStatus check_create_in_parent(Request& req, int parent_fd, bool directory, Par
 // is refreshed then).
 NtStatus inherit_on_create(Request& req, int fd, vfs::FileStat& st, const ParentSecurity& parent,
                            ByteSpan create_contexts);
-// What the file's stored descriptor grants this user (MxAc, MS-SMB2
-// 2.2.14.2.5); all bits when none is stored.
+// The rights the mode gives this tree's user on `st` without a stored
+// descriptor (vfs::mode_maximal_access: full control for the Unix owner,
+// the group and Everyone ACEs for anyone else); all of them for root,
+// whom the mode does not bind.
+uint32_t mode_access(const Request& req, const vfs::FileStat& st);
+// Every right the file's descriptor grants this user (MxAc, MS-SMB2
+// 2.2.14.2.5): its stored descriptor's, else mode_access.
 uint32_t descriptor_maximal_access(Request& req, int fd, const vfs::FileStat& st);
-// An existing file being opened: its stored descriptor (if any) narrows
-// `access`, the result of grant_create_access (apply_descriptor_access).
-// `parent_fd` may be -1 (the fast path did not open the parent). An
-// overwrite or supersede (`overwrite`) replaces the data, so the
-// descriptor must grant FILE_WRITE_DATA whatever was asked for.
-NtStatus check_open_descriptor(Request& req, int fd, const vfs::FileStat& st, int parent_fd, std::string_view path,
-                               uint32_t desired_access, bool delete_on_close, bool overwrite, uint32_t& access);
+
+// An existing file being opened by CREATE, for check_open_access.
+struct ExistingOpen {
+  int fd = -1;  // the open file (O_PATH when path_only)
+  const vfs::FileStat* st = nullptr;
+  int parent_fd = -1;  // -1: the fast path did not open the parent
+  std::string_view path;
+  uint32_t desired_access = 0;
+  bool delete_on_close = false;
+  bool overwrite = false;  // overwrite or supersede: the data is replaced
+  bool path_only = false;  // opened O_PATH: the kernel let the user open it for nothing
+};
+// MS-DTYP 2.5.3.2 for every open of an existing file: its descriptor
+// (stored, else the one its mode implies, mode_access) narrows `access`,
+// the result of grant_create_access (apply_allowed_access), DELETE and
+// FILE_READ_ATTRIBUTES possibly through the parent. The kernel checks the
+// open's data access on top (the open runs with the user's fsuid); an
+// O_PATH open, which it did not check, gets nothing the mode does not give
+// either. An overwrite must be allowed FILE_WRITE_DATA whatever was asked.
+// The Unix owner always keeps READ_CONTROL and WRITE_DAC unless the DACL
+// has an OWNER RIGHTS ACE (it could chmod the file anyway); root without a
+// stored descriptor is not checked here (the mode does not bind it).
+NtStatus check_open_access(Request& req, const ExistingOpen& e, uint32_t& access);
 
 }  // namespace ringsmb::smb2

@@ -70,6 +70,8 @@ int write_dos_xattr(int fd, uint32_t attrs) {
 uint32_t merge_dos_attributes(uint32_t from_mode, uint32_t stored) {
   uint32_t a = (from_mode & ~(FILE_ATTRIBUTE_SYSTEM | FILE_ATTRIBUTE_ARCHIVE | FILE_ATTRIBUTE_NORMAL)) |
                (stored & kStoredDosAttributes);
+  // A directory's READONLY is kept only in the metadata (vfs/file_meta.hpp).
+  if (from_mode & FILE_ATTRIBUTE_DIRECTORY) a |= stored & FILE_ATTRIBUTE_READONLY;
   return a ? a : FILE_ATTRIBUTE_NORMAL;
 }
 

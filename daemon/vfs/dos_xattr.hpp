@@ -30,8 +30,8 @@ std::optional<uint32_t> parse_dos_xattr(std::string_view value);
 
 // The attributes to report: `from_mode` (vfs::dos_attributes) with SYSTEM
 // and ARCHIVE taken from `stored`, and HIDDEN when either says so (a dot
-// file stays hidden under "hide dot files"). NORMAL only when nothing else
-// is set.
+// file stays hidden under "hide dot files"), and a directory's READONLY
+// from `stored`. NORMAL only when nothing else is set.
 uint32_t merge_dos_attributes(uint32_t from_mode, uint32_t stored);
 
 }  // namespace ringsmb::vfs

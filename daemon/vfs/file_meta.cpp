@@ -84,8 +84,10 @@ int write_file_meta(int fd, const FileMeta& meta) {
 }
 
 std::optional<uint32_t> dos_attributes_to_keep(uint32_t requested, uint32_t from_mode) {
-  uint32_t want = requested & kMetaDosAttributes;
-  if (want == (from_mode & kMetaDosAttributes)) return std::nullopt;
+  const bool directory = from_mode & FILE_ATTRIBUTE_DIRECTORY;
+  const uint32_t kept = directory ? kMetaDosAttributes : kMetaDosAttributes & ~uint32_t(FILE_ATTRIBUTE_READONLY);
+  uint32_t want = requested & kept;
+  if (want == (from_mode & kept)) return std::nullopt;
   return want;
 }
 

@@ -10,8 +10,8 @@
 // and no switch back to root.
 //
 // It also holds, on shares without "store dos attributes", the DOS
-// attributes the mode bits cannot express (HIDDEN, SYSTEM, and ARCHIVE
-// cleared on a file or set on a directory), and only when they differ from
+// attributes the mode bits cannot express (HIDDEN, SYSTEM, READONLY on a
+// directory, and ARCHIVE cleared on a file or set on a directory), and only when they differ from
 // what the mode implies (vfs::dos_attributes): a file whose attributes were
 // never set, or set back to the default, has none.
 //
@@ -58,8 +58,10 @@ struct FileMeta {
   bool empty() const { return !creation_time && !change_time && !sparse && !dos_attributes; }
 };
 
-// The attributes the meta can hold.
-inline constexpr uint32_t kMetaDosAttributes = FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM | FILE_ATTRIBUTE_ARCHIVE;
+// The attributes the meta can hold; READONLY only for a directory (a
+// file's READONLY is its mode's missing write bit, vfs::dos_attributes).
+inline constexpr uint32_t kMetaDosAttributes =
+    FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM | FILE_ATTRIBUTE_ARCHIVE | FILE_ATTRIBUTE_READONLY;
 
 // What `meta.dos_attributes` becomes when a client sets `requested`
 // (FileAttributes of CREATE or FileBasicInformation, not 0) on a file whose

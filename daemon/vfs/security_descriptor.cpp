@@ -39,6 +39,7 @@ constexpr uint32_t READ_CONTROL = 0x00020000;
 constexpr uint32_t WRITE_DAC = 0x00040000;
 constexpr uint32_t WRITE_OWNER = 0x00080000;
 constexpr uint32_t SYNCHRONIZE = 0x00100000;
+constexpr uint32_t kFileAllAccess = 0x001F01FF;
 
 constexpr uint32_t FILE_GENERIC_READ = READ_CONTROL | FILE_READ_DATA | FILE_READ_ATTRIBUTES | FILE_READ_EA | SYNCHRONIZE;
 constexpr uint32_t FILE_GENERIC_WRITE =
@@ -161,6 +162,28 @@ std::optional<mode_t> mode_from_dacl(const FileStat& st, ByteSpan dacl) {
   return mode;
 }
 
+namespace {
+
+// A regular file without the owner's write bit has FILE_ATTRIBUTE_READONLY
+// (vfs::dos_attributes), an attribute and not part of its DACL (MS-FSA
+// refuses the writes for the attribute): the owner's ACE reads as if the
+// bit were there, as clearing READONLY gives it back, so that setting and
+// clearing the attribute leaves the DACL as it was (smb2.winattr).
+unsigned owner_bits(const FileStat& st) {
+  const unsigned bits = (st.mode >> 6) & 7;
+  return S_ISREG(st.mode) ? bits | 2 : bits;
+}
+
+}  // namespace
+
+uint32_t mode_maximal_access(const FileStat& st, ModeRole role) {
+  if (role.owner) return kFileAllAccess;
+  const bool dir = st.is_directory;
+  uint32_t mask = rights_from_bits(st.mode & 7, dir);
+  if (role.in_group) mask |= rights_from_bits((st.mode >> 3) & 7, dir);
+  return mask;
+}
+
 // Note the DACL is a union of allow ACEs, so an owner whose bits are weaker
 // than the group's or others' (mode 0077) appears to have more rights than
 // Unix gives; the open itself is still checked by the kernel.
@@ -189,7 +212,7 @@ Bytes build_security_descriptor(const FileStat& st, uint32_t additional_info) {
   // SACL (offset 12) stays 0: we keep no audit information.
   if (additional_info & DACL_SECURITY_INFORMATION) {
     w.patch_u32(16, static_cast<uint32_t>(w.size()));
-    put_dacl(w, {{&owner, kOwnerAlwaysGranted | rights_from_bits((st.mode >> 6) & 7, dir)},
+    put_dacl(w, {{&owner, kOwnerAlwaysGranted | rights_from_bits(owner_bits(st), dir)},
                  {&group, rights_from_bits((st.mode >> 3) & 7, dir)},
                  {&world, rights_from_bits(st.mode & 7, dir)}});
   }

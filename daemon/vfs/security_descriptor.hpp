@@ -19,4 +19,23 @@ namespace ringsmb::vfs {
 // descriptor; for the owner also changing them, and DELETE) may be left out.
 std::optional<mode_t> mode_from_dacl(const FileStat& st, ByteSpan dacl);
 
+// How a user stands to a file, as the mode's descriptor sees it: its owner
+// (S-1-22-1-<uid>), a member of its group (S-1-22-2-<gid>), and always
+// Everyone.
+struct ModeRole {
+  bool owner = false;
+  bool in_group = false;
+};
+// The rights a user in `role` has on a file without a stored descriptor
+// (MS-DTYP 2.5.3.2 against the descriptor its mode implies, computed from
+// the mode without building one: CREATE asks it for every open of an
+// existing file). Anyone else: the union of the group ACE (when a member)
+// and the Everyone ACE of build_security_descriptor, exactly what
+// ntacl::maximal_access(ntacl::from_mode(st), token) answers (the unit
+// tests hold the two together). The owner: full control, as Samba gives
+// the creator of a file. Its ACE already grants READ_CONTROL, WRITE_DAC
+// and WRITE_OWNER, so it could give itself any right with a SET_INFO; the
+// kernel still binds its data access to the rwx bits.
+uint32_t mode_maximal_access(const FileStat& st, ModeRole role);
+
 }  // namespace ringsmb::vfs

@@ -4,6 +4,7 @@
 
 #include "vfs/ntacl.hpp"
 #include "vfs/ntacl_store.hpp"
+#include "vfs/security_descriptor.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::vfs;
@@ -248,6 +249,29 @@ TEST_CASE("ntacl: the mode says exactly what its own descriptor says, nothing el
   SecurityDescriptor other_owner = sd;
   other_owner.owner = unix_user_sid(kBob);
   CHECK(!exact_mode(st, other_owner));
+}
+
+TEST_CASE("ntacl: the rights the mode gives are its descriptor's, for every mode and role", "[ntacl]") {
+  // mode_maximal_access is computed from the mode for every CREATE of an
+  // existing file; it must not drift from the descriptor QUERY_INFO shows.
+  const uint32_t kOther = 100 + 7;
+  for (bool dir : {false, true}) {
+    for (uint32_t mode = 0; mode <= 0777; ++mode) {
+      FileStat st = stat_of(mode, dir);
+      const SecurityDescriptor sd = from_mode(st);
+      INFO("mode " << std::oct << mode << (dir ? " directory" : " file"));
+      // Not the owner: Everyone, and the group ACE for a member.
+      CHECK(mode_maximal_access(st, {false, true}) == maximal_access(sd, token_of(kBob, {kStaff})));
+      CHECK(mode_maximal_access(st, {false, false}) == maximal_access(sd, token_of(kBob, {kOther})));
+      // The owner: full control, a superset of what its ACE says.
+      const uint32_t owner = mode_maximal_access(st, {true, true});
+      CHECK(owner == kFileAllAccess);
+      CHECK((maximal_access(sd, token_of(kAlice, {kStaff})) & ~owner) == 0);
+    }
+  }
+  // Nothing for anyone but the owner on a 0600 file but reading its
+  // attributes and descriptor.
+  CHECK(mode_maximal_access(stat_of(0600), {false, true}) == (kReadControl | kFileReadAttributes | kSynchronize));
 }
 
 TEST_CASE("ntacl: the xattr value has a version byte and fails closed", "[ntacl]") {
