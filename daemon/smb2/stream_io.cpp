@@ -12,6 +12,7 @@
 
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
+#include "smb2/security_info.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/stream_store.hpp"
@@ -83,7 +84,14 @@ NtStatus rename_to_unnamed(state::Open& open, bool replace) {
   return vfs::remove_stream(open.fd.get(), open.stream->key);
 }
 
-NtStatus rename_stream_to(state::Open& open, ByteSpan buf, bool ex) {
+// The file of a stream open may be written by this thread's identity?
+NtStatus check_open_stream_writable(Request& req, const state::Open& open) {
+  auto st = vfs::stat_fd(open.fd.get());
+  if (!st) return st.error();
+  return check_stream_writable(req, open.fd.get(), *st);
+}
+
+NtStatus rename_stream_to(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   constexpr size_t kFixed = 20;  // ReplaceIfExists/Flags, Reserved, RootDirectory, FileNameLength
   if (buf.size() < kFixed) return NtStatus::InfoLengthMismatch;
   ByteReader r(buf);
@@ -99,6 +107,9 @@ NtStatus rename_stream_to(state::Open& open, ByteSpan buf, bool ex) {
   // A stream moves only within its file; "file:stream" as a target is what
   // Windows refuses this way (smb2.streams.rename2).
   if (!is_stream_name) return NtStatus::SharingViolation;
+  // DELETE (checked by the caller) and write access to the file: a rename
+  // replaces a stream's name, which is part of the file's data.
+  if (NtStatus s = check_open_stream_writable(req, open); s != NtStatus::Success) return s;
   if (target->empty()) return rename_to_unnamed(open, replace);
   auto key = vfs::stream_xattr_name(*target);
   if (!key) return key.error() == NtStatus::NameTooLong ? key.error() : NtStatus::InvalidParameter;
@@ -118,7 +129,7 @@ NtStatus set_stream_eof(state::Open& open, ByteSpan buf) {
 
 NtStatus set_stream_delete_pending(Request& req, state::Open& open, bool pending) {
   if (pending)
-    if (int err = access_fd(open.fd.get(), W_OK)) return nt_status_from_errno(err);
+    if (NtStatus s = check_open_stream_writable(req, open); s != NtStatus::Success) return s;
   req.server.files.set_delete_pending(open.node, pending);
   return NtStatus::Success;
 }
@@ -130,13 +141,20 @@ uint64_t stream_node_device(uint64_t device, const std::string& key) {
   return h | (1ull << 63);
 }
 
-NtStatus check_stream_writable(int fd) {
+NtStatus check_stream_writable(Request& req, int fd, const vfs::FileStat& st) {
   if (int err = access_fd(fd, W_OK)) return nt_status_from_errno(err);
+  if (!(descriptor_maximal_access(req, fd, st) & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
   return NtStatus::Success;
 }
 
-NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::string& key, std::string_view name,
-                     StreamCreate& out) {
+NtStatus check_stream_readable(int fd) {
+  if (int err = access_fd(fd, R_OK)) return nt_status_from_errno(err);
+  return NtStatus::Success;
+}
+
+NtStatus open_stream(Request& req, uint32_t disposition, const StreamTarget& target, StreamCreate& out) {
+  const int fd = target.fd;
+  const std::string& key = *target.key;
   auto existing = vfs::stream_entry(fd, key);
   if (existing) {
     if (disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
@@ -144,15 +162,21 @@ NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::stri
     out.name = std::move(existing->name);
     out.truncate = disposition == FILE_OVERWRITE || disposition == FILE_OVERWRITE_IF ||
                    disposition == FILE_SUPERSEDE;
-    if (out.truncate)
+    if (out.truncate) {  // the data is replaced: write access to the file, as an overwrite of the file needs
       if (NtStatus s = check_tree_change(*req.tree, Change::Overwrite); s != NtStatus::Success) return s;
+      if (NtStatus s = check_stream_writable(req, fd, *target.base); s != NtStatus::Success) return s;
+    }
     out.action = disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : out.truncate ? FILE_OVERWRITTEN : FILE_OPENED;
     return NtStatus::Success;
   }
   if (existing.error() != NtStatus::ObjectNameNotFound) return existing.error();
   if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
   if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
-  NtStatus s = vfs::create_stream(fd, key, name);
+  // A new stream changes the file (NTFS: FILE_WRITE_DATA on it), whatever
+  // the open asks for; a file this request made is the user's own.
+  if (!target.file_created)
+    if (NtStatus s = check_stream_writable(req, fd, *target.base); s != NtStatus::Success) return s;
+  NtStatus s = vfs::create_stream(fd, key, target.name);
   if (s == NtStatus::ObjectNameCollision && disposition != FILE_CREATE) {  // lost a race: open it
     out.action = FILE_OPENED;
     return NtStatus::Success;
@@ -252,8 +276,8 @@ std::optional<NtStatus> set_stream_info(Request& req, state::Open& open, vfs::Fi
       if (flags & ~kValidDispositionExFlags) return NtStatus::InvalidParameter;
       return set_stream_delete_pending(req, open, flags & FILE_DISPOSITION_DELETE);
     }
-    case FileInfoClass::Rename: return rename_stream_to(open, buf, false);
-    case FileInfoClass::RenameEx: return rename_stream_to(open, buf, true);
+    case FileInfoClass::Rename: return rename_stream_to(req, open, buf, false);
+    case FileInfoClass::RenameEx: return rename_stream_to(req, open, buf, true);
     default: return std::nullopt;
   }
 }
