@@ -101,6 +101,13 @@ struct GlobalConfig {
   // Reply bytes one connection may have queued that its client has not
   // read; over it, its requests are not read until half has gone out.
   uint32_t max_send_queue_bytes = 32 * 1024 * 1024;
+  // Named streams (docs/security.md, "Named streams"): "max stream size",
+  // the bytes one stream may hold (a WRITE or EndOfFile past it is
+  // STATUS_DISK_FULL); "max stream space per user", the bytes the sidecar
+  // files of large streams (in the state directory) may hold for the
+  // files of one owner, 0: no bound.
+  uint64_t max_stream_bytes = 64ull << 20;
+  uint64_t max_stream_space_per_user = 1ull << 30;
   // Directories one connection may watch for CHANGE_NOTIFY (each directory
   // of a WATCH_TREE counts); 0 turns change notification off.
   uint32_t max_notify_watches = 8192;

@@ -80,6 +80,14 @@ std::expected<void, Err> set_metrics_listen(GlobalConfig& g, GlobalState&, std::
   return {};
 }
 
+// A byte count in LO..HI (K, M, G suffixes), for the 64-bit sizes.
+std::expected<uint64_t, Err> parse_bytes(std::string_view v, uint64_t lo, uint64_t hi) {
+  auto n = parse_size(v);
+  if (!n) return std::unexpected(n.error());
+  if (*n < lo || *n > hi) return std::unexpected(cat(trim(v), " is out of range (", lo, "..", hi, ")"));
+  return *n;
+}
+
 std::expected<void, Err> set_log_level(GlobalConfig& g, GlobalState& st, std::string_view v) {
   // Samba allows "3 auth:5 passdb:2"; only the leading level means anything
   // here, and the per-class parts are reported rather than rejected so an
@@ -155,6 +163,16 @@ constexpr GlobalKey kGlobalKeys[] = {
     {"maxsendqueuesize",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.max_send_queue_bytes, parse_ranged(v, 9 * 1024 * 1024, 1024u * 1024 * 1024));
+     }},
+    // At least what one extended attribute value holds: such a stream never
+    // needs a sidecar.
+    {"maxstreamsize",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.max_stream_bytes, parse_bytes(v, 64 * 1024, 1ull << 40));
+     }},
+    {"maxstreamspaceperuser",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.max_stream_space_per_user, parse_bytes(v, 0, 1ull << 40));
      }},
     {"maxnotifywatches",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {

@@ -300,10 +300,40 @@ NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, cons
   return NtStatus::Success;
 }
 
+namespace {
+
+// Is `fd` open for reading / for writing (an O_PATH or a directory's fd
+// is neither / not writable)?
+bool fd_allows(int fd, bool write) {
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_PATH)) return false;
+  const int mode = flags & O_ACCMODE;
+  return write ? mode == O_WRONLY || mode == O_RDWR : mode == O_RDONLY || mode == O_RDWR;
+}
+
+// The stream's data is the file's: the data rights the open asks for must
+// be the user's on the file. Opening the file for them made the kernel
+// check; where its descriptor could not be opened so (a directory's is
+// read-only whatever the access), ask it (smb2/stream_io.hpp).
+NtStatus check_stream_data_access(Request& req, const CreateRequest& c, uint32_t access, const Opened& o) {
+  if (o.created) return NtStatus::Success;
+  const int fd = o.fd.get();
+  const bool reads = access & (FILE_READ_DATA | FILE_EXECUTE);
+  const bool writes = access & (FILE_WRITE_DATA | FILE_APPEND_DATA);
+  if (reads && !fd_allows(fd, false))
+    if (NtStatus st = check_stream_readable(fd); st != NtStatus::Success) return st;
+  if ((writes && !fd_allows(fd, true)) || (c.options & FILE_DELETE_ON_CLOSE))
+    if (NtStatus st = check_stream_writable(req, fd, o.st); st != NtStatus::Success) return st;
+  return NtStatus::Success;
+}
+
+}  // namespace
+
 // A named stream: the file is opened (or made, when the disposition may
 // create) as for its data, with the user's identity, so the kernel checks
 // the user's rights on the file; then the disposition applies to the
-// stream (smb2/stream_io.cpp). `o.st` then describes the stream.
+// stream (smb2/stream_io.cpp), which checks the rights a new stream or an
+// overwrite needs. `o.st` then describes the stream.
 NtStatus open_stream_target(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p,
                             const std::string& key, Target& t, Opened& o) {
   CreateRequest base = c;
@@ -314,13 +344,10 @@ NtStatus open_stream_target(Request& req, const CreateRequest& c, uint32_t acces
   NtStatus st = open_target(req, base, access, p, t, o);
   if (st != NtStatus::Success) return st;
   if (!o.st.is_directory && !S_ISREG(o.st.mode)) return NtStatus::ObjectNameInvalid;
-  // A directory's fd is read-only whatever the access: ask the kernel.
-  bool changes = access & (FILE_WRITE_DATA | FILE_APPEND_DATA);
-  bool deletes = c.options & FILE_DELETE_ON_CLOSE;
-  if (((o.st.is_directory && changes) || deletes) && !o.created)
-    if ((st = check_stream_writable(o.fd.get())) != NtStatus::Success) return st;
+  if ((st = check_stream_data_access(req, c, access, o)) != NtStatus::Success) return st;
   StreamCreate sc;
-  if ((st = open_stream(req, c.disposition, o.fd.get(), key, p.stream, sc)) != NtStatus::Success) return st;
+  const StreamTarget target{o.fd.get(), &o.st, o.created, &key, p.stream};
+  if ((st = open_stream(req, c.disposition, target, sc)) != NtStatus::Success) return st;
   o.truncate = sc.truncate;
   o.stream_created = sc.created;
   o.stream_name = std::move(sc.name);

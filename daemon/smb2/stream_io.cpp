@@ -7,12 +7,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <functional>
 
+#include "common/blocking_pool.hpp"
 #include "smb2/access.hpp"
 #include "smb2/access_check.hpp"
+#include "smb2/async_engine.hpp"
+#include "smb2/async_write.hpp"
+#include "smb2/security_info.hpp"
 #include "state/lock_table.hpp"
+#include "vfs/fd_io.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/stream_store.hpp"
 
@@ -56,34 +62,81 @@ Result<std::string> rename_target_stream(ByteSpan utf16, bool& is_stream_name) {
   return parsed->stream;
 }
 
+// The copy of a stream onto the file's unnamed data stream: `size` bytes
+// in 1 MiB pieces, then the stream goes.
+NtStatus move_stream_to_data(int fd, const std::string& key, uint64_t size) {
+  constexpr size_t kChunk = 1 << 20;
+  for (uint64_t at = 0; at < size;) {
+    auto data = vfs::read_stream_range(fd, key, at, size_t(std::min<uint64_t>(kChunk, size - at)));
+    if (!data) return data.error();
+    if (data->empty()) break;
+    if (NtStatus s = vfs::pwrite_all(fd, at, *data); s != NtStatus::Success) return s;
+    at += data->size();
+  }
+  return vfs::remove_stream(fd, key);
+}
+
+// Streams up to this size move onto the unnamed stream on the worker, in
+// a few milliseconds; larger ones (up to "max stream size") on the
+// blocking pool, so that no request holds the worker's other connections.
+constexpr uint64_t kMoveOnWorkerBytes = 1 << 20;
+constexpr int64_t kMoveInterimDelayMs = 5;
+constexpr uint8_t kSetInfoResponse[2] = {2, 0};  // StructureSize 2 (MS-SMB2 2.2.40)
+
+// The SET_INFO's answer once the pool's move is done (on the worker).
+void finish_move(ConnState& conn, uint64_t async_id, NtStatus status) {
+  --conn.writes_in_flight;
+  complete(conn, async_id, status, kSetInfoResponse);
+}
+
+// The move on the connection's write lane, as a large WRITE or a shrink of
+// a large file: answered when it is done; until then the connection's
+// later requests wait (smb2/async_write.hpp), so they see the result.
+NtStatus move_stream_on_pool(Request& req, const state::Open& open, uint64_t size) {
+  if (req.hdr.next_command != 0 || req.compound.in_chain || !has_room_to_wait(req))
+    return NtStatus::InsufficientResources;  // not in a compound, and within the async engine's bounds
+  NtStatus st;
+  int fd = start_pool_wait(req, open, WaitKind::Write, kMoveInterimDelayMs, st);
+  if (fd < 0) return st;
+  ConnState& conn = req.conn;
+  if (!conn.write_lane) conn.write_lane = std::make_shared<BlockingPool::Lane>();
+  ServerContext& server = req.server;
+  server.blocking->submit(conn.write_lane, [&server, to = conn.address, id = req.async_id, fd,
+                                            key = open.stream->key, size] {
+    // The pool's threads are root's; the user's rights were checked on the worker.
+    NtStatus status = move_stream_to_data(fd, key, size);
+    close(fd);
+    post_to_conn(server, to, [id, status](ConnState& c, Bytes&) { finish_move(c, id, status); });
+  });
+  ++conn.writes_in_flight;  // answered through this thread's posted tasks: never before this
+  return NtStatus::Pending;
+}
+
 // Renames a named stream onto the file's unnamed data stream, which must
-// be empty (MS-FSA 2.1.5.15.11.1, NewDefaultStream).
-NtStatus rename_to_unnamed(state::Open& open, bool replace) {
+// be empty (MS-FSA 2.1.5.15.11.1, NewDefaultStream): its data is copied
+// into the file through the open's descriptor (ACCESS_DENIED when there is
+// data and that is not open for writing), then the stream is removed.
+NtStatus rename_to_unnamed(Request& req, state::Open& open, bool replace) {
   if (open.stream->base_is_directory) return NtStatus::InvalidParameter;
   struct stat st;
   if (fstat(open.fd.get(), &st) != 0) return nt_status_from_errno(errno);
   if (st.st_size != 0) return replace ? NtStatus::InvalidParameter : NtStatus::ObjectNameCollision;
-  constexpr size_t kChunk = 1 << 20;
-  for (uint64_t at = 0;;) {
-    auto data = vfs::read_stream_range(open.fd.get(), open.stream->key, at, kChunk);
-    if (!data) return data.error();
-    if (data->empty()) break;
-    size_t done = 0;
-    while (done < data->size()) {
-      ssize_t n = pwrite(open.fd.get(), data->data() + done, data->size() - done, off_t(at + done));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return errno == EBADF ? NtStatus::AccessDenied : nt_status_from_errno(errno);
-      }
-      done += size_t(n);
-    }
-    at += data->size();
-    if (data->size() < kChunk) break;
-  }
-  return vfs::remove_stream(open.fd.get(), open.stream->key);
+  auto size = vfs::stream_size(open.fd.get(), open.stream->key);
+  if (!size) return size.error();
+  const int flags = fcntl(open.fd.get(), F_GETFL);
+  if (*size && (flags < 0 || (flags & O_PATH) || (flags & O_ACCMODE) == O_RDONLY)) return NtStatus::AccessDenied;
+  if (*size > kMoveOnWorkerBytes && req.server.blocking) return move_stream_on_pool(req, open, *size);
+  return move_stream_to_data(open.fd.get(), open.stream->key, *size);
 }
 
-NtStatus rename_stream_to(state::Open& open, ByteSpan buf, bool ex) {
+// The file of a stream open may be written by this thread's identity?
+NtStatus check_open_stream_writable(Request& req, const state::Open& open) {
+  auto st = vfs::stat_fd(open.fd.get());
+  if (!st) return st.error();
+  return check_stream_writable(req, open.fd.get(), *st);
+}
+
+NtStatus rename_stream_to(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   constexpr size_t kFixed = 20;  // ReplaceIfExists/Flags, Reserved, RootDirectory, FileNameLength
   if (buf.size() < kFixed) return NtStatus::InfoLengthMismatch;
   ByteReader r(buf);
@@ -99,7 +152,10 @@ NtStatus rename_stream_to(state::Open& open, ByteSpan buf, bool ex) {
   // A stream moves only within its file; "file:stream" as a target is what
   // Windows refuses this way (smb2.streams.rename2).
   if (!is_stream_name) return NtStatus::SharingViolation;
-  if (target->empty()) return rename_to_unnamed(open, replace);
+  // DELETE (checked by the caller) and write access to the file: a rename
+  // replaces a stream's name, which is part of the file's data.
+  if (NtStatus s = check_open_stream_writable(req, open); s != NtStatus::Success) return s;
+  if (target->empty()) return rename_to_unnamed(req, open, replace);
   auto key = vfs::stream_xattr_name(*target);
   if (!key) return key.error() == NtStatus::NameTooLong ? key.error() : NtStatus::InvalidParameter;
   NtStatus s = vfs::rename_stream(open.fd.get(), open.stream->key, *key, *target, replace);
@@ -118,7 +174,7 @@ NtStatus set_stream_eof(state::Open& open, ByteSpan buf) {
 
 NtStatus set_stream_delete_pending(Request& req, state::Open& open, bool pending) {
   if (pending)
-    if (int err = access_fd(open.fd.get(), W_OK)) return nt_status_from_errno(err);
+    if (NtStatus s = check_open_stream_writable(req, open); s != NtStatus::Success) return s;
   req.server.files.set_delete_pending(open.node, pending);
   return NtStatus::Success;
 }
@@ -130,13 +186,20 @@ uint64_t stream_node_device(uint64_t device, const std::string& key) {
   return h | (1ull << 63);
 }
 
-NtStatus check_stream_writable(int fd) {
+NtStatus check_stream_writable(Request& req, int fd, const vfs::FileStat& st) {
   if (int err = access_fd(fd, W_OK)) return nt_status_from_errno(err);
+  if (!(descriptor_maximal_access(req, fd, st) & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
   return NtStatus::Success;
 }
 
-NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::string& key, std::string_view name,
-                     StreamCreate& out) {
+NtStatus check_stream_readable(int fd) {
+  if (int err = access_fd(fd, R_OK)) return nt_status_from_errno(err);
+  return NtStatus::Success;
+}
+
+NtStatus open_stream(Request& req, uint32_t disposition, const StreamTarget& target, StreamCreate& out) {
+  const int fd = target.fd;
+  const std::string& key = *target.key;
   auto existing = vfs::stream_entry(fd, key);
   if (existing) {
     if (disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
@@ -144,15 +207,21 @@ NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::stri
     out.name = std::move(existing->name);
     out.truncate = disposition == FILE_OVERWRITE || disposition == FILE_OVERWRITE_IF ||
                    disposition == FILE_SUPERSEDE;
-    if (out.truncate)
+    if (out.truncate) {  // the data is replaced: write access to the file, as an overwrite of the file needs
       if (NtStatus s = check_tree_change(*req.tree, Change::Overwrite); s != NtStatus::Success) return s;
+      if (NtStatus s = check_stream_writable(req, fd, *target.base); s != NtStatus::Success) return s;
+    }
     out.action = disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : out.truncate ? FILE_OVERWRITTEN : FILE_OPENED;
     return NtStatus::Success;
   }
   if (existing.error() != NtStatus::ObjectNameNotFound) return existing.error();
   if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
   if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
-  NtStatus s = vfs::create_stream(fd, key, name);
+  // A new stream changes the file (NTFS: FILE_WRITE_DATA on it), whatever
+  // the open asks for; a file this request made is the user's own.
+  if (!target.file_created)
+    if (NtStatus s = check_stream_writable(req, fd, *target.base); s != NtStatus::Success) return s;
+  NtStatus s = vfs::create_stream(fd, key, target.name);
   if (s == NtStatus::ObjectNameCollision && disposition != FILE_CREATE) {  // lost a race: open it
     out.action = FILE_OPENED;
     return NtStatus::Success;
@@ -252,8 +321,8 @@ std::optional<NtStatus> set_stream_info(Request& req, state::Open& open, vfs::Fi
       if (flags & ~kValidDispositionExFlags) return NtStatus::InvalidParameter;
       return set_stream_delete_pending(req, open, flags & FILE_DISPOSITION_DELETE);
     }
-    case FileInfoClass::Rename: return rename_stream_to(open, buf, false);
-    case FileInfoClass::RenameEx: return rename_stream_to(open, buf, true);
+    case FileInfoClass::Rename: return rename_stream_to(req, open, buf, false);
+    case FileInfoClass::RenameEx: return rename_stream_to(req, open, buf, true);
     default: return std::nullopt;
   }
 }

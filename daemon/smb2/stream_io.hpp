@@ -17,14 +17,24 @@ namespace ringsmb::smb2 {
 // device part has bit 63 set, which no real device number has.
 uint64_t stream_node_device(uint64_t device, const std::string& key);
 
-// May this thread's identity change the streams of the file open as `fd`
-// (write permission on the file, as for its data)? ACCESS_DENIED if not.
-NtStatus check_stream_writable(int fd);
+// A stream's data is its file's data, and the trusted.* attributes that
+// hold it are not checked against the file's permissions by the kernel:
+// the server asks. May this thread's identity (the session user's) write
+// the data of the file open as `fd` (stat `st`)? The kernel decides for
+// the mode and POSIX ACLs (faccessat2 on the fd with the thread's fsuid),
+// and a stored NT descriptor must grant FILE_WRITE_DATA. Creating,
+// overwriting, renaming and deleting a stream need it (NTFS checks them
+// against the file's security). ACCESS_DENIED if not.
+NtStatus check_stream_writable(Request& req, int fd, const vfs::FileStat& st);
+// The same for reading (the mode's read permission).
+NtStatus check_stream_readable(int fd);
 
-// CREATE of a stream, once the file is open as `fd` (stat `base`): applies
-// the disposition to the stream. Sets `size`, whether the stream was
-// created, whether it must be emptied once the open is granted, and the
-// CreateAction.
+// CREATE of a stream, once the file is open as `fd` (stat `base`; made by
+// this request when `file_created`): applies the disposition to the
+// stream. A new stream and an overwrite need write access to the file
+// (check_stream_writable) whatever access the open asks for. Sets `size`,
+// whether the stream was created, whether it must be emptied once the open
+// is granted, and the CreateAction.
 struct StreamCreate {
   uint64_t size = 0;
   bool created = false;
@@ -32,8 +42,14 @@ struct StreamCreate {
   uint32_t action = 0;
   std::string name;  // an existing stream's name as created (FileNameInformation reports it)
 };
-NtStatus open_stream(Request& req, uint32_t disposition, int fd, const std::string& key, std::string_view name,
-                     StreamCreate& out);
+struct StreamTarget {
+  int fd = -1;
+  const vfs::FileStat* base = nullptr;
+  bool file_created = false;
+  const std::string* key = nullptr;
+  std::string_view name;
+};
+NtStatus open_stream(Request& req, uint32_t disposition, const StreamTarget& target, StreamCreate& out);
 
 // READ and WRITE of a stream open (after the handler's common checks).
 NtStatus read_stream(Request& req, state::Open& open, uint64_t offset, uint32_t length, uint32_t minimum,

@@ -23,6 +23,7 @@
 #include "transport/worker.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/stream_sidecar.hpp"
+#include "vfs/stream_store.hpp"
 
 namespace ringsmb::transport {
 namespace {
@@ -67,7 +68,9 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
   ctx.lease_break_timeout_ms = cfg.global.lease_break_timeout_ms;
   ctx.ntacls.load_state(cfg.global.state_directory);
   const std::string sidecars = cfg.global.state_directory + "/streams";
-  if (!vfs::configure_stream_sidecars(sidecars, {smb2::enter_server_identity, smb2::leave_server_identity}))
+  vfs::set_max_stream_bytes(cfg.global.max_stream_bytes);
+  if (!vfs::configure_stream_sidecars(sidecars, {smb2::enter_server_identity, smb2::leave_server_identity},
+                                      cfg.global.max_stream_space_per_user))
     LOG_WARN("named streams larger than one extended attribute value cannot be kept: %s is not a directory only "
              "ringsmbd can reach (%m)", sidecars.c_str());
   ctx.max_notify_watches = cfg.global.max_notify_watches;

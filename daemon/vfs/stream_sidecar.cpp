@@ -7,8 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <mutex>
+#include <unordered_map>
 
 #include "vfs/fd_io.hpp"
 
@@ -18,6 +21,46 @@ namespace {
 std::atomic<int> g_dir_fd{-1};
 std::atomic<bool> g_in_use{false};
 SidecarHooks g_hooks;
+
+// What the sidecars of each owner hold (the sum of their sizes: a sparse
+// sidecar counts what it can grow into without another request), and the
+// bound on it. A change is charged before it is made and corrected to what
+// the file then is, so two writers of one owner cannot both slip under
+// the bound.
+class OwnerUsage {
+ public:
+  void reset(uint64_t limit) {
+    std::lock_guard lock(mu_);
+    bytes_.clear();
+    limit_ = limit;
+  }
+  // Charges `uid` for a sidecar going from `from` to `to` bytes; false (and
+  // nothing charged) when that growth would pass the bound.
+  bool charge(uint32_t uid, uint64_t from, uint64_t to) {
+    std::lock_guard lock(mu_);
+    uint64_t& used = bytes_[uid];
+    if (to > from && limit_ && (to - from > limit_ || used > limit_ - (to - from))) return false;
+    used = to >= from ? used + (to - from) : used - std::min(used, from - to);
+    return true;
+  }
+  // The same without the bound: what was charged is corrected.
+  void correct(uint32_t uid, uint64_t charged, uint64_t actual) {
+    std::lock_guard lock(mu_);
+    uint64_t& used = bytes_[uid];
+    used = actual >= charged ? used + (actual - charged) : used - std::min(used, charged - actual);
+  }
+  uint64_t of(uint32_t uid) {
+    std::lock_guard lock(mu_);
+    auto it = bytes_.find(uid);
+    return it == bytes_.end() ? 0 : it->second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<uint32_t, uint64_t> bytes_;  // guarded by mu_
+  uint64_t limit_ = 0;                            // guarded by mu_; 0: none
+};
+OwnerUsage g_usage;
 
 // The hooks around one sidecar operation.
 class AsServer {
@@ -56,7 +99,8 @@ class SidecarFd {
   int fd_;
 };
 
-bool directory_has_entries(int dir) {
+// Counts what the sidecars in `dir` hold, per owner; whether there are any.
+bool count_sidecars(int dir) {
   int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return true;  // cannot tell: assume some
   DIR* d = fdopendir(fd);
@@ -67,13 +111,31 @@ bool directory_has_entries(int dir) {
   bool any = false;
   while (struct dirent* de = readdir(d)) {
     std::string_view n(de->d_name);
-    if (n != "." && n != "..") {
-      any = true;
-      break;
-    }
+    if (n == "." || n == "..") continue;
+    any = true;
+    struct stat st;
+    if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+      g_usage.correct(st.st_uid, 0, uint64_t(st.st_size));
   }
   closedir(d);
   return any;
+}
+
+// The size of the open sidecar and its owner; false when fstat fails.
+bool size_and_owner(int fd, uint64_t& size, uint32_t& uid) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  size = uint64_t(st.st_size);
+  uid = st.st_uid;
+  return true;
+}
+
+// After a change charged as `charged` bytes failed: charges what the
+// sidecar now is instead.
+void correct_after_failure(int fd, uint32_t uid, uint64_t charged) {
+  uint64_t size = charged;
+  uint32_t owner = uid;
+  if (size_and_owner(fd, size, owner)) g_usage.correct(uid, charged, size);
 }
 
 }  // namespace
@@ -89,7 +151,7 @@ std::string sidecar_name(const SidecarId& id) {
   return s;
 }
 
-bool configure_stream_sidecars(const std::string& directory, SidecarHooks hooks) {
+bool configure_stream_sidecars(const std::string& directory, SidecarHooks hooks, uint64_t max_bytes_per_owner) {
   if (mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) return false;
   int fd = open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return false;
@@ -101,7 +163,8 @@ bool configure_stream_sidecars(const std::string& directory, SidecarHooks hooks)
     return false;
   }
   g_hooks = hooks;
-  g_in_use.store(directory_has_entries(fd), std::memory_order_relaxed);
+  g_usage.reset(max_bytes_per_owner);
+  g_in_use.store(count_sidecars(fd), std::memory_order_relaxed);
   int old = g_dir_fd.exchange(fd, std::memory_order_acq_rel);
   if (old >= 0) close(old);
   return true;
@@ -115,21 +178,31 @@ void reset_stream_sidecars() {
   if (old >= 0) close(old);
   g_hooks = {};
   g_in_use.store(false, std::memory_order_relaxed);
+  g_usage.reset(0);
 }
 
-Result<SidecarId> sidecar_create(ByteSpan data, uint64_t size) {
+uint64_t sidecar_bytes_of(uint32_t uid) { return g_usage.of(uid); }
+
+Result<SidecarId> sidecar_create(ByteSpan data, uint64_t size, SidecarOwner owner) {
   if (!stream_sidecars_enabled()) return Unexpected(NtStatus::DiskFull);
   if (size > uint64_t(INT64_MAX)) return Unexpected(NtStatus::DiskFull);
   SidecarId id{};
   if (getrandom(id.data(), id.size(), 0) != ssize_t(id.size())) return Unexpected(NtStatus::InternalError);
+  if (!g_usage.charge(owner.uid, 0, size)) return Unexpected(NtStatus::DiskFull);
   AsServer as;
   g_in_use.store(true, std::memory_order_relaxed);
   SidecarFd fd(open_sidecar(id, O_RDWR | O_CREAT | O_EXCL));
-  if (!fd.ok()) return Unexpected(fd.error());
-  NtStatus s = pwrite_all(fd.get(), 0, data);
+  if (!fd.ok()) {
+    g_usage.correct(owner.uid, size, 0);
+    return Unexpected(fd.error());
+  }
+  // The owner's before any data: the data is charged to their quota.
+  NtStatus s = fchown(fd.get(), owner.uid, owner.gid) == 0 ? NtStatus::Success : nt_status_from_errno(errno);
+  if (s == NtStatus::Success) s = pwrite_all(fd.get(), 0, data);
   if (s == NtStatus::Success && ftruncate(fd.get(), off_t(size)) != 0) s = nt_status_from_errno(errno);
   if (s != NtStatus::Success) {
     unlinkat(g_dir_fd.load(), sidecar_name(id).c_str(), 0);
+    g_usage.correct(owner.uid, size, 0);
     return Unexpected(s);
   }
   return id;
@@ -168,7 +241,14 @@ NtStatus sidecar_write(const SidecarId& id, uint64_t offset, ByteSpan data) {
   AsServer as;
   SidecarFd fd(open_sidecar(id, O_WRONLY));
   if (!fd.ok()) return fd.error();
-  return pwrite_all(fd.get(), offset, data);
+  uint64_t size = 0;
+  uint32_t uid = 0;
+  if (!size_and_owner(fd.get(), size, uid)) return nt_status_from_errno(errno);
+  const uint64_t grown = std::max<uint64_t>(size, offset + data.size());
+  if (!g_usage.charge(uid, size, grown)) return NtStatus::DiskFull;
+  NtStatus s = pwrite_all(fd.get(), offset, data);
+  if (s != NtStatus::Success) correct_after_failure(fd.get(), uid, grown);
+  return s;
 }
 
 NtStatus sidecar_truncate(const SidecarId& id, uint64_t size) {
@@ -176,7 +256,15 @@ NtStatus sidecar_truncate(const SidecarId& id, uint64_t size) {
   AsServer as;
   SidecarFd fd(open_sidecar(id, O_WRONLY));
   if (!fd.ok()) return fd.error();
-  if (ftruncate(fd.get(), off_t(size)) != 0) return nt_status_from_errno(errno);
+  uint64_t before = 0;
+  uint32_t uid = 0;
+  if (!size_and_owner(fd.get(), before, uid)) return nt_status_from_errno(errno);
+  if (!g_usage.charge(uid, before, size)) return NtStatus::DiskFull;
+  if (ftruncate(fd.get(), off_t(size)) != 0) {
+    const NtStatus s = nt_status_from_errno(errno);
+    correct_after_failure(fd.get(), uid, size);
+    return s;
+  }
   return NtStatus::Success;
 }
 
@@ -184,7 +272,10 @@ void sidecar_remove(const SidecarId& id) {
   int dir = g_dir_fd.load(std::memory_order_acquire);
   if (dir < 0) return;
   AsServer as;
-  unlinkat(dir, sidecar_name(id).c_str(), 0);
+  const std::string name = sidecar_name(id);
+  struct stat st;
+  const bool known = fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (unlinkat(dir, name.c_str(), 0) == 0 && known) g_usage.correct(st.st_uid, uint64_t(st.st_size), 0);
 }
 
 }  // namespace ringsmb::vfs

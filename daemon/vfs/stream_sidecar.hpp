@@ -16,6 +16,14 @@
 // `enter` and `leave` hooks given at configuration (the SMB2 layer's switch
 // to root and back). The user's rights were checked on the file itself
 // before the stream is touched (smb2/stream_io.cpp).
+//
+// A sidecar belongs to the owner of the file whose stream it holds (uid
+// and gid, set when it is made), so the filesystem's disk quotas and `du`
+// count its blocks for that owner, and the server bounds what the
+// sidecars of one owner may hold (the sum of their sizes, "max stream
+// space per user"): a write, size or new sidecar past it is DiskFull. The
+// sum is counted from the directory at start and kept as sidecars grow,
+// shrink and go.
 #pragma once
 
 #include <array>
@@ -34,10 +42,11 @@ struct SidecarHooks {
   void (*leave)() = nullptr;  // and back
 };
 
-// Makes (0700) and opens `directory` for sidecars; false when it cannot
-// (streams then stay bounded by one xattr value). Called once at start,
-// as root, before any request.
-bool configure_stream_sidecars(const std::string& directory, SidecarHooks hooks);
+// Makes (0700) and opens `directory` for sidecars and counts what each
+// owner's hold; false when it cannot (streams then stay bounded by one
+// xattr value). `max_bytes_per_owner`: the bound per owner, 0 for none.
+// Called once at start, as root, before any request.
+bool configure_stream_sidecars(const std::string& directory, SidecarHooks hooks, uint64_t max_bytes_per_owner = 0);
 // Whether sidecars can be made (configured).
 bool stream_sidecars_enabled();
 // Whether any sidecar may exist (one existed at start, or one was made
@@ -46,9 +55,17 @@ bool stream_sidecars_in_use();
 // Back to unconfigured (tests).
 void reset_stream_sidecars();
 
-// A new sidecar holding `data`, then extended (zero-filled) or cut to
-// `size`; its id.
-Result<SidecarId> sidecar_create(ByteSpan data, uint64_t size);
+// Who a sidecar belongs to: the owner of the stream's file.
+struct SidecarOwner {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+// The sum of the sizes of `uid`'s sidecars, as counted (tests).
+uint64_t sidecar_bytes_of(uint32_t uid);
+
+// A new sidecar of `owner` holding `data`, then extended (zero-filled) or
+// cut to `size`; its id.
+Result<SidecarId> sidecar_create(ByteSpan data, uint64_t size, SidecarOwner owner);
 Result<uint64_t> sidecar_size(const SidecarId& id);
 // Up to `length` bytes from `offset` (fewer at the end).
 Result<Bytes> sidecar_read(const SidecarId& id, uint64_t offset, size_t length);

@@ -6,6 +6,7 @@
 #include <sys/xattr.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -27,6 +28,8 @@ constexpr size_t kMaxXattrNameBytes = 255;  // XATTR_NAME_MAX
 constexpr size_t kMaxStreamNameUnits = 255;  // MS-FSCC 2.1.5.3: as a file name
 
 using namespace xattr_io;
+
+std::atomic<uint64_t> g_max_stream_bytes{kDefaultMaxStreamBytes};
 
 NtStatus status_of(int err) {
   switch (err) {
@@ -102,11 +105,18 @@ NtStatus write_sidecar_value(int fd, const std::string& key, std::string_view na
   return NtStatus::Success;
 }
 
+// The owner of the file open as `fd`, whom its streams' sidecars belong to.
+SidecarOwner owner_of(int fd) {
+  struct stat st {};
+  fstat(fd, &st);
+  return {st.st_uid, st.st_gid};
+}
+
 // Moves a stream that no longer fits one value into a new sidecar holding
 // `data` extended or cut to `size`, and points the value at it. Without
 // sidecars: DiskFull, and nothing changes.
 NtStatus spill(int fd, const std::string& key, std::string_view name, ByteSpan data, uint64_t size) {
-  auto id = sidecar_create(data.first(size_t(std::min<uint64_t>(data.size(), size))), size);
+  auto id = sidecar_create(data.first(size_t(std::min<uint64_t>(data.size(), size))), size, owner_of(fd));
   if (!id) return id.error();
   NtStatus s = write_sidecar_value(fd, key, name, *id, XATTR_REPLACE);
   if (s != NtStatus::Success) sidecar_remove(*id);
@@ -136,7 +146,8 @@ NtStatus change_inline(int fd, const std::string& key, const Value& parsed, uint
   const uint64_t size = resize ? end : std::max<uint64_t>(parsed.data.size(), end);
   if (size > kMaxInlineBytes) {
     if (!stream_sidecars_enabled()) return NtStatus::DiskFull;
-    auto id = sidecar_create(parsed.data.first(size_t(std::min<uint64_t>(parsed.data.size(), size))), size);
+    auto id = sidecar_create(parsed.data.first(size_t(std::min<uint64_t>(parsed.data.size(), size))), size,
+                             owner_of(fd));
     if (!id) return id.error();
     NtStatus s = resize ? NtStatus::Success : sidecar_write(*id, offset, data);
     if (s == NtStatus::Success) s = write_sidecar_value(fd, key, parsed.name, *id, XATTR_REPLACE);
@@ -177,6 +188,11 @@ void for_each_stream_key(const std::string& names, Fn fn) {
 }
 
 }  // namespace
+
+void set_max_stream_bytes(uint64_t bytes) {
+  g_max_stream_bytes.store(std::min<uint64_t>(bytes, INT64_MAX), std::memory_order_relaxed);
+}
+uint64_t max_stream_bytes() { return g_max_stream_bytes.load(std::memory_order_relaxed); }
 
 Result<std::string> stream_xattr_name(std::string_view name) {
   if (name.empty() || !unicode::is_valid_utf8(name)) return Unexpected(NtStatus::ObjectNameInvalid);
@@ -232,16 +248,17 @@ NtStatus create_stream(int fd, const std::string& key, std::string_view name) {
 }
 
 NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data) {
-  if (offset > uint64_t(INT64_MAX) - data.size()) return NtStatus::DiskFull;
+  if (offset > max_stream_bytes() || data.size() > max_stream_bytes() - offset) return NtStatus::DiskFull;
   return change(fd, key, offset, data, false);
 }
 
 NtStatus set_stream_size(int fd, const std::string& key, uint64_t size) {
-  if (size > uint64_t(INT64_MAX)) return NtStatus::DiskFull;
+  if (size > max_stream_bytes()) return NtStatus::DiskFull;
   return change(fd, key, size, {}, true);
 }
 
 NtStatus remove_stream(int fd, const std::string& key) {
+  std::lock_guard lock(lock_for(fd, key));  // not while a write of it changes its sidecar
   auto v = read_value(fd, key.c_str());
   if (!v) return v.error();
   if (remove_value(fd, key.c_str()) != 0) return status_of(errno);
@@ -296,6 +313,7 @@ NtStatus remove_all_streams(int fd) {
   if (int err = list_all(fd, names)) return status_of(err);
   NtStatus status = NtStatus::Success;
   for_each_stream_key(names, [&](const std::string& key) {
+    std::lock_guard lock(lock_for(fd, key));
     auto v = read_value(fd, key.c_str());
     if (remove_value(fd, key.c_str()) != 0 && errno != ENODATA) {
       status = status_of(errno);

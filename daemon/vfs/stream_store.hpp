@@ -22,6 +22,10 @@
 // Without sidecars configured, a write past the value's limit fails with
 // STATUS_DISK_FULL and changes nothing: a stream is never silently
 // truncated.
+//
+// No stream grows past max_stream_bytes() ("max stream size"): a WRITE
+// or a size beyond it is STATUS_DISK_FULL, so no single request makes a
+// stream that one request could not copy in bounded time.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +43,11 @@ inline constexpr std::string_view kStreamXattrPrefix = "trusted.ringsmb.stream."
 // The VFS bound on one xattr value (XATTR_SIZE_MAX), and so on a stream's
 // header plus data.
 inline constexpr size_t kMaxStreamValueBytes = 65536;
+
+// The most bytes one stream may hold (default 64 MiB); set once at start.
+inline constexpr uint64_t kDefaultMaxStreamBytes = 64ull << 20;
+void set_max_stream_bytes(uint64_t bytes);
+uint64_t max_stream_bytes();
 
 // The strict stream-name check and the key derived from it: `name` is what
 // parse_smb_path reported as the stream (UTF-8). Refuses (ObjectNameInvalid)
@@ -72,7 +81,9 @@ NtStatus create_stream(int fd, const std::string& key, std::string_view name);
 // `offset` (truncate or extend). The read-modify-write of an inline stream
 // runs under a lock per (fd's file, key) so concurrent writers on other
 // workers do not lose updates; past what one value holds the stream moves
-// to a sidecar (DiskFull when there are none; nothing changes then).
+// to a sidecar (DiskFull when there are none; nothing changes then), which
+// belongs to the file's owner. DiskFull past max_stream_bytes() and past
+// the owner's sidecar bound (vfs/stream_sidecar.hpp).
 NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data);
 NtStatus set_stream_size(int fd, const std::string& key, uint64_t size);
 // Removes the stream (and its sidecar); ObjectNameNotFound if it is not there.
