@@ -20,6 +20,8 @@
 //    close.
 //  - Renaming a directory with open files below it fails with ACCESS_DENIED
 //    as on Windows, but only this connection's opens are known by path.
+//    Handles below that only a lease with H keeps open are broken and
+//    waited for first (break_handles_below).
 //  - A file's rename fails with SHARING_VIOLATION while its directory is
 //    open with DELETE access (Windows' internal parent open); a
 //    directory's rename does not (Samba's behaviour; check_parent_sharing).
