@@ -46,6 +46,8 @@ test_packages=(
   dpkg-dev debhelper lintian debootstrap libxml2-utils ccache
   # parses `ringsmbctl status --prometheus` (test_prometheus)
   python3-prometheus-client
+  # a client nobody here wrote, over SMB 2.0.2 to 3.0.2 (test_impacket)
+  python3-impacket
 )
 if [ "${1:-}" = "--demo" ]; then
   packages=("${build_packages[@]}" smbclient)

@@ -58,6 +58,12 @@ bool stderr_is_journal() {
 
 }  // namespace
 
+std::string log_printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s.substr(0, 64)) out += (c > 0x20 && c < 0x7f) ? char(c) : '?';
+  return out.empty() ? "-" : out;
+}
+
 std::string event_suffix(const char* event, std::initializer_list<LogField> fields) {
   std::string s = " | event=";
   s += event;

@@ -26,6 +26,11 @@ struct LogField {
 void log_event(LogLevel level, const char* event, std::initializer_list<LogField> fields, const char* fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+// A name a client chose (a user name), made safe for one log line: at most
+// 64 characters, anything outside printable ASCII (and space) as '?', "-"
+// for an empty one.
+std::string log_printable(const std::string& s);
+
 // The parts, for the tests.
 // " | event=NAME key=value ...": a value with other characters than
 // [A-Za-z0-9._:@/+-] is quoted ("...", with \" and \\), an empty one is "".

@@ -20,11 +20,7 @@ std::string fold(const std::string& user) {
 }
 
 // Keeps a log line to one line whatever a client put in the name.
-std::string printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s.substr(0, 64)) out += (c > 0x20 && c < 0x7f) ? char(c) : '?';
-  return out.empty() ? "-" : out;
-}
+std::string printable(const std::string& s) { return log_printable(s); }
 
 }  // namespace
 

@@ -265,6 +265,9 @@ struct ConnState {
   // A SESSION_SETUP completed on this connection: the transport then takes
   // full-size frames and stops the login timer.
   bool logged_in = false;
+  // The reasons for a refused login or tree connect already logged for
+  // this connection (smb2/refusal_log.hpp): each is told once.
+  uint8_t refusals_logged = 0;
   // Sessions whose SESSION_SETUP exchange has not ended (bounded by
   // kMaxSessionsInProgress), and whether one expired in the current frame
   // (then the processor erases expired sessions after it, and only then).

@@ -233,7 +233,8 @@ void describe_caching(Request& req, const CreateRequest& c, const Opened& o, con
   const auto& share = req.tree->share;
   bool lease_ok = share.leases && req.conn.dialect >= 0x0210 && req.conn.dialect != 0x02FF;
   cache.directory = o.st.is_directory;
-  cache.directory_leases = req.conn.is_smb3() && lease.version == 2;  // SMB2_GLOBAL_CAP_DIRECTORY_LEASING
+  constexpr uint32_t SMB2_GLOBAL_CAP_DIRECTORY_LEASING = 0x20;  // negotiated only with a client that offered it
+  cache.directory_leases = (req.conn.server_capabilities & SMB2_GLOBAL_CAP_DIRECTORY_LEASING) && lease.version == 2;
   if (c.oplock_level == state::kOplockLease) {
     if (lease.present && lease_ok) {
       cache.oplock_level = state::kOplockLease;

@@ -152,9 +152,16 @@ void settle_connection(ConnState& conn, ServerContext& server, uint16_t dialect)
     conn.server_capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU | SMB2_GLOBAL_CAP_LEASING;
     conn.supports_multi_credit = true;
   }
-  // RH leases on directories, asked for with RqLs v2 (MS-SMB2 3.3.5.4,
-  // 3.3.5.9.11; smb2/directory_lease.hpp).
-  if (dialect >= 0x0300 && dialect != 0x02FF) conn.server_capabilities |= SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
+  // RH leases on directories, asked for with RqLs v2 (MS-SMB2 3.3.5.9.11;
+  // smb2/directory_lease.hpp), only for a client that offers them itself
+  // (Windows and the Linux client do). MS-SMB2 3.3.5.4 would allow the bit
+  // unasked, but a client that does not expect it may take its directory
+  // lease path regardless (impacket 0.10's CREATE then fails); Samba sends
+  // it only when asked too. Of the other bits, 3.3.5.4 ties ENCRYPTION,
+  // MULTI_CHANNEL, PERSISTENT_HANDLES and NOTIFICATIONS to the request;
+  // DFS, LEASING and LARGE_MTU depend on the server alone.
+  if (dialect >= 0x0300 && dialect != 0x02FF && (conn.client_capabilities & SMB2_GLOBAL_CAP_DIRECTORY_LEASING))
+    conn.server_capabilities |= SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
   if (dialect == 0x0300 || dialect == 0x0302) {
     conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
     if (conn.client_capabilities & SMB2_GLOBAL_CAP_ENCRYPTION) {

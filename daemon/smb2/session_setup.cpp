@@ -16,6 +16,7 @@
 #include "smb2/lease.hpp"
 #include "smb2/session_bind.hpp"
 #include "smb2/metrics.hpp"
+#include "smb2/refusal_log.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
@@ -182,6 +183,18 @@ void register_client(Request& req, const state::Session& s) {
   req.conn.client_registered = true;
 }
 
+// A refused login whose response is NTLMv1 (a 24-byte NT response, or an
+// LM response alone): only NTLMv2 is verified, and the admin is told why
+// (the plain authentication failure the throttle logs does not say).
+void explain_refused_login(ConnState& conn, ByteSpan auth_msg) {
+  auto parsed = auth::parse_ntlm_authenticate(auth_msg);
+  if (!parsed || parsed->user.empty()) return;
+  constexpr size_t kNtlmv1ResponseSize = 24;
+  bool v1 = parsed->nt_response.size() == kNtlmv1ResponseSize ||
+            (parsed->nt_response.empty() && parsed->lm_response.size() == kNtlmv1ResponseSize);
+  if (v1) log_ntlmv1_refused(conn, parsed->user, monotonic_ms());
+}
+
 // The worker's counters of refused logins (smb2/metrics.hpp).
 void count_login_failure(ConnState& conn, NtStatus status) {
   if (!conn.metrics) return;
@@ -207,6 +220,7 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
   }
   if (login.status != NtStatus::Success) {
     count_login_failure(req.conn, login.status);
+    if (login.status == NtStatus::LogonFailure) explain_refused_login(req.conn, auth_msg);
     bool as_is = login.status == NtStatus::InvalidParameter || login.status == NtStatus::AccountLockedOut;
     return as_is ? login.status : NtStatus::LogonFailure;
   }

@@ -20,6 +20,8 @@
 //    close.
 //  - Renaming a directory with open files below it fails with ACCESS_DENIED
 //    as on Windows, but only this connection's opens are known by path.
+//    Handles below that only a lease with H keeps open are broken and
+//    waited for first (break_handles_below).
 //  - A file's rename fails with SHARING_VIOLATION while its directory is
 //    open with DELETE access (Windows' internal parent open); a
 //    directory's rename does not (Samba's behaviour; check_parent_sharing).
@@ -41,6 +43,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/log.hpp"
 #include "smb2/access.hpp"
@@ -406,13 +409,14 @@ NtStatus check_parent_sharing(ServerContext& server, int dir_fd) {
   return NtStatus::Success;
 }
 
-// Does this connection hold an open below directory `dir`?
-bool has_open_below(const Request& req, const state::Open& dir_open, const std::string& dir) {
+// This connection's opens below directory `dir` (of DIR_OPEN's tree).
+std::vector<state::Open*> opens_below(const Request& req, const state::Open& dir_open, const std::string& dir) {
+  std::vector<state::Open*> below;
   for (const auto& [id, o] : req.conn.opens) {
     if (o.get() == &dir_open || o->tree_id != dir_open.tree_id) continue;
-    if (o->path.size() > dir.size() && o->path.starts_with(dir) && o->path[dir.size()] == '/') return true;
+    if (o->path.size() > dir.size() && o->path.starts_with(dir) && o->path[dir.size()] == '/') below.push_back(o.get());
   }
-  return false;
+  return below;
 }
 
 // Points this connection's opens below `from` at `to`.
@@ -466,9 +470,11 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   std::string src_leaf(from_leaf);
   std::string dst_leaf(to_leaf);
 
-  // Windows refuses to rename a directory while files below it are open.
-  // Only this connection's opens are visible here.
-  if (open.is_directory && has_open_below(req, open, from)) return NtStatus::AccessDenied;
+  // Windows refuses to rename a directory while files below it are open;
+  // those only a lease kept open were broken and waited for already
+  // (break_handles_before_rename). Only this connection's opens are
+  // visible here.
+  if (open.is_directory && !opens_below(req, open, from).empty()) return NtStatus::AccessDenied;
   if (!open.is_directory) {
     if (NtStatus s = check_parent_sharing(req.server, src_dir.get()); s != NtStatus::Success) return s;
     if (to_parent != from_parent)
@@ -548,31 +554,68 @@ NtStatus withdraw_rename(ServerContext& server, ConnState& conn, WaitingRequest&
   return NtStatus::Cancelled;
 }
 
+// The handles below a directory being renamed (this connection's opens,
+// as set_rename sees them). MS-FSA 2.1.5.14.11 with 2.1.4.12 and the
+// oplock rules for an ancestor's rename: every lease with handle caching
+// on a file or directory below loses H and the rename waits for that, so
+// that handles only a lease keeps open (the Linux client's deferred closes
+// and cached directories) can be closed by their holder first; Windows and
+// Samba do the same for the rename of a file. An open below with no
+// handle caching is a handle the client really holds: the rename is
+// refused at once (ACCESS_DENIED, as Windows), breaking nothing. WAITER
+// (when the request may wait) is registered on one node whose break is
+// out, WAITS_ON; the rename runs again when that break ends and then
+// waits, if need be, for the next.
+NtStatus break_handles_below(Request& req, const state::Open& open, const state::Waiter* waiter,
+                             std::shared_ptr<state::FileNode>& waits_on) {
+  std::vector<state::Open*> below = opens_below(req, open, open.path);
+  auto& files = req.server.files;
+  for (const state::Open* o : below)
+    if (!o->node || !files.handle_cached(o->node, o)) return NtStatus::AccessDenied;
+  for (const state::Open* o : below) {
+    bool wait = false;
+    post_breaks(req.server,
+                files.break_handles_for_rename(o->node, nullptr, monotonic_ms(), req.server.lease_break_timeout_ms,
+                                               waits_on ? nullptr : waiter, req.async_id != 0, wait),
+                req.conn);
+    if (wait) waits_on = o->node;
+  }
+  return NtStatus::Success;
+}
+
 // MS-FSA 2.1.5.14.11 with 2.1.4.12: a rename breaks the other opens'
 // handle caching and waits until those breaks are over (their holders may
-// have to close cached handles first; smb2.lease.rename_wait). It waits on
+// have to close cached handles first; smb2.lease.rename_wait); a
+// directory's rename does the same for the handles below it. It waits on
 // the async engine like a CREATE behind a break: answered PENDING, run
-// again from here when the acknowledgment (or the break timeout) comes,
-// and then finds nothing left to wait for. Past the engine's limits it
-// does not wait.
+// again from here when the acknowledgment, the holder's CLOSE or the break
+// timeout comes, and then finds nothing left to wait for. Past the
+// engine's limits it does not wait.
 NtStatus break_handles_before_rename(Request& req, state::Open& open) {
-  if (!open.node || !open.node->lease_count.load(std::memory_order_relaxed)) return NtStatus::Success;
   state::Waiter waiter{req.conn.address, req.async_id ? req.async_id : next_async_id(req.conn)};
   bool can_wait = req.async_id || has_room_to_wait(req);
-  bool wait = false;
-  post_breaks(req.server,
-              req.server.files.break_handles_for_rename(open.node, &open, monotonic_ms(),
-                                                        req.server.lease_break_timeout_ms,
-                                                        can_wait ? &waiter : nullptr, req.async_id != 0, wait),
-              req.conn);
-  if (!wait) return NtStatus::Success;
+  std::shared_ptr<state::FileNode> waits_on;
+  if (open.is_directory)
+    if (NtStatus s = break_handles_below(req, open, can_wait ? &waiter : nullptr, waits_on); s != NtStatus::Success)
+      return s;  // nothing registered: a refusal comes before any break
+  if (open.node && open.node->lease_count.load(std::memory_order_relaxed)) {
+    bool wait = false;
+    post_breaks(req.server,
+                req.server.files.break_handles_for_rename(open.node, &open, monotonic_ms(),
+                                                          req.server.lease_break_timeout_ms,
+                                                          can_wait && !waits_on ? &waiter : nullptr,
+                                                          req.async_id != 0, wait),
+                req.conn);
+    if (wait) waits_on = open.node;
+  }
+  if (!waits_on) return NtStatus::Success;
   WaitingRequest w;
   w.kind = WaitKind::RunAgain;
-  w.node = open.node;
+  w.node = waits_on;
   w.volatile_id = open.volatile_id;
   w.withdraw = withdraw_rename;
   NtStatus st = start_waiting(req, std::move(w));
-  if (st != NtStatus::Pending) req.server.files.drop_waiter(open.node, waiter);
+  if (st != NtStatus::Pending) req.server.files.drop_waiter(waits_on, waiter);
   return st;
 }
 

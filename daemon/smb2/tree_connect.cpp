@@ -6,7 +6,9 @@
 #include "common/log.hpp"
 #include "smb2/async_engine.hpp"
 #include "smb2/dispatch.hpp"
+#include "smb2/lease.hpp"
 #include "smb2/metrics.hpp"
+#include "smb2/refusal_log.hpp"
 #include "smb2/thread_identity.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/stream_store.hpp"
@@ -37,19 +39,35 @@ void write_response(ByteWriter& w, const state::Tree& t) {
   w.u32(t.maximal_access);
 }
 
+// What keeps SESSION on CONN from encrypting, for the log: "client dialect
+// 2.1" and the like.
+std::string why_no_encryption(const ConnState& conn, const state::Session& session) {
+  if (session.is_anonymous) return "anonymous session (no key to encrypt with)";
+  if (session.is_guest) return "guest session (no key to encrypt with)";
+  if (!conn.is_smb3()) {
+    const uint16_t d = conn.dialect;
+    return d == 0x0202 ? "client dialect 2.0.2" : d == 0x0210 ? "client dialect 2.1" : "client dialect 2.x";
+  }
+  return "the client did not offer encryption (SMB2_GLOBAL_CAP_ENCRYPTION or a cipher it shares)";
+}
+
 // MS-SMB2 3.3.5.7: decide whether the tree's traffic is encrypted. Only a
 // session with keys on a connection with a cipher can be: a guest or
 // anonymous session has no session key (and MS-SMB2 3.2.4.1.8 has its
 // client never encrypt). "desired" then leaves the tree in the clear;
 // "required" refuses the tree connect (RejectUnencryptedAccess).
-NtStatus decide_encryption(const Request& req, state::Tree& t) {
+NtStatus decide_encryption(Request& req, state::Tree& t) {
   auto policy = t.share.encryption;
   if (policy == config::EncryptionPolicy::Off || t.share.is_ipc) return NtStatus::Success;
   const state::Session& s = *req.session;
   const bool can_encrypt = req.conn.cipher && !s.is_guest && !s.is_anonymous && !s.keys.encryption_key.empty();
-  if (!can_encrypt) return policy == config::EncryptionPolicy::Required ? NtStatus::AccessDenied : NtStatus::Success;
-  t.encrypt = true;
-  return NtStatus::Success;
+  if (can_encrypt) {
+    t.encrypt = true;
+    return NtStatus::Success;
+  }
+  if (policy != config::EncryptionPolicy::Required) return NtStatus::Success;
+  log_share_encryption_refused(req.conn, s.user, t.share.name, why_no_encryption(req.conn, s), monotonic_ms());
+  return NtStatus::AccessDenied;
 }
 
 // force user replaces the whole identity (uid, primary group, groups, as

@@ -543,6 +543,12 @@ bool FileTable::has_open_streams(const std::shared_ptr<FileNode>& node) {
   return false;
 }
 
+bool FileTable::handle_cached(const std::shared_ptr<FileNode>& node, const void* owner) {
+  std::lock_guard lock(mutex_for(*node));
+  const Lease* l = lease_of(*node, owner);
+  return l && (l->state & kLeaseHandle);
+}
+
 bool FileTable::others_share_delete(const std::shared_ptr<FileNode>& node, const void* owner) {
   std::lock_guard lock(mutex_for(*node));
   for (const auto& o : node->opens)

@@ -168,6 +168,10 @@ class FileTable {
   bool others_share_delete(const std::shared_ptr<FileNode>& node, const void* owner);
   // Is one of the file's named streams open (a kStreamHolder registration)?
   bool has_open_streams(const std::shared_ptr<FileNode>& node);
+  // Does OWNER's open hold a lease or oplock with handle caching (H), one
+  // that a break may still take (a handle only the lease keeps open, such
+  // as a client's deferred close)? True while a break of H is out.
+  bool handle_cached(const std::shared_ptr<FileNode>& node, const void* owner);
 
  private:
   static constexpr size_t kShards = 64;

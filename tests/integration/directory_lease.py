@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Directory leases seen from the wire (MS-SMB2 3.3.1.4, 3.3.5.9.11, 2.2.23.2).
 
-Two raw SMB 3.0 connections. A holds an RH lease on a directory (asked for
-with an RqLs v2 context); each change B makes to the directory's entries
+Two raw SMB 3.0 connections that offer SMB2_GLOBAL_CAP_DIRECTORY_LEASING
+(one that does not is offered none and gets no directory lease). A holds
+an RH lease on a directory (asked for with an RqLs v2 context); each change B makes to the directory's entries
 (create, rename, delete, a write to a file in it, closed) sends A a lease
 break from RH to nothing that needs an acknowledgment, and B's request does
 not wait for it. A change A makes through an open whose ParentLeaseKey names
@@ -29,9 +30,9 @@ OPLOCK_BREAK = 0x12
 DIR_KEY, FILE_KEY = os.urandom(16), os.urandom(16)
 
 
-def connect():
+def connect(capabilities=CAP_DIRECTORY_LEASING):
     c = rawsmb.Conn()
-    body = struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, 0, os.urandom(16), 0, 0, 0) + struct.pack("<H", 0x0300)
+    body = struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, capabilities, os.urandom(16), 0, 0, 0) + struct.pack("<H", 0x0300)
     st, r = c.request(0, body)
     if st != OK:
         check("NEGOTIATE 3.0", False, hex(st or 0))
@@ -124,7 +125,15 @@ def local_changes(a, path):
 def main():
     a, caps = connect()
     b, _ = connect()
-    check("SMB2_GLOBAL_CAP_DIRECTORY_LEASING is offered on SMB 3.0", caps & CAP_DIRECTORY_LEASING, hex(caps))
+    check("SMB2_GLOBAL_CAP_DIRECTORY_LEASING is offered on SMB 3.0 to a client that offers it",
+          caps & CAP_DIRECTORY_LEASING, hex(caps))
+    plain, plain_caps = connect(capabilities=0)
+    check("... and not to one that does not (impacket 0.10 breaks on it)", not plain_caps & CAP_DIRECTORY_LEASING,
+          hex(plain_caps))
+    st, fid, state = create(plain, "dl", 3, 0x1, 0x80 | 0x1, lease_v2_context(os.urandom(16), R | H))
+    check("... which gets no directory lease either", st == OK and not state, f"{hex(st or 0)} state {state}")
+    plain.close_fid(fid)
+    plain.s.close()
     dir_fid = lease_dir(a)
 
     st, fid, _ = create(b, "dl\\new.txt", 2, 0x40, 0x3 | 0x80 | 0x10000)

@@ -104,6 +104,9 @@ run_checks() {  # run_checks MODE
     rpc "netsharegetinfo docs 2" -U bob%secret-B2
   out_has "$m: a user who is no admin still lists the shares (level 1)" "netname: docs" \
     rpc "netshareenumall 1" -U bob%secret-B2
+  # rpcclient's netshareenumall without a level asks for level 2 (docs/rpc.md).
+  expect_status "$m: a user who is no admin gets WERR_ACCESS_DENIED from a plain netshareenumall" WERR_ACCESS_DENIED \
+    rpc "netshareenumall" -U bob%secret-B2
   out_has "$m: smbclient -L works for a user who is no admin" "The team docs" \
     timeout 60 smbclient -L //127.0.0.1 -p "$PORT" -U bob%secret-B2
   expect_status "$m: anonymous sessions cannot enumerate users" NT_STATUS_ACCESS_DENIED \

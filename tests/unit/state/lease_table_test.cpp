@@ -513,3 +513,27 @@ TEST_CASE("stat opens: READ_CONTROL is one for a lease, not for an oplock; no ac
   CHECK_FALSE(ringsmb::state::is_stat_open(kReadAttributes | kReadEa));  // smb2.lease.statopen4
   CHECK_FALSE(ringsmb::state::is_stat_open(kReadData));
 }
+
+TEST_CASE("a handle only a lease keeps: H until the break of H is acknowledged", "[lease]") {
+  Opener o;
+  auto held = o.open(o.lease_request(1, R | H), kReadData);
+  REQUIRE(held.grant.lease_state == (R | H));
+  auto plain = o.open(o.oplock_request(kOplockNone), kReadData);
+  CHECK(o.files.handle_cached(held.node, o.owner(0)));
+  CHECK_FALSE(o.files.handle_cached(plain.node, o.owner(1)));  // no lease: a handle the client holds
+
+  // An ancestor's rename breaks H (no owner of its own on this file) and
+  // waits; the lease still caches the handle while the break is out.
+  bool wait = false;
+  Waiter renamer{{0, 7}, 99};
+  auto breaks = o.files.break_handles_for_rename(held.node, nullptr, o.now, 500, &renamer, false, wait);
+  REQUIRE(breaks.size() == 1);
+  CHECK(breaks[0].to_state == R);
+  CHECK(wait);
+  CHECK(o.files.handle_cached(held.node, o.owner(0)));
+  std::vector<Waiter> wake;
+  std::vector<BreakNotice> more;
+  REQUIRE(o.files.ack_lease(held.grant.lease, R, wake, more, o.now) == NtStatus::Success);
+  CHECK(wake.size() == 1);
+  CHECK_FALSE(o.files.handle_cached(held.node, o.owner(0)));  // kept after the break: a real handle now
+}
