@@ -62,16 +62,17 @@ Result<std::string> rename_target_stream(ByteSpan utf16, bool& is_stream_name) {
   return parsed->stream;
 }
 
-// The copy of a stream onto the file's unnamed data stream: `size` bytes
-// in 1 MiB pieces, then the stream goes.
-NtStatus move_stream_to_data(int fd, const std::string& key, uint64_t size) {
+// The copy of a stream onto the file's unnamed data stream, in 1 MiB
+// pieces to its end (what a writer on another connection added meanwhile
+// too), then the stream goes.
+NtStatus move_stream_to_data(int fd, const std::string& key) {
   constexpr size_t kChunk = 1 << 20;
-  for (uint64_t at = 0; at < size;) {
-    auto data = vfs::read_stream_range(fd, key, at, size_t(std::min<uint64_t>(kChunk, size - at)));
+  for (uint64_t at = 0;;) {
+    auto data = vfs::read_stream_range(fd, key, at, kChunk);
     if (!data) return data.error();
-    if (data->empty()) break;
     if (NtStatus s = vfs::pwrite_all(fd, at, *data); s != NtStatus::Success) return s;
     at += data->size();
+    if (data->size() < kChunk) break;
   }
   return vfs::remove_stream(fd, key);
 }
@@ -92,7 +93,7 @@ void finish_move(ConnState& conn, uint64_t async_id, NtStatus status) {
 // The move on the connection's write lane, as a large WRITE or a shrink of
 // a large file: answered when it is done; until then the connection's
 // later requests wait (smb2/async_write.hpp), so they see the result.
-NtStatus move_stream_on_pool(Request& req, const state::Open& open, uint64_t size) {
+NtStatus move_stream_on_pool(Request& req, const state::Open& open) {
   if (req.hdr.next_command != 0 || req.compound.in_chain || !has_room_to_wait(req))
     return NtStatus::InsufficientResources;  // not in a compound, and within the async engine's bounds
   NtStatus st;
@@ -102,9 +103,9 @@ NtStatus move_stream_on_pool(Request& req, const state::Open& open, uint64_t siz
   if (!conn.write_lane) conn.write_lane = std::make_shared<BlockingPool::Lane>();
   ServerContext& server = req.server;
   server.blocking->submit(conn.write_lane, [&server, to = conn.address, id = req.async_id, fd,
-                                            key = open.stream->key, size] {
+                                            key = open.stream->key] {
     // The pool's threads are root's; the user's rights were checked on the worker.
-    NtStatus status = move_stream_to_data(fd, key, size);
+    NtStatus status = move_stream_to_data(fd, key);
     close(fd);
     post_to_conn(server, to, [id, status](ConnState& c, Bytes&) { finish_move(c, id, status); });
   });
@@ -125,8 +126,8 @@ NtStatus rename_to_unnamed(Request& req, state::Open& open, bool replace) {
   if (!size) return size.error();
   const int flags = fcntl(open.fd.get(), F_GETFL);
   if (*size && (flags < 0 || (flags & O_PATH) || (flags & O_ACCMODE) == O_RDONLY)) return NtStatus::AccessDenied;
-  if (*size > kMoveOnWorkerBytes && req.server.blocking) return move_stream_on_pool(req, open, *size);
-  return move_stream_to_data(open.fd.get(), open.stream->key, *size);
+  if (*size > kMoveOnWorkerBytes && req.server.blocking) return move_stream_on_pool(req, open);
+  return move_stream_to_data(open.fd.get(), open.stream->key);
 }
 
 // The file of a stream open may be written by this thread's identity?

@@ -64,7 +64,9 @@ uint32_t stream_attributes(uint32_t file_attributes);
 // FileStreamInformation of the open's file (any open of it, stream or not).
 NtStatus query_stream_information(Request& req, state::Open& open, const vfs::FileStat& st, Bytes& data);
 // SET_INFO classes that act on the stream rather than the file: EndOfFile,
-// Allocation, Disposition(Ex), Rename(Ex). nullopt: not one of those.
+// Allocation, Disposition(Ex), Rename(Ex). nullopt: not one of those. A
+// rename onto "::$DATA" of more than 1 MiB copies on the blocking pool and
+// answers STATUS_PENDING (completed when the copy is done).
 std::optional<NtStatus> set_stream_info(Request& req, state::Open& open, vfs::FileInfoClass cls, ByteSpan buf);
 
 // The end of a stream open, after its stream node was released: removes

@@ -653,6 +653,17 @@ TEST_CASE("max notify watches: default, off, range", "[config]") {
   CHECK(err("[global]\nmax notify watches = 2000000\n") == "t.conf:2: 2000000 is out of range (0..1000000)");
 }
 
+TEST_CASE("max stream size, max stream space per user: defaults, sizes, range", "[config]") {
+  CHECK(global("").max_stream_bytes == 64ull << 20);
+  CHECK(global("").max_stream_space_per_user == 1ull << 30);
+  CHECK(global("max stream size = 8M").max_stream_bytes == 8ull << 20);
+  CHECK(global("max stream size = 16G").max_stream_bytes == 16ull << 30);
+  CHECK(global("max stream space per user = 100G").max_stream_space_per_user == 100ull << 30);
+  CHECK(global("max stream space per user = 0").max_stream_space_per_user == 0);  // no bound
+  CHECK(err("[global]\nmax stream size = 1K\n") == "t.conf:2: 1K is out of range (65536..1099511627776)");
+  CHECK(err("[global]\nmax stream space per user = 2048G\n").find("out of range") != std::string::npos);
+}
+
 TEST_CASE("metrics listen: off by default, loopback unless an address is given", "[config]") {
   CHECK(global("").metrics_port == 0);
   auto g = global("metrics listen = 9922");

@@ -40,7 +40,9 @@ std::string key_of(std::string_view name) { return *stream_xattr_name(name); }
 struct Sidecars {
   test::TempDir dir;
   bool ok = false;
-  Sidecars() { ok = configure_stream_sidecars((dir.path() / "streams").string(), {}); }
+  explicit Sidecars(uint64_t max_bytes_per_owner = 0) {
+    ok = configure_stream_sidecars((dir.path() / "streams").string(), {}, max_bytes_per_owner);
+  }
   ~Sidecars() { reset_stream_sidecars(); }
   size_t files() const {
     size_t n = 0;
@@ -185,10 +187,73 @@ TEST_CASE("stream store: a stream past one value moves to a sidecar and keeps ev
   CHECK(sc.files() == 0);
   // A large stream made by setting the size: no buffer of that size built.
   REQUIRE(create_stream(f.fd, k, "Big") == NtStatus::Success);
-  REQUIRE(set_stream_size(f.fd, k, 1ull << 32) == NtStatus::Success);
-  CHECK(stream_size(f.fd, k).value() == 1ull << 32);
+  REQUIRE(set_stream_size(f.fd, k, max_stream_bytes()) == NtStatus::Success);
+  CHECK(stream_size(f.fd, k).value() == max_stream_bytes());
   CHECK(remove_all_streams(f.fd) == NtStatus::Success);
   CHECK(sc.files() == 0);
+}
+
+TEST_CASE("stream store: no stream grows past max_stream_bytes", "[vfs][streams]") {
+  StreamFile f;
+  if (!f.usable()) {
+    WARN("trusted.* xattrs unavailable here: not run");
+    return;
+  }
+  Sidecars sc;
+  REQUIRE(sc.ok);
+  CHECK(max_stream_bytes() == kDefaultMaxStreamBytes);
+  set_max_stream_bytes(1 << 20);
+  const std::string k = key_of("s");
+  REQUIRE(create_stream(f.fd, k, "s") == NtStatus::Success);
+  const ByteSpan one(reinterpret_cast<const uint8_t*>("x"), 1);
+  CHECK(set_stream_size(f.fd, k, (1 << 20) + 1) == NtStatus::DiskFull);
+  CHECK(set_stream_size(f.fd, k, 2ull << 30) == NtStatus::DiskFull);
+  CHECK(write_stream_at(f.fd, k, 1 << 20, one) == NtStatus::DiskFull);
+  CHECK(write_stream_at(f.fd, k, UINT64_MAX, one) == NtStatus::DiskFull);  // no overflow past the bound
+  CHECK(stream_size(f.fd, k).value() == 0);
+  CHECK(write_stream_at(f.fd, k, (1 << 20) - 1, one) == NtStatus::Success);
+  CHECK(stream_size(f.fd, k).value() == 1 << 20);
+  set_max_stream_bytes(kDefaultMaxStreamBytes);
+}
+
+TEST_CASE("stream sidecars: they belong to the file's owner and are bounded per owner", "[vfs][streams]") {
+  StreamFile f;
+  constexpr uid_t kOwner = 54321;
+  if (!f.usable() || fchown(f.fd, kOwner, kOwner) != 0) {
+    WARN("trusted.* xattrs or chown unavailable here: not run");
+    return;
+  }
+  Sidecars sc(300000);
+  REQUIRE(sc.ok);
+  REQUIRE(create_stream(f.fd, key_of("a"), "a") == NtStatus::Success);
+  REQUIRE(create_stream(f.fd, key_of("b"), "b") == NtStatus::Success);
+  REQUIRE(write_stream_at(f.fd, key_of("a"), 0, pattern(200000)) == NtStatus::Success);
+  REQUIRE(sc.files() == 1);
+  for (const auto& e : std::filesystem::directory_iterator(sc.dir.path() / "streams")) {
+    struct stat st {};
+    REQUIRE(::stat(e.path().c_str(), &st) == 0);
+    CHECK(st.st_uid == kOwner);
+    CHECK(st.st_gid == kOwner);
+  }
+  CHECK(sidecar_bytes_of(kOwner) == 200000);
+  CHECK(sidecar_bytes_of(0) == 0);
+  // 100000 more fit, one more byte does not: not as a new sidecar, a
+  // write, or a size.
+  CHECK(write_stream_at(f.fd, key_of("b"), 0, pattern(100001)) == NtStatus::DiskFull);
+  CHECK(write_stream_at(f.fd, key_of("a"), 200000, pattern(100001)) == NtStatus::DiskFull);
+  CHECK(set_stream_size(f.fd, key_of("a"), 300001) == NtStatus::DiskFull);
+  CHECK(set_stream_size(f.fd, key_of("a"), 300000) == NtStatus::Success);
+  CHECK(sidecar_bytes_of(kOwner) == 300000);
+  CHECK(set_stream_size(f.fd, key_of("a"), 100000) == NtStatus::Success);
+  CHECK(write_stream_at(f.fd, key_of("b"), 0, pattern(150000)) == NtStatus::Success);
+  CHECK(sidecar_bytes_of(kOwner) == 250000);
+  // Counted again from the directory at start.
+  REQUIRE(configure_stream_sidecars((sc.dir.path() / "streams").string(), {}, 300000));
+  CHECK(sidecar_bytes_of(kOwner) == 250000);
+  CHECK(remove_stream(f.fd, key_of("a")) == NtStatus::Success);
+  CHECK(sidecar_bytes_of(kOwner) == 150000);
+  CHECK(remove_all_streams(f.fd) == NtStatus::Success);
+  CHECK(sidecar_bytes_of(kOwner) == 0);
 }
 
 TEST_CASE("stream store: a deleted file's sidecars go with it", "[vfs][streams]") {
