@@ -106,8 +106,8 @@ $CTL share add extra --path /srv/extra --writable > /tmp/ctl.log 2>&1 || { fail 
 $CTL share set share --read-only > /tmp/ctl.log 2>&1 || { fail "share set"; cat /tmp/ctl.log; }
 $CTL reload > /tmp/ctl.log 2>&1 || { fail "reload"; cat /tmp/ctl.log; }
 if mount_as bob "$PASS_B" extra vers=3.1.1,sign && echo hello > /mnt/share/hello.txt && umount /mnt/share &&
-   [ "$(cat /srv/extra/hello.txt)" = hello ]; then
-  pass "a user and a share added with ringsmbctl while serving: bob writes to [extra]"
+   [ "$(cat /srv/extra/hello.txt)" = hello ] && [ "$(stat -c %u /srv/extra/hello.txt)" = 1000 ]; then
+  pass "a user and a share added with ringsmbctl while serving: bob writes to [extra], as rsmb_owner"
 else
   fail "bob on [extra]"; dmesg | tail -5; umount /mnt/share 2>/dev/null
 fi
