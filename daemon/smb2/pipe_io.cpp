@@ -25,6 +25,7 @@
 #include "smb2/async_engine.hpp"
 #include "rpc/pipe.hpp"
 #include "smb2/access.hpp"
+#include "smb2/thread_identity.hpp"
 #include "vfs/paths.hpp"
 #include "wire/smb2_header.hpp"
 
@@ -165,7 +166,15 @@ NtStatus create_pipe(Request& req, const PipeCreate& c, ByteWriter& w) {
   if (req.conn.pipes.size() >= kMaxPipesPerConnection) return NtStatus::InsufficientResources;
   state::Session& s = *req.session;
   ipc::PipeOpenRequest open_req{next_pipe_handle(), name, s.user, s.is_guest || s.is_anonymous};
-  ipc::PipeReply reply = req.server.control->pipe_open(open_req);
+  ipc::PipeReply reply;
+  {
+    // The in-process control plane (--no-ctld) reads the users database,
+    // root's alone, for LSA and SAMR lookups when the pipe opens: open it
+    // with the server's identity, not the session user's.
+    RestoreIdentity keep;
+    become_root();
+    reply = req.server.control->pipe_open(open_req);
+  }
   if (reply.status != NtStatus::Success) {
     // No control plane: the pipe exists but cannot be served now.
     LOG_DEBUG("pipe '%s': %s", name.c_str(), nt_status_name(reply.status));

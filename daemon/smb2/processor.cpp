@@ -294,7 +294,11 @@ NtStatus ChainProcessor::resolve(Request& req, const CommandSpec& spec) {
 }
 
 NtStatus ChainProcessor::run_handler(Request& req, const CommandSpec& spec, ByteWriter& body) {
+  // Requests on a tree run as its user; the others (SESSION_SETUP, whose
+  // in-process control plane re-reads the root-only users database, TREE_CONNECT,
+  // ...) as the server, not as whichever user the thread served last.
   if (req.tree) become_user(req.tree->identity);
+  else become_root();
   req.may_send_file = may_send_file(req);
   req.may_read_to_memory = may_read_to_memory(req);
   return spec.handler(req, body);

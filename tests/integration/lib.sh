@@ -64,6 +64,15 @@ write_config() {
   } > "$T/ringsmb.conf"
 }
 
+# guest_share: [share] takes guest sessions too (the caller's write_config
+# says "map to guest = bad user") and belongs to the guest account, as a
+# NAS's public share does, so that guests may write to it.
+TEST_GUEST_USER=nobody  # the default "guest account"
+guest_share() {
+  sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+  owned_dir "$T/share" "$TEST_GUEST_USER"
+}
+
 add_share() {  # add_share NAME PATH [extra lines...]
   local name=$1 path=$2
   shift 2

@@ -23,9 +23,13 @@ expect_probe() {
 write_config
 add_share ro "$T/ro" "read only = yes"
 sed -i '/^\[share\]/a\  read list = reader' "$T/ringsmb.conf"
-mkdir -p "$T/ro" && chmod 777 "$T/ro"
-# Two unprivileged Unix accounts for the sticky directory: bob is nobody, carol is daemon.
+owned_dir "$T/ro"
+# alice is the share's owner (TEST_UNIX_USER). Two other unprivileged Unix
+# accounts for the sticky directory: bob is nobody, carol is daemon. admin is
+# root, mapped explicitly: READONLY must hold for root's file-system identity
+# too, which the mode bits alone would not stop.
 add_user alice 'secret-A1'
+add_user admin 'secret-R0' root
 add_user reader 'secret-R1'
 add_user bob 'secret-B1' nobody
 add_user carol 'secret-C1' daemon
@@ -47,6 +51,7 @@ check "read-only share: the data is intact" grep -qx data "$T/ro/keep.txt"
 
 echo data > "$T/share/listed.txt"
 mkdir "$T/share/listeddir"
+chown "$TEST_UNIX_USER": "$T/share/listed.txt" "$T/share/listeddir"  # the share owner's, as on a NAS
 expect_probe "read list user: MAXIMUM_ALLOWED + delete-on-close is refused" \
   "create=ACCESS_DENIED" share reader secret-R1 doc-max-file listed.txt
 expect_probe "read list user: the same on a directory is refused" \
@@ -65,7 +70,7 @@ check "writable share: the file is gone" test ! -e "$T/share/listed.txt"
 
 # A read-only file: delete-on-close says what a disposition would, not a
 # success that the close then honours or not.
-echo data > "$T/share/readonly.txt" && chmod 444 "$T/share/readonly.txt"
+echo data > "$T/share/readonly.txt" && chmod 444 "$T/share/readonly.txt" && chown "$TEST_UNIX_USER": "$T/share/readonly.txt"
 expect_probe "writable share: delete-on-close of a read-only file is CANNOT_DELETE" \
   "create=CANNOT_DELETE" share alice secret-A1 doc-delete readonly.txt
 expect_probe "writable share: so is its disposition" \
@@ -93,7 +98,7 @@ check "sticky directory: the owner's delete happened" test ! -e "$T/share/tmp/ca
 # identity too; FILE_WRITE_ATTRIBUTES is granted, so a client can clear the
 # attribute, and the owner's write bit comes back with it. The requests are
 # the Linux kernel client's for chmod 444 and chmod 644 (vm.test_cifs_ringsmbd).
-for who in "alice secret-A1" "bob secret-B1"; do
+for who in "alice secret-A1" "admin secret-R0"; do
   set -- $who
   f="ro-$1.txt"
   expect_probe "READONLY ($1): set through a writing handle" \

@@ -61,7 +61,7 @@ json_check() {  # json_check 'python expression over d'
 run_workflow() {  # run_workflow MODE_LABEL
   local mode=$1
   local dir="$T/projects-$mode"
-  mkdir -p "$dir" && chmod 777 "$dir"
+  owned_dir "$dir"
   head -c 200000 /dev/urandom > "$T/payload"
   cp "$T/ringsmb.conf" "$T/before.conf"
 
@@ -69,7 +69,7 @@ run_workflow() {  # run_workflow MODE_LABEL
   check "[$mode] share add keeps the rest of the file byte for byte" \
     cmp -n "$(stat -c %s "$T/before.conf")" "$T/before.conf" "$T/ringsmb.conf"
   check "[$mode] user add while the server runs" \
-    bash -c "echo 'secret-B2' | '$RINGSMBCTL' --config '$T/ringsmb.conf' user add bob --password-stdin --unix-user $(id -un)"
+    bash -c "echo 'secret-B2' | '$RINGSMBCTL' --config '$T/ringsmb.conf' user add bob --password-stdin --unix-user $TEST_UNIX_USER"
   check "[$mode] the new user writes to the new share" smb "bob%secret-B2" projects "put $T/payload f1"
   check "[$mode] the file arrived intact" cmp "$T/payload" "$dir/f1"
 
@@ -128,7 +128,7 @@ check "ringsmbd removed its pid file" test ! -e "$T/ringsmbd.pid"
 start_server --no-ctld
 run_workflow no-ctld
 # The in-process control plane reloads on SIGHUP too: add a share by hand.
-mkdir -p "$T/byhand" && chmod 777 "$T/byhand"
+owned_dir "$T/byhand"
 add_share byhand "$T/byhand" "writeable = yes"
 expect_status "[no-ctld] a share added by hand is unknown before SIGHUP" NT_STATUS_BAD_NETWORK_NAME \
   smb "alice%secret-A1" byhand "ls"
@@ -172,7 +172,7 @@ done
 # user add without --password-stdin: two prompts on the terminal, no echo.
 PTY="python3 $(dirname "$0")/pty_password.py"
 check "user add on a terminal" bash -c "$PTY 'pw-Tty1' 'pw-Tty1' '$RINGSMBCTL' --config '$T/ringsmb.conf' \
-  user add carol --unix-user $(id -un) > '$T/pty.out'"
+  user add carol --unix-user $TEST_UNIX_USER > '$T/pty.out'"
 check "... prompts twice" test "$(grep -c 'password: ' "$T/pty.out")" = 2
 check "... without echoing the password" bash -c "! grep -q 'pw-Tty1' '$T/pty.out'"
 check "... and the typed password logs in" smb "carol%pw-Tty1" share "ls"

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 
 write_config "map to guest = bad user" "workers = 2"
-sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+guest_share
 start_server
 check "blocking locks" python3 "$RINGSMB_SOURCE_DIR/tests/integration/blocking_lock.py" "$PORT" share
 grep -E "^(PASS|FAIL)" "$T/check.out" || true

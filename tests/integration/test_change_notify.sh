@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 
 write_config "map to guest = bad user" "workers = 2" "max notify watches = 50"
-sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+guest_share
 start_server
 check "change notification" python3 "$RINGSMB_SOURCE_DIR/tests/integration/change_notify.py" "$PORT" share "$T/share"
 grep -E "^(PASS|FAIL)" "$T/check.out" || true

@@ -77,7 +77,7 @@ check "the unprivileged message is dropped and logged" \
 check "ringsmb-ctld ignored it and still serves" smb "$C" share "ls"
 
 # SIGHUP reloads: a share added to the file is served without a restart.
-mkdir -p "$T/extra" && chmod 777 "$T/extra"
+owned_dir "$T/extra"
 add_share extra "$T/extra" "writeable = yes"
 kill -HUP "$SERVER_PID"
 sleep 0.5

@@ -7,13 +7,13 @@
 # neither see nor forge them, across a restart; not advertised by a server
 # without CAP_SYS_ADMIN. Then a write's LastWriteTime shows about 2 s late
 # through its handle, and '/' separates path components.
-# The SMB user maps to an unprivileged Unix user (a switched fsuid).
+# The SMB user maps to the share's owner, an unprivileged Unix user (a
+# switched fsuid).
 source "$(dirname "$0")/lib.sh"
 PROBE="$(dirname "$0")/ea_probe.py"
 
-id rsmb_ea >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin rsmb_ea
 write_config
-add_user e 'Ea-pw-1' rsmb_ea
+add_user e 'Ea-pw-1'
 start_server
 
 check "EAs: set, list, query, replace, remove, CREATE context, errors, access" \
@@ -21,7 +21,7 @@ check "EAs: set, list, query, replace, remove, CREATE context, errors, access" \
 xattrs() { python3 -c 'import os,sys; print("\n".join(os.listxattr(sys.argv[1])))' "$1"; }
 check "stored in trusted.ringsmb.ea.<NAME>" bash -c "$(declare -f xattrs); xattrs '$T/share/ea.txt' | grep -qx trusted.ringsmb.ea.KEPT"
 check "no user.* attribute" bash -c "$(declare -f xattrs); ! xattrs '$T/share/ea.txt' | grep -q '^user\.'"
-as_owner() { setpriv --reuid rsmb_ea --regid rsmb_ea --clear-groups "$@"; }
+as_owner() { setpriv --reuid "$TEST_UNIX_USER" --regid "$TEST_UNIX_USER" --clear-groups "$@"; }
 if as_owner python3 -c 'import os,sys; os.setxattr(sys.argv[1], "trusted.ringsmb.ea.KEPT", b"\0\4Keptforged")' \
      "$T/share/ea.txt" 2>/dev/null; then
   fail "the file's owner forges an EA locally"

@@ -16,7 +16,7 @@ watch_server() {
 }
 
 write_config "map to guest = bad user" "max open files per user = 40"
-sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+guest_share
 add_user alice 'secret-A1'
 # ringsmbd under a descriptor limit of 256 (it raises its soft limit to
 # the hard one; both are 256 here).

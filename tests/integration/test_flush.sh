@@ -13,11 +13,11 @@ source "$(dirname "$0")/lib.sh"
 dirty_mib=1024
 [ -n "${RINGSMB_QUICK:-}" ] && dirty_mib=256
 write_config "map to guest = bad user" "workers = 1"
-sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+guest_share
 start_server
 # Dirty page cache for the fsync to write: written locally, not synced.
 dd if=/dev/zero of="$T/share/dirty" bs=1M count="$dirty_mib" status=none
-chmod 666 "$T/share/dirty"
+chown "$TEST_GUEST_USER": "$T/share/dirty"  # the share owner's file, as on a NAS
 check "FLUSH off the worker" python3 "$RINGSMB_SOURCE_DIR/tests/integration/flush_off_worker.py" "$PORT" share dirty
 grep -E "^(PASS|FAIL)|ECHO answered|too fast" "$T/check.out" || true
 # Large WRITEs run their pwrite on the pool too: requests pipelined behind
@@ -65,7 +65,7 @@ big_mib=100
 [ -n "${RINGSMB_QUICK:-}" ] && big_mib=32
 for f in doomed shrunk overwritten; do
   dd if=/dev/zero of="$T/share/$f" bs=1M count="$big_mib" conv=fsync status=none
-  chmod 666 "$T/share/$f"
+  chown "$TEST_GUEST_USER": "$T/share/$f"
 done
 check "freeing a large file's blocks off the worker" \
   python3 "$RINGSMB_SOURCE_DIR/tests/integration/free_off_worker.py" "$PORT" share "$T/share" doomed shrunk overwritten

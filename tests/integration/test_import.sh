@@ -14,7 +14,8 @@ for u in rsmb_imp1 rsmb_imp2 rsmb_imp3; do id "$u" >/dev/null 2>&1 || useradd -M
 # --- Samba ----------------------------------------------------------------
 S=$T/samba
 mkdir -p "$S"/{private,lock,state,cache,pid} "$T/photos" "$T/docs"
-chmod 777 "$T/photos" "$T/docs"
+owned_dir "$T/photos" rsmb_imp1  # the one user who may write there
+owned_dir "$T/docs" rsmb_imp2
 cat > "$S/smb.conf" <<CONF
 [global]
    workgroup = OLDGRP
@@ -127,7 +128,7 @@ if [ ! -x "$KT/usr/libexec/ksmbd.tools" ]; then
 fi
 K=$T/ksmbd
 mkdir -p "$K" "$T/kdata"
-chmod 777 "$T/kdata"
+owned_dir "$T/kdata" rsmb_imp2
 cat > "$K/ksmbd.conf" <<CONF
 [global]
 	netbios name = KSMBDBOX

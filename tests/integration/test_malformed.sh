@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 
 write_config "map to guest = bad user"
-sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+guest_share
 add_user alice 'secret-A1'
 start_server
 check "raw hostile requests" python3 "$RINGSMB_SOURCE_DIR/tests/integration/rawsmb.py" "$PORT" share

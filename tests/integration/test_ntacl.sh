@@ -23,9 +23,10 @@ add_share modeonly "$T/share" "writeable = yes" "nt acl support = no"
 sed -i "s/^  tcp port = .*/  tcp port = 445/" "$T/ringsmb.conf"
 PORT=445
 # alice and bob are two Unix accounts that are not root (the server runs as
-# root; file operations run as them): nobody and daemon.
-add_user alice 'secret-A1' nobody
-add_user bob 'secret-B1' daemon
+# root; file operations run as them): alice owns the share, bob is another
+# ordinary user of it.
+add_user alice 'secret-A1' "$TEST_UNIX_USER"
+add_user bob 'secret-B1' "$TEST_UNIX_USER2"
 start_server
 
 cacls_on() {  # cacls_on SHARE USER%PASS PATH [smbcacls args...]
@@ -34,17 +35,17 @@ cacls_on() {  # cacls_on SHARE USER%PASS PATH [smbcacls args...]
   timeout 60 smbcacls "//127.0.0.1/$share" "$path" -U "$cred" "$@"
 }
 cacls() { cacls_on share "$@"; }  # cacls USER%PASS PATH [smbcacls args...]
-nobody_uid=$(id -u nobody)
+alice_uid=$(id -u "$TEST_UNIX_USER")
 has_ntacl() {  # has_ntacl PATH: the file carries trusted.ringsmb.ntacl
   python3 -c 'import os,sys; os.getxattr(sys.argv[1], "trusted.ringsmb.ntacl")' "$1" 2>/dev/null
 }
 no_ntacl() { ! has_ntacl "$1"; }
-daemon_uid=$(id -u daemon)
+bob_uid=$(id -u "$TEST_UNIX_USER2")
 
 # --- a file alice makes, as Unix knows it --------------------------------------
 echo hello > "$T/hello.txt"
 smb alice%secret-A1 share "put $T/hello.txt f.txt" > /dev/null
-check "alice's file is owned by her Unix account" test "$(stat -c %U "$T/share/f.txt")" = nobody
+check "alice's file is owned by her Unix account" test "$(stat -c %U "$T/share/f.txt")" = "$TEST_UNIX_USER"
 check "a new file whose descriptor the mode expresses has no xattr" no_ntacl "$T/share/f.txt"
 mode_before=$(stat -c %a "$T/share/f.txt")
 check "bob can read it before any ACL (mode 0644)" smb bob%secret-B1 share "get f.txt $T/got1"
@@ -56,11 +57,11 @@ check "smbcacls shows the owner's ACE by name" grep -q "^ACL:Unix User\\\\alice:
 check "smbcacls shows Everyone" grep -q "^ACL:Everyone:ALLOWED" "$T/show1"
 
 # --- the SID mapping, as LSA answers it -----------------------------------------
-rpcclient -p "$PORT" -U alice%secret-A1 127.0.0.1 -c "lookupsids S-1-22-1-$nobody_uid" > "$T/rpc1" 2>&1 || true
+rpcclient -p "$PORT" -U alice%secret-A1 127.0.0.1 -c "lookupsids S-1-22-1-$alice_uid" > "$T/rpc1" 2>&1 || true
 check "lookupsids names the file's owner SID" grep -q "Unix User\\\\alice" "$T/rpc1"
 rpcclient -p "$PORT" -U alice%secret-A1 127.0.0.1 -c "lookupnames bob" > "$T/rpc2" 2>&1 || true
 bob_sid=$(awk '/^bob /{print $2}' "$T/rpc2")
-check "lookupnames gives bob the machine account SID 1000 + uid" test "${bob_sid##*-}" = "$((1000 + daemon_uid))"
+check "lookupnames gives bob the machine account SID 1000 + uid" test "${bob_sid##*-}" = "$((1000 + bob_uid))"
 
 # --- a DENY for bob, added with smbcacls, is enforced ----------------------------
 check "smbcacls adds a DENY ACE for bob" cacls alice%secret-A1 f.txt -a "ACL:bob:DENIED/0x0/READ"

@@ -10,7 +10,7 @@ reads=200 bound_mib=128
 # add to the RSS: the bound there is looser (it still catches the +600 MiB).
 [ -n "${RINGSMB_QUICK:-}" ] && reads=120 bound_mib=384
 write_config "map to guest = bad user"
-sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+guest_share
 head -c $((8 * 1024 * 1024)) /dev/urandom > "$T/share/big"
 add_user alice 'secret-A1'
 start_server

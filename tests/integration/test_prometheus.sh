@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3  # Debian's, which has prometheus_client
 write_config
-mkdir -p "$T/other" && chmod 777 "$T/other"
+owned_dir "$T/other"
 add_share other "$T/other" "writeable = yes"
 add_user alice 'secret-A1'
 add_user bob 'secret-B2'

@@ -17,7 +17,7 @@ source "$(dirname "$0")/holders.sh"
 source "$(dirname "$0")/nl_attack.sh"
 
 write_config "map to guest = bad user"
-sed -i 's/^\[share\]$/[share]\n  guest ok = yes/' "$T/ringsmb.conf"
+guest_share
 head -c $((8 * 1024 * 1024)) /dev/urandom > "$T/share/big"
 add_user alice 'secret-A1'
 squat_ports 3000

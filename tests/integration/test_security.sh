@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 write_config
 add_share secret "$T/secret" "writeable = yes" "smb3 encryption = required"
-mkdir -p "$T/secret" && chmod 777 "$T/secret"
+owned_dir "$T/secret"
 add_user alice 'secret-A1'
 start_server
 C=alice%secret-A1

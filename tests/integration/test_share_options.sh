@@ -14,7 +14,16 @@ for u in rsmb_u1 rsmb_u2 rsmb_force; do id "$u" >/dev/null 2>&1 || useradd -M -s
 usermod -aG rsmb_grp rsmb_u1
 
 write_config "smb2 max read = 1M" "smb2 max write = 2M" "smb2 max trans = 512k" "max open files = 100"
-for d in rl wl inv valid deny allow allow2 mask force dot nodot veto dosattr; do mkdir -p "$T/$d" && chmod 777 "$T/$d"; done
+# Each share belongs to the user who writes to it, as on a NAS: u2 to the
+# write list share, rsmb_force to [force], u1 to the rest; [rl], which both
+# write to, to their team group (rsmb_team, setgid).
+owned_dir "$T/share" rsmb_u1
+for d in inv valid deny allow allow2 mask dot nodot veto dosattr; do owned_dir "$T/$d" rsmb_u1; done
+owned_dir "$T/wl" rsmb_u2
+owned_dir "$T/force" rsmb_force
+getent group rsmb_team >/dev/null || groupadd rsmb_team
+for u in rsmb_u1 rsmb_u2; do usermod -aG rsmb_team "$u"; done
+owned_dir "$T/rl" rsmb_u2 && chgrp rsmb_team "$T/rl" && chmod 2775 "$T/rl"
 add_share rl "$T/rl" "writeable = yes" "read list = @rsmb_grp"
 add_share wl "$T/wl" "read only = yes" "write list = u2"
 add_share inv "$T/inv" "writeable = yes" "invalid users = u2"
@@ -33,7 +42,7 @@ add_user u2 'pw-two' rsmb_u2
 echo data > "$T/data"
 for d in dot nodot; do echo x > "$T/$d/.hidden"; echo x > "$T/$d/shown"; done
 echo x > "$T/veto/a.tmp"; mkdir "$T/veto/secret"; echo x > "$T/veto/secret/f"; echo x > "$T/veto/ok.txt"
-chmod -R a+rwX "$T/veto" "$T/dot" "$T/nodot"
+chown -R rsmb_u1: "$T/veto" "$T/dot" "$T/nodot"
 start_server
 U1=u1%pw-one
 U2=u2%pw-two
@@ -140,7 +149,7 @@ check "smbclient still reads and writes large files" bash -c \
 # max open files = 100 (per connection): the 101st open fails as in Samba
 opens=$(for i in $(seq 1 101); do echo "open f$i"; done | tr '\n' ';')
 for i in $(seq 1 101); do : > "$T/share/f$i"; done
-chmod a+rw "$T"/share/f*
+chown rsmb_u1: "$T"/share/f*
 expect_status "max open files: open number 101 gets TOO_MANY_OPENED_FILES" NT_STATUS_TOO_MANY_OPENED_FILES \
   smb "$U1" share "$opens"
 

@@ -7,17 +7,15 @@
 # rename; gone with its file), the stores are out of reach of local users,
 # and a share with "streams = no", or a server without CAP_SYS_ADMIN,
 # neither stores nor advertises streams.
-# The SMB user maps to an unprivileged Unix user, so every stream operation
-# runs with a switched fsuid.
+# The SMB user maps to the share's owner, an unprivileged Unix user, so
+# every stream operation runs with a switched fsuid.
 source "$(dirname "$0")/lib.sh"
 PROBE="$(dirname "$0")/stream_probe.py"
 
-id rsmb_s1 >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin rsmb_s1
-id rsmb_s2 >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin rsmb_s2
 write_config
-mkdir -p "$T/nostreams" && chmod 777 "$T/nostreams"
+owned_dir "$T/nostreams"
 add_share nostreams "$T/nostreams" "writeable = yes" "streams = no"
-add_user s1 'Stream-1' rsmb_s1
+add_user s1 'Stream-1'
 U=s1%Stream-1
 printf 'zone data\n' > "$T/zone"
 printf 'main data\n' > "$T/main"
@@ -43,8 +41,8 @@ check "... byte for byte" cmp "$T/main" "$T/got_main2"
 # xattrs through Python's os module (no attr package needed).
 xattrs() { python3 -c 'import os,sys; print("\n".join(os.listxattr(sys.argv[1])))' "$1"; }
 check "stored in trusted.ringsmb.stream.*" bash -c "$(declare -f xattrs); xattrs '$T/share/f.txt' | grep -qx trusted.ringsmb.stream.zone.identifier"
-check "the file belongs to the session user" test "$(stat -c %U "$T/share/f.txt")" = rsmb_s1
-as_owner() { setpriv --reuid rsmb_s1 --regid rsmb_s1 --clear-groups "$@"; }
+check "the file belongs to the session user" test "$(stat -c %U "$T/share/f.txt")" = "$TEST_UNIX_USER"
+as_owner() { setpriv --reuid "$TEST_UNIX_USER" --regid "$TEST_UNIX_USER" --clear-groups "$@"; }
 if as_owner python3 -c 'import os,sys; os.setxattr(sys.argv[1], "trusted.ringsmb.stream.zone.identifier", b"forged")' \
      "$T/share/f.txt" 2>/dev/null; then
   fail "the file's owner forges a stream locally"

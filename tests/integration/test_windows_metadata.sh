@@ -6,17 +6,15 @@
 # sizes dialect 2.0.2 advertises and enforces.
 source "$(dirname "$0")/lib.sh"
 
-# A second, unprivileged Unix user: ringsmbd switches its fsuid to it, and
-# the server-private metadata (trusted.ringsmb.meta) must still be written.
-id rsmb_meta >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin rsmb_meta
+# The user is the shares' owner, an unprivileged Unix user: ringsmbd
+# switches its fsuid to it, and the server-private metadata
+# (trusted.ringsmb.meta) must still be written.
 write_config
-mkdir -p "$T/dos" && chmod 777 "$T/dos"
+owned_dir "$T/dos"
 add_share dos "$T/dos" "writeable = yes" "store dos attributes = yes"
 add_user u 'pw-u'
-add_user m 'pw-m' rsmb_meta
 start_server
 U=u%pw-u
-M=m%pw-m
 export TZ=UTC
 
 # --- server-side copy -------------------------------------------------------
@@ -46,12 +44,12 @@ check "store dos attributes: HIDDEN set keeps ARCHIVE" grep -q '^attributes: HA 
 
 # --- CreationTime set over SMB reads back, also after a restart ----------------
 echo x > "$T/small"
-smb "$M" share "put $T/small ct.txt; utimes ct.txt 2001:02:03-04:05:06 -1 -1 -1" > /dev/null 2>&1 || true
-check "the file belongs to the unprivileged user" test "$(stat -c %U "$T/share/ct.txt")" = rsmb_meta
-smb "$M" share "allinfo ct.txt" > "$T/allinfo_ct" 2>&1 || true
+smb "$U" share "put $T/small ct.txt; utimes ct.txt 2001:02:03-04:05:06 -1 -1 -1" > /dev/null 2>&1 || true
+check "the file belongs to the unprivileged user" test "$(stat -c %U "$T/share/ct.txt")" = "$TEST_UNIX_USER"
+smb "$U" share "allinfo ct.txt" > "$T/allinfo_ct" 2>&1 || true
 check "CreationTime set by an unprivileged user reads back" grep -q '^create_time: *Sat Feb  3 04:05:06 2001' "$T/allinfo_ct"
 check "it is kept in trusted.ringsmb.meta" python3 -c "import os; os.getxattr('$T/share/ct.txt', 'trusted.ringsmb.meta')"
-smb "$M" share "ls ct.txt" > /dev/null 2>&1 || true
+smb "$U" share "ls ct.txt" > /dev/null 2>&1 || true
 stop_server
 start_server
 smb "$U" share "allinfo ct.txt" > "$T/allinfo_ct2" 2>&1 || true

@@ -14,7 +14,7 @@ KERNEL=${RINGSMB_VM_KSMBD_KERNEL:-6.12}
 
 # The users db is made on the host (same format), then edited in the guest.
 printf '[global]\n  users db = %s/users.db\n  state directory = %s\n' "$T" "$T" > "$T/host.conf"
-echo "$PASS_A" | "$RINGSMBCTL" --config "$T/host.conf" user add alice --password-stdin --unix-user root >/dev/null
+echo "$PASS_A" | "$RINGSMBCTL" --config "$T/host.conf" user add alice --password-stdin --unix-user "$TEST_UNIX_USER" >/dev/null
 cat > "$T/ringsmb.conf" <<CONF
 [global]
   data plane = ksmbd

@@ -17,10 +17,14 @@ CTLD=$BIN/daemon/ringsmb-ctld
 CTL="$BIN/tools/ringsmbctl --config /job/ringsmb.conf"
 mkdir -p /etc
 printf 'passwd: files\ngroup: files\n' > /etc/nsswitch.conf
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > /etc/passwd
-printf 'root:x:0:\nnogroup:x:65534:\n' > /etc/group
+# The SMB users map to rsmb_owner, an ordinary account that owns the shares
+# (as tests/integration/lib.sh does on the host): ksmbd.ko does their file
+# operations with its uid, not root's.
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\nrsmb_owner:x:1000:1000::/:/bin/false\n' > /etc/passwd
+printf 'root:x:0:\nnogroup:x:65534:\nrsmb_owner:x:1000:\n' > /etc/group
 mkdir -p /srv/share /srv/extra /var/lib/ringsmb /mnt/share
-chmod 777 /srv/share /srv/extra
+chown 1000:1000 /srv/share /srv/extra
+chmod 755 /srv/share /srv/extra
 
 # 1. no module
 if $CTLD --config /job/ringsmb.conf --foreground > /tmp/ctld0.log 2>&1; then
@@ -97,13 +101,13 @@ if mount_as alice wrong-password share vers=3.1.1 2>/dev/null; then fail "a wron
 else pass "a wrong password is refused by ksmbd"; fi
 
 # 4. ringsmbctl while ksmbd serves
-echo "$PASS_B" | $CTL user add bob --password-stdin --unix-user root > /tmp/ctl.log 2>&1 || { fail "user add"; cat /tmp/ctl.log; }
+echo "$PASS_B" | $CTL user add bob --password-stdin --unix-user rsmb_owner > /tmp/ctl.log 2>&1 || { fail "user add"; cat /tmp/ctl.log; }
 $CTL share add extra --path /srv/extra --writable > /tmp/ctl.log 2>&1 || { fail "share add"; cat /tmp/ctl.log; }
 $CTL share set share --read-only > /tmp/ctl.log 2>&1 || { fail "share set"; cat /tmp/ctl.log; }
 $CTL reload > /tmp/ctl.log 2>&1 || { fail "reload"; cat /tmp/ctl.log; }
 if mount_as bob "$PASS_B" extra vers=3.1.1,sign && echo hello > /mnt/share/hello.txt && umount /mnt/share &&
-   [ "$(cat /srv/extra/hello.txt)" = hello ]; then
-  pass "a user and a share added with ringsmbctl while serving: bob writes to [extra]"
+   [ "$(cat /srv/extra/hello.txt)" = hello ] && [ "$(stat -c %u /srv/extra/hello.txt)" = 1000 ]; then
+  pass "a user and a share added with ringsmbctl while serving: bob writes to [extra], as rsmb_owner"
 else
   fail "bob on [extra]"; dmesg | tail -5; umount /mnt/share 2>/dev/null
 fi
