@@ -219,3 +219,30 @@ TEST_CASE("access checks: a READONLY file refuses write access and overwrite, wh
   CHECK((f.find(id)->granted_access & FILE_WRITE_DATA) == 0);
   CHECK(std::filesystem::file_size(f.dir() / "ro.txt") == 1);  // not overwritten
 }
+
+TEST_CASE("access checks: an existing file's descriptor narrows the grant (MS-DTYP 2.5.3.2)", "[smb2][access]") {
+  // What another user's 0644 file gives it: Everyone's ACE (read).
+  const uint32_t everyone_read = FILE_GENERIC_READ | FILE_GENERIC_EXECUTE;
+  // Rights asked for by name must all be allowed.
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, FILE_WRITE_EA, everyone_read, 0, false));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, WRITE_DAC, everyone_read, 0, false));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, FILE_WRITE_ATTRIBUTES, everyone_read, 0, false));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, GENERIC_ALL, everyone_read, 0, false));
+  // (grant_create_access grants what was asked for by name.)
+  CHECK(apply_allowed_access(FILE_READ_EA, FILE_READ_EA, everyone_read, 0, false) == uint32_t(FILE_READ_EA));
+  // MAXIMUM_ALLOWED keeps only what is allowed, and what the tree grants.
+  CHECK(apply_allowed_access(FILE_ALL_ACCESS, MAXIMUM_ALLOWED, everyone_read, 0, false) == everyone_read);
+  CHECK(apply_allowed_access(kReadOnlyMaximalAccess & ~FILE_EXECUTE, MAXIMUM_ALLOWED, everyone_read, 0, false) ==
+        (everyone_read & ~uint32_t(FILE_EXECUTE)));
+  // DELETE through the parent's FILE_DELETE_CHILD, FILE_READ_ATTRIBUTES
+  // through its FILE_LIST_DIRECTORY; delete-on-close needs DELETE.
+  CHECK(rights_wanted_from_parent(DELETE, everyone_read) == uint32_t(DELETE));
+  CHECK(rights_wanted_from_parent(FILE_READ_DATA, everyone_read) == 0);  // no need to look
+  CHECK(rights_wanted_from_parent(MAXIMUM_ALLOWED, everyone_read) == uint32_t(DELETE));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, DELETE, everyone_read, FILE_READ_DATA, false));
+  CHECK(apply_allowed_access(DELETE, DELETE, everyone_read, FILE_DELETE_CHILD, false) == uint32_t(DELETE));
+  CHECK(apply_allowed_access(FILE_READ_ATTRIBUTES, FILE_READ_ATTRIBUTES, 0, FILE_READ_DATA, false) ==
+        uint32_t(FILE_READ_ATTRIBUTES));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, MAXIMUM_ALLOWED, everyone_read, 0, true));
+  CHECK(apply_allowed_access(FILE_ALL_ACCESS, MAXIMUM_ALLOWED, everyone_read, FILE_DELETE_CHILD, true));
+}
