@@ -182,7 +182,8 @@ NtStatus check_overwrite_attributes(Request& req, const CreateRequest& c, const 
   vfs::FileStat st = o.st;
   st.attributes = vfs::dos_attributes(st, {}, false);
   if (req.tree->share.store_dos_attributes)
-    if (auto stored = vfs::read_dos_xattr(o.fd.get())) st.attributes = vfs::merge_dos_attributes(st.attributes, *stored);
+    if (auto stored = vfs::read_dos_xattr(o.fd.get()))
+      st.attributes = vfs::merge_dos_attributes(st.attributes, *stored);
   apply_stored_metadata(st, o.fd.get());
   return (st.attributes & kMustMatch & ~c.file_attributes) ? NtStatus::AccessDenied : NtStatus::Success;
 }
