@@ -175,10 +175,15 @@ void apply_new_attributes(Request& req, const CreateRequest& c, Opened& o, bool 
 
 // MS-FSA 2.1.5.1.2.2: an overwrite or supersede may not drop HIDDEN or
 // SYSTEM from the file (ACCESS_DENIED unless the request names them too).
-NtStatus check_overwrite_attributes(Request& req, const CreateRequest& c, const Target& t, const Opened& o) {
+// Only attributes set on the file count: a dot file's HIDDEN ("hide dot
+// files") is its name's, and clients overwrite dot files without it.
+NtStatus check_overwrite_attributes(Request& req, const CreateRequest& c, const Opened& o) {
   constexpr uint32_t kMustMatch = vfs::FILE_ATTRIBUTE_HIDDEN | vfs::FILE_ATTRIBUTE_SYSTEM;
   vfs::FileStat st = o.st;
-  st.attributes = reported_attributes(req.tree->share, st, t.leaf, o.fd.get());
+  st.attributes = vfs::dos_attributes(st, {}, false);
+  if (req.tree->share.store_dos_attributes)
+    if (auto stored = vfs::read_dos_xattr(o.fd.get()))
+      st.attributes = vfs::merge_dos_attributes(st.attributes, *stored);
   apply_stored_metadata(st, o.fd.get());
   return (st.attributes & kMustMatch & ~c.file_attributes) ? NtStatus::AccessDenied : NtStatus::Success;
 }
@@ -418,7 +423,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
     if ((st = apply_security(req, c, t, o, access)) != NtStatus::Success) return st;
     if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
-    if (o.truncate && (st = check_overwrite_attributes(req, c, t, o)) != NtStatus::Success) return st;
+    if (o.truncate && (st = check_overwrite_attributes(req, c, o)) != NtStatus::Success) return st;
   } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success ||
              (st = apply_security(req, c, t, o, access)) != NtStatus::Success) {
     undo_create(req, t, o, stream_key);  // a stream is checked against its file's descriptor

@@ -1,7 +1,7 @@
 // NT security descriptors over SMB2: QUERY_INFO / SET_INFO of
 // SMB2_0_INFO_SECURITY and the CREATE hooks (the access check on an
-// existing file's stored descriptor, FILE_ADD_FILE on the parent,
-// inheritance into a new file). The descriptors live in
+// existing file's descriptor, stored or implied by its mode; FILE_ADD_FILE
+// on the parent; inheritance into a new file). The descriptors live in
 // vfs/ntacl_store.hpp; the decisions are smb2/access_check's.
 #pragma once
 

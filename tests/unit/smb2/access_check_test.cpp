@@ -219,3 +219,80 @@ TEST_CASE("access checks: a READONLY file refuses write access and overwrite, wh
   CHECK((f.find(id)->granted_access & FILE_WRITE_DATA) == 0);
   CHECK(std::filesystem::file_size(f.dir() / "ro.txt") == 1);  // not overwritten
 }
+
+TEST_CASE("access checks: an existing file's descriptor narrows the grant (MS-DTYP 2.5.3.2)", "[smb2][access]") {
+  // What another user's 0644 file gives it: Everyone's ACE (read).
+  const uint32_t everyone_read = FILE_GENERIC_READ | FILE_GENERIC_EXECUTE;
+  // Rights asked for by name must all be allowed.
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, FILE_WRITE_EA, everyone_read, 0, false));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, WRITE_DAC, everyone_read, 0, false));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, FILE_WRITE_ATTRIBUTES, everyone_read, 0, false));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, GENERIC_ALL, everyone_read, 0, false));
+  // (grant_create_access grants what was asked for by name.)
+  CHECK(apply_allowed_access(FILE_READ_EA, FILE_READ_EA, everyone_read, 0, false) == uint32_t(FILE_READ_EA));
+  // MAXIMUM_ALLOWED keeps only what is allowed, and what the tree grants.
+  CHECK(apply_allowed_access(FILE_ALL_ACCESS, MAXIMUM_ALLOWED, everyone_read, 0, false) == everyone_read);
+  CHECK(apply_allowed_access(kReadOnlyMaximalAccess & ~FILE_EXECUTE, MAXIMUM_ALLOWED, everyone_read, 0, false) ==
+        (everyone_read & ~uint32_t(FILE_EXECUTE)));
+  // DELETE through the parent's FILE_DELETE_CHILD, FILE_READ_ATTRIBUTES
+  // through its FILE_LIST_DIRECTORY; delete-on-close needs DELETE.
+  CHECK(rights_wanted_from_parent(DELETE, everyone_read) == uint32_t(DELETE));
+  CHECK(rights_wanted_from_parent(FILE_READ_DATA, everyone_read) == 0);  // no need to look
+  CHECK(rights_wanted_from_parent(MAXIMUM_ALLOWED, everyone_read) == uint32_t(DELETE));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, DELETE, everyone_read, FILE_READ_DATA, false));
+  CHECK(apply_allowed_access(DELETE, DELETE, everyone_read, FILE_DELETE_CHILD, false) == uint32_t(DELETE));
+  CHECK(apply_allowed_access(FILE_READ_ATTRIBUTES, FILE_READ_ATTRIBUTES, 0, FILE_READ_DATA, false) ==
+        uint32_t(FILE_READ_ATTRIBUTES));
+  CHECK(!apply_allowed_access(FILE_ALL_ACCESS, MAXIMUM_ALLOWED, everyone_read, 0, true));
+  CHECK(apply_allowed_access(FILE_ALL_ACCESS, MAXIMUM_ALLOWED, everyone_read, FILE_DELETE_CHILD, true));
+}
+
+TEST_CASE("access checks: another user's file grants what its mode gives, metadata included", "[smb2][access]") {
+  if (geteuid() != 0) {
+    WARN("skipped: needs root to act as two users");
+    return;
+  }
+  Smb2Fixture f;
+  constexpr uint32_t kOwner = 64101, kOther = 64102;
+  REQUIRE(chmod(f.dir().c_str(), 0755) == 0);  // the directory is root's: nobody else may delete in it
+  for (auto [name, mode] : {std::pair{"private", 0600}, std::pair{"public", 0644}}) {
+    f.write_file(name, "x");
+    REQUIRE(chown((f.dir() / name).c_str(), kOwner, kOwner) == 0);
+    REQUIRE(chmod((f.dir() / name).c_str(), mode_t(mode)) == 0);
+  }
+  const ipc::UnixUser root = f.tree->identity;
+  FileId id;
+  {
+    f.tree->identity.uid = f.tree->identity.gid = kOther;
+    AsUser other(kOther);
+    // EAs, the DACL, the owner, attributes and times: nothing the mode does not give.
+    for (const char* name : {"private", "public"})
+      for (uint32_t access : {uint32_t(FILE_WRITE_EA), uint32_t(WRITE_DAC), uint32_t(WRITE_OWNER),
+                              uint32_t(FILE_WRITE_ATTRIBUTES), uint32_t(DELETE), uint32_t(GENERIC_ALL)}) {
+        INFO(name << " access " << std::hex << access);
+        CHECK(f.create(name, access, kOpen, 0, id) == NtStatus::AccessDenied);
+      }
+    CHECK(f.create("private", FILE_READ_EA, kOpen, 0, id) == NtStatus::AccessDenied);
+    REQUIRE(f.create("public", FILE_READ_EA, kOpen, 0, id) == NtStatus::Success);
+    f.close(id);
+    // MAXIMUM_ALLOWED: the attributes and the descriptor of a 0600 file
+    // (an O_PATH open), Everyone's read of a 0644 one.
+    REQUIRE(f.create("private", MAXIMUM_ALLOWED, kOpen, 0, id) == NtStatus::Success);
+    CHECK(f.find(id)->granted_access == uint32_t(READ_CONTROL | FILE_READ_ATTRIBUTES | SYNCHRONIZE));
+    f.close(id);
+    REQUIRE(f.create("public", MAXIMUM_ALLOWED, kOpen, 0, id) == NtStatus::Success);
+    CHECK(f.find(id)->granted_access == FILE_GENERIC_READ);
+    f.close(id);
+  }
+  {
+    f.tree->identity.uid = f.tree->identity.gid = kOwner;
+    AsUser owner(kOwner);
+    REQUIRE(f.create("private", MAXIMUM_ALLOWED, kOpen, 0, id) == NtStatus::Success);
+    CHECK(f.find(id)->granted_access == FILE_ALL_ACCESS);  // full control of its own file
+    f.close(id);
+    REQUIRE(f.create("public", FILE_WRITE_EA | WRITE_DAC | WRITE_OWNER | FILE_WRITE_ATTRIBUTES, kOpen, 0, id) ==
+            NtStatus::Success);
+    f.close(id);
+  }
+  f.tree->identity = root;
+}
