@@ -90,10 +90,12 @@ void Checker::check_global() {
   const GlobalConfig& g = c.config.global;
   auto users = sys.smb_users(g.users_db);
   int db_line = line_of("global", {"usersdb"}, 1);
-  if (users) {
+  if (users && users->empty()) {
+    // A new server: the names in the file are the users still to be added,
+    // not mistakes, so they are not checked.
+    warn(db_line, cat("users db ", g.users_db, " has no users yet (ringsmbctl user add NAME); user names are not checked"));
+  } else if (users) {
     smb_users = std::move(*users);
-    if (smb_users->empty())
-      warn(db_line, cat("users db ", g.users_db, " has no users yet (ringsmbctl user add NAME)"));
   } else {
     warn(db_line, cat("users db: ", users.error(), "; user names are not checked"));
   }

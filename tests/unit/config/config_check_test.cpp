@@ -138,6 +138,17 @@ TEST_CASE("check_system: an unreadable users db skips the user names with a warn
   CHECK(contains(c.warnings, "users db: /var/lib/ringsmb/users.db: permission denied; user names are not checked"));
 }
 
+TEST_CASE("check_system: with no users yet, user names are not checked", "[config][check]") {
+  CheckedConfig c = check_config_text("[a]\n  path = /srv/ok\n  valid users = carol, @nogroup\n", "t.conf");
+  SystemView v = fake_machine();
+  v.smb_users = [](const std::string&) -> std::expected<std::set<std::string>, std::string> { return {}; };
+  check_system(c, "t.conf", v);
+  CHECK(c.errors.empty());
+  CHECK(contains(c.warnings, "has no users yet (ringsmbctl user add NAME); user names are not checked"));
+  CHECK(contains(c.warnings, "'@nogroup': no Unix group 'nogroup'"));
+  CHECK(c.warnings.size() == 2);
+}
+
 TEST_CASE("check_config_file refuses a directory", "[config][check]") {
   auto r = check_config_file("/");
   REQUIRE_FALSE(r);
