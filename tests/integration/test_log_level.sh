@@ -102,4 +102,6 @@ check "the change is a warning line (<4>)" grep -qE '^<4>log level 1 \(was 0\)' 
 check "no line of level 1 or 2 at log level 0 (before debug 1)" bash -c \
   "! sed '/log level 1 (was 0)/q' '$T/server.log' | grep -qE '^<[67]>'"
 check "every line starts with a priority" bash -c "! grep -vqE '^<[3467]>' '$T/server.log'"
+stop_server
+expect_exit "debug when the server is not running: exit 6" 6 "not running" CTL debug 2
 finish
