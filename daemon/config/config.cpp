@@ -204,12 +204,14 @@ void Builder::add_share(const Section& sec) {
       warn(e.line, cat("unknown key '", e.raw_key, "' in [", sec.name, "]"));
     }
   }
-  // A share whose path is missing or bad is left out; its other keys were
-  // still checked above.
-  bool bad_path = false;
-  for (const auto& e : sec.entries) bad_path = bad_path || (e.key == "path" && share.path.empty());
-  if (share.path.empty() && !bad_path) return error(sec.line, cat("share [", sec.name, "] has no path"));
-  if (!share.path.empty()) out.config.shares.push_back(std::move(share));
+  // A share without a usable path is left out; its other keys were still
+  // checked above, and a bad path was reported there.
+  if (share.path.empty()) {
+    bool written = std::any_of(sec.entries.begin(), sec.entries.end(), [](const Entry& e) { return e.key == "path"; });
+    if (!written) error(sec.line, cat("share [", sec.name, "] has no path"));
+    return;
+  }
+  out.config.shares.push_back(std::move(share));
 }
 
 }  // namespace

@@ -252,7 +252,8 @@ TEST_CASE("share value errors", "[config]") {
 }
 
 TEST_CASE("structure errors", "[config]") {
-  CHECK(err("path = /srv\n[s]\n") == "t.conf:1: 'path' appears before any [section]");
+  // Every error is reported, not only the first.
+  CHECK(err("path = /srv\n[s]\n") == "t.conf:1: 'path' appears before any [section]\nt.conf:2: share [s] has no path");
   CHECK(err("; c\n\n[global\n") == "t.conf:3: malformed section header '[global'");
   CHECK(err("[global] x\n") == "t.conf:1: unexpected text after section header '[global] x'");
   CHECK(err("[ ]\n") == "t.conf:1: empty section name");
@@ -513,7 +514,7 @@ TEST_CASE("veto files, hide dot files and the boolean share options", "[config][
   for (const char* key : {"hide dot files", "oplocks", "smb2 leases", "store dos attributes", "streams",
                           "nt acl support", "acl flag inherited canonicalization"})
     CHECK(err(std::string("[s]\npath = /srv\n") + key + " = sometimes\n") ==
-          "t.conf:3: 'sometimes' is not a boolean (use yes or no)");
+          "t.conf:3: " + std::string(key) + ": 'sometimes' is not a boolean (use yes or no)");
 }
 
 TEST_CASE("share option keys in [global] are defaults for every share", "[config][share-options]") {
@@ -599,7 +600,7 @@ TEST_CASE("parse_config_file", "[config]") {
   }
   r = parse_config_file(path);
   REQUIRE_FALSE(r);
-  CHECK(r.error() == path + ":2: 'many' is not a number");
+  CHECK(r.error() == path + ":2: workers: 'many' is not a number");
   std::remove(path.c_str());
   r = parse_config_file(path);
   REQUIRE_FALSE(r);
