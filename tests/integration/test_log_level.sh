@@ -5,7 +5,8 @@
 # key's scale and stays across reloads. Reload warnings are printed and
 # logged whichever way the reload is asked for, a refused reload is logged.
 # Under the journal ($JOURNAL_STREAM matching stderr) every line carries its
-# syslog priority (<3>, <4>, <6>, <7>), and ringsmb-ctld's lines its own name.
+# syslog priority (<3>, <4>, <6>, <7>), and ringsmb-ctld's lines its own name
+# (its own journal stream when journald is there).
 source "$(dirname "$0")/lib.sh"
 
 CTL() { "$RINGSMBCTL" --config "$T/ringsmb.conf" "$@"; }
@@ -104,4 +105,39 @@ check "no line of level 1 or 2 at log level 0 (before debug 1)" bash -c \
 check "every line starts with a priority" bash -c "! grep -vqE '^<[3467]>' '$T/server.log'"
 stop_server
 expect_exit "debug when the server is not running: exit 6" 6 "not running" CTL debug 2
+
+# ringsmb-ctld started by ringsmbd opens a journal stream of its own under its
+# name. In a private mount namespace, a listener on a fresh
+# /run/systemd/journal/stdout stands in for journald.
+sed -i '/^  deadtime = -1$/d' "$T/ringsmb.conf"
+cat > "$T/journal.py" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(4)
+open(sys.argv[3], "w").close()  # ready
+c, _ = s.accept()
+with open(sys.argv[2], "ab", buffering=0) as out:
+    while True:
+        data = c.recv(65536)
+        if not data: break
+        out.write(data)
+PY
+: > "$T/ctld.err"
+cat > "$T/inner.sh" <<INNER
+set -eu
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /run/systemd/journal
+python3 "$T/journal.py" /run/systemd/journal/stdout "$T/stream.txt" "$T/ready" &
+for _ in \$(seq 1 50); do [ -e "$T/ready" ] && break; sleep 0.1; done
+export JOURNAL_STREAM=\$(stat -c '%d:%i' "$T/ctld.err")
+"$RINGSMB_BUILD_DIR/daemon/ringsmb-ctld" --config "$T/ringsmb.conf" --foreground --parent \$\$ 2>> "$T/ctld.err" &
+for _ in \$(seq 1 50); do grep -q 'ready, ABI' "$T/stream.txt" 2>/dev/null && break; sleep 0.1; done
+kill \$! 2>/dev/null || true
+wait 2>/dev/null || true
+INNER
+unshare --mount --propagation private bash "$T/inner.sh" > "$T/inner.out" 2>&1 || true
+check "ringsmb-ctld opens its own journal stream, named ringsmb-ctld, with priorities" \
+  bash -c "head -c 24 '$T/stream.txt' | cmp -s - <(printf 'ringsmb-ctld\n\n6\n1\n0\n0\n0\n')"
+check "... and writes its lines there, each with its priority" grep -qE '^<6>ringsmb-ctld \(pid [0-9]+\) ready' "$T/stream.txt"
+check "... not on the stream it inherited" bash -c "! grep -q 'ready, ABI' '$T/ctld.err'"
 finish
