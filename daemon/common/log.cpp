@@ -86,6 +86,11 @@ bool apply_configured_log_level(int level) {
   return true;
 }
 
+void set_log_level(LogLevel level) {
+  g_setting = std::max(0, int(level) - 1);
+  g_level = int(level);
+}
+
 int log_level_setting() { return g_setting.load(std::memory_order_relaxed); }
 LogLevel log_level() { return LogLevel(g_level.load(std::memory_order_relaxed)); }
 

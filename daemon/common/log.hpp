@@ -22,6 +22,9 @@ LogLevel log_level_for(int level);
 
 // Sets the level on the key's scale (clamped to 0..kMaxLogLevel).
 void set_log_level(int level);
+// Sets the level itself; LogLevel::Error, below the key's scale, is for
+// tests and fuzzers that must not log a warning per input.
+void set_log_level(LogLevel level);
 int log_level_setting();  // the number last set
 // -d on the command line: the configuration file's level (at start and on
 // reload) no longer applies; `ringsmbctl debug` still does.
