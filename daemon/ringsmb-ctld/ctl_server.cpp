@@ -88,12 +88,12 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
     case CMD_RPC_CLOSE: return reply(on_rpc(m));
     case CMD_RELOAD: return reply(on_reload(m));
     case CMD_SHUTDOWN: return on_shutdown(m, from_port);
+    case CMD_DEBUG: return reply(ipc::answer_debug(m, from_port));
     case CMD_LIST_CONNECTIONS:
     case CMD_LIST_SESSIONS:
     case CMD_LIST_TREE_CONNECTS:
     case CMD_LIST_OPEN_FILES:
     case CMD_CLOSE_SESSION:
-    case CMD_DEBUG: return reply(ipc::answer_debug(m, from_port));
     case CMD_GET_METRICS:
       // ringsmbd holds sessions and open files and answers these itself.
       return reply(status_reply(m, NtStatus::NotSupported, "ask ringsmbd (its port file ringsmbd.port)"));
