@@ -1,19 +1,34 @@
 #include "common/log.hpp"
 
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <syslog.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
+#include <cstring>
+#include <string>
+#include <string_view>
 
 namespace ringsmb {
 
 namespace {
+std::atomic<int> g_setting{1};
 std::atomic<int> g_level{int(LogLevel::Info)};
 std::atomic<bool> g_syslog{false};
+std::atomic<bool> g_pinned{false};
+// Set once at start-up, before threads: plain globals.
+const char* g_ident = nullptr;
+bool g_ident_in_line = false;  // a journal stream shared with another program
 constexpr const char* kSyslogEnv = "RINGSMB_LOG_SYSLOG";
+constexpr const char* kJournalStdout = "/run/systemd/journal/stdout";
+
 const char* level_name(LogLevel l) {
   switch (l) {
     case LogLevel::Error: return "error";
@@ -23,28 +38,137 @@ const char* level_name(LogLevel l) {
   }
   return "?";
 }
+
+// syslog(3) priorities: LOG_ERR 3, LOG_WARNING 4, LOG_INFO 6, LOG_DEBUG 7.
+constexpr int kPriority[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
+
+bool journal_matches(const char* v, int fd) {
+  unsigned long long dev = 0, ino = 0;
+  struct stat st{};
+  if (!v || sscanf(v, "%llu:%llu", &dev, &ino) != 2 || fstat(fd, &st) != 0) return false;
+  return st.st_dev == dev && st.st_ino == ino;
+}
+
+std::atomic<int> g_journal{-1};  // -1: not looked at yet
+
+// One line of text: the journal or a file each get one write per line, so
+// lines of different threads never mix.
+void write_line(LogLevel level, std::string_view line) {
+  if (stderr_is_journal()) {
+    fprintf(stderr, "<%d>%s%s%.*s\n", kPriority[int(level)], g_ident_in_line ? log_identifier() : "",
+            g_ident_in_line ? ": " : "", int(line.size()), line.data());
+    return;
+  }
+  fprintf(stderr, "%s[%s] %.*s\n", log_identifier(), level_name(level), int(line.size()), line.data());
+}
+
 }  // namespace
 
-void set_log_level(LogLevel level) { g_level = int(level); }
+LogLevel log_level_for(int level) {
+  if (level <= 0) return LogLevel::Warn;
+  if (level == 1) return LogLevel::Info;
+  return LogLevel::Debug;
+}
+
+void set_log_level(int level) {
+  level = std::clamp(level, 0, kMaxLogLevel);
+  g_setting = level;
+  g_level = int(log_level_for(level));
+}
+void pin_log_level(int level) {
+  set_log_level(level);
+  g_pinned = true;
+}
+
+bool apply_configured_log_level(int level) {
+  if (g_pinned.load()) return false;
+  set_log_level(level);
+  return true;
+}
+
+void set_log_level(LogLevel level) {
+  g_setting = std::max(0, int(level) - 1);
+  g_level = int(level);
+}
+
+int log_level_setting() { return g_setting.load(std::memory_order_relaxed); }
 LogLevel log_level() { return LogLevel(g_level.load(std::memory_order_relaxed)); }
+
+void set_log_identifier(const char* ident) { g_ident = ident; }
+const char* log_identifier() { return g_ident ? g_ident : program_invocation_short_name; }
+
+bool stderr_is_journal() {
+  int known = g_journal.load(std::memory_order_relaxed);
+  if (known < 0) {
+    known = journal_matches(getenv("JOURNAL_STREAM"), STDERR_FILENO) ? 1 : 0;
+    g_journal = known;
+  }
+  return known == 1;
+}
 
 void log_write(LogLevel level, const char* fmt, ...) {
   if (int(level) > g_level.load(std::memory_order_relaxed)) return;
-  char line[1024];
+  char text[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  if (g_syslog.load(std::memory_order_relaxed)) {
-    static constexpr int kPriority[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
-    syslog(kPriority[int(level)], "%s", line);
-    return;
+  // A message of several lines (every error of a configuration file) is
+  // logged as that many lines, each with its priority or prefix.
+  std::string_view rest = text;
+  while (true) {
+    size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    if (g_syslog.load(std::memory_order_relaxed))
+      syslog(kPriority[int(level)], "%.*s", int(line.size()), line.data());
+    else
+      write_line(level, line);
+    if (nl == std::string_view::npos || nl + 1 == rest.size()) break;
+    rest.remove_prefix(nl + 1);
   }
-  // One fprintf per line keeps lines from different threads whole.
-  fprintf(stderr, "ringsmb[%s] %s\n", level_name(level), line);
+}
+
+void log_lines(LogLevel level, const char* prefix, const std::string& text) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    log_write(level, "%s%s", prefix, line.c_str());
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+}
+
+bool own_journal_stream(const char* ident) {
+  set_log_identifier(ident);
+  if (!stderr_is_journal()) return false;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  strcpy(sa.sun_path, kJournalStdout);
+  // The stream header (systemd's journald-stream): identifier, unit, default
+  // priority, whether lines carry "<N>", then syslog, kmsg and console
+  // forwarding (all off).
+  std::string header = std::string(ident) + "\n\n6\n1\n0\n0\n0\n";
+  bool ok = fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0 &&
+            shutdown(fd, SHUT_RD) == 0 && write(fd, header.data(), header.size()) == ssize_t(header.size());
+  if (!ok) {
+    if (fd >= 0) close(fd);
+    g_ident_in_line = true;
+    return false;
+  }
+  fflush(stderr);
+  dup2(fd, STDERR_FILENO);
+  close(fd);
+  struct stat st{};
+  fstat(STDERR_FILENO, &st);
+  std::string stream = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  setenv("JOURNAL_STREAM", stream.c_str(), 1);
+  return true;
 }
 
 void log_to_syslog(const char* ident) {
+  set_log_identifier(ident);
   openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
   setenv(kSyslogEnv, "1", 1);
   g_syslog = true;

@@ -1,14 +1,55 @@
-// Minimal leveled logging to stderr (systemd's journal picks it up), or to
-// syslog once a daemon has detached from its terminal.
+// Leveled logging. Where the lines go:
+// - stderr is the journal (systemd: $JOURNAL_STREAM names stderr's device
+//   and inode): each line starts with its syslog priority, "<3>" for an
+//   error ... "<7>" for debug (sd-daemon(3)), so `journalctl -p err` finds
+//   errors; the journal adds the program's name;
+// - a terminal or a file: "IDENT[level] message", IDENT the program
+//   (ringsmbd, ringsmb-ctld);
+// - syslog, once a daemon has detached from its terminal.
 #pragma once
+
+#include <string>
 
 namespace ringsmb {
 
 enum class LogLevel { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 
+// The `log level` key's scale (Samba's), used everywhere a level is given
+// (the key, -d, `ringsmbctl debug`): 0 errors and warnings, 1 notices (the
+// default), 2 and more debug, up to kMaxLogLevel.
+inline constexpr int kMaxLogLevel = 10;
+LogLevel log_level_for(int level);
+
+// Sets the level on the key's scale (clamped to 0..kMaxLogLevel).
+void set_log_level(int level);
+// Sets the level itself; LogLevel::Error, below the key's scale, is for
+// tests and fuzzers that must not log a warning per input.
 void set_log_level(LogLevel level);
+int log_level_setting();  // the number last set
+// -d on the command line: the configuration file's level (at start and on
+// reload) no longer applies; `ringsmbctl debug` still does.
+void pin_log_level(int level);
+// The configuration file's level; false (and nothing changed) when pinned.
+bool apply_configured_log_level(int level);
 LogLevel log_level();
 void log_write(LogLevel level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Each line of TEXT as its own log line, PREFIX before it ("reload: ").
+void log_lines(LogLevel level, const char* prefix, const std::string& text);
+
+// The name in stderr lines and syslog, e.g. "ringsmbd"; the program's file
+// name until set.
+void set_log_identifier(const char* ident);
+const char* log_identifier();
+
+// True when stderr is a stream to the journal ($JOURNAL_STREAM).
+bool stderr_is_journal();
+// A program that writes to a journal stream opened by another one (ringsmb-ctld
+// spawned by ringsmbd) would be shown under that program's name. This
+// gives it a stream of its own, under IDENT, on stderr; false (and stderr
+// as it was) when the journal cannot be reached, and lines then carry
+// "IDENT: " after the priority.
+bool own_journal_stream(const char* ident);
 
 // A detached ringsmbd has no stderr: from here on lines go to syslog
 // (facility daemon; the journal on a systemd machine) under IDENT, and

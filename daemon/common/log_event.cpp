@@ -42,20 +42,6 @@ void journal_field(std::string& d, const std::string& key, std::string_view valu
   d += '\n';
 }
 
-// stderr is the journal when $JOURNAL_STREAM names its device and inode
-// (systemd.exec(5)); a program started by a shell under systemd has
-// another stderr and logs there.
-bool stderr_is_journal() {
-  static const bool is = [] {
-    const char* v = getenv("JOURNAL_STREAM");
-    unsigned long long dev = 0, ino = 0;
-    struct stat st {};
-    if (!v || sscanf(v, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) != 0) return false;
-    return st.st_dev == dev && st.st_ino == ino;
-  }();
-  return is;
-}
-
 }  // namespace
 
 std::string log_printable(const std::string& s) {
@@ -122,7 +108,7 @@ void log_event(LogLevel level, const char* event, std::initializer_list<LogField
   va_end(ap);
   std::string message = line + event_suffix(event, fields);
   if (stderr_is_journal() &&
-      journal_send(kJournalSocket, journal_datagram(level, program_invocation_short_name, message, event, fields)))
+      journal_send(kJournalSocket, journal_datagram(level, log_identifier(), message, event, fields)))
     return;
   log_write(level, "%s", message.c_str());  // stderr or syslog, as every other line
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -94,26 +95,35 @@ std::expected<Section, std::string> parse_header(std::string_view t, std::string
   return Section{std::string(name), line, {}};
 }
 
-std::expected<std::vector<Section>, std::string> lex(std::string_view text, std::string_view file) {
+// Splits the text into sections. A line that cannot be read is an error
+// and is skipped; after a bad section header, the entries up to the next
+// header belong to no section and are skipped too (they would otherwise
+// land in the section before).
+std::vector<Section> lex(std::string_view text, std::string_view file, std::vector<std::string>& errors) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // editors on Windows add a UTF-8 BOM
   std::vector<Section> sections;
+  bool in_bad_section = false;
   for (const auto& ll : logical_lines(text)) {
     std::string_view t = trim(ll.text);
     if (t.empty()) continue;  // e.g. a lone '\' continued into blank lines
     if (t.front() == '[') {
       auto sec = parse_header(t, file, ll.line);
-      if (!sec) return std::unexpected(sec.error());
-      sections.push_back(std::move(*sec));
+      in_bad_section = !sec;
+      if (sec) sections.push_back(std::move(*sec));
+      else errors.push_back(sec.error());
       continue;
     }
     size_t eq = t.find('=');
+    std::string_view key = eq == std::string_view::npos ? std::string_view{} : trim(t.substr(0, eq));
     if (eq == std::string_view::npos)
-      return std::unexpected(located(file, ll.line, cat("expected 'key = value', got '", excerpt(t), "'")));
-    std::string_view key = trim(t.substr(0, eq));
-    if (key.empty()) return std::unexpected(located(file, ll.line, "missing key before '='"));
-    if (sections.empty())
-      return std::unexpected(located(file, ll.line, cat("'", excerpt(key), "' appears before any [section]")));
-    sections.back().entries.push_back({std::string(key), normalize_key(key), std::string(trim(t.substr(eq + 1))), ll.line});
+      errors.push_back(located(file, ll.line, cat("expected 'key = value', got '", excerpt(t), "'")));
+    else if (key.empty())
+      errors.push_back(located(file, ll.line, "missing key before '='"));
+    else if (sections.empty() && !in_bad_section)
+      errors.push_back(located(file, ll.line, cat("'", excerpt(key), "' appears before any [section]")));
+    else if (!in_bad_section)
+      sections.back().entries.push_back(
+          {std::string(key), normalize_key(key), std::string(trim(t.substr(eq + 1))), ll.line});
   }
   return sections;
 }
@@ -122,64 +132,86 @@ bool is_reserved_section(std::string_view name) {
   return iequals(name, "homes") || iequals(name, "printers") || iequals(name, "print$") || iequals(name, "ipc$");
 }
 
+// "max open files: 'lots' is not a number"; a message that already starts
+// with the key ("users db must not be empty") keeps its words.
+std::string with_key(std::string_view raw_key, const std::string& msg) {
+  if (to_lower(msg).starts_with(to_lower(raw_key))) return msg;
+  return cat(raw_key, ": ", msg);
+}
+
 struct Builder {
   std::string_view file;
-  ParseOutput out;
+  CheckedConfig out;
   ShareConfig share_defaults;  // share keys written in [global]
   GlobalState st;
 
-  std::expected<void, std::string> apply_global(const Entry& e);
-  std::expected<void, std::string> check_protocols();
-  std::expected<void, std::string> add_share(const Section& sec);
+  void apply_global(const Section& sec, const Entry& e);
+  void check_protocols();
+  void add_share(const Section& sec);
   void warn(int line, std::string_view msg) { out.warnings.push_back(located(file, line, msg)); }
+  void error(int line, std::string_view msg) { out.errors.push_back(located(file, line, msg)); }
+  void bad_value(const Entry& e, const std::string& msg) {
+    // "9922   # the port" reads as a comment to a reader used to other formats.
+    bool looks_commented = e.value.find(" #") != std::string::npos || e.value.find(" ;") != std::string::npos ||
+                           e.value.find("\t#") != std::string::npos || e.value.find("\t;") != std::string::npos;
+    error(e.line, with_key(e.raw_key, msg) +
+                      (looks_commented ? " (comments are whole lines: a '#' or ';' after a value is part of it)" : ""));
+  }
+  void note_source(const Section& sec, const Entry& e) { out.sources.push_back({sec.name, e.key, e.line}); }
 };
 
-std::expected<void, std::string> Builder::apply_global(const Entry& e) {
+void Builder::apply_global(const Section& sec, const Entry& e) {
   st.current_line = e.line;
   auto known = apply_global_key(out.config.global, st, e.key, e.value);
-  if (!known) return std::unexpected(located(file, e.line, known.error()));
+  if (!known) return bad_value(e, known.error());
   for (const auto& n : st.notes) warn(e.line, n);
   st.notes.clear();
-  if (*known) return {};
+  if (*known) return note_source(sec, e);
   // Samba lets [global] carry defaults for every share; a path there makes
   // no sense, so it stays an unknown key.
   if (e.key != "path") {
     auto share_known = apply_share_key(share_defaults, e.key, e.value);
-    if (!share_known) return std::unexpected(located(file, e.line, share_known.error()));
-    if (*share_known) return {};
+    if (!share_known) return bad_value(e, share_known.error());
+    if (*share_known) return note_source(sec, e);
   }
   warn(e.line, cat("unknown key '", e.raw_key, "' in [global]"));
-  return {};
 }
 
-std::expected<void, std::string> Builder::check_protocols() {
+void Builder::check_protocols() {
   const auto& g = out.config.global;
-  if (g.min_protocol <= g.max_protocol) return {};
+  if (g.min_protocol <= g.max_protocol) return;
   int line = std::max(st.min_protocol_line, st.max_protocol_line);
-  return std::unexpected(located(file, line, "server min protocol is higher than server max protocol"));
+  error(line, "server min protocol is higher than server max protocol");
 }
 
-std::expected<void, std::string> Builder::add_share(const Section& sec) {
-  if (auto ok = check_share_name(sec.name); !ok) return std::unexpected(located(file, sec.line, ok.error()));
+void Builder::add_share(const Section& sec) {
+  if (auto ok = check_share_name(sec.name); !ok) return error(sec.line, ok.error());
   for (const auto& other : out.config.shares)
     if (iequals(other.name, sec.name))
-      return std::unexpected(located(
-          file, sec.line, cat("duplicate share [", sec.name, "] (first defined on line ", other.line, ")")));
+      return error(sec.line, cat("duplicate share [", sec.name, "] (first defined on line ", other.line, ")"));
   ShareConfig share = share_defaults;
   share.name = sec.name;
   share.line = sec.line;
   for (const auto& e : sec.entries) {
     auto known = apply_share_key(share, e.key, e.value);
-    if (!known) return std::unexpected(located(file, e.line, known.error()));
-    if (*known) continue;
-    if (is_global_key(e.key))
+    if (!known) {
+      bad_value(e, known.error());
+    } else if (*known) {
+      note_source(sec, e);
+    } else if (is_global_key(e.key)) {
       warn(e.line, cat("'", e.raw_key, "' is a global key; ignored in [", sec.name, "]"));
-    else
+    } else {
       warn(e.line, cat("unknown key '", e.raw_key, "' in [", sec.name, "]"));
+    }
   }
-  if (share.path.empty()) return std::unexpected(located(file, sec.line, cat("share [", sec.name, "] has no path")));
+  // A share without a usable path is left out; its other keys were still
+  // checked above, and a bad path was reported there.
+  if (share.path.empty()) {
+    bool written = std::any_of(sec.entries.begin(), sec.entries.end(), [](const Entry& e) { return e.key == "path"; });
+    if (!written) error(sec.line, cat("share [", sec.name, "] has no path"));
+    return;
+  }
   out.config.shares.push_back(std::move(share));
-  return {};
 }
 
 }  // namespace
@@ -211,34 +243,73 @@ const ShareConfig* Config::find_share(std::string_view name) const {
   return nullptr;
 }
 
-std::expected<ParseOutput, std::string> parse_config_text(std::string_view text, std::string_view file_name) {
-  auto sections = lex(text, file_name);
-  if (!sections) return std::unexpected(sections.error());
+CheckedConfig check_config_text(std::string_view text, std::string_view file_name) {
   Builder b{file_name, {}, {}, {}};
-  for (const auto& sec : *sections) {
+  auto sections = lex(text, file_name, b.out.errors);
+  for (const auto& sec : sections) {
     if (!iequals(sec.name, "global")) continue;
-    for (const auto& e : sec.entries)
-      if (auto r = b.apply_global(e); !r) return std::unexpected(r.error());
+    for (const auto& e : sec.entries) b.apply_global(sec, e);
   }
-  if (auto r = b.check_protocols(); !r) return std::unexpected(r.error());
-  for (const auto& sec : *sections) {
+  b.check_protocols();
+  for (const auto& sec : sections) {
     if (iequals(sec.name, "global")) continue;
     if (is_reserved_section(sec.name)) {
       b.warn(sec.line, cat("[", sec.name, "] is not supported; section ignored"));
       continue;
     }
-    if (auto r = b.add_share(sec); !r) return std::unexpected(r.error());
+    b.add_share(sec);
   }
+  sort_by_line(b.out.errors);
   return std::move(b.out);
 }
 
-std::expected<ParseOutput, std::string> parse_config_file(const std::string& path) {
+void sort_by_line(std::vector<std::string>& messages) {
+  auto line_of = [](const std::string& m) {
+    size_t colon = m.find(": ");
+    size_t before = colon == std::string::npos || colon == 0 ? std::string::npos : m.rfind(':', colon - 1);
+    return before == std::string::npos ? 0 : std::atoi(m.c_str() + before + 1);
+  };
+  std::stable_sort(messages.begin(), messages.end(),
+                   [&](const std::string& a, const std::string& c) { return line_of(a) < line_of(c); });
+}
+
+std::expected<ParseOutput, std::string> parse_config_text(std::string_view text, std::string_view file_name) {
+  CheckedConfig c = check_config_text(text, file_name);
+  if (!c.errors.empty()) {
+    std::string all;
+    for (const auto& e : c.errors) all += (all.empty() ? "" : "\n") + e;
+    return std::unexpected(all);
+  }
+  return ParseOutput{std::move(c.config), std::move(c.warnings)};
+}
+
+namespace {
+
+std::expected<std::string, std::string> read_config_file(const std::string& path) {
+  struct stat st{};
+  if (stat(path.c_str(), &st) != 0) return std::unexpected(cat(path, ": cannot open: ", std::strerror(errno)));
+  // A directory opens and reads as empty: "OK" for /etc would hide a typo.
+  if (S_ISDIR(st.st_mode)) return std::unexpected(cat(path, ": is a directory, not a configuration file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::unexpected(cat(path, ": cannot open: ", std::strerror(errno)));
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) return std::unexpected(cat(path, ": read error"));
-  auto parsed = parse_config_text(ss.str(), path);
+  return ss.str();
+}
+
+}  // namespace
+
+std::expected<CheckedConfig, std::string> check_config_file(const std::string& path) {
+  auto text = read_config_file(path);
+  if (!text) return std::unexpected(text.error());
+  return check_config_text(*text, path);
+}
+
+std::expected<ParseOutput, std::string> parse_config_file(const std::string& path) {
+  auto text = read_config_file(path);
+  if (!text) return std::unexpected(text.error());
+  auto parsed = parse_config_text(*text, path);
   if (parsed) warn_missing_share_paths(*parsed, path);
   return parsed;
 }

@@ -3,8 +3,12 @@
 // ';' and '#' start comments; a trailing '\' continues a line; booleans are
 // yes/no/true/false/1/0/on/off.
 //
+// Only whole lines are comments: "key = value # text" keeps "# text" in the
+// value, as Samba does.
+//
 // Unknown keys produce a warning naming file:line; bad values an error naming
-// file:line, and the whole file is rejected.
+// file:line and the key, and the whole file is rejected. The parser does not
+// stop at the first error: check_config_text reports every one.
 #pragma once
 
 #include <cstdint>
@@ -152,7 +156,33 @@ struct ParseOutput {
   std::vector<std::string> warnings;  // "FILE:LINE: unknown key 'x' in [share]"
 };
 
-// Errors are "FILE:LINE: message".
+// Where a key was set: [section] (as written) and line, for messages about
+// the value that are not found while parsing (config_check.hpp).
+struct KeySource {
+  std::string section;
+  std::string key;  // normalized
+  int line = 0;
+};
+
+// Every problem of a file in one pass. CONFIG holds every value that
+// parsed (the defaults elsewhere), so even a file with errors says where
+// the state directory is.
+struct CheckedConfig {
+  Config config;
+  std::vector<std::string> errors;    // "FILE:LINE: key: message"
+  std::vector<std::string> warnings;  // "FILE:LINE: unknown key 'x' in [share]"
+  std::vector<KeySource> sources;
+};
+
+CheckedConfig check_config_text(std::string_view text, std::string_view file_name);
+// Orders "FILE:LINE: ..." messages by LINE, keeping the order of equals.
+void sort_by_line(std::vector<std::string>& messages);
+// Reads PATH first: an error (without a CheckedConfig) when it cannot be
+// read or is not a regular file.
+std::expected<CheckedConfig, std::string> check_config_file(const std::string& path);
+
+// Errors are "FILE:LINE: key: message", one line each (several lines when
+// the file has several errors).
 std::expected<ParseOutput, std::string> parse_config_text(std::string_view text, std::string_view file_name);
 // parse_config_file also warns about shares whose path is not a directory.
 std::expected<ParseOutput, std::string> parse_config_file(const std::string& path);

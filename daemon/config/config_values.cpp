@@ -126,7 +126,7 @@ std::expected<std::vector<uint16_t>, Err> parse_port_list(std::string_view v) {
     auto p = parse_size(t);
     if (!p || t.find_first_not_of("0123456789") != std::string::npos)
       return std::unexpected(cat("'", t, "' is not a port number"));
-    if (*p == 0 || *p > 65535) return std::unexpected(cat("port ", t, " is out of range (1..65535)"));
+    if (*p == 0 || *p > 65535) return std::unexpected(cat(t, " is out of range (1..65535)"));
     auto port = static_cast<uint16_t>(*p);
     // A repeated port would make the listener fail to bind twice; drop it.
     if (std::find(ports.begin(), ports.end(), port) == ports.end()) ports.push_back(port);

@@ -119,6 +119,16 @@
 //                    session's open files, logs it off and drops its
 //                    connection when no other session uses it.
 //                    NotFound when no such session; ctld answers NotSupported.
+//   DEBUG            A->D and A->C req {LOG_LEVEL?, LOG_LEVEL_SOURCE?}
+//                    reply {STATUS, LOG_LEVEL, TEXT?}: sets the receiver's log
+//                    level (the `log level` key's scale, 0..10) at once, until
+//                    the next reload or another DEBUG; without LOG_LEVEL only
+//                    reports it. LOG_LEVEL_SOURCE LOG_SOURCE_CONFIG: the level
+//                    of the configuration file (ringsmbctl reload, after ctld
+//                    reloaded, tells ringsmbd), not applied when the daemon
+//                    was started with -d; TEXT then says so. A level above 10
+//                    gets InvalidParameter. The reply's LOG_LEVEL is the level
+//                    in effect afterwards.
 #pragma once
 
 #include <linux/netlink.h>
@@ -174,6 +184,7 @@ enum Cmd : uint8_t {
   CMD_CLOSE_SESSION,
   CMD_LIST_TREE_CONNECTS,
   CMD_GET_METRICS,
+  CMD_DEBUG,
   CMD_COUNT,  // one past the last command
 };
 
@@ -221,6 +232,8 @@ enum Attr : uint16_t {
   ATTR_MORE_ENTRIES,       // u32 0/1: another datagram of this LIST_* reply follows
   ATTR_CHANNEL_PORT,       // u32, STARTING_UP reply: ctld's socket connected to the sender
   ATTR_DELAY_MS,           // u32, LOGIN reply: hold the answer to the client this long (throttle)
+  ATTR_LOG_LEVEL,          // u32, DEBUG: the `log level` scale, 0..10
+  ATTR_LOG_LEVEL_SOURCE,   // u32, DEBUG: LOG_SOURCE_ADMIN (default) or LOG_SOURCE_CONFIG
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -245,6 +258,8 @@ inline constexpr uint32_t SHARE_STORE_DOS_ATTRIBUTES = 1u << 9;
 inline constexpr uint32_t SHARE_STREAMS = 1u << 11;
 inline constexpr uint32_t SHARE_NT_ACL_SUPPORT = 1u << 12;
 inline constexpr uint32_t SHARE_ACL_FLAG_CANONICALIZATION = 1u << 13;
+inline constexpr uint32_t LOG_SOURCE_ADMIN = 0;
+inline constexpr uint32_t LOG_SOURCE_CONFIG = 1;
 inline constexpr uint32_t SESSION_SIGNED = 1u << 0;     // requests must be signed
 inline constexpr uint32_t SESSION_ENCRYPTED = 1u << 1;  // the session encrypts all its traffic
 inline constexpr uint32_t SESSION_GUEST = 1u << 2;

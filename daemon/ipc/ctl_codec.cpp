@@ -24,7 +24,7 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_LOGIN_FLAGS] = p[ATTR_UID] = p[ATTR_GID] = p[ATTR_SHARE_FLAGS] = u32p;
   p[ATTR_ENCRYPTION] = p[ATTR_RPC_HANDLE] = p[ATTR_RPC_MAX] = p[ATTR_RPC_MORE] = u32p;
   p[ATTR_SESSION_ID] = u64p;
-  p[ATTR_CHANNEL_PORT] = p[ATTR_DELAY_MS] = u32p;
+  p[ATTR_CHANNEL_PORT] = p[ATTR_DELAY_MS] = p[ATTR_LOG_LEVEL] = p[ATTR_LOG_LEVEL_SOURCE] = u32p;
   p[ATTR_CREATE_MASK] = p[ATTR_DIRECTORY_MASK] = p[ATTR_FORCE_UID] = p[ATTR_FORCE_GID] = u32p;
   p[ATTR_VETO_FILES] = strp(8192);
   p[ATTR_CLIENT_ADDRESS] = strp(128);
@@ -98,7 +98,7 @@ const char* cmd_name(uint8_t cmd) {
       "RPC_OPEN",       "RPC_READ",         "RPC_WRITE",     "RPC_CLOSE",       "RPC_IOCTL",
       "SPNEGO_AUTHEN",  "LIST_CONNECTIONS", "LIST_SESSIONS", "LIST_OPEN_FILES", "RELOAD",
       "SHUTDOWN",       "CLOSE_SESSION",    "LIST_TREE_CONNECTS",
-      "GET_METRICS"};
+      "GET_METRICS", "DEBUG"};
   return cmd < CMD_COUNT ? kNames[cmd] : "?";
 }
 
@@ -175,6 +175,15 @@ MsgBuilder& MsgBuilder::u32(abi::Attr a, uint32_t v) {
 MsgBuilder& MsgBuilder::u64(abi::Attr a, uint64_t v) {
   ok_ = ok_ && nla_put_u64(msg_, a, v) == 0;
   return *this;
+}
+
+std::string fit_text_attr(const std::string& text) {
+  constexpr size_t kMax = 4095;  // ATTR_TEXT: strp(4096), the NUL included
+  if (text.size() <= kMax) return text;
+  const std::string more = "\n... (cut; ringsmbctl config check lists everything)";
+  size_t cut = text.rfind('\n', kMax - more.size());
+  if (cut == std::string::npos) cut = kMax - more.size();
+  return text.substr(0, cut) + more;
 }
 
 MsgBuilder& MsgBuilder::str(abi::Attr a, const std::string& v) {

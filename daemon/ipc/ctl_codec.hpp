@@ -71,6 +71,11 @@ class MsgBuilder {
   bool ok_ = true;
 };
 
+// TEXT fitted to ATTR_TEXT's policy (4 KiB with its NUL): a longer text
+// (the warnings of a reload) is cut at a line end, with a last line that
+// says so.
+std::string fit_text_attr(const std::string& text);
+
 // Struct <-> attribute conversions. Encoders fill a builder made by the
 // caller (who picks command and handle); decoders read a parsed Message.
 void encode_login_request(MsgBuilder& b, const LoginRequest& r);

@@ -7,6 +7,7 @@
 
 #include "common/log.hpp"
 #include "control/local_control_plane.hpp"
+#include "ipc/ctl_debug.hpp"
 
 namespace ringsmb::ctld {
 
@@ -27,19 +28,25 @@ CtlServer::CtlServer(std::string config_path, config::Config cfg)
 
 CtlServer::~CtlServer() = default;
 
-std::expected<void, std::string> CtlServer::reload() {
+std::expected<std::string, std::string> CtlServer::reload() {
   auto parsed = config::parse_config_file(config_path_);
   if (!parsed) {
-    LOG_ERROR("reload: %s (keeping the previous configuration)", parsed.error().c_str());
+    log_lines(LogLevel::Error, "reload: ", parsed.error());
+    LOG_ERROR("reload: keeping the previous configuration");
     return std::unexpected(parsed.error());
   }
-  for (const auto& w : parsed->warnings) LOG_WARN("reload: %s", w.c_str());
+  std::string warnings;
+  for (const auto& w : parsed->warnings) {
+    LOG_WARN("reload: %s", w.c_str());
+    warnings += (warnings.empty() ? "" : "\n") + w;
+  }
   cfg_ = std::move(parsed->config);
+  apply_configured_log_level(cfg_.global.log_level);
   // A fresh policy engine re-reads the user database on its first login.
   policy_ = control::make_local_control_plane(cfg_);
   LOG_INFO("reloaded %s: %zu shares", config_path_.c_str(), cfg_.shares.size());
   if (reloaded_) reloaded_(cfg_);
-  return {};
+  return warnings;
 }
 
 std::vector<Outgoing> CtlServer::handle(const uint8_t* data, size_t len, uint32_t from_port) {
@@ -81,6 +88,7 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
     case CMD_RPC_CLOSE: return reply(on_rpc(m));
     case CMD_RELOAD: return reply(on_reload(m));
     case CMD_SHUTDOWN: return on_shutdown(m, from_port);
+    case CMD_DEBUG: return reply(ipc::answer_debug(m, from_port));
     case CMD_LIST_CONNECTIONS:
     case CMD_LIST_SESSIONS:
     case CMD_LIST_TREE_CONNECTS:
@@ -157,8 +165,11 @@ Bytes CtlServer::on_share_config(const Message& m) {
 }
 
 Bytes CtlServer::on_reload(const Message& m) {
+  LOG_INFO("RELOAD requested by ringsmbctl");
   auto r = reload();
-  return r ? status_reply(m, NtStatus::Success) : status_reply(m, NtStatus::Unsuccessful, r.error());
+  // Success with TEXT: the file's warnings, which ringsmbctl shows.
+  return r ? status_reply(m, NtStatus::Success, fit_text_attr(*r))
+           : status_reply(m, NtStatus::Unsuccessful, fit_text_attr(r.error()));
 }
 
 std::vector<Outgoing> CtlServer::on_shutdown(const Message& m, uint32_t from_port) {

@@ -34,8 +34,9 @@ class CtlServer {
   // and for SHUTDOWN the notice to the data plane). Drives the tests too.
   std::vector<Outgoing> handle(const uint8_t* data, size_t len, uint32_t from_port);
   // Re-reads the configuration file and the user database. On a bad file
-  // the previous configuration stays; the error text is returned.
-  std::expected<void, std::string> reload();
+  // the previous configuration stays; the error text is returned. On
+  // success, the file's warnings (one a line, may be empty). Both are logged.
+  std::expected<std::string, std::string> reload();
   bool shutdown_requested() const { return shutdown_; }
   void request_shutdown() { shutdown_ = true; }
   uint32_t data_plane_port() const { return data_plane_port_; }

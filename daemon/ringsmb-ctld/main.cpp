@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   // Run as its own systemd unit (ringsmbd --ctld-external), ctld reports
   // readiness itself; spawned by ringsmbd it gets no NOTIFY_SOCKET.
   sd::init_from_environment();
+  set_log_identifier("ringsmb-ctld");
   CLI::App app{"ringsmb-ctld: ringsmb control-plane daemon (users, shares, authentication)"};
   std::string config_path = "/etc/ringsmb/ringsmb.conf";
   bool foreground = false;
@@ -91,7 +92,10 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "configuration file");
   app.add_flag("-F,--foreground", foreground, "stay in the foreground, log to stderr");
   app.add_option("--parent", parent, "exit when this process (the supervising ringsmbd) exits");
-  app.add_option("-d,--log-level", log_level, "0 errors .. 3 debug");
+  app.add_option("-d,--log-level", log_level,
+                 "log level, as the 'log level' key (0 errors and warnings, 1 notices, 2-10 debug); "
+                 "overrides the file's, also on reload")
+      ->check(CLI::Range(0, kMaxLogLevel));
   app.add_option("--netlink-fd", netlink_fd, "answer on this inherited, bound netlink socket (given by ringsmbd)");
   CLI11_PARSE(app, argc, argv);
 
@@ -106,8 +110,11 @@ int main(int argc, char** argv) {
   }
   config::Config cfg = parsed->config;
   log_to_syslog_if_inherited("ringsmb-ctld");
-  int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
-  set_log_level(LogLevel(std::clamp(level, 0, 3)));
+  // Spawned by ringsmbd, ctld writes to ringsmbd's journal stream, which the
+  // journal shows under ringsmbd's name: it opens one under its own.
+  if (parent > 0) own_journal_stream("ringsmb-ctld");
+  if (log_level >= 0) pin_log_level(log_level);
+  else set_log_level(cfg.global.log_level);
   // data plane = ksmbd: register with ksmbd.ko before anything else, so a
   // missing, incompatible or already driven module stops us with a message
   // on stderr and a non-zero exit.

@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
   // Before any thread exists: takes $NOTIFY_SOCKET out of the environment
   // that ringsmb-ctld inherits.
   sd::init_from_environment();
+  set_log_identifier("ringsmbd");
   CLI::App app{"ringsmbd: SMB2/SMB3 file server (data plane)"};
   std::string config_path = "/etc/ringsmb/ringsmb.conf";
   bool foreground = false, force_epoll = false;
@@ -136,7 +137,10 @@ int main(int argc, char** argv) {
   auto* demo = app.add_option("--demo", demo_dir, "run the embedded demo configuration in DIR")
                    ->expected(0, 1)
                    ->default_str("/tmp/ringsmb-demo");
-  app.add_option("-d,--log-level", log_level, "0 errors .. 3 debug");
+  app.add_option("-d,--log-level", log_level,
+                 "log level, as the 'log level' key (0 errors and warnings, 1 notices, 2-10 debug); "
+                 "overrides the file's, also on reload")
+      ->check(CLI::Range(0, kMaxLogLevel));
   bool no_ctld = false, ctld_external = false;
   std::string ctld_path;
   app.add_flag("--no-ctld", no_ctld, "keep the control plane (users, shares, NTLM) inside ringsmbd");
@@ -153,7 +157,12 @@ int main(int argc, char** argv) {
   } else {
     auto parsed = config::parse_config_file(config_path);
     if (!parsed) {
-      fprintf(stderr, "ringsmbd: %s\n", parsed.error().c_str());
+      // Every error of the file, one a line.
+      for (size_t pos = 0, nl; pos < parsed.error().size(); pos = nl + 1) {
+        nl = parsed.error().find('\n', pos);
+        if (nl == std::string::npos) nl = parsed.error().size();
+        fprintf(stderr, "ringsmbd: %s\n", parsed.error().substr(pos, nl - pos).c_str());
+      }
       return 1;
     }
     for (const auto& w : parsed->warnings) fprintf(stderr, "ringsmbd: warning: %s\n", w.c_str());
@@ -164,8 +173,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  int level = log_level >= 0 ? log_level : cfg.global.log_level + 1;
-  set_log_level(LogLevel(std::clamp(level, 0, 3)));
+  if (log_level >= 0) pin_log_level(log_level);
+  else set_log_level(cfg.global.log_level);
   raise_fd_limit();
   transport::ServerOptions opts;
   opts.force_epoll = force_epoll;

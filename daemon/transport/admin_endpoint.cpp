@@ -12,6 +12,7 @@
 
 #include "common/log.hpp"
 #include "common/sd_notify.hpp"
+#include "ipc/ctl_debug.hpp"
 #include "ipc/status_prometheus.hpp"
 #include "transport/worker.hpp"
 
@@ -213,9 +214,12 @@ std::vector<Bytes> AdminEndpoint::handle(const ipc::Message& m, uint32_t from_po
       return ipc::encode_text_replies(CMD_GET_METRICS, m.seq, smb2::render_prometheus(*counters));
     }
     case CMD_RELOAD: {
-      auto r = actions_.reload ? actions_.reload() : std::expected<void, std::string>{};
-      return {r ? status_reply(m, NtStatus::Success) : status_reply(m, NtStatus::Unsuccessful, r.error())};
+      LOG_INFO("RELOAD requested by ringsmbctl: reloading shares and users for new logins and tree connects");
+      auto r = actions_.reload ? actions_.reload() : std::expected<std::string, std::string>{};
+      return {r ? status_reply(m, NtStatus::Success, ipc::fit_text_attr(*r))
+                : status_reply(m, NtStatus::Unsuccessful, ipc::fit_text_attr(r.error()))};
     }
+    case CMD_DEBUG: return {ipc::answer_debug(m, from_port)};
     case CMD_SHUTDOWN:
       LOG_INFO("SHUTDOWN requested by ringsmbctl");
       if (actions_.shutdown) actions_.shutdown();

@@ -25,8 +25,9 @@ namespace ringsmb::transport {
 class Worker;
 
 struct AdminActions {
-  // Re-reads configuration and users; the error text when the file is bad.
-  std::function<std::expected<void, std::string>()> reload;
+  // Re-reads configuration and users; the error text when the file is bad,
+  // else its warnings (one a line, may be empty).
+  std::function<std::expected<std::string, std::string>()> reload;
   std::function<void()> shutdown;
 };
 

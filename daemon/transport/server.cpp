@@ -109,23 +109,30 @@ class WorkerPoster final : public smb2::ConnPoster {
   const ConnRoutes& routes_;
 };
 
-// Re-reads shares and users for new logins and tree connects. In-process:
-// a new policy engine from the file. With ringsmb-ctld: the file is checked
-// here first (so `ringsmbctl reload` reports a bad file), then ctld reloads.
-std::expected<void, std::string> reload_control_plane(ipc::ControlPlane& control,
-                                                      control::ReloadingControlPlane* local,
-                                                      const std::string& config_path) {
+// Re-reads shares and users for new logins and tree connects, and the log
+// level. In-process: a new policy engine from the file. With ringsmb-ctld:
+// the file is checked here first (so `ringsmbctl reload` reports a bad
+// file), then ctld reloads. On success, the file's warnings (ctld or the
+// in-process engine logs them).
+std::expected<std::string, std::string> reload_control_plane(ipc::ControlPlane& control,
+                                                             control::ReloadingControlPlane* local,
+                                                             const std::string& config_path) {
   sd::notify("RELOADING=1");
-  std::expected<void, std::string> r;
-  if (local) {
-    r = local->reload_config();
-  } else if (!config_path.empty()) {
-    auto parsed = config::parse_config_file(config_path);
-    if (parsed) control.reload();
-    else r = std::unexpected(parsed.error());
-    if (!parsed) LOG_ERROR("reload: %s (ringsmb-ctld keeps the previous configuration)", parsed.error().c_str());
+  std::expected<std::string, std::string> r;
+  auto parsed = config_path.empty() ? std::expected<config::ParseOutput, std::string>{}
+                                    : config::parse_config_file(config_path);
+  if (!parsed) {
+    log_lines(LogLevel::Error, "reload: ", parsed.error());
+    LOG_ERROR("reload: keeping the previous configuration");
+    r = std::unexpected(parsed.error());
   } else {
-    control.reload();
+    if (!config_path.empty()) apply_configured_log_level(parsed->config.global.log_level);
+    for (const auto& w : parsed->warnings) *r += (r->empty() ? "" : "\n") + w;
+    if (local) {
+      if (auto lr = local->reload_config(); !lr) r = std::unexpected(lr.error());
+    } else {
+      control.reload();
+    }
   }
   sd::notify(r ? "READY=1\nSTATUS=configuration reloaded" : "READY=1\nSTATUS=reload failed: bad configuration");
   return r;

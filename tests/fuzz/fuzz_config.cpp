@@ -1,5 +1,6 @@
 // libFuzzer target for the config parser: any input must either parse or
-// fail with a "FILE:LINE: ..." message, never crash or hang.
+// fail with "FILE:LINE: ..." messages, never crash or hang; the checker
+// (every error in one pass) agrees with it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -27,5 +28,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else if (!r.error().starts_with("fuzz.conf:")) {
     std::abort();
   }
+  // The checker goes on after errors: each is "FILE:LINE: ..." and the
+  // shares it keeps are still well formed.
+  auto c = ringsmb::config::check_config_text(text, "fuzz.conf");
+  if (c.errors.empty() != r.has_value()) std::abort();
+  for (const auto& e : c.errors)
+    if (!e.starts_with("fuzz.conf:")) std::abort();
+  for (const auto& s : c.config.shares)
+    if (s.path.empty() || s.path.front() != '/' || s.name.empty()) std::abort();
   return 0;
 }

@@ -161,7 +161,7 @@ check "after reload u1 may write [rl]" smb "$U1" rl "put $T/data f3"
 
 # config check: bad values name FILE:LINE, unknown keys warn with FILE:LINE
 printf '[global]\n[x]\n  path = /tmp\n  veto oplock files = /a/\n  hosts allow = 10.0.0.0/33\n' > "$T/bad.conf"
-expect_status "config check: a bad host entry is FILE:LINE" "$T/bad.conf:5: '10.0.0.0/33' is not a valid network" \
+expect_status "config check: a bad host entry is FILE:LINE and key" "$T/bad.conf:5: hosts allow: '10.0.0.0/33' is not a valid network" \
   "$RINGSMBCTL" config check "$T/bad.conf"
 printf '[x]\n  path = /tmp\n  veto oplock files = /a/\n  create mask = 0640\n' > "$T/warn.conf"
 expect_status "config check: an unknown key warns with FILE:LINE" "$T/warn.conf:3: unknown key 'veto oplock files' in \[x\]" \

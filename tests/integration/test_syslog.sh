@@ -45,6 +45,6 @@ if [ -n "$server_pid" ]; then
   for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
 fi
 check "ringsmb-ctld, spawned by the detached server, logs to syslog too" grep -qE 'ringsmb-ctld\[[0-9]+\]: ' "$T/syslog.txt"
-check "no line is written in the stderr format" bash -c "! grep -q 'ringsmb\[info\]' '$T/syslog.txt'"
+check "no line is written in the stderr format" bash -c "! grep -qE '\[(info|warn|error|debug)\] ' '$T/syslog.txt'"
 kill "$(cat "$T/listener.pid")" 2>/dev/null || true
 finish

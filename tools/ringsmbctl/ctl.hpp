@@ -14,6 +14,7 @@
 #include "common/ntstatus.hpp"
 #include "config/config.hpp"
 #include "ipc/ctl_abi.hpp"
+#include "ipc/ctl_codec.hpp"
 
 namespace ringsmb::ctl {
 
@@ -55,6 +56,9 @@ struct Failure {
 int fail(const std::string& message);
 int fail(int code, const std::string& message);
 int fail(const Failure& f);
+// For a configuration or users db that could not be loaded: kExitPermission
+// when it was not readable (a user who is not root), else kExitError.
+int fail_loading(const std::string& message);
 
 // Parses the configuration; warnings are dropped (config check shows them).
 std::expected<config::Config, std::string> load_config(const std::string& path);
@@ -62,7 +66,7 @@ std::expected<config::Config, std::string> load_config(const std::string& path);
 void add_user_commands(CLI::App& app, Context& ctx);
 void add_share_commands(CLI::App& app, Context& ctx);
 void add_config_commands(CLI::App& app, Context& ctx);
-void add_daemon_commands(CLI::App& app, Context& ctx);  // reload, shutdown
+void add_daemon_commands(CLI::App& app, Context& ctx);  // reload, shutdown, debug
 void add_status_commands(CLI::App& app, Context& ctx);  // status, session close
 void add_discovery_commands(CLI::App& app, Context& ctx);  // discovery wsdd, discovery avahi
 void add_import_commands(CLI::App& app, Context& ctx);     // import samba, import ksmbd
@@ -84,12 +88,27 @@ struct Answer {
 // Sends CMD (with SESSION_ID when given) to DAEMON, found through its pid
 // file in the configuration's state directory, and waits for the whole
 // answer. kExitNotRunning when the daemon is not running.
+// U32S: further u32 attributes of the request.
 std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, ipc::abi::Cmd cmd,
-                                   std::optional<uint64_t> session_id = std::nullopt);
+                                   std::optional<uint64_t> session_id = std::nullopt,
+                                   const std::vector<std::pair<ipc::abi::Attr, uint32_t>>& u32s = {});
+const char* daemon_name(Daemon d);
 
-// RELOAD to ringsmb-ctld when it runs, else to ringsmbd (--no-ctld).
+// What a reload did: which daemon reloaded, and the file's warnings.
+struct Reloaded {
+  std::string by;
+  std::vector<std::string> warnings;
+};
+
+// RELOAD to ringsmb-ctld when it runs, else to ringsmbd (--no-ctld); after
+// ctld, ringsmbd takes the file's log level (DEBUG), as on SIGHUP.
 // kExitNotRunning when neither runs.
-std::expected<std::string, Failure> reload_server(const config::Config& cfg);
+std::expected<Reloaded, Failure> reload_server(const config::Config& cfg, const std::string& config_path);
+
+// The configuration for finding the running server: the state directory
+// of a file that may have errors (the server then refuses the reload and
+// logs why). An error only when the file cannot be read.
+std::expected<config::Config, std::string> load_config_for_server(const std::string& path);
 
 // After an edit of the configuration or the users: asks a running server
 // to reload (unless --no-reload) and says so. kExitOk when it reloaded or

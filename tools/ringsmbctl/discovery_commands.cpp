@@ -57,7 +57,7 @@ std::vector<std::string> wsdd_argv(const config::GlobalConfig& g, const WsddOpti
 
 int cmd_wsdd(const Context& ctx, const WsddOptions& o, const std::vector<std::string>& extra) {
   auto cfg = load_config(ctx.config_path);
-  if (!cfg) return fail(cfg.error());
+  if (!cfg) return fail_loading(cfg.error());
   std::vector<std::string> argv = wsdd_argv(cfg->global, o, extra);
   if (o.print) {
     for (size_t i = 0; i < argv.size(); ++i) std::cout << (i ? " " : "") << argv[i];
@@ -121,7 +121,7 @@ std::string parent_dir(const std::string& path) {
 
 int cmd_avahi(const Context& ctx, const AvahiOptions& o) {
   auto cfg = load_config(ctx.config_path);
-  if (!cfg) return fail(cfg.error());
+  if (!cfg) return fail_loading(cfg.error());
   if (cfg->global.tcp_ports.empty()) return fail("the configuration has no tcp port");
   uint16_t port = cfg->global.tcp_ports.front();
   std::string text = avahi_service_xml(port);

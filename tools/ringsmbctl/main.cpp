@@ -2,6 +2,8 @@
 // in their files (the users db, ringsmb.conf); a running server is then
 // asked to reload. status, reload, shutdown and session close talk to the
 // running daemons over netlink (server_link.cpp).
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
@@ -17,6 +19,12 @@ int fail(int code, const std::string& message) {
 }
 
 int fail(const Failure& f) { return fail(f.code, f.message); }
+
+int fail_loading(const std::string& message) {
+  if (message.find(std::strerror(EACCES)) != std::string::npos || message.find(std::strerror(EPERM)) != std::string::npos)
+    return fail(kExitPermission, message + " (run as root)");
+  return fail(kExitError, message);
+}
 
 std::expected<config::Config, std::string> load_config(const std::string& path) {
   auto parsed = config::parse_config_file(path);

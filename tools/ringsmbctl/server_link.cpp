@@ -28,16 +28,17 @@ std::string port_file(const config::Config& cfg, Daemon d) {
   return cfg.global.state_directory + "/" + (d == Daemon::Ctld ? kCtldPortFileName : kDataPlanePortFileName);
 }
 
-const char* daemon_name(Daemon d) { return d == Daemon::Ctld ? "ringsmb-ctld" : "ringsmbd"; }
-
 Failure not_running(Daemon d, const std::string& why) {
   return {kExitNotRunning, std::string(daemon_name(d)) + " is not running (" + why + ")"};
 }
 
 }  // namespace
 
+const char* daemon_name(Daemon d) { return d == Daemon::Ctld ? "ringsmb-ctld" : "ringsmbd"; }
+
 std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, Cmd cmd,
-                                   std::optional<uint64_t> session_id) {
+                                   std::optional<uint64_t> session_id,
+                                   const std::vector<std::pair<Attr, uint32_t>>& u32s) {
   std::string file = port_file(cfg, daemon);
   uint32_t port = ipc::read_port_file(file);
   if (port == 0) {
@@ -62,6 +63,7 @@ std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, Cmd
   uint32_t seq = next_seq++;
   ipc::MsgBuilder b(cmd, seq, true);
   if (session_id) b.u64(ATTR_SESSION_ID, *session_id);
+  for (const auto& [attr, value] : u32s) b.u32(attr, value);
   if (int err = sock->send(port, b.wire())) {
     if (err == ECONNREFUSED) return std::unexpected(not_running(daemon, "stale " + file));
     return std::unexpected(Failure{kExitError, std::string(daemon_name(daemon)) + ": " + strerror(err)});
@@ -83,18 +85,52 @@ std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, Cmd
                                                  std::to_string(port) + ")"});
 }
 
-std::expected<std::string, Failure> reload_server(const config::Config& cfg) {
+std::expected<config::Config, std::string> load_config_for_server(const std::string& path) {
+  auto checked = config::check_config_file(path);
+  if (!checked) return std::unexpected(checked.error());
+  return std::move(checked->config);
+}
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    if (nl > pos) out.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::expected<Reloaded, Failure> reload_server(const config::Config& cfg, const std::string& config_path) {
+  // ctld first: its answer comes after the users and shares are reloaded,
+  // so a login right after sees them.
   auto a = ask(cfg, Daemon::Ctld, CMD_RELOAD);
-  std::string who = "ringsmb-ctld";
+  Daemon who = Daemon::Ctld;
   if (!a && a.error().code == kExitNotRunning) {
     a = ask(cfg, Daemon::Ringsmbd, CMD_RELOAD);
-    who = "ringsmbd";
+    who = Daemon::Ringsmbd;
     if (!a && a.error().code == kExitNotRunning) return std::unexpected(Failure{kExitNotRunning, "the server is not running"});
   }
   if (!a) return std::unexpected(a.error());
   if (a->status != NtStatus::Success)
-    return std::unexpected(Failure{kExitError, "reload failed" + (a->text.empty() ? "" : ": " + a->text)});
-  return who;
+    return std::unexpected(Failure{kExitError, "reload failed (the running server keeps its configuration):\n" +
+                                                   (a->text.empty() ? "no reason given" : a->text)});
+  Reloaded r{daemon_name(who), lines_of(a->text)};
+  if (who == Daemon::Ctld) {
+    // The ringsmbd served by this ctld takes the file's log level, as its
+    // SIGHUP does. A ringsmbd that is not running is no error here.
+    auto parsed = config::parse_config_file(config_path);
+    if (parsed)
+      (void)ask(cfg, Daemon::Ringsmbd, CMD_DEBUG, std::nullopt,
+                {{ATTR_LOG_LEVEL, uint32_t(parsed->config.global.log_level)}, {ATTR_LOG_LEVEL_SOURCE, LOG_SOURCE_CONFIG}});
+  }
+  return r;
 }
 
 int apply_to_running_server(const Context& ctx) {
@@ -103,10 +139,10 @@ int apply_to_running_server(const Context& ctx) {
     return kExitOk;
   }
   auto cfg = load_config(ctx.config_path);
-  if (!cfg) return fail(cfg.error());
-  auto r = reload_server(*cfg);
+  if (!cfg) return fail_loading(cfg.error());
+  auto r = reload_server(*cfg, ctx.config_path);
   if (r) {
-    std::cout << "reloaded the running server (" << *r << "): new logins and tree connects use the change\n";
+    std::cout << "reloaded the running server (" << r->by << "): new logins and tree connects use the change\n";
     return kExitOk;
   }
   if (r.error().code == kExitNotRunning) return kExitOk;  // applies when the server starts

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/config_dump.hpp"
 #include "config/config_editor.hpp"
 #include "ctl.hpp"
 
@@ -191,7 +192,7 @@ std::string join(const std::vector<std::string>& v) {
 
 int cmd_list(const Context& ctx) {
   auto cfg = load_config(ctx.config_path);
-  if (!cfg) return fail(cfg.error());
+  if (!cfg) return fail_loading(cfg.error());
   size_t wn = 4, wp = 4;
   for (const auto& s : cfg->shares) {
     wn = std::max(wn, s.name.size());
@@ -207,6 +208,12 @@ int cmd_list(const Context& ctx) {
   return kExitOk;
 }
 
+std::string or_none(const std::vector<std::string>& list, const char* none) {
+  return list.empty() ? none : config::user_list_text(list);
+}
+
+// Everything that decides who may connect and what they may do, then the
+// lines as written (config show SHARE prints every setting).
 int cmd_show(const Context& ctx, const ShareOptions& o) {
   auto text = read_config_text(ctx.config_path, false);
   if (!text) return fail(text.error());
@@ -214,14 +221,23 @@ int cmd_show(const Context& ctx, const ShareOptions& o) {
   if (!parsed) return fail(parsed.error());
   const config::ShareConfig* s = parsed->config.find_share(o.name);
   if (!s) return fail(kExitNotFound, "share '" + o.name + "' not found");
+  const config::GlobalConfig& g = parsed->config.global;
   std::cout << "[" << s->name << "]\n"
             << "  path:           " << s->path << "\n"
             << "  comment:        " << s->comment << "\n"
             << "  read only:      " << yes_no(s->read_only) << "\n"
-            << "  guest ok:       " << yes_no(s->guest_ok) << "\n"
+            << "  guest ok:       " << yes_no(s->guest_ok) << (s->guest_ok ? " (as " + g.guest_account + ")" : "") << "\n"
             << "  browseable:     " << yes_no(s->browseable) << "\n"
-            << "  valid users:    " << (s->valid_users.empty() ? "(everyone with an account)" : join(s->valid_users))
-            << "\n"
+            << "  hosts allow:    " << (s->hosts_allow.empty() ? "(any address)" : join(s->hosts_allow)) << "\n"
+            << "  hosts deny:     " << (s->hosts_deny.empty() ? "(none)" : join(s->hosts_deny)) << "\n"
+            << "  smb3 encryption: " << config::encryption_name(s->smb3_encryption.value_or(g.smb3_encryption))
+            << (s->smb3_encryption ? "" : " (from [global])") << "\n"
+            << "  valid users:    " << or_none(s->valid_users, "(everyone with an account)") << "\n"
+            << "  invalid users:  " << or_none(s->invalid_users, "(none)") << "\n"
+            << "  read list:      " << or_none(s->read_list, "(none)") << "\n"
+            << "  write list:     " << or_none(s->write_list, "(none)") << "\n"
+            << "  force user:     " << (s->force_user.empty() ? "(none: each user's own account)" : s->force_user) << "\n"
+            << "  force group:    " << (s->force_group.empty() ? "(none)" : s->force_group) << "\n"
             << "  case sensitive: " << yes_no(s->case_sensitive) << "\n";
   config::ConfigEditor editor(*text);
   std::cout << "As written in " << ctx.config_path << ":\n";

@@ -194,7 +194,7 @@ constexpr const char* kNoStatusWithKsmbd =
 
 int cmd_status(const Context& ctx, bool json, bool prometheus) {
   auto cfg = load_config(ctx.config_path);
-  if (!cfg) return fail(cfg.error());
+  if (!cfg) return fail_loading(cfg.error());
   if (cfg->global.data_plane == config::DataPlane::Ksmbd) return fail(std::string("status: ") + kNoStatusWithKsmbd);
   auto s = fetch_status(*cfg);
   if (prometheus) return print_prometheus_status(*cfg, s);
@@ -214,7 +214,7 @@ int cmd_session_close(const Context& ctx, const std::string& id_text) {
     return fail(kExitUsage, "'" + id_text + "' is not a session id (see 'ringsmbctl status')");
   }
   auto cfg = load_config(ctx.config_path);
-  if (!cfg) return fail(cfg.error());
+  if (!cfg) return fail_loading(cfg.error());
   if (cfg->global.data_plane == config::DataPlane::Ksmbd)
     return fail(std::string("session close: ") + kNoStatusWithKsmbd);
   auto a = ask(*cfg, Daemon::Ringsmbd, CMD_CLOSE_SESSION, id);

@@ -65,7 +65,7 @@ int cmd_add(const Context& ctx, const UserOptions& o) {
   std::string unix_user = o.unix_user.empty() ? o.name : o.unix_user;
   if (::getpwnam(unix_user.c_str()) == nullptr) return fail(kExitNotFound, "unix user '" + unix_user + "' does not exist");
   auto l = load_db(ctx);
-  if (!l) return fail(l.error());
+  if (!l) return fail_loading(l.error());
   auto pw = read_password(o.password_stdin);
   if (!pw) return fail(pw.error());
   bool existed = l->db.find(o.name) != nullptr;
@@ -77,7 +77,7 @@ int cmd_add(const Context& ctx, const UserOptions& o) {
 
 int cmd_del(const Context& ctx, const UserOptions& o) {
   auto l = load_db(ctx);
-  if (!l) return fail(l.error());
+  if (!l) return fail_loading(l.error());
   if (!l->db.remove(o.name)) return fail(kExitNotFound, "user '" + o.name + "' not found");
   if (int rc = save_db(*l); rc != kExitOk) return rc;
   std::cout << "deleted user '" << o.name << "' (sessions it has open stay until they end)\n";
@@ -86,7 +86,7 @@ int cmd_del(const Context& ctx, const UserOptions& o) {
 
 int cmd_passwd(const Context& ctx, const UserOptions& o) {
   auto l = load_db(ctx);
-  if (!l) return fail(l.error());
+  if (!l) return fail_loading(l.error());
   const auth::UserRecord* cur = l->db.find(o.name);
   if (cur == nullptr) return fail(kExitNotFound, "user '" + o.name + "' not found");
   auth::UserRecord rec = *cur;
@@ -101,7 +101,7 @@ int cmd_passwd(const Context& ctx, const UserOptions& o) {
 
 int cmd_list(const Context& ctx) {
   auto l = load_db(ctx);
-  if (!l) return fail(l.error());
+  if (!l) return fail_loading(l.error());
   size_t width = 4;
   for (const auto& u : l->db.users()) width = std::max(width, u.name.size());
   std::cout << std::left << std::setw(static_cast<int>(width)) << "NAME" << "  UNIX USER\n";

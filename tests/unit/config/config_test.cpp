@@ -70,11 +70,11 @@ TEST_CASE("ports", "[config]") {
   CHECK(global("smb ports = 445 139").tcp_ports == std::vector<uint16_t>{445, 139});
   CHECK(global("smb ports = 445,10445, 20445").tcp_ports == std::vector<uint16_t>{445, 10445, 20445});
   CHECK(global("smb ports = 445 445").tcp_ports == std::vector<uint16_t>{445});
-  CHECK(err("[global]\ntcp port = 0\n") == "t.conf:2: port 0 is out of range (1..65535)");
-  CHECK(err("[global]\nsmb ports = 445 65536\n") == "t.conf:2: port 65536 is out of range (1..65535)");
-  CHECK(err("[global]\ntcp port = http\n") == "t.conf:2: 'http' is not a port number");
-  CHECK(err("[global]\ntcp port = 4k\n") == "t.conf:2: '4k' is not a port number");
-  CHECK(err("[global]\ntcp port =\n") == "t.conf:2: empty port list");
+  CHECK(err("[global]\ntcp port = 0\n") == "t.conf:2: tcp port: 0 is out of range (1..65535)");
+  CHECK(err("[global]\nsmb ports = 445 65536\n") == "t.conf:2: smb ports: 65536 is out of range (1..65535)");
+  CHECK(err("[global]\ntcp port = http\n") == "t.conf:2: tcp port: 'http' is not a port number");
+  CHECK(err("[global]\ntcp port = 4k\n") == "t.conf:2: tcp port: '4k' is not a port number");
+  CHECK(err("[global]\ntcp port =\n") == "t.conf:2: tcp port: empty port list");
 }
 
 TEST_CASE("interfaces, paths and names", "[config]") {
@@ -103,7 +103,7 @@ TEST_CASE("interfaces, paths and names", "[config]") {
   CHECK(err("[global]\nnetbios name = abcdefghijklmnop\n") == "t.conf:2: netbios name must be 1..15 characters");
   CHECK(err("[global]\nworkgroup = a/b\n") == "t.conf:2: workgroup 'a/b' contains an invalid character");
   CHECK(err("[global]\nbind interfaces only = sometimes\n") ==
-        "t.conf:2: 'sometimes' is not a boolean (use yes or no)");
+        "t.conf:2: bind interfaces only: 'sometimes' is not a boolean (use yes or no)");
 }
 
 TEST_CASE("protocols", "[config]") {
@@ -118,10 +118,10 @@ TEST_CASE("protocols", "[config]") {
   CHECK(global("server max protocol = SMB3").max_protocol == kDialect311);
   CHECK(global("min protocol = SMB3").min_protocol == kDialect300);
   CHECK(global("max protocol = SMB2").max_protocol == kDialect210);
-  CHECK(err("[global]\nserver min protocol = NT1\n") == "t.conf:2: SMB1 is not supported");
-  CHECK(err("[global]\nserver max protocol = LANMAN2\n") == "t.conf:2: SMB1 is not supported");
+  CHECK(err("[global]\nserver min protocol = NT1\n") == "t.conf:2: server min protocol: SMB1 is not supported");
+  CHECK(err("[global]\nserver max protocol = LANMAN2\n") == "t.conf:2: server max protocol: SMB1 is not supported");
   CHECK(err("[global]\nserver min protocol = SMB4\n") ==
-        "t.conf:2: unknown protocol 'SMB4' (use SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11, SMB2 or SMB3)");
+        "t.conf:2: server min protocol: unknown protocol 'SMB4' (use SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11, SMB2 or SMB3)");
   CHECK(err("[global]\nserver min protocol = SMB3\nserver max protocol = SMB2\n") ==
         "t.conf:3: server min protocol is higher than server max protocol");
   CHECK(err("[global]\nserver max protocol = SMB2_10\n\n[global]\nserver min protocol = SMB3_11\n") ==
@@ -139,7 +139,7 @@ TEST_CASE("signing, encryption, map to guest", "[config]") {
   CHECK(global("server signing = disabled").signing == SigningPolicy::Disabled);
   CHECK(global("server signing = off").signing == SigningPolicy::Disabled);
   CHECK(err("[global]\nserver signing = sometimes\n") ==
-        "t.conf:2: bad signing policy 'sometimes' (use auto, mandatory or disabled)");
+        "t.conf:2: server signing: bad signing policy 'sometimes' (use auto, mandatory or disabled)");
 
   for (const char* v : {"off", "no", "disabled", "if_required"})
     CHECK(global(std::string("smb3 encryption = ") + v).smb3_encryption == EncryptionPolicy::Off);
@@ -148,13 +148,13 @@ TEST_CASE("signing, encryption, map to guest", "[config]") {
   for (const char* v : {"required", "mandatory", "forced"})
     CHECK(global(std::string("server smb encrypt = ") + v).smb3_encryption == EncryptionPolicy::Required);
   CHECK(err("[global]\nsmb3 encryption = strong\n") ==
-        "t.conf:2: bad encryption policy 'strong' (use off, desired or required)");
+        "t.conf:2: smb3 encryption: bad encryption policy 'strong' (use off, desired or required)");
 
   CHECK(global("map to guest = never").map_to_guest == MapToGuest::Never);
   CHECK(global("map to guest = Bad User").map_to_guest == MapToGuest::BadUser);
   CHECK(global("map to guest = bad password").map_to_guest == MapToGuest::BadPassword);
   CHECK(err("[global]\nmap to guest = always\n") ==
-        "t.conf:2: bad map to guest 'always' (use never, bad user or bad password)");
+        "t.conf:2: map to guest: bad map to guest 'always' (use never, bad user or bad password)");
 }
 
 TEST_CASE("numeric limits", "[config]") {
@@ -176,22 +176,22 @@ TEST_CASE("numeric limits", "[config]") {
   CHECK(global("max connections = 0").max_connections == 0);
   CHECK(global("").worker_busy_poll_us == 0);
   CHECK(global("worker busy poll = 50").worker_busy_poll_us == 50);
-  CHECK(err("[global]\nworker busy poll = 1001\n") == "t.conf:2: 1001 is out of range (0..1000)");
+  CHECK(err("[global]\nworker busy poll = 1001\n") == "t.conf:2: worker busy poll: 1001 is out of range (0..1000)");
   CHECK(global("").bulk_worker_nice == 10);
   CHECK(global("bulk worker nice = 0").bulk_worker_nice == 0);
-  CHECK(err("[global]\nbulk worker nice = 20\n") == "t.conf:2: 20 is out of range (0..19)");
+  CHECK(err("[global]\nbulk worker nice = 20\n") == "t.conf:2: bulk worker nice: 20 is out of range (0..19)");
 
-  CHECK(err("[global]\nsmb2 max read = 16M\n") == "t.conf:2: 16M is out of range (65536..8388608)");
-  CHECK(err("[global]\nsmb2 max write = 4k\n") == "t.conf:2: 4k is out of range (65536..8388608)");
-  CHECK(err("[global]\nsmb2 max trans = 9000000\n") == "t.conf:2: 9000000 is out of range (65536..8388608)");
-  CHECK(err("[global]\nsmb2 max credits = 0\n") == "t.conf:2: 0 is out of range (1..65535)");
-  CHECK(err("[global]\nsmb2 max credits = 65536\n") == "t.conf:2: 65536 is out of range (1..65535)");
-  CHECK(err("[global]\nmax open files = lots\n") == "t.conf:2: 'lots' is not a number");
-  CHECK(err("[global]\nmax connections = 10x\n") == "t.conf:2: '10x' is not a number");
-  CHECK(err("[global]\ndeadtime = -1\n") == "t.conf:2: '-1' is not a number");
-  CHECK(err("[global]\nworkers = 99999999999999999999\n") == "t.conf:2: '99999999999999999999' is too large");
-  CHECK(err("[global]\nlog level = 11\n") == "t.conf:2: 11 is out of range (0..10)");
-  CHECK(err("[global]\nworkers =\n") == "t.conf:2: empty value where a number is expected");
+  CHECK(err("[global]\nsmb2 max read = 16M\n") == "t.conf:2: smb2 max read: 16M is out of range (65536..8388608)");
+  CHECK(err("[global]\nsmb2 max write = 4k\n") == "t.conf:2: smb2 max write: 4k is out of range (65536..8388608)");
+  CHECK(err("[global]\nsmb2 max trans = 9000000\n") == "t.conf:2: smb2 max trans: 9000000 is out of range (65536..8388608)");
+  CHECK(err("[global]\nsmb2 max credits = 0\n") == "t.conf:2: smb2 max credits: 0 is out of range (1..65535)");
+  CHECK(err("[global]\nsmb2 max credits = 65536\n") == "t.conf:2: smb2 max credits: 65536 is out of range (1..65535)");
+  CHECK(err("[global]\nmax open files = lots\n") == "t.conf:2: max open files: 'lots' is not a number");
+  CHECK(err("[global]\nmax connections = 10x\n") == "t.conf:2: max connections: '10x' is not a number");
+  CHECK(err("[global]\ndeadtime = -1\n") == "t.conf:2: deadtime: '-1' is not a number");
+  CHECK(err("[global]\nworkers = 99999999999999999999\n") == "t.conf:2: workers: '99999999999999999999' is too large");
+  CHECK(err("[global]\nlog level = 11\n") == "t.conf:2: log level: 11 is out of range (0..10)");
+  CHECK(err("[global]\nworkers =\n") == "t.conf:2: workers: empty value where a number is expected");
 }
 
 TEST_CASE("log level with per-class levels warns", "[config]") {
@@ -238,13 +238,13 @@ TEST_CASE("share key synonyms", "[config]") {
 }
 
 TEST_CASE("share value errors", "[config]") {
-  CHECK(err("[s]\npath = /srv\nread only = perhaps\n") == "t.conf:3: 'perhaps' is not a boolean (use yes or no)");
-  CHECK(err("[s]\npath = /srv\nguest ok = 2\n") == "t.conf:3: '2' is not a boolean (use yes or no)");
+  CHECK(err("[s]\npath = /srv\nread only = perhaps\n") == "t.conf:3: read only: 'perhaps' is not a boolean (use yes or no)");
+  CHECK(err("[s]\npath = /srv\nguest ok = 2\n") == "t.conf:3: guest ok: '2' is not a boolean (use yes or no)");
   CHECK(err("[s]\npath = srv/data\n") == "t.conf:2: path 'srv/data' must be absolute");
   CHECK(err("[s]\npath =\n") == "t.conf:2: path must not be empty");
-  CHECK(err("[s]\npath = /srv\nvalid users = \"alice\n") == "t.conf:3: unterminated quote in list");
+  CHECK(err("[s]\npath = /srv\nvalid users = \"alice\n") == "t.conf:3: valid users: unterminated quote in list");
   CHECK(err("[s]\npath = /srv\nsmb3 encryption = maybe\n") ==
-        "t.conf:3: bad encryption policy 'maybe' (use off, desired or required)");
+        "t.conf:3: smb3 encryption: bad encryption policy 'maybe' (use off, desired or required)");
   CHECK(share("path = /srv/x/").path == "/srv/x");
   CHECK(share("valid users = @\"Domain Users\",\"\" , \"x,y\"").valid_users ==
         std::vector<std::string>{"@Domain Users", "x,y"});
@@ -252,7 +252,8 @@ TEST_CASE("share value errors", "[config]") {
 }
 
 TEST_CASE("structure errors", "[config]") {
-  CHECK(err("path = /srv\n[s]\n") == "t.conf:1: 'path' appears before any [section]");
+  // Every error is reported, not only the first.
+  CHECK(err("path = /srv\n[s]\n") == "t.conf:1: 'path' appears before any [section]\nt.conf:2: share [s] has no path");
   CHECK(err("; c\n\n[global\n") == "t.conf:3: malformed section header '[global'");
   CHECK(err("[global] x\n") == "t.conf:1: unexpected text after section header '[global] x'");
   CHECK(err("[ ]\n") == "t.conf:1: empty section name");
@@ -328,7 +329,7 @@ TEST_CASE("comments", "[config]") {
   CHECK(out.config.shares[0].path == "/srv/a#b");
   // A value with a trailing comment is not a boolean: comments are whole-line only.
   CHECK(err("[s]\npath = /x\nread only = no # writable\n") ==
-        "t.conf:3: 'no # writable' is not a boolean (use yes or no)");
+        "t.conf:3: read only: 'no # writable' is not a boolean (use yes or no) (comments are whole lines: a '#' or ';' after a value is part of it)");
 }
 
 TEST_CASE("continuation lines", "[config]") {
@@ -348,10 +349,10 @@ TEST_CASE("continuation lines", "[config]") {
 }
 
 TEST_CASE("continuation keeps the first line number", "[config]") {
-  CHECK(err("[global]\nsmb ports = 445 \\\n 0\nworkers = 1\n") == "t.conf:2: port 0 is out of range (1..65535)");
-  CHECK(err("[s]\npath = /x\nread only = \\\n  maybe\n") == "t.conf:3: 'maybe' is not a boolean (use yes or no)");
+  CHECK(err("[global]\nsmb ports = 445 \\\n 0\nworkers = 1\n") == "t.conf:2: smb ports: 0 is out of range (1..65535)");
+  CHECK(err("[s]\npath = /x\nread only = \\\n  maybe\n") == "t.conf:3: read only: 'maybe' is not a boolean (use yes or no)");
   // A comment line does not continue, and the line after it counts normally.
-  CHECK(err("[global]\n# note \\\nworkers = x\n") == "t.conf:3: 'x' is not a number");
+  CHECK(err("[global]\n# note \\\nworkers = x\n") == "t.conf:3: workers: 'x' is not a number");
   // Continuation at end of file is harmless.
   CHECK(ok("[global]\nworkers = 3\\").config.global.workers == 3);
 }
@@ -443,7 +444,7 @@ TEST_CASE("access list keys", "[config][share-options]") {
   CHECK(d.read_list.empty());
   CHECK(d.write_list.empty());
   CHECK(d.invalid_users.empty());
-  CHECK(err("[s]\npath = /srv\nread list = \"alice\n") == "t.conf:3: unterminated quote in list");
+  CHECK(err("[s]\npath = /srv\nread list = \"alice\n") == "t.conf:3: read list: unterminated quote in list");
 }
 
 TEST_CASE("hosts allow and hosts deny", "[config][share-options]") {
@@ -453,9 +454,9 @@ TEST_CASE("hosts allow and hosts deny", "[config][share-options]") {
   CHECK(share("allow hosts = 127.0.0.1").hosts_allow == std::vector<std::string>{"127.0.0.1"});
   CHECK(share("deny hosts = ::1").hosts_deny == std::vector<std::string>{"::1"});
   CHECK(err("[s]\npath = /srv\nhosts allow = 10.0.0.0/40\n") ==
-        "t.conf:3: '10.0.0.0/40' is not a valid network (use 10.0.0.0/8 or 10.0.0.0/255.0.0.0)");
-  CHECK(err("[s]\npath = /srv\nhosts deny = 192.168.1.300\n") == "t.conf:3: '192.168.1.300' is not a valid IPv4 address");
-  CHECK(err("[s]\npath = /srv\nhosts deny = EXCEPT 10.\n") == "t.conf:3: EXCEPT needs entries on both sides");
+        "t.conf:3: hosts allow: '10.0.0.0/40' is not a valid network (use 10.0.0.0/8 or 10.0.0.0/255.0.0.0)");
+  CHECK(err("[s]\npath = /srv\nhosts deny = 192.168.1.300\n") == "t.conf:3: hosts deny: '192.168.1.300' is not a valid IPv4 address");
+  CHECK(err("[s]\npath = /srv\nhosts deny = EXCEPT 10.\n") == "t.conf:3: hosts deny: EXCEPT needs entries on both sides");
 }
 
 TEST_CASE("create mask and directory mask", "[config][share-options]") {
@@ -467,10 +468,10 @@ TEST_CASE("create mask and directory mask", "[config][share-options]") {
   CHECK(s.directory_mask == 0700);
   CHECK(share("create mode = 0664").create_mask == 0664);
   CHECK(share("directory mode = 02775").directory_mask == 02775);
-  CHECK(err("[s]\npath = /srv\ncreate mask = 0689\n") == "t.conf:3: '0689' is not an octal mode such as 0644");
-  CHECK(err("[s]\npath = /srv\ndirectory mask = rwx\n") == "t.conf:3: 'rwx' is not an octal mode such as 0644");
-  CHECK(err("[s]\npath = /srv\ncreate mask = 17777\n") == "t.conf:3: mode 17777 is out of range (0..07777)");
-  CHECK(err("[s]\npath = /srv\ncreate mask =\n") == "t.conf:3: '' is not an octal mode such as 0644");
+  CHECK(err("[s]\npath = /srv\ncreate mask = 0689\n") == "t.conf:3: create mask: '0689' is not an octal mode such as 0644");
+  CHECK(err("[s]\npath = /srv\ndirectory mask = rwx\n") == "t.conf:3: directory mask: 'rwx' is not an octal mode such as 0644");
+  CHECK(err("[s]\npath = /srv\ncreate mask = 17777\n") == "t.conf:3: create mask: mode 17777 is out of range (0..07777)");
+  CHECK(err("[s]\npath = /srv\ncreate mask =\n") == "t.conf:3: create mask: '' is not an octal mode such as 0644");
 }
 
 TEST_CASE("force user and force group", "[config][share-options]") {
@@ -507,13 +508,13 @@ TEST_CASE("veto files, hide dot files and the boolean share options", "[config][
   CHECK_FALSE(d.store_dos_attributes);
   CHECK(share("veto files = *.tmp").veto_files == std::vector<std::string>{"*.tmp"});
   CHECK(share("veto files = //").veto_files.empty());
-  CHECK(err("[s]\npath = /srv\nveto files = /a\\b/\n") == "t.conf:3: veto pattern 'a\\b' may not contain '\\'");
+  CHECK(err("[s]\npath = /srv\nveto files = /a\\b/\n") == "t.conf:3: veto files: veto pattern 'a\\b' may not contain '\\'");
   CHECK(err("[s]\npath = /srv\nveto files = /" + std::string(8001, 'x') + "/\n") ==
         "t.conf:3: veto files is longer than 8000 characters");
   for (const char* key : {"hide dot files", "oplocks", "smb2 leases", "store dos attributes", "streams",
                           "nt acl support", "acl flag inherited canonicalization"})
     CHECK(err(std::string("[s]\npath = /srv\n") + key + " = sometimes\n") ==
-          "t.conf:3: 'sometimes' is not a boolean (use yes or no)");
+          "t.conf:3: " + std::string(key) + ": 'sometimes' is not a boolean (use yes or no)");
 }
 
 TEST_CASE("share option keys in [global] are defaults for every share", "[config][share-options]") {
@@ -599,7 +600,7 @@ TEST_CASE("parse_config_file", "[config]") {
   }
   r = parse_config_file(path);
   REQUIRE_FALSE(r);
-  CHECK(r.error() == path + ":2: 'many' is not a number");
+  CHECK(r.error() == path + ":2: workers: 'many' is not a number");
   std::remove(path.c_str());
   r = parse_config_file(path);
   REQUIRE_FALSE(r);
@@ -641,16 +642,16 @@ TEST_CASE("resource limits: defaults, values and ranges", "[config]") {
   CHECK(g.max_send_queue_bytes == 64u * 1024 * 1024);
   CHECK(g.login_timeout_s == 5);
   CHECK(global("max connections per address = 0").max_connections_per_address == 0);
-  CHECK(err("[global]\nmax send queue size = 1M\n") == "t.conf:2: 1M is out of range (9437184..1073741824)");
-  CHECK(err("[global]\nlogin timeout = 0\n") == "t.conf:2: 0 is out of range (1..3600)");
-  CHECK(err("[global]\nmax open files per user = 0\n") == "t.conf:2: 0 is out of range (1..16777216)");
+  CHECK(err("[global]\nmax send queue size = 1M\n") == "t.conf:2: max send queue size: 1M is out of range (9437184..1073741824)");
+  CHECK(err("[global]\nlogin timeout = 0\n") == "t.conf:2: login timeout: 0 is out of range (1..3600)");
+  CHECK(err("[global]\nmax open files per user = 0\n") == "t.conf:2: max open files per user: 0 is out of range (1..16777216)");
 }
 
 TEST_CASE("max notify watches: default, off, range", "[config]") {
   CHECK(global("").max_notify_watches == 8192);
   CHECK(global("max notify watches = 200000").max_notify_watches == 200000);
   CHECK(global("max notify watches = 0").max_notify_watches == 0);  // change notification off
-  CHECK(err("[global]\nmax notify watches = 2000000\n") == "t.conf:2: 2000000 is out of range (0..1000000)");
+  CHECK(err("[global]\nmax notify watches = 2000000\n") == "t.conf:2: max notify watches: 2000000 is out of range (0..1000000)");
 }
 
 TEST_CASE("max stream size, max stream space per user: defaults, sizes, range", "[config]") {

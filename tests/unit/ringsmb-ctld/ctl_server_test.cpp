@@ -14,6 +14,7 @@
 #include "auth/user_db.hpp"
 #include "ipc/ctl_codec.hpp"
 #include "ipc/netlink_control_plane.hpp"
+#include "common/log.hpp"
 #include "ringsmb-ctld/ctl_server.hpp"
 
 using namespace ringsmb;
@@ -120,6 +121,36 @@ TEST_CASE("STARTING_UP checks the ABI version and registers the data plane", "[i
   REQUIRE(x2.reply);
   CHECK(NtStatus(x2.reply->u32(ATTR_STATUS)) == NtStatus::Success);
   CHECK(s.data_plane_port() == 500);
+}
+
+TEST_CASE("RELOAD answers with the file's warnings and applies its log level; DEBUG; LIST_* go to ringsmbd",
+          "[ipc]") {
+  Fixture f;
+  CtlServer s(f.conf, f.cfg);
+  int saved = log_level_setting();
+  f.write_config("  log level = 0\n[other]\n  path = " + f.dir + "\n  bogus key = 1\n");
+  MsgBuilder reload(CMD_RELOAD, 1, true);
+  Exchange x(s, reload);
+  REQUIRE(x.reply);
+  CHECK(NtStatus(x.reply->u32(ATTR_STATUS)) == NtStatus::Success);
+  CHECK(x.reply->str(ATTR_TEXT) == f.conf + ":7: unknown key 'bogus key' in [other]");
+  CHECK(log_level_setting() == 0);
+
+  MsgBuilder debug(CMD_DEBUG, 2, true);
+  debug.u32(ATTR_LOG_LEVEL, 2);
+  Exchange x2(s, debug);
+  REQUIRE(x2.reply);
+  CHECK(NtStatus(x2.reply->u32(ATTR_STATUS)) == NtStatus::Success);
+  CHECK(x2.reply->u32(ATTR_LOG_LEVEL) == 2);
+
+  for (Cmd cmd : {CMD_LIST_CONNECTIONS, CMD_LIST_SESSIONS, CMD_LIST_OPEN_FILES, CMD_CLOSE_SESSION, CMD_GET_METRICS}) {
+    MsgBuilder list(cmd, 3, true);
+    if (cmd == CMD_CLOSE_SESSION) list.u64(ATTR_SESSION_ID, 1);
+    Exchange x3(s, list);
+    REQUIRE(x3.reply);
+    CHECK(NtStatus(x3.reply->u32(ATTR_STATUS)) == NtStatus::NotSupported);
+  }
+  set_log_level(saved);
 }
 
 TEST_CASE("RELOAD picks up a new share; SHUTDOWN notifies the data plane", "[ipc]") {
