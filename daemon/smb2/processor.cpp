@@ -54,6 +54,11 @@ class ChainProcessor {
   void writes_transport_buffer() { direct_out_ = true; }
   // Bytes of the responses that FileSegments carry instead of `out`.
   size_t file_bytes() const { return file_bytes_; }
+  // Where in `out` the interim response of an element that went async
+  // after other elements of the chain starts, and where the element before
+  // it does (SIZE_MAX when none did): split_interim() sends it apart.
+  size_t interim_at() const { return interim_at_; }
+  size_t before_interim_at() const { return before_interim_at_; }
   // The chain is the rest of one that went async at its first element:
   // that element completes async request `async_id` (or is cancelled).
   void resume(uint64_t async_id, const CompoundState& compound, NtStatus create_error, bool cancel) {
@@ -113,6 +118,9 @@ class ChainProcessor {
   // (a CREATE behind a break): its AsyncId.
   uint64_t went_async_ = 0;
   size_t responses_ = 0;  // elements answered in this message (compound: more than one)
+  size_t last_sealed_at_ = SIZE_MAX;  // the element seal_previous() closed last
+  size_t interim_at_ = SIZE_MAX;
+  size_t before_interim_at_ = SIZE_MAX;
   uint64_t last_ns_ = 0;  // when the chain's previous element was answered (metrics)
 };
 
@@ -413,6 +421,10 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
       return FrameResult::Ok;
     }
   }
+  if (status == NtStatus::Pending && responses_ > 0 && last_sealed_at_ != SIZE_MAX) {
+    interim_at_ = start;  // an interim after other responses of the chain
+    before_interim_at_ = last_sealed_at_;
+  }
   finish_body(out, start, req, status);
   if (!nt_success(status) && status != NtStatus::MoreProcessingRequired)
     LOG_DEBUG("%s: %s mid %llu -> %s", conn_.client_address.c_str(), spec ? spec->name : "?",
@@ -453,6 +465,7 @@ void ChainProcessor::seal_previous(Bytes& out, bool more_follow) {
   if (more_follow)
     store_le32(out.data() + prev_start_ + wire::hdr::NextCommand, uint32_t(out.size() - prev_start_));
   std::span<uint8_t> element(out.data() + prev_start_, out.size() - prev_start_);
+  last_sealed_at_ = prev_start_;
   if (prev_sign_)
     sign_element(conn_, prev_signer_->keys.signing_key, element, prev_data_);
   else if (prev_foreign_signer_)
@@ -536,10 +549,17 @@ class ScopedFrameOwner {
   FrameOwner* saved_;
 };
 
+// Where an encrypted chain's interim response follows other responses
+// (ChainProcessor::interim_at); SIZE_MAX: none does.
+struct InterimSplit {
+  size_t interim_at = SIZE_MAX;
+  size_t before_interim_at = SIZE_MAX;
+};
+
 // An encrypted frame (MS-SMB2 3.3.5.2.1.1): the chain inside is answered
-// in one message encrypted for the same session.
+// in one message encrypted for the same session (but see InterimSplit).
 FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out,
-                              ResponseSeal& seal, size_t& file_bytes) {
+                              ResponseSeal& seal, size_t& file_bytes, InterimSplit& split) {
   auto th = crypto::parse_transform_header(frame);
   if (!th || !conn.cipher) return FrameResult::Drop;
   state::Session* session = conn.find_session(th->session_id);
@@ -561,7 +581,25 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
   chain.writes_transport_buffer();
   FrameResult result = chain.run(message, out);
   file_bytes = chain.file_bytes();
+  split = {chain.interim_at(), chain.before_interim_at()};
   return result;
+}
+
+// The interim response of an encrypted chain that went async after other
+// elements were answered goes out in a transform of its own, after theirs:
+// the Linux client (6.1) stops at a STATUS_PENDING inside a transform and
+// drops the other responses it holds (receive_encrypted_standard), so the
+// CREATE of its CREATE + SET_INFO + CLOSE rename, answered beside the
+// interim of a rename waiting for breaks, was never seen and the rename
+// hung. Samba too sends the responses so far and the interim apart. The
+// element before the interim becomes the last of its message.
+Bytes split_interim(Bytes& out, const InterimSplit& split, size_t file_bytes) {
+  Bytes interim;
+  if (split.interim_at == SIZE_MAX || file_bytes != 0 || split.interim_at > out.size()) return interim;
+  interim.assign(out.begin() + ptrdiff_t(split.interim_at), out.end());
+  out.resize(split.interim_at);
+  store_le32(out.data() + split.before_interim_at + wire::hdr::NextCommand, 0);
+  return interim;
 }
 
 }  // namespace
@@ -590,12 +628,13 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   size_t files_before = conn.out_files.size();
   size_t file_bytes = 0;
   ResponseSeal seal;  // the elements sign themselves; only an encrypted chain is sealed whole
+  InterimSplit split;
   switch (load_le32(frame.data())) {
     case wire::kProtocolIdSmb1:
       result = conn.negotiated ? FrameResult::Drop : handle_smb1_negotiate(conn, server, frame, out);
       break;
     case wire::kProtocolIdTransform:
-      result = process_transform(conn, server, frame, out, seal, file_bytes);
+      result = process_transform(conn, server, frame, out, seal, file_bytes, split);
       break;
     case wire::kProtocolIdSmb2: {
       ChainProcessor chain(conn, server, false, 0);
@@ -617,7 +656,9 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   }
   if (std::exchange(conn.sessions_expired, false))  // not per frame: a search of every session
     std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
+  Bytes interim = seal.encrypt ? split_interim(out, split, file_bytes) : Bytes();
   close_message(conn, out, start, seal, file_bytes);  // nothing to send for a lone CANCEL
+  if (!interim.empty()) send_message(conn, out, interim, seal);
   send_ready(conn, server, out);  // async requests this frame completed, after its own response
   return result;
 }

@@ -572,10 +572,13 @@ NtStatus break_handles_below(Request& req, const state::Open& open, const state:
   auto& files = req.server.files;
   for (const state::Open* o : below)
     if (!o->node || !files.handle_cached(o->node, o)) return NtStatus::AccessDenied;
+  // A break that times out leaves its handle without H: the next run
+  // refuses the rename at once, so one timeout ends the wait for all.
+  const int64_t now = monotonic_ms();
   for (const state::Open* o : below) {
     bool wait = false;
     post_breaks(req.server,
-                files.break_handles_for_rename(o->node, nullptr, monotonic_ms(), req.server.lease_break_timeout_ms,
+                files.break_handles_for_rename(o->node, nullptr, now, req.server.lease_break_timeout_ms,
                                                waits_on ? nullptr : waiter, req.async_id != 0, wait),
                 req.conn);
     if (wait) waits_on = o->node;

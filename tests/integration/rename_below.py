@@ -13,12 +13,15 @@ directory above them.
   rename fails with STATUS_ACCESS_DENIED at once, as on Windows.
 - An open below whose holder acknowledges the break without closing: the
   rename fails with STATUS_ACCESS_DENIED once the break is over.
+- Holders that never answer: STATUS_ACCESS_DENIED once the breaks time
+  out (the server runs with a 1 s lease break timeout).
 
 usage: rename_below.py PORT SHARE USER PASSWORD
 """
 import os
 import struct
 import sys
+import time
 
 import rawsmb
 import smb2user
@@ -198,11 +201,37 @@ def acknowledged_but_kept_refuses(c):
     c.close_fid(dir_fid)
 
 
+def unanswered_breaks_refuse(c):
+    """Holders that never answer: the rename ends with ACCESS_DENIED once the
+    breaks time out (the server's 'lease break timeout', 1 s here), at
+    once for all of them rather than one worker tick per handle."""
+    make_tree(c, "mute")
+    fids = []
+    for i in range(6):
+        name = f"mute\\sub\\m{i}.txt"
+        c.close_fid(create(c, name, READ_DATA | 0x2, NON_DIRECTORY_FILE, CREATE_NEW)[1])
+        st, fid, state = create(c, name, READ_DATA | READ_ATTRIBUTES, NON_DIRECTORY_FILE, key=os.urandom(16))
+        fids.append(fid)
+    dir_fid = open_directory_for_rename(c, "mute")
+    w = Wire(c)
+    started = time.monotonic()
+    mid = send_rename(w, dir_fid, "mute2")
+    status = w.answer(mid, seconds=30)
+    took = time.monotonic() - started
+    check("mute: ACCESS_DENIED once the unanswered breaks time out", status == ACCESS_DENIED and len(w.breaks) == 6,
+          f"{hex(status or 0)} after {took:.1f} s, {len(w.breaks)} breaks")
+    check("mute: within a few seconds of the break timeout", took < 4.5, f"{took:.1f} s")
+    for fid in fids:
+        w.close(fid)
+    w.close(dir_fid)
+
+
 def main():
     c = connect(sys.argv[3], sys.argv[4])
     cached_handles_close_on_break(c)
     open_handle_refuses(c)
     acknowledged_but_kept_refuses(c)
+    unanswered_breaks_refuse(c)
     print(f"{rawsmb.results['pass']} passed, {rawsmb.results['fail']} failed")
     sys.exit(1 if rawsmb.results["fail"] else 0)
 

@@ -3,9 +3,13 @@
 # tests/vm/run) against ringsmbd on the host: SMB 3.1.1 signed and sealed
 # (encrypted), 3.0 signed, 2.1; in each a large file and a tree of small
 # files written, read back after a remount and checked by md5 in the guest,
-# then on the host's disk. Once: rename, append, truncate, mtime, chmod and
-# back, a 2,000-entry directory; meanwhile a process on the host appends to
-# a file in the share, which the guest then reads back complete.
+# then on the host's disk; in each also a tree extracted, listed and read,
+# then renamed (a subdirectory in it first) and removed with no remount
+# between (the client's deferred-close handles and cached directories are
+# below it: the server breaks their leases and waits). Once: rename,
+# append, truncate, mtime, chmod and back, a 2,000-entry directory;
+# meanwhile a process on the host appends to a file in the share, which
+# the guest then reads back complete.
 # RINGSMB_QUICK: 3.1.1 only, 500 entries.
 source "$(dirname "$0")/../integration/lib.sh"
 VM="$RINGSMB_SOURCE_DIR/tests/vm"
@@ -50,6 +54,7 @@ grep -q FAIL "$T/guest.log" && tail -40 "$T/guest.log"
 for m in $mode_names; do
   check "$m: the host sees the large file the guest wrote" bash -c "cd '$T/share/$m' && md5sum -c '$T/big.md5'"
   check "$m: the host sees the tree the guest extracted" bash -c "cd '$T/share/$m' && md5sum -c --quiet '$T/tree.md5'"
+  check "$m: the tree the guest renamed and removed is gone on the host" bash -c "[ ! -e '$T/share/$m/rn' ]"
 done
 check "chmod 444 and back over cifs leaves the owner's write bit on the host" \
   bash -c "[ -n \"\$(find '$T/share/signed/renamed.txt' -perm -u+w)\" ]"

@@ -34,8 +34,35 @@ run_mode() {  # run_mode NAME OPTIONS
   else
     fail "$name: extracted files differ"; (cd $mnt/$name && md5sum -c /job/tree.md5 | grep -v ': OK' | head)
   fi
+  tree_rename $mnt/$name "$name"
   if [ $first = 1 ]; then first=0; file_ops $mnt/$name "$opts"; fi
   umount $mnt || fail "$name: umount"
+}
+
+# A tree extracted, listed (ls -lR), every file read and stat-ed, then a
+# subdirectory renamed inside it and the tree itself renamed and removed,
+# without a remount: the client still holds the files' handles with their
+# RH leases (deferred close, closetimeo) and the directories' with RH
+# directory leases, and the server must break those and wait for their
+# CLOSEs rather than refuse the rename (Windows and Samba rename it).
+tree_rename() {  # tree_rename DIR MODE_NAME
+  local d=$1/rn name=$2 n
+  mkdir -p $d && (cd $d && tar xf /job/tree.tar) || { fail "$name: tar x for the rename"; return; }
+  ls -lR $d > /dev/null
+  find $d -type f -exec cat {} + > /dev/null
+  find $d -type f -exec stat {} + > /dev/null
+  n=$(find $d/tree -type f | wc -l)
+  local sub=$(find $d/tree -mindepth 2 -maxdepth 2 -type d | head -1) t0=$(date +%s)
+  if mv "$sub" "$sub.moved" && mv $d/tree $d/tree2; then
+    [ "$(find $d/tree2 -type f | wc -l)" = "$n" ] \
+      && pass "$name: a just-read tree of $n files renamed, and a subdirectory in it ($(($(date +%s) - t0)) s)" \
+      || fail "$name: the renamed tree has $(find $d/tree2 -type f | wc -l) of $n files"
+  else
+    fail "$name: rename of a just-read tree ($(($(date +%s) - t0)) s)"
+  fi
+  t0=$(date +%s)
+  rm -rf $d && [ ! -e $d ] && pass "$name: rm -rf of the renamed tree ($(($(date +%s) - t0)) s)" \
+    || fail "$name: rm -rf of the renamed tree ($(($(date +%s) - t0)) s)"
 }
 
 # File operations on a mounted share (run once, in the first mode's
