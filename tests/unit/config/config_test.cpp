@@ -661,7 +661,7 @@ TEST_CASE("max stream size, max stream space per user: defaults, sizes, range", 
   CHECK(global("max stream size = 16G").max_stream_bytes == 16ull << 30);
   CHECK(global("max stream space per user = 100G").max_stream_space_per_user == 100ull << 30);
   CHECK(global("max stream space per user = 0").max_stream_space_per_user == 0);  // no bound
-  CHECK(err("[global]\nmax stream size = 1K\n") == "t.conf:2: 1K is out of range (65536..1099511627776)");
+  CHECK(err("[global]\nmax stream size = 1K\n") == "t.conf:2: max stream size: 1K is out of range (65536..1099511627776)");
   CHECK(err("[global]\nmax stream space per user = 2048G\n").find("out of range") != std::string::npos);
 }
 
