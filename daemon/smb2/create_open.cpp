@@ -76,13 +76,16 @@ NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
 // Stats the leaf; when it is missing under the client's spelling on a
 // case-insensitive share, looks it up in the folded-name index, then among
 // the generated 8.3 names (vfs/short_names.hpp), and switches the target to
-// the on-disk name.
+// the on-disk name. A short name no entry has, but which a client was told
+// for a file since gone, switches the target to that file's long name (a
+// create then makes the long name, as Samba does).
 Result<vfs::FileStat> stat_leaf(Request& req, Target& t) {
   if (t.path.empty()) return vfs::stat_fd(t.parent_fd.get());
   auto st = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
   if (st || st.error() != NtStatus::ObjectNameNotFound || req.tree->share.case_sensitive) return st;
   auto real = req.server.names.find(t.parent_fd.get(), t.leaf);
   if (!real) real = vfs::find_by_short_name(t.parent_fd.get(), t.leaf);  // only for the generated form
+  if (!real) real = req.server.short_names.recall(req.tree->share.name, t.parent, t.leaf);
   if (!real || *real == t.leaf) return st;
   t.path = std::string(t.parent) + (t.parent.empty() ? "" : "/") + *real;
   vfs::split_parent(t.path, t.parent, t.leaf);

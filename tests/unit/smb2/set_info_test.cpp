@@ -189,7 +189,7 @@ TEST_CASE("set_info rename", "[smb2]") {
     CHECK(set(f, id, kFile, kRename, rename_buf("x", false, 100)) == NtStatus::InvalidParameter);
     CHECK(set(f, id, kFile, kRename, rename_buf("xy", false, 3)) == NtStatus::InvalidParameter);
     CHECK(set(f, id, kFile, kRename, rename_buf("", false)) == NtStatus::InvalidParameter);
-    CHECK(set(f, id, kFile, kRename, rename_buf("..\\escape", false)) == NtStatus::ObjectNameInvalid);
+    CHECK(set(f, id, kFile, kRename, rename_buf("..\\escape", false)) == NtStatus::ObjectPathSyntaxBad);
     CHECK(set(f, id, kFile, kRename, rename_buf("a*b", false)) == NtStatus::ObjectNameInvalid);
     CHECK(set(f, id, kFile, kRename, Bytes(10, 0)) == NtStatus::InfoLengthMismatch);
     Bytes rooted = rename_buf("x", false);
