@@ -78,6 +78,8 @@ TEST_CASE("short names: the recognizer takes every generated name", "[vfs][short
     CHECK(is_8dot3_name(s));
     CHECK(looks_like_short_name(s));
     CHECK(short_name_of(s).empty());
+    CHECK(alternate_name(name) == s);
+    CHECK(alternate_name(s) == s);
   }
   test::TempDir dir;
   dir.write_file("~$report.docx", "x");
