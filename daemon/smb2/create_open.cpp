@@ -66,6 +66,9 @@ NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
   if (fd < 0 && fold && (-fd == ENOENT || -fd == ENOTDIR)) {
     t.path = vfs::resolve_case_insensitive(req.server.names, root, p.path);
     vfs::split_parent(t.path, t.parent, t.leaf);
+    // A short name may stand for a vetoed name (Target::vetoed).
+    if (t.path != p.path && vetoes_anything(req.tree->share))
+      if (NtStatus v = veto_status(req.tree->share, t.path); v != NtStatus::Success) return v;
     fd = open_parent(root, t.parent);
   }
   if (fd < 0) return (-fd == ENOENT || -fd == ENOTDIR) ? NtStatus::ObjectPathNotFound : vfs::open_beneath_status(fd);
@@ -76,14 +79,21 @@ NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
 // Stats the leaf; when it is missing under the client's spelling on a
 // case-insensitive share, looks it up in the folded-name index, then among
 // the generated 8.3 names (vfs/short_names.hpp), and switches the target to
-// the on-disk name.
+// the on-disk name. A short name no entry has, but which a client was told
+// for a file since gone, switches the target to that file's long name (a
+// create then makes the long name, as Samba does).
 Result<vfs::FileStat> stat_leaf(Request& req, Target& t) {
   if (t.path.empty()) return vfs::stat_fd(t.parent_fd.get());
   auto st = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
   if (st || st.error() != NtStatus::ObjectNameNotFound || req.tree->share.case_sensitive) return st;
   auto real = req.server.names.find(t.parent_fd.get(), t.leaf);
   if (!real) real = vfs::find_by_short_name(t.parent_fd.get(), t.leaf);  // only for the generated form
+  if (!real) real = req.server.short_names.recall(req.tree->share.name, t.parent, t.leaf);
   if (!real || *real == t.leaf) return st;
+  if (vetoes_anything(req.tree->share) && is_vetoed_name(req.tree->share, *real)) {
+    t.vetoed = true;
+    return st;
+  }
   t.path = std::string(t.parent) + (t.parent.empty() ? "" : "/") + *real;
   vfs::split_parent(t.path, t.parent, t.leaf);
   return vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
@@ -231,7 +241,7 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
     return open_existing(req, c, access, t, *st, o);
   }
   if (st.error() != NtStatus::ObjectNameNotFound) return st.error();
-  if (c.disposition == FILE_OPEN || c.disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
+  if (t.vetoed || c.disposition == FILE_OPEN || c.disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
   if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
   // MS-FSA 2.1.5.1.1: a new file cannot be both read-only and deleted on close.
   if ((c.options & FILE_DELETE_ON_CLOSE) && (c.file_attributes & vfs::FILE_ATTRIBUTE_READONLY))

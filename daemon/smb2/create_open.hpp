@@ -51,6 +51,10 @@ struct Target {
   std::string_view parent, leaf;
   state::UniqueFd parent_fd;
   ParentSecurity parent_security;  // for a new name: the parent's stored descriptor
+  // The client's leaf is the 8.3 name of a vetoed name (veto files): it
+  // names nothing, and nothing is created under it. Any client can work
+  // out a name's short name, so it must not reach what the name cannot.
+  bool vetoed = false;
 };
 
 struct Opened {

@@ -245,8 +245,10 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   if (cls == FileInfoClass::AlternateName) {
     std::string_view parent, leaf;
     vfs::split_parent(open.path, parent, leaf);
-    short_name = vfs::short_name_of(leaf);
+    short_name = vfs::alternate_name(leaf);
     info.short_name = short_name;
+    // The client may name the file by it after it is gone (create_open.cpp).
+    if (!req.tree->share.case_sensitive) req.server.short_names.remember(req.tree->share.name, parent, leaf);
   }
   NtStatus s = vfs::encode_file_info(cls, *st, info, data);
   if (s != NtStatus::Success) return s;

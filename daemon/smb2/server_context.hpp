@@ -20,6 +20,7 @@
 #include "state/session_registry.hpp"
 #include "vfs/name_index.hpp"
 #include "vfs/ntacl_store.hpp"
+#include "vfs/short_names.hpp"
 
 namespace ringsmb::smb2 {
 
@@ -47,6 +48,8 @@ struct ServerContext {
   state::FileTable files;
   state::LockTable locks;  // byte-range locks (SMB2 LOCK), checked by READ and WRITE
   vfs::NameIndexCache names;
+  // Long names behind the short names clients were told (vfs/short_names.hpp).
+  vfs::ShortNameMemory short_names;
   // Stored NT security descriptors and their cache (vfs/ntacl_store.hpp).
   vfs::NtAclStore ntacls;
   std::array<uint8_t, 16> server_guid{};

@@ -458,6 +458,9 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   int root = req.tree->root.get();
   bool cs = req.tree->share.case_sensitive;
   std::string to = cs ? target->path : vfs::resolve_case_insensitive(req.server.names, root, target->path);
+  // A short name in the target may stand for a vetoed name (smb2/create_open.hpp, Target::vetoed).
+  if (to != target->path && vetoes_anything(req.tree->share))
+    if (NtStatus v = veto_status(req.tree->share, to); v != NtStatus::Success) return v;
   const std::string from = open.path;
 
   std::string_view from_parent, from_leaf, to_parent, to_leaf;

@@ -214,9 +214,10 @@ NtStatus encode_file_info(FileInfoClass cls, const FileStat& st, const OpenInfo&
       break;
     case FileInfoClass::Stream: put_streams(w, st); break;
     case FileInfoClass::Compression: put_compression(w, st); break;
-    // The generated 8.3 name; empty for a name that is one (MS-FSCC 2.4.5
-    // allows OBJECT_NAME_NOT_FOUND then, but clients such as smbclient's
-    // allinfo report an error for every such file).
+    // vfs::alternate_name: the generated 8.3 name, or the name itself when
+    // it is one (MS-FSCC 2.4.5 allows OBJECT_NAME_NOT_FOUND then, but
+    // clients such as smbclient's allinfo report an error for every such
+    // file, and smb2.mangle opens a file by the name it is told).
     case FileInfoClass::AlternateName: put_name(w, open.short_name); break;
     default: return NtStatus::InvalidInfoClass;
   }

@@ -112,7 +112,9 @@ Result<SmbPath> parse_smb_path(ByteSpan utf16le_name) {
       // as Samba resolves it (a Windows redirector resolves it before
       // sending; smb2.notify.tree opens "dir\\sub\\.."). One above the
       // share root is refused: nothing is ever opened outside the share.
-      if (out.path.empty()) return Unexpected(NtStatus::ObjectNameInvalid);
+      // Windows and Samba call that a bad path syntax (smb2.mkdir makes
+      // "..\\..\\.."), not a bad name.
+      if (out.path.empty()) return Unexpected(NtStatus::ObjectPathSyntaxBad);
       out.path.pop_back();  // the '/' after the last component
       size_t cut = out.path.rfind('/');
       out.path.resize(cut == std::string::npos ? 0 : cut + 1);

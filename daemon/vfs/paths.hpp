@@ -21,7 +21,7 @@ Bytes utf8_to_utf16le(std::string_view in);
 // share root) to a relative Unix path ('/' separators, no leading '/').
 // "" means the share root. Leading '\' is tolerated (smb2.create.leading-slash).
 // A '..' component removes the one before it ("a\\..\\b" is "b"); one that
-// would climb above the share root is ObjectNameInvalid.
+// would climb above the share root is ObjectPathSyntaxBad, as on Windows.
 // '/' is a separator too, as in Samba (Windows clients never send it; MS-FSCC
 // 2.1.5.2 forbids it in a name, so it cannot name anything else).
 // Rejects: '.' components (ObjectNameInvalid), embedded NUL

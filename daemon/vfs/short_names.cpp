@@ -97,6 +97,12 @@ bool looks_like_short_name(std::string_view leaf) {
   return true;
 }
 
+std::string alternate_name(std::string_view name) {
+  if (name.empty() || name == "." || name == "..") return {};
+  std::string short_name = short_name_of(name);
+  return short_name.empty() ? std::string(name) : short_name;
+}
+
 std::optional<std::string> find_by_short_name(int dirfd, std::string_view leaf) {
   if (!looks_like_short_name(leaf)) return std::nullopt;
   std::string wanted;
@@ -115,6 +121,47 @@ std::optional<std::string> find_by_short_name(int dirfd, std::string_view leaf) 
   }
   closedir(d);
   return found;
+}
+
+std::string ShortNameMemory::key(std::string_view share, std::string_view parent, std::string_view short_name) {
+  // NUL can occur in none of the three (share names and paths are C strings).
+  std::string k;
+  k.reserve(share.size() + parent.size() + short_name.size() + 2);
+  k.append(share).append(1, '\0').append(parent).append(1, '\0');
+  for (char c : short_name) k += upper(c);
+  return k;
+}
+
+void ShortNameMemory::remember(std::string_view share, std::string_view parent, std::string_view long_name) {
+  const std::string short_name = short_name_of(long_name);
+  if (short_name.empty() || capacity_ == 0) return;
+  std::string k = key(share, parent, short_name);
+  std::lock_guard lock(mu_);
+  auto [it, added] = long_names_.try_emplace(k, long_name);
+  if (!added) {
+    it->second.assign(long_name);  // the newer long name of two that share a short name
+    return;
+  }
+  order_.push_back(std::move(k));
+  if (order_.size() > capacity_) {
+    long_names_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+std::optional<std::string> ShortNameMemory::recall(std::string_view share, std::string_view parent,
+                                                   std::string_view short_name) const {
+  if (!looks_like_short_name(short_name)) return std::nullopt;
+  const std::string k = key(share, parent, short_name);
+  std::lock_guard lock(mu_);
+  auto it = long_names_.find(k);
+  if (it == long_names_.end()) return std::nullopt;
+  return it->second;
+}
+
+size_t ShortNameMemory::size() const {
+  std::lock_guard lock(mu_);
+  return long_names_.size();
 }
 
 }  // namespace ringsmb::vfs

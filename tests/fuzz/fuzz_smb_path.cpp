@@ -58,6 +58,15 @@ void check_short_names(std::string_view name) {
     check(short_name_of(short_name).empty());  // stable: a short name is its own
   }
   if (looks_like_short_name(name)) check(is_8dot3_name(name));
+  // What FileAlternateNameInformation reports is an 8.3 name, for every
+  // name but "", "." and "..".
+  const std::string alternate = alternate_name(name);
+  check(alternate.empty() == (name.empty() || name == "." || name == ".."));
+  check(alternate.empty() || is_8dot3_name(alternate));
+  // A short name a client was told leads back to its long name.
+  static ShortNameMemory memory;
+  memory.remember("share", "dir", name);
+  if (!short_name.empty()) check(memory.recall("share", "dir", short_name) == std::string(name));
 }
 
 }  // namespace

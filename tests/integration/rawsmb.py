@@ -22,7 +22,7 @@ results = {"pass": 0, "fail": 0}
 STATUS = {
     0: "SUCCESS", 0xC0000016: "MORE_PROCESSING_REQUIRED", 0xC000000D: "INVALID_PARAMETER",
     0xC0000033: "OBJECT_NAME_INVALID", 0xC0000022: "ACCESS_DENIED", 0xC0000034: "OBJECT_NAME_NOT_FOUND",
-    0xC000003A: "OBJECT_PATH_NOT_FOUND", 0xC00000BB: "NOT_SUPPORTED",
+    0xC000003A: "OBJECT_PATH_NOT_FOUND", 0xC000003B: "OBJECT_PATH_SYNTAX_BAD", 0xC00000BB: "NOT_SUPPORTED",
 }
 
 
@@ -329,9 +329,9 @@ def test_create():
     if not c:
         return
     st, _ = c.request(5, c.create_body("..\\etc\\passwd".encode("utf-16-le")))
-    check("CREATE '..\\etc\\passwd': OBJECT_NAME_INVALID", st == 0xC0000033, STATUS.get(st, hex(st or 0)))
+    check("CREATE '..\\etc\\passwd': OBJECT_PATH_SYNTAX_BAD", st == 0xC000003B, STATUS.get(st, hex(st or 0)))
     st, _ = c.request(5, c.create_body("a\\..\\..\\x".encode("utf-16-le")))
-    check("CREATE 'a\\..\\..\\x': OBJECT_NAME_INVALID", st == 0xC0000033, STATUS.get(st, hex(st or 0)))
+    check("CREATE 'a\\..\\..\\x': OBJECT_PATH_SYNTAX_BAD", st == 0xC000003B, STATUS.get(st, hex(st or 0)))
     st, _ = c.request(5, c.create_body("x".encode("utf-16-le"), name_off=60000, name_len=400))
     check("CREATE name offset outside the frame: INVALID_PARAMETER", st == 0xC000000D, STATUS.get(st, hex(st or 0)))
     st, _ = c.request(5, c.create_body("x".encode("utf-16-le"), name_len=3))

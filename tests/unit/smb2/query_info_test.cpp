@@ -232,3 +232,44 @@ TEST_CASE("query_info malformed requests", "[smb2]") {
           NtStatus::FileClosed);
   }
 }
+
+namespace {
+
+constexpr uint8_t kAlternateName = 21;
+
+std::string alternate_name_of(Smb2Fixture& f, FileId id) {
+  auto r = f.call(handle_query_info, wire::Command::QueryInfo, qi_body(id, kFile, kAlternateName, 1024));
+  REQUIRE(r.status == NtStatus::Success);
+  auto d = data_of(r);
+  std::string name;
+  REQUIRE(vfs::utf16le_to_utf8(d.subspan(4, load_le32(d.data())), name));
+  return name;
+}
+
+}  // namespace
+
+// smb2.mangle: the client asks for the short name, deletes the file by it,
+// creates it again by it, and deletes it by the long name.
+TEST_CASE("query_info AlternateName: an 8.3 name is its own, a short name outlives its file", "[smb2]") {
+  Smb2Fixture f;
+  f.mkdir("dir");
+  f.write_file("dir/a.b", "x");
+  f.write_file("dir/torture_search.txt", "x");
+  FileId id = f.open_file("dir\\a.b");
+  CHECK(alternate_name_of(f, id) == "a.b");
+  f.close(id);
+
+  id = f.open_file("dir\\torture_search.txt");
+  const std::string short_name = alternate_name_of(f, id);
+  f.close(id);
+  REQUIRE(short_name.starts_with("TOR~"));
+  std::filesystem::remove(f.dir() / "dir/torture_search.txt");
+  REQUIRE(f.create("dir\\" + short_name, FILE_ALL_ACCESS, kCreate, kNonDirectoryFile, id) == NtStatus::Success);
+  f.close(id);
+  CHECK(f.exists("dir/torture_search.txt"));
+  CHECK_FALSE(f.exists("dir/" + short_name));
+  // Only in that directory: elsewhere the short name is an ordinary new name.
+  REQUIRE(f.create(short_name, FILE_ALL_ACCESS, kCreate, kNonDirectoryFile, id) == NtStatus::Success);
+  f.close(id);
+  CHECK(f.exists(short_name));
+}

@@ -11,6 +11,7 @@
 #include "vfs/file_info.hpp"
 #include "vfs/ea_store.hpp"
 #include "vfs/file_meta.hpp"
+#include "vfs/short_names.hpp"
 #include "vfs/stream_store.hpp"
 
 using namespace ringsmb;
@@ -189,7 +190,7 @@ TEST_CASE("set_info rename", "[smb2]") {
     CHECK(set(f, id, kFile, kRename, rename_buf("x", false, 100)) == NtStatus::InvalidParameter);
     CHECK(set(f, id, kFile, kRename, rename_buf("xy", false, 3)) == NtStatus::InvalidParameter);
     CHECK(set(f, id, kFile, kRename, rename_buf("", false)) == NtStatus::InvalidParameter);
-    CHECK(set(f, id, kFile, kRename, rename_buf("..\\escape", false)) == NtStatus::ObjectNameInvalid);
+    CHECK(set(f, id, kFile, kRename, rename_buf("..\\escape", false)) == NtStatus::ObjectPathSyntaxBad);
     CHECK(set(f, id, kFile, kRename, rename_buf("a*b", false)) == NtStatus::ObjectNameInvalid);
     CHECK(set(f, id, kFile, kRename, Bytes(10, 0)) == NtStatus::InfoLengthMismatch);
     Bytes rooted = rename_buf("x", false);
@@ -202,6 +203,22 @@ TEST_CASE("set_info rename", "[smb2]") {
     f.tree->writable = false;
     CHECK(set(f, id, kFile, kRename, rename_buf("q", false)) == NtStatus::AccessDenied);
   }
+}
+
+// The target's short name stands for a vetoed name: no replacing it by that.
+TEST_CASE("set_info rename onto a vetoed name's short name", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("topsecret.secret", "kept");
+  f.mkdir("private files");
+  f.write_file("x.txt", "x");
+  f.tree->share.veto_files = {"*.secret", "private files"};
+  FileId id = f.open_file("x.txt", DELETE);
+  CHECK(set(f, id, kFile, kRename, rename_buf(vfs::short_name_of("topsecret.secret"), true)) ==
+        NtStatus::ObjectNameNotFound);
+  CHECK(set(f, id, kFile, kRename, rename_buf(vfs::short_name_of("private files") + "\\y.txt", true)) ==
+        NtStatus::ObjectPathNotFound);
+  CHECK(std::filesystem::file_size(f.dir() / "topsecret.secret") == 4);
+  CHECK(f.exists("x.txt"));
 }
 
 TEST_CASE("set_info disposition", "[smb2]") {

@@ -6,6 +6,7 @@
 
 #include "fixture.hpp"
 #include "smb2/share_options.hpp"
+#include "vfs/short_names.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;
@@ -39,6 +40,24 @@ TEST_CASE("create: vetoed names cannot be opened or created", "[smb2][share-opti
   // Case-sensitive shares compare exactly.
   f.tree->share.case_sensitive = true;
   CHECK(f.create("A.TMP", FILE_ALL_ACCESS, kOpenIf, 0, id) == NtStatus::Success);
+}
+
+// A vetoed name's 8.3 short name is a function of the name, so anyone who
+// knows the one knows the other: the name it resolves to is vetoed too.
+TEST_CASE("create: a vetoed name is not reached by its short name", "[smb2][share-options]") {
+  Smb2Fixture f;
+  f.write_file("topsecret.secret", "x");
+  f.mkdir("private files");
+  f.write_file("private files/inner.txt", "y");
+  f.tree->share.veto_files = {"*.secret", "private files"};
+  const std::string file_short = vfs::short_name_of("topsecret.secret");
+  const std::string dir_short = vfs::short_name_of("private files");
+  FileId id;
+  CHECK(f.create(file_short, FILE_ALL_ACCESS, kOpen, 0, id) == NtStatus::ObjectNameNotFound);
+  CHECK(f.create(file_short, FILE_ALL_ACCESS, kOverwriteIf, 0, id) == NtStatus::ObjectNameNotFound);
+  CHECK(f.create(dir_short, FILE_ALL_ACCESS, kOpen, kDirectoryFile, id) == NtStatus::ObjectNameNotFound);
+  CHECK(f.create(dir_short + "\\inner.txt", FILE_ALL_ACCESS, kOpen, 0, id) == NtStatus::ObjectPathNotFound);
+  CHECK(std::filesystem::file_size(f.dir() / "topsecret.secret") == 1);
 }
 
 TEST_CASE("create: create mask and directory mask give the new mode", "[smb2][share-options]") {

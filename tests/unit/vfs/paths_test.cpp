@@ -110,9 +110,13 @@ TEST_CASE("parse_smb_path accepts ordinary names", "[vfs]") {
 }
 
 TEST_CASE("parse_smb_path rejects bad names", "[vfs]") {
-  CHECK(parse_error("..") == NtStatus::ObjectNameInvalid);            // above the share root
-  CHECK(parse_error("a\\..\\..\\b") == NtStatus::ObjectNameInvalid);  // the same, after a detour
-  CHECK(parse_error("..\\etc\\passwd") == NtStatus::ObjectNameInvalid);
+  // Above the share root: a bad path syntax, as Windows answers (smb2.mkdir).
+  CHECK(parse_error("..") == NtStatus::ObjectPathSyntaxBad);
+  CHECK(parse_error("..\\..\\..") == NtStatus::ObjectPathSyntaxBad);
+  CHECK(parse_error("a\\..\\..\\b") == NtStatus::ObjectPathSyntaxBad);  // the same, after a detour
+  CHECK(parse_error("a\\..\\..") == NtStatus::ObjectPathSyntaxBad);
+  CHECK(parse_error("..\\etc\\passwd") == NtStatus::ObjectPathSyntaxBad);
+  CHECK(parse_error("\\..\\") == NtStatus::ObjectPathSyntaxBad);
   CHECK(parse_error("a\\..:s") == NtStatus::ObjectNameInvalid);        // a stream of '..'
   CHECK(parse_error("a\\..::$DATA") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("a\\.") == NtStatus::ObjectNameInvalid);
@@ -122,8 +126,8 @@ TEST_CASE("parse_smb_path rejects bad names", "[vfs]") {
   CHECK(parse_error("\\\\") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("a\\\\") == NtStatus::ObjectNameInvalid);
   // '/' as a separator climbs no higher than '\\' does.
-  CHECK(parse_error("../etc/passwd") == NtStatus::ObjectNameInvalid);
-  CHECK(parse_error("a/../../b") == NtStatus::ObjectNameInvalid);
+  CHECK(parse_error("../etc/passwd") == NtStatus::ObjectPathSyntaxBad);
+  CHECK(parse_error("a/../../b") == NtStatus::ObjectPathSyntaxBad);
   CHECK(parse_error("/\\a") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("a//b") == NtStatus::ObjectNameInvalid);
   CHECK(parse_error("a/./b") == NtStatus::ObjectNameInvalid);

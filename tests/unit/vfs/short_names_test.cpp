@@ -78,6 +78,8 @@ TEST_CASE("short names: the recognizer takes every generated name", "[vfs][short
     CHECK(is_8dot3_name(s));
     CHECK(looks_like_short_name(s));
     CHECK(short_name_of(s).empty());
+    CHECK(alternate_name(name) == s);
+    CHECK(alternate_name(s) == s);
   }
   test::TempDir dir;
   dir.write_file("~$report.docx", "x");
@@ -97,4 +99,39 @@ TEST_CASE("short names: an entry is found by its short name", "[vfs][short_names
   CHECK(find_by_short_name(dir.fd(), short_name_of("other long name.doc")).value() == "other long name.doc");
   CHECK_FALSE(find_by_short_name(dir.fd(), "SHORT.TXT"));  // not of the generated form
   CHECK_FALSE(find_by_short_name(dir.fd(), "ZZZ~0000.TXT"));
+}
+
+TEST_CASE("short names: the alternate name is the short name, or the 8.3 name itself", "[vfs][short_names]") {
+  CHECK(alternate_name("torture_search.txt") == short_name_of("torture_search.txt"));
+  CHECK(alternate_name("FILE.TXT") == "FILE.TXT");
+  CHECK(alternate_name("a.b") == "a.b");  // its own case, as Samba reports it
+  CHECK(alternate_name("A~ABCD") == "A~ABCD");
+  CHECK(alternate_name("").empty());
+  CHECK(alternate_name(".").empty());
+  CHECK(alternate_name("..").empty());
+}
+
+TEST_CASE("short names: the memory recalls the long name of a short name it was told", "[vfs][short_names]") {
+  ShortNameMemory memory(2);
+  const std::string s = short_name_of("torture_search.txt");
+  memory.remember("share", "dir", "torture_search.txt");
+  CHECK(memory.recall("share", "dir", s).value() == "torture_search.txt");
+  std::string lower;
+  for (char c : s) lower += char(tolower(c));
+  CHECK(memory.recall("share", "dir", lower).value() == "torture_search.txt");
+  CHECK_FALSE(memory.recall("share", "", s));       // another directory
+  CHECK_FALSE(memory.recall("other", "dir", s));    // another share
+  // An 8.3 name has no short name to remember.
+  memory.remember("share", "dir", "FILE.TXT");
+  CHECK(memory.size() == 1);
+  CHECK_FALSE(memory.recall("share", "dir", "FILE.TXT"));
+  // The oldest is forgotten first.
+  memory.remember("share", "dir", "second long name.txt");
+  memory.remember("share", "dir", "third long name.txt");
+  CHECK(memory.size() == 2);
+  CHECK_FALSE(memory.recall("share", "dir", s));
+  CHECK(memory.recall("share", "dir", short_name_of("third long name.txt")).value() == "third long name.txt");
+  ShortNameMemory none(0);
+  none.remember("share", "dir", "torture_search.txt");
+  CHECK(none.size() == 0);
 }
