@@ -149,6 +149,24 @@ expect_status() {
   if grep -q "$status" "$T/check.out"; then pass "$what"; else fail "$what (wanted $status)"; sed 's/^/    /' "$T/check.out" | tail -20; fi
 }
 
+# CTL ARGS...: ringsmbctl with the test's config.
+CTL() { "$RINGSMBCTL" --config "$T/ringsmb.conf" "$@"; }
+
+# expect_exit "description" CODE 'message' command...: the command's exit
+# code and a text of its output (kept in $T/last.out for further checks).
+expect_exit() {
+  local what=$1 code=$2 message=$3
+  shift 3
+  local rc=0
+  "$@" > "$T/last.out" 2>&1 || rc=$?
+  if [ "$rc" = "$code" ] && grep -qF -- "$message" "$T/last.out"; then
+    pass "$what"
+  else
+    fail "$what (wanted exit $code and '$message', got exit $rc)"
+    sed 's/^/    /' "$T/last.out" | tail -10
+  fi
+}
+
 finish() {
   if [ -n "$SERVER_PID" ] && ! server_alive; then
     fail "ringsmbd died during the test"

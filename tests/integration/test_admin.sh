@@ -8,22 +8,6 @@
 # error messages and exit codes of the documented failures.
 source "$(dirname "$0")/lib.sh"
 
-CTL() { "$RINGSMBCTL" --config "$T/ringsmb.conf" "$@"; }
-
-# expect_exit "description" CODE 'message' command...: exit code and stderr text.
-expect_exit() {
-  local what=$1 code=$2 message=$3
-  shift 3
-  local rc=0
-  "$@" > "$T/check.out" 2>&1 || rc=$?
-  if [ "$rc" = "$code" ] && grep -qF "$message" "$T/check.out"; then
-    pass "$what"
-  else
-    fail "$what (wanted exit $code and '$message', got exit $rc)"
-    sed 's/^/    /' "$T/check.out" | tail -10
-  fi
-}
-
 LONG_PID=""
 # A client that stays connected: smbclient reading commands from a fifo.
 start_long_client() {  # start_long_client CRED SHARE [smbclient options...]

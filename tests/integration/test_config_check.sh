@@ -8,23 +8,6 @@
 # as pasted. Exit codes as documented (5 for an unreadable users db).
 source "$(dirname "$0")/lib.sh"
 
-CTL() { "$RINGSMBCTL" --config "$T/ringsmb.conf" "$@"; }
-
-# expect_exit "description" CODE 'message' command...: exit code and output text
-# (kept in $T/last.out for further checks).
-expect_exit() {
-  local what=$1 code=$2 message=$3
-  shift 3
-  local rc=0
-  "$@" > "$T/last.out" 2>&1 || rc=$?
-  if [ "$rc" = "$code" ] && grep -qF -- "$message" "$T/last.out"; then
-    pass "$what"
-  else
-    fail "$what (wanted exit $code and '$message', got exit $rc)"
-    sed 's/^/    /' "$T/last.out" | tail -10
-  fi
-}
-
 write_config
 add_user alice 'secret-A1'
 

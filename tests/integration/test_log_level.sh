@@ -9,21 +9,6 @@
 # (its own journal stream when journald is there).
 source "$(dirname "$0")/lib.sh"
 
-CTL() { "$RINGSMBCTL" --config "$T/ringsmb.conf" "$@"; }
-
-expect_exit() {  # expect_exit "description" CODE 'message' command...
-  local what=$1 code=$2 message=$3
-  shift 3
-  local rc=0
-  "$@" > "$T/last.out" 2>&1 || rc=$?
-  if [ "$rc" = "$code" ] && grep -qF -- "$message" "$T/last.out"; then
-    pass "$what"
-  else
-    fail "$what (wanted exit $code and '$message', got exit $rc)"
-    sed 's/^/    /' "$T/last.out" | tail -10
-  fi
-}
-
 wait_for() {  # wait_for command...: up to 5 s
   for _ in $(seq 1 50); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
   "$@"
