@@ -71,14 +71,7 @@ def parse_full_ea(buf):
 
 
 def query(c, fid, info_class, info_type=SMB2_0_INFO_FILE, length=4096, input_buf=b"", flags=0, additional=0):
-    in_off = 64 + 40 if input_buf else 0
-    body = struct.pack("<HBBIHHIII", 41, info_type, info_class, length, in_off, 0, len(input_buf), additional,
-                       flags) + fid + input_buf
-    st, r = c.request(16, body)
-    if st not in (0, 0x80000005):
-        return st, b""
-    off, ln = struct.unpack_from("<HI", r, 64 + 2)
-    return st, r[off:off + ln]
+    return rawsmb.query_info(c, fid, info_type, info_class, additional, flags, length, input_buf)
 
 
 def ea_test(c):

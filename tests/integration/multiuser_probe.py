@@ -37,15 +37,6 @@ def name(st):
     return smb2user.status_name(st)
 
 
-def query(c, fid, info_type, info_class, additional=0, flags=0, length=4096):
-    body = struct.pack("<HBBIHHIII", 41, info_type, info_class, length, 0, 0, 0, additional, flags) + fid
-    st, r = c.request(16, body)
-    if st != 0:
-        return st, b""
-    off, ln = struct.unpack_from("<HI", r, 64 + 2)
-    return st, r[off:off + ln]
-
-
 def set_info(c, fid, info_type, info_class, buf, additional=0):
     body = struct.pack("<HBBIHHI", 33, info_type, info_class, len(buf), 64 + 32, 0, additional) + fid + buf
     return c.request(17, body)[0]
@@ -68,7 +59,7 @@ def basic_info(attributes, creation_time):
 
 
 def granted(c, fid):
-    st, data = query(c, fid, SMB2_0_INFO_FILE, FILE_ACCESS_INFO)
+    st, data = rawsmb.query_info(c, fid, SMB2_0_INFO_FILE, FILE_ACCESS_INFO)
     return struct.unpack_from("<I", data)[0] if st == 0 else None
 
 
@@ -122,7 +113,7 @@ def other_private(c):
     want = READ_CONTROL | FILE_READ_ATTRIBUTES | 0x100000
     rawsmb.check(f"other: {f} MAXIMUM_ALLOWED grants only attributes and the descriptor", g == want,
                  f"granted {g and hex(g)}")
-    st, _ = query(c, fid, SMB2_0_INFO_FILE, FILE_FULL_EA, flags=SL_RESTART_SCAN)
+    st, _ = rawsmb.query_info(c, fid, SMB2_0_INFO_FILE, FILE_FULL_EA, flags=SL_RESTART_SCAN)
     rawsmb.check(f"other: {f} (MAXIMUM_ALLOWED): reading the EAs is ACCESS_DENIED", st == ACCESS_DENIED, name(st))
     refused_on_handle(c, f, fid, "MAXIMUM_ALLOWED")
     c.close(fid)
@@ -141,7 +132,7 @@ def other_public(c):
     rawsmb.check(f"other: {f} MAXIMUM_ALLOWED grants reading, nothing that changes the file",
                  g & FILE_READ_DATA and not g & (FILE_WRITE_EA | WRITE_DAC | WRITE_OWNER | FILE_WRITE_ATTRIBUTES | 0x6),
                  f"granted {hex(g)}")
-    st, data = query(c, fid, SMB2_0_INFO_FILE, FILE_FULL_EA, flags=SL_RESTART_SCAN)
+    st, data = rawsmb.query_info(c, fid, SMB2_0_INFO_FILE, FILE_FULL_EA, flags=SL_RESTART_SCAN)
     rawsmb.check(f"other: {f} the mode lets it read the EAs", st == 0 and EA_VALUE in data, name(st))
     refused_on_handle(c, f, fid, "MAXIMUM_ALLOWED")
     c.close(fid)
@@ -157,13 +148,13 @@ def owner_checks(c, f):
     rawsmb.check(f"owner: {f} still opens for reading and WRITE_DAC", st == 0, name(st))
     if not fid:
         return
-    st, data = query(c, fid, SMB2_0_INFO_FILE, FILE_FULL_EA, flags=SL_RESTART_SCAN)
+    st, data = rawsmb.query_info(c, fid, SMB2_0_INFO_FILE, FILE_FULL_EA, flags=SL_RESTART_SCAN)
     rawsmb.check(f"owner: {f} the EA is its own", st == 0 and EA_VALUE in data and b"other's" not in data, name(st))
-    st, data = query(c, fid, SMB2_0_INFO_FILE, FILE_BASIC)
+    st, data = rawsmb.query_info(c, fid, SMB2_0_INFO_FILE, FILE_BASIC)
     attrs = struct.unpack_from("<I", data, 32)[0] if st == 0 else None
     rawsmb.check(f"owner: {f} is neither HIDDEN nor SYSTEM", attrs is not None and not attrs & 0x6,
                  f"attributes {attrs}")
-    st, data = query(c, fid, SMB2_0_INFO_SECURITY, 0, DACL_SECURITY_INFORMATION)
+    st, data = rawsmb.query_info(c, fid, SMB2_0_INFO_SECURITY, 0, DACL_SECURITY_INFORMATION)
     rawsmb.check(f"owner: {f} has no DENY ACE", st == 0 and b"\x01\x00\x14\x00" not in data, name(st))
     c.close(fid)
 

@@ -232,6 +232,19 @@ def test_frames():
     check("server still serves after bad frames", alive())
 
 
+def query_info(c, fid, info_type, info_class, additional=0, flags=0, length=4096, input_buf=b""):
+    """QUERY_INFO (MS-SMB2 2.2.37): (status, output buffer). The buffer comes
+    with STATUS_BUFFER_OVERFLOW too, which carries a partial answer."""
+    in_off = 64 + 40 if input_buf else 0
+    body = struct.pack("<HBBIHHIII", 41, info_type, info_class, length, in_off, 0, len(input_buf), additional,
+                       flags) + fid + input_buf
+    st, r = c.request(16, body)
+    if st not in (0, 0x80000005):
+        return st, b""
+    off, ln = struct.unpack_from("<HI", r, 64 + 2)
+    return st, r[off:off + ln]
+
+
 def send_slowly(c, data, piece):
     """Sends in pieces with pauses, so the server sees a large frame arrive
     over many receives (the rest of it goes straight into place)."""
