@@ -16,7 +16,13 @@
 // in parallel.
 #pragma once
 
+#include <unistd.h>
+
+#include <memory>
+
+#include "common/blocking_pool.hpp"
 #include "common/bytes.hpp"
+#include "smb2/async_engine.hpp"
 #include "smb2/conn_state.hpp"
 #include "smb2/dispatch.hpp"
 #include "smb2/server_context.hpp"
@@ -31,6 +37,29 @@ namespace ringsmb::smb2 {
 // descriptor for the job (the open may be closed while it runs). Returns
 // the descriptor, or -1 with STATUS set (then nothing is registered).
 int start_pool_wait(Request& req, const state::Open& open, WaitKind kind, int64_t delay_ms, NtStatus& status);
+
+// A job on the connection's write lane, as a large WRITE's pwrite:
+// WORK(fd) runs on the pool with a duplicate of OPEN's descriptor, then
+// FINISH(conn, async_id, status) answers on the connection's worker. Until
+// then the connection's later requests wait (FrameResult::Hold), so they
+// see the result. PENDING, or start_pool_wait's refusal.
+template <class Work, class Finish>
+NtStatus run_on_write_lane(Request& req, const state::Open& open, int64_t interim_delay_ms, Work work,
+                           Finish finish) {
+  NtStatus st;
+  int fd = start_pool_wait(req, open, WaitKind::Write, interim_delay_ms, st);
+  if (fd < 0) return st;
+  ConnState& conn = req.conn;
+  if (!conn.write_lane) conn.write_lane = std::make_shared<BlockingPool::Lane>();
+  ServerContext& server = req.server;
+  server.blocking->submit(conn.write_lane, [&server, to = conn.address, id = req.async_id, fd, work, finish] {
+    NtStatus status = work(fd);
+    close(fd);
+    post_to_conn(server, to, [id, status, finish](ConnState& c, Bytes&) { finish(c, id, status); });
+  });
+  ++conn.writes_in_flight;  // answered through this thread's posted tasks: never before this
+  return NtStatus::Pending;
+}
 
 // The identity of OPEN's tree for the worker thread: what a completion
 // posted from the pool does as the request's user (the worker's identity

@@ -252,20 +252,10 @@ void finish_truncate(ConnState& conn, uint64_t async_id, uint64_t volatile_id, N
 }
 
 NtStatus truncate_async(Request& req, const state::Open& open, uint64_t size) {
-  NtStatus st;
-  int fd = start_pool_wait(req, open, WaitKind::Write, kInterimDelayMs, st);
-  if (fd < 0) return st;
-  ConnState& conn = req.conn;
-  if (!conn.write_lane) conn.write_lane = std::make_shared<BlockingPool::Lane>();
-  ServerContext& server = req.server;
-  server.blocking->submit(conn.write_lane, [&server, to = conn.address, id = req.async_id, vid = open.volatile_id,
-                                            fd, size] {
-    NtStatus status = ftruncate(fd, off_t(size)) == 0 ? NtStatus::Success : nt_status_from_errno(errno);
-    close(fd);
-    post_to_conn(server, to, [id, vid, status](ConnState& c, Bytes&) { finish_truncate(c, id, vid, status); });
-  });
-  ++conn.writes_in_flight;  // answered through this thread's posted tasks: never before this
-  return NtStatus::Pending;
+  return run_on_write_lane(
+      req, open, kInterimDelayMs,
+      [size](int fd) { return ftruncate(fd, off_t(size)) == 0 ? NtStatus::Success : nt_status_from_errno(errno); },
+      [vid = open.volatile_id](ConnState& c, uint64_t id, NtStatus status) { finish_truncate(c, id, vid, status); });
 }
 
 // Sets OPEN's file to SIZE bytes: inline, or on the pool for a large file

@@ -96,21 +96,10 @@ void finish_move(ConnState& conn, uint64_t async_id, NtStatus status) {
 NtStatus move_stream_on_pool(Request& req, const state::Open& open) {
   if (req.hdr.next_command != 0 || req.compound.in_chain || !has_room_to_wait(req))
     return NtStatus::InsufficientResources;  // not in a compound, and within the async engine's bounds
-  NtStatus st;
-  int fd = start_pool_wait(req, open, WaitKind::Write, kMoveInterimDelayMs, st);
-  if (fd < 0) return st;
-  ConnState& conn = req.conn;
-  if (!conn.write_lane) conn.write_lane = std::make_shared<BlockingPool::Lane>();
-  ServerContext& server = req.server;
-  server.blocking->submit(conn.write_lane, [&server, to = conn.address, id = req.async_id, fd,
-                                            key = open.stream->key] {
-    // The pool's threads are root's; the user's rights were checked on the worker.
-    NtStatus status = move_stream_to_data(fd, key);
-    close(fd);
-    post_to_conn(server, to, [id, status](ConnState& c, Bytes&) { finish_move(c, id, status); });
-  });
-  ++conn.writes_in_flight;  // answered through this thread's posted tasks: never before this
-  return NtStatus::Pending;
+  // The pool's threads are root's; the user's rights were checked on the worker.
+  return run_on_write_lane(
+      req, open, kMoveInterimDelayMs, [key = open.stream->key](int fd) { return move_stream_to_data(fd, key); },
+      finish_move);
 }
 
 // Renames a named stream onto the file's unnamed data stream, which must
