@@ -36,8 +36,13 @@ for e in json.load(open(os.path.join(build, "compile_commands.json"))):
         commands[layer] = e
 
 def header_of(layer):
-    hs = sorted(f for f in os.listdir(os.path.join(daemon, layer)) if f.endswith(".hpp"))
-    return f"{layer}/{hs[0]}" if hs else None
+    # The first header in the layer's folder or, for a layer split into
+    # subfolders (smb2/), in its first subfolder that has one.
+    for root, dirs, files in sorted(os.walk(os.path.join(daemon, layer))):
+        hs = sorted(f for f in files if f.endswith(".hpp"))
+        if hs:
+            return os.path.relpath(os.path.join(root, hs[0]), daemon)
+    return None
 
 def compiles(layer, header):
     e = commands[layer]

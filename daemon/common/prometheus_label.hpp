@@ -1,6 +1,6 @@
 // A Prometheus text-format label value: backslash, double quote and
 // newline escaped (the format's rule). Shared by ringsmbd's /metrics
-// (smb2/metrics.cpp) and `ringsmbctl status --prometheus`
+// (smb2/engine/metrics.cpp) and `ringsmbctl status --prometheus`
 // (ipc/status_prometheus.cpp).
 #pragma once
 

@@ -1,8 +1,8 @@
 // A decrypted SMB2 message in a buffer that is not zeroed first: the
 // decryption writes every byte of it. The server's receive path uses it
-// (smb2/processor.cpp): for a 1 MiB encrypted WRITE the zero fill of a
+// (smb2/engine/processor.cpp): for a 1 MiB encrypted WRITE the zero fill of a
 // Bytes was one more pass over the data, and the buffer can be handed to a
-// WRITE whose pwrite runs after the frame (smb2/async_write.hpp).
+// WRITE whose pwrite runs after the frame (smb2/engine/async_write.hpp).
 #pragma once
 
 #include <cstddef>

@@ -30,7 +30,7 @@ namespace ringsmb::state {
 
 // The worker of a lease holder that has no connection: a kept durable
 // open. Its conn_id is that open's persistent id, so a break that would
-// need its acknowledgment can find it (smb2/durable.cpp closes it).
+// need its acknowledgment can find it (smb2/durable/durable.cpp closes it).
 inline constexpr uint32_t kNoConnectionWorker = UINT32_MAX;
 
 // The share root that kept opens need for their delete-on-close: one

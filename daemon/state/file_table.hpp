@@ -47,7 +47,7 @@ struct FileNode {
   // leases.size(), readable without the lock: WRITE skips the lock when 0.
   std::atomic<uint32_t> lease_count{0};
   bool delete_pending = false;
-  // CHANGE_NOTIFY watches of this directory (smb2/notify_watch.cpp), told
+  // CHANGE_NOTIFY watches of this directory (smb2/notify/notify_watch.cpp), told
   // when it becomes delete pending; guarded by the shard's mutex, counted
   // so that setting delete-on-close looks without the lock when none.
   struct NotifyWatcher {
@@ -138,7 +138,7 @@ class FileTable {
   bool directory_leases_held() const { return directory_leases_.load(std::memory_order_relaxed) != 0; }
   // Forgets a waiter (CANCEL, or its connection ended).
   void drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter& w);
-  // Durable opens (smb2/durable.cpp): false when LEASE lacks any of
+  // Durable opens (smb2/durable/durable.cpp): false when LEASE lacks any of
   // REQUIRED or is breaking; otherwise its breaks go to TO (session
   // SESSION_ID) from now on if they went to EXPECTED (only its worker
   // compared when WORKER_ONLY): a durable open kept without its
@@ -161,7 +161,7 @@ class FileTable {
   // The same for the directory (DEV, INO), if it has a node.
   std::vector<FileNode::NotifyWatcher> notify_watchers(uint64_t dev, uint64_t ino);
   // Is any directory watched anywhere? One relaxed load: the SET_INFO path
-  // reports its changes to watchers only then (smb2/notify_report.hpp).
+  // reports its changes to watchers only then (smb2/notify/notify_report.hpp).
   bool notify_watched() const { return notify_watchers_.load(std::memory_order_relaxed) != 0; }
   // Re-checks share modes for delete access on an already-open file: true
   // when every other open shares delete.

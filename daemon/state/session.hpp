@@ -60,7 +60,7 @@ struct Tree {
   // Who file operations on this tree run as: the session's Unix user, or
   // what the share's force user / force group make of it.
   ipc::UnixUser identity;
-  // This share's slot in the worker's per-share counters (smb2/metrics.hpp;
+  // This share's slot in the worker's per-share counters (smb2/engine/metrics.hpp;
   // UINT32_MAX: none), looked up once at TREE_CONNECT.
   uint32_t metrics_slot = UINT32_MAX;
 };
@@ -92,7 +92,7 @@ struct StreamRef {
 };
 
 // The delayed LastWriteTime update of the writes through one open
-// (smb2/delayed_write_time.hpp).
+// (smb2/files/delayed_write_time.hpp).
 struct DelayedWriteTime {
   enum class Phase : uint8_t {
     Idle,     // no write through this open yet: the file's own time shows
@@ -110,7 +110,7 @@ struct DelayedWriteTime {
 // A file whose data takes this much room may take milliseconds to give its
 // blocks back (ext4 mounted with `discard`: ~87 ms for 100 MiB), in the
 // close of its last descriptor once unlinked or in an ftruncate that
-// shrinks it; those run on the blocking pool (smb2/async_write.hpp).
+// shrinks it; those run on the blocking pool (smb2/engine/async_write.hpp).
 inline constexpr uint64_t kLargeFileBytes = 16ull << 20;
 
 struct Open {
@@ -128,7 +128,7 @@ struct Open {
   std::shared_ptr<Lease> lease;  // the lease, or the private lease modelling the oplock
   uint64_t position = 0;  // FilePositionInformation
   // Written to, or its size, times or attributes set: its directory's
-  // leases break when it closes (smb2/directory_lease.hpp; Windows breaks
+  // leases break when it closes (smb2/leases/directory_lease.hpp; Windows breaks
   // them at that close, not at each WRITE: smb2.lease.v2_request).
   bool entry_changed = false;
   std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
@@ -136,7 +136,7 @@ struct Open {
   std::unique_ptr<StreamRef> stream;  // set for a named stream; fd, path and node are then the file's fd and
                                       // path and the stream's node
   OpenCharge charge;  // counted against the process's and the user's open files while it lives
-  // Durable (MS-SMB2 3.3.5.9.6, 3.3.5.9.10; smb2/durable.hpp): 1 for a
+  // Durable (MS-SMB2 3.3.5.9.6, 3.3.5.9.10; smb2/durable/durable.hpp): 1 for a
   // granted DHnQ, 2 for a DH2Q, 0 otherwise. A durable open outlives its
   // connection for durable_timeout_ms (state/durable_table.hpp).
   uint8_t durable_version = 0;
@@ -154,7 +154,7 @@ struct Open {
   Guid create_guid{};  // DH2Q's CreateGuid
   Guid app_instance_id{};  // SMB2_CREATE_APP_INSTANCE_ID's AppInstanceId (3.3.5.9.13)
   // Open.ChannelSequence, Open.OutstandingRequestCount and
-  // Open.OutstandingPreRequestCount (3.3.5.2.10, smb2/channel_sequence.hpp).
+  // Open.OutstandingPreRequestCount (3.3.5.2.10, smb2/engine/channel_sequence.hpp).
   uint16_t channel_sequence = 0;
   uint32_t outstanding_requests = 0;
   uint32_t outstanding_pre_requests = 0;
@@ -162,9 +162,9 @@ struct Open {
   // ordinary open carries only the pointer.
   std::unique_ptr<LockSequences> lock_sequences;
   // MS-FSA 2.1.5.14.2: LastWriteTime set to -1 through this handle: the
-  // FILETIME that writes through it keep, until -2 (smb2/frozen_times.hpp).
+  // FILETIME that writes through it keep, until -2 (smb2/files/frozen_times.hpp).
   std::optional<uint64_t> frozen_write_time;
-  // Durable or resilient: outlives its connection (smb2/durable.hpp).
+  // Durable or resilient: outlives its connection (smb2/durable/durable.hpp).
   bool outlives_connection() const { return durable_version || resilient; }
   // Open.UserSetChangeTime (MS-FSA 2.1.5.14.2): a ChangeTime was set
   // through this handle; later SET_INFO changes through it keep it.
@@ -198,7 +198,7 @@ struct Session {
   bool is_guest = false;
   bool is_anonymous = false;
   ipc::UnixUser unix_user;
-  // This user's slot in the worker's per-user counters (smb2/metrics.hpp;
+  // This user's slot in the worker's per-user counters (smb2/engine/metrics.hpp;
   // UINT32_MAX: none), looked up once when the login completes.
   uint32_t metrics_slot = UINT32_MAX;
   std::atomic<uint32_t>* user_open_count = nullptr;  // ResourceBudget's, for "max open files per user"

@@ -18,7 +18,7 @@
 #include "ipc/ctl_codec.hpp"
 #include "ipc/ctl_status.hpp"
 #include "ipc/nl_socket.hpp"
-#include "smb2/metrics.hpp"
+#include "smb2/engine/metrics.hpp"
 
 namespace ringsmb::transport {
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "smb2/lease.hpp"
+#include "smb2/leases/lease.hpp"
 
 namespace ringsmb::transport {
 

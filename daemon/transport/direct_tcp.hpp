@@ -3,7 +3,7 @@
 // big-endian. The only place that writes it.
 #pragma once
 
-#include "smb2/conn_state.hpp"
+#include "smb2/engine/conn_state.hpp"
 
 namespace ringsmb::transport {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/bytes.hpp"
-#include "smb2/conn_state.hpp"
+#include "smb2/engine/conn_state.hpp"
 
 namespace ringsmb::transport {
 

@@ -15,11 +15,11 @@
 #include "common/log.hpp"
 #include "common/log_event.hpp"
 #include "common/thread_priority.hpp"
-#include "smb2/directory_lease.hpp"
-#include "smb2/durable.hpp"
-#include "smb2/lease.hpp"
-#include "smb2/notify_watch.hpp"
-#include "smb2/processor.hpp"
+#include "smb2/leases/directory_lease.hpp"
+#include "smb2/durable/durable.hpp"
+#include "smb2/leases/lease.hpp"
+#include "smb2/notify/notify_watch.hpp"
+#include "smb2/engine/processor.hpp"
 #include "transport/direct_tcp.hpp"
 
 namespace ringsmb::transport {
@@ -747,7 +747,7 @@ void Worker::on_wake() {
 }
 
 // Changes to watched directories: the watches complete their waiting
-// CHANGE_NOTIFYs through posted tasks (smb2/notify_watch.cpp).
+// CHANGE_NOTIFYs through posted tasks (smb2/notify/notify_watch.cpp).
 void Worker::on_readable(uint64_t token) {
   if (token != kChangesToken) return;
   try {

@@ -25,9 +25,9 @@
 #include "io/bulk_receiver.hpp"
 #include "io/reactor.hpp"
 #include "ipc/ctl_status.hpp"
-#include "smb2/conn_state.hpp"
-#include "smb2/metrics.hpp"
-#include "smb2/server_context.hpp"
+#include "smb2/engine/conn_state.hpp"
+#include "smb2/engine/metrics.hpp"
+#include "smb2/engine/server_context.hpp"
 #include "transport/conn_routes.hpp"
 #include "transport/delay_timer.hpp"
 #include "transport/frame_assembler.hpp"
@@ -106,7 +106,7 @@ class Worker final : public io::ReactorHandler {
   void on_readable(uint64_t token) override;
   // Thread-safe: runs `task` on this worker's thread for connection
   // `conn_id` (dropped if it is gone), then flushes what it wrote. Oplock
-  // and lease breaks and waking CREATEs come this way (smb2/lease.hpp).
+  // and lease breaks and waking CREATEs come this way (smb2/leases/lease.hpp).
   void post(uint64_t conn_id, smb2::ConnTask task);
   // The same at DUE_MS (smb2::monotonic_ms()), through the delay timer.
   void post_at(uint64_t conn_id, int64_t due_ms, smb2::ConnTask task);
@@ -121,12 +121,12 @@ class Worker final : public io::ReactorHandler {
   // On the worker thread: closes session SESSION_ID if a connection of this
   // worker holds it; false when none does.
   bool close_session(uint64_t session_id);
-  // On the worker thread: this worker's counters (smb2/metrics.hpp).
+  // On the worker thread: this worker's counters (smb2/engine/metrics.hpp).
   const smb2::WorkerMetrics& metrics() const { return metrics_; }
 
  private:
   // Hands the frame buffer to a large WRITE that keeps its payload past the
-  // frame (smb2::FrameOwner, smb2/async_write.hpp).
+  // frame (smb2::FrameOwner, smb2/engine/async_write.hpp).
   struct FramerOwner final : smb2::FrameOwner {
     explicit FramerOwner(FrameAssembler& f) : framer(f) {}
     std::shared_ptr<const void> keep(ByteSpan bytes) override {

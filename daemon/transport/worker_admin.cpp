@@ -4,7 +4,7 @@
 #include <sys/socket.h>
 
 #include "common/log.hpp"
-#include "smb2/dispatch.hpp"
+#include "smb2/engine/dispatch.hpp"
 #include "transport/worker.hpp"
 
 namespace ringsmb::transport {

@@ -44,7 +44,7 @@ constexpr uint32_t FILE_DEVICE_IS_MOUNTED = 0x00000020;
 // so they are trivially aligned.
 constexpr uint32_t SSINFO_FLAGS_ALIGNED_DEVICE = 0x00000001;
 constexpr uint32_t SSINFO_FLAGS_PARTITION_ALIGNED_ON_DEVICE = 0x00000002;
-// FSCTL_FILE_LEVEL_TRIM punches holes (smb2/fsctl_sparse.cpp): TRIM is
+// FSCTL_FILE_LEVEL_TRIM punches holes (smb2/fsctl/fsctl_sparse.cpp): TRIM is
 // reported where the filesystem can punch them.
 constexpr uint32_t SSINFO_FLAGS_TRIM_ENABLED = 0x00000008;
 constexpr long kExt4Magic = 0xEF53, kTmpfsMagic = 0x01021994, kF2fsMagic = 0xF2F52010;

@@ -15,7 +15,7 @@
 // file-system identity, so every sidecar operation runs between the
 // `enter` and `leave` hooks given at configuration (the SMB2 layer's switch
 // to root and back). The user's rights were checked on the file itself
-// before the stream is touched (smb2/stream_io.cpp).
+// before the stream is touched (smb2/streams/stream_io.cpp).
 //
 // A sidecar belongs to the owner of the file whose stream it holds (uid
 // and gid, set when it is made), so the filesystem's disk quotas and `du`

@@ -21,8 +21,8 @@
 #include "ipc/control_plane.hpp"
 #include "fuzz_connection.hpp"
 #include "smb2/fixture.hpp"
-#include "smb2/lease.hpp"
-#include "smb2/processor.hpp"
+#include "smb2/leases/lease.hpp"
+#include "smb2/engine/processor.hpp"
 
 namespace {
 

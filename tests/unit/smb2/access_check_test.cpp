@@ -1,4 +1,4 @@
-// The access checks every modifying request goes through (smb2/access_check.hpp):
+// The access checks every modifying request goes through (smb2/security/access_check.hpp):
 // a read-only tree changes nothing whatever the open was granted, each change
 // needs its access right, delete-on-close needs DELETE, and a delete the file
 // system would refuse is refused when it is asked for, not lost at the close.
@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "fixture.hpp"
-#include "smb2/access_check.hpp"
-#include "smb2/thread_identity.hpp"
+#include "smb2/security/access_check.hpp"
+#include "smb2/engine/thread_identity.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;

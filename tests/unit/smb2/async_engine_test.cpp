@@ -1,4 +1,4 @@
-// The async engine (smb2/async_engine.hpp) with blocking byte-range locks,
+// The async engine (smb2/engine/async_engine.hpp) with blocking byte-range locks,
 // the kind that crosses connections: interim STATUS_PENDING, grants on
 // unlock and close in arrival order, CANCEL, cleanup on CLOSE, TREE_DISCONNECT,
 // LOGOFF and connection loss, the limits.
@@ -8,9 +8,9 @@
 
 #include "crypto/smb2_keys.hpp"
 #include "fixture.hpp"
-#include "smb2/async_engine.hpp"
-#include "smb2/processor.hpp"
-#include "smb2/send_path.hpp"
+#include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/processor.hpp"
+#include "smb2/engine/send_path.hpp"
 #include "state/lock_table.hpp"
 
 using namespace ringsmb;

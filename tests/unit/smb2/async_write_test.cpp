@@ -1,4 +1,4 @@
-// Large WRITEs off the worker (smb2/async_write.hpp): a WRITE alone in its
+// Large WRITEs off the worker (smb2/engine/async_write.hpp): a WRITE alone in its
 // frame with at least async_write_min bytes runs its pwrite on the blocking
 // pool and answers when it is done; until then every later request of the
 // connection but another such WRITE is held (FrameResult::Hold), so a READ,
@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "pool_fixture.hpp"
-#include "smb2/async_write.hpp"
-#include "smb2/processor.hpp"
+#include "smb2/engine/async_write.hpp"
+#include "smb2/engine/processor.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;

@@ -1,5 +1,5 @@
 // CHANGE_NOTIFY end to end below the transport: the handler, the open's
-// watch (smb2/notify_watch.hpp) and a real inotify source
+// watch (smb2/notify/notify_watch.hpp) and a real inotify source
 // (vfs/inotify_source.hpp) read by hand where a worker's reactor would.
 // Renames paired by cookie, a tree following its renamed and new
 // subdirectories, buffering between requests, completion of a waiting
@@ -9,9 +9,9 @@
 #include <cstdio>
 
 #include "fixture.hpp"
-#include "smb2/async_engine.hpp"
-#include "smb2/notify_buffer.hpp"
-#include "smb2/notify_watch.hpp"
+#include "smb2/engine/async_engine.hpp"
+#include "smb2/notify/notify_buffer.hpp"
+#include "smb2/notify/notify_watch.hpp"
 #include "vfs/inotify_source.hpp"
 
 using namespace ringsmb;

@@ -1,8 +1,8 @@
-// Channel sequence verification (MS-SMB2 3.3.5.2.10, smb2/channel_sequence.hpp):
+// Channel sequence verification (MS-SMB2 3.3.5.2.10, smb2/engine/channel_sequence.hpp):
 // which requests a stale channel may run, how the open's outstanding
 // request counts move, and the end of Open.IsReplayEligible. Requests are
 // built by hand; the checks run as the processor runs them, before the handler.
-#include "smb2/channel_sequence.hpp"
+#include "smb2/engine/channel_sequence.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// A large file's descriptor is closed on the blocking pool (smb2/close.cpp,
+// A large file's descriptor is closed on the blocking pool (smb2/commands/close.cpp,
 // issue 14): the close of an unlinked large file frees its blocks, which
 // takes milliseconds. The descriptor stays open, and counted against the
 // descriptor budget, until the pool closes it; a small file's closes inline,

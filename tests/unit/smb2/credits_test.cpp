@@ -3,7 +3,7 @@
 #include <random>
 #include <vector>
 
-#include "smb2/credits.hpp"
+#include "smb2/engine/credits.hpp"
 
 using ringsmb::smb2::CreditWindow;
 

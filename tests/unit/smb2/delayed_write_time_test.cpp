@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "smb2/delayed_write_time.hpp"
-#include "smb2/lease.hpp"
+#include "smb2/files/delayed_write_time.hpp"
+#include "smb2/leases/lease.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/temp_dir.hpp"
 

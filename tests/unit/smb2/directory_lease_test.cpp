@@ -1,4 +1,4 @@
-// Directory leases broken by local changes (smb2/directory_lease.hpp): a
+// Directory leases broken by local changes (smb2/leases/directory_lease.hpp): a
 // connection's watch of its leased directory, fed by a real inotify source
 // read by hand, breaks the lease for an entry a local process creates,
 // removes or renames, after the event settled; the server's own change of
@@ -11,8 +11,8 @@
 #include <cstdio>
 
 #include "fixture.hpp"
-#include "smb2/directory_lease.hpp"
-#include "smb2/lease.hpp"
+#include "smb2/leases/directory_lease.hpp"
+#include "smb2/leases/lease.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/inotify_source.hpp"
 

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "common/bytes.hpp"
-#include "smb2/access.hpp"
-#include "smb2/conn_state.hpp"
-#include "smb2/dispatch.hpp"
-#include "smb2/server_context.hpp"
+#include "smb2/security/access.hpp"
+#include "smb2/engine/conn_state.hpp"
+#include "smb2/engine/dispatch.hpp"
+#include "smb2/engine/server_context.hpp"
 #include "transport/direct_tcp.hpp"
 #include "vfs/paths.hpp"
 #include "wire/smb2_header.hpp"

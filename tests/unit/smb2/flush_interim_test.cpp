@@ -1,5 +1,5 @@
 // FLUSH on the blocking pool with a deferred interim response
-// (smb2/flush.cpp, async_engine defer_interim()): an fsync finished before
+// (smb2/commands/flush.cpp, async_engine defer_interim()): an fsync finished before
 // the deadline is answered once, as an ordinary synchronous response; one
 // still running at the deadline gets the interim STATUS_PENDING with the
 // credits, and its final response carries none.
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "pool_fixture.hpp"
-#include "smb2/processor.hpp"
+#include "smb2/engine/processor.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;

@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "fixture.hpp"
-#include "smb2/fsctl_copychunk.hpp"
-#include "smb2/fsctl_network.hpp"
-#include "smb2/fsctl_ranges.hpp"
-#include "smb2/fsctl_reparse.hpp"
-#include "smb2/negotiated_sizes.hpp"
+#include "smb2/fsctl/fsctl_copychunk.hpp"
+#include "smb2/fsctl/fsctl_network.hpp"
+#include "smb2/fsctl/fsctl_ranges.hpp"
+#include "smb2/fsctl/fsctl_reparse.hpp"
+#include "smb2/engine/negotiated_sizes.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "fixture.hpp"
-#include "smb2/async_engine.hpp"
+#include "smb2/engine/async_engine.hpp"
 #include "state/lock_table.hpp"
 
 using namespace ringsmb;

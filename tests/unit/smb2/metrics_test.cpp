@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "smb2/metrics.hpp"
+#include "smb2/engine/metrics.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;

@@ -1,11 +1,11 @@
-// CHANGE_NOTIFY's buffer (smb2/notify_buffer.hpp): inotify changes to
+// CHANGE_NOTIFY's buffer (smb2/notify/notify_buffer.hpp): inotify changes to
 // FILE_ACTION_*s per CompletionFilter, the FILE_NOTIFY_INFORMATION list
 // (MS-FSCC 2.7.1), coalescing, the cap and NOTIFY_ENUM_DIR.
 #include <catch2/catch.hpp>
 
 #include <sys/inotify.h>
 
-#include "smb2/notify_buffer.hpp"
+#include "smb2/notify/notify_buffer.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;

@@ -1,10 +1,10 @@
-// The server's own metadata changes (smb2/notify_report.hpp): the filter a
+// The server's own metadata changes (smb2/notify/notify_report.hpp): the filter a
 // FileBasicInformation SET_INFO reports under (MS-FSA 2.1.5.14.2), and the
 // record that lets a watch drop the IN_ATTRIB the same change brings.
 #include <catch2/catch.hpp>
 
-#include "smb2/notify_buffer.hpp"
-#include "smb2/notify_report.hpp"
+#include "smb2/notify/notify_buffer.hpp"
+#include "smb2/notify/notify_report.hpp"
 
 using namespace ringsmb::smb2;
 

@@ -8,9 +8,9 @@
 
 #include "control/local_control_plane.hpp"
 #include "crypto/smb2_keys.hpp"
-#include "smb2/async_engine.hpp"
-#include "smb2/pipe_io.hpp"
-#include "smb2/processor.hpp"
+#include "smb2/engine/async_engine.hpp"
+#include "smb2/pipes/pipe_io.hpp"
+#include "smb2/engine/processor.hpp"
 
 #include "../rpc/rpc_client.hpp"
 #include "fixture.hpp"

@@ -8,7 +8,7 @@
 
 #include "common/blocking_pool.hpp"
 #include "fixture.hpp"
-#include "smb2/processor.hpp"
+#include "smb2/engine/processor.hpp"
 
 namespace ringsmb::smb2::test {
 

@@ -1,14 +1,14 @@
 // The frame processor: NEGOTIATE, the message-id window, compound chains
 // (related and unrelated), signing checks and StructureSize validation,
 // driven through process_frame exactly as the transport does.
-#include "smb2/processor.hpp"
+#include "smb2/engine/processor.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstring>
 
 #include "crypto/smb2_keys.hpp"
 #include "fixture.hpp"
-#include "smb2/metrics.hpp"
+#include "smb2/engine/metrics.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;

@@ -2,7 +2,7 @@
 // connection and at most kRefusalLinesPerMinute lines a minute.
 #include <catch2/catch.hpp>
 
-#include "smb2/refusal_log.hpp"
+#include "smb2/engine/refusal_log.hpp"
 
 using namespace ringsmb::smb2;
 

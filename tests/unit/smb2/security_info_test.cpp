@@ -1,4 +1,4 @@
-// NT security descriptors through the SMB2 handlers (smb2/security_info.cpp):
+// NT security descriptors through the SMB2 handlers (smb2/security/security_info.cpp):
 // a stored descriptor is read back, enforced at CREATE (DENY, MAXIMUM_ALLOWED),
 // inherited by a new file, and kept in trusted.ringsmb.ntacl.
 #include <catch2/catch.hpp>

@@ -1,13 +1,13 @@
-// SESSION_SETUP naming a session of another connection (smb2/session_bind.hpp):
+// SESSION_SETUP naming a session of another connection (smb2/commands/session_bind.hpp):
 // each refusal's status, and that it is signed with that session's key and
 // algorithm exactly when the request's signature checked out with it.
-#include "smb2/session_bind.hpp"
+#include "smb2/commands/session_bind.hpp"
 
 #include <catch2/catch.hpp>
 
 #include "crypto/smb2_keys.hpp"
 #include "fixture.hpp"
-#include "smb2/processor.hpp"
+#include "smb2/engine/processor.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "fixture.hpp"
-#include "smb2/share_options.hpp"
+#include "smb2/files/share_options.hpp"
 #include "vfs/short_names.hpp"
 
 using namespace ringsmb;

@@ -1,9 +1,9 @@
 // SET_INFO FileEndOfFileInformation / FileAllocationInformation that
 // shrinks a large file runs its ftruncate on the blocking pool
-// (smb2/set_info.cpp, issue 14): the SET_INFO answers when it is done, and
+// (smb2/commands/set_info.cpp, issue 14): the SET_INFO answers when it is done, and
 // the connection's later requests wait for it (FrameResult::Hold), so they
 // see the new size. A small file's, or one in a compound, stays inline.
-// The same for a CREATE that overwrites a large file (smb2/create.cpp).
+// The same for a CREATE that overwrites a large file (smb2/commands/create.cpp).
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "pool_fixture.hpp"
-#include "smb2/lease.hpp"
+#include "smb2/leases/lease.hpp"
 #include "vfs/file_info.hpp"
 
 using namespace ringsmb;

@@ -1,0 +1,552 @@
+// SMB2 CREATE (MS-SMB2 2.2.13, 2.2.14, 3.3.5.9): open or create a file or
+// directory beneath the share root, with share modes, dispositions,
+// delete-on-close, and the MxAc / QFid create contexts.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "common/log.hpp"
+#include "smb2/security/access.hpp"
+#include "smb2/security/access_check.hpp"
+#include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/async_write.hpp"
+#include "smb2/commands/create_contexts.hpp"
+#include "smb2/commands/create_open.hpp"
+#include "smb2/files/delayed_write_time.hpp"
+#include "smb2/leases/directory_lease.hpp"
+#include "smb2/engine/dispatch.hpp"
+#include "smb2/durable/durable.hpp"
+#include "smb2/leases/lease.hpp"
+#include "smb2/pipes/pipe_io.hpp"
+#include "smb2/security/security_info.hpp"
+#include "smb2/files/share_options.hpp"
+#include "smb2/streams/stream_io.hpp"
+#include "vfs/allocation.hpp"
+#include "vfs/dos_xattr.hpp"
+#include "vfs/ea_store.hpp"
+#include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
+#include "vfs/name_index.hpp"
+#include "vfs/paths.hpp"
+#include "vfs/short_names.hpp"
+#include "vfs/stream_store.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+using namespace create;
+
+// The fields and buffers of the request, before any is judged: a durable
+// reconnect ignores all but the name and the contexts (3.3.5.9.7).
+NtStatus read_request(const Request& req, CreateRequest& c) {
+  ByteReader r(req.body);
+  r.skip(2);
+  r.u8();  // SecurityFlags
+  c.oplock_level = r.u8();
+  c.impersonation = r.u32();
+  r.skip(16);  // SmbCreateFlags, Reserved
+  c.desired_access = r.u32();
+  c.file_attributes = r.u32();
+  c.share_access = r.u32();
+  c.disposition = r.u32();
+  c.options = r.u32();
+  uint16_t name_off = r.u16(), name_len = r.u16();
+  uint32_t ctx_off = r.u32(), ctx_len = r.u32();
+  if (!r.ok() || !buffer_at(req, name_off, name_len, c.name) || !buffer_at(req, ctx_off, ctx_len, c.contexts))
+    return NtStatus::InvalidParameter;
+  return NtStatus::Success;
+}
+
+NtStatus validate(const CreateRequest& c) {
+  if (c.impersonation > 3) return NtStatus::BadImpersonationLevel;
+  if (c.disposition > FILE_OVERWRITE_IF || (c.options & kReservedCreateOptions) ||
+      (c.options & FILE_DIRECTORY_FILE && c.options & FILE_NON_DIRECTORY_FILE) || (c.share_access & ~7u) ||
+      (c.file_attributes & ~0x7FFFu))
+    return NtStatus::InvalidParameter;
+  if (c.name.size() % 2) return NtStatus::InvalidParameter;
+  // MS-SMB2 2.2.13: the name is relative to the share and MUST NOT begin
+  // with a separator; Windows fails such a request (smb2.create.leading-slash).
+  if (c.name.size() >= 2 && c.name[0] == '\\' && c.name[1] == 0) return NtStatus::InvalidParameter;
+  if (c.desired_access & ACCESS_SYSTEM_SECURITY) return NtStatus::PrivilegeNotHeld;
+  if ((c.options & FILE_DELETE_ON_CLOSE) && !(map_generic(c.desired_access) & (DELETE | MAXIMUM_ALLOWED)))
+    return NtStatus::InvalidParameter;
+  if (c.options & FILE_OPEN_BY_FILE_ID) return NtStatus::NotSupported;
+  return NtStatus::Success;
+}
+
+void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts,
+                    uint8_t oplock_level) {
+  size_t header_start = w.size() - wire::kHeaderSize;
+  w.u16(89);
+  w.u8(oplock_level);
+  w.u8(0);  // Flags
+  w.u32(o.action);
+  w.u64(o.st.creation_time);
+  w.u64(o.st.last_access_time);
+  w.u64(o.st.last_write_time);
+  w.u64(o.st.change_time);
+  w.u64(o.st.allocation_size);
+  w.u64(o.st.end_of_file);
+  w.u32(attrs);
+  w.u32(0);
+  w.u64(open.persistent_id);
+  w.u64(open.volatile_id);
+  size_t ctx_pos = w.size();
+  w.u32(0);
+  w.u32(0);
+  if (!contexts.empty()) {
+    w.align(8, header_start);
+    w.patch_u32(ctx_pos, uint32_t(w.size() - header_start));
+    w.patch_u32(ctx_pos + 4, uint32_t(contexts.size()));
+    w.bytes(contexts);
+  } else {
+    w.u8(0);  // the one-byte Buffer
+  }
+}
+
+// The delete happens at the last close, where a refusal reaches no one:
+// ask now what SET_INFO FileDispositionInformation would (MS-FSA 2.1.5.1.2:
+// a read-only file cannot be deleted; the file system's unlink rules). A
+// file this request made is ours to remove.
+NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Target& t, const Opened& o) {
+  if (!(c.options & FILE_DELETE_ON_CLOSE) || o.created || t.path.empty()) return NtStatus::Success;
+  if (NtStatus st = check_unlink_allowed(*req.tree, t.path); st != NtStatus::Success) return st;
+  if (vfs::dos_attributes(o.st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY) return NtStatus::CannotDelete;
+  return NtStatus::Success;
+}
+
+// The NT descriptor's part (smb2/security/security_info.hpp): an existing file's
+// descriptor, stored or implied by its mode, narrows the access, and so
+// does its READONLY attribute (smb2/security/access_check.hpp); a new one inherits
+// its parent's descriptor (and is removed again when that fails).
+NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened& o, uint32_t& access) {
+  if (!o.created) {
+    access &= ~o.unopened;
+    if (is_readonly_file(o.st)) {
+      auto kept = apply_readonly_attribute(access, c.desired_access, overwrites(c));
+      if (!kept) return kept.error();
+      access = *kept;
+    }
+    ExistingOpen e;
+    e.fd = o.fd.get();
+    e.st = &o.st;
+    e.parent_fd = t.parent_fd ? t.parent_fd.get() : -1;
+    e.path = t.path;
+    e.desired_access = c.desired_access;
+    e.delete_on_close = c.options & FILE_DELETE_ON_CLOSE;
+    e.overwrite = overwrites(c);
+    e.path_only = o.path_only;
+    return check_open_access(req, e, access);
+  }
+  NtStatus st = inherit_on_create(req, o.fd.get(), o.st, t.parent_security, c.contexts);
+  if (st != NtStatus::Success)
+    vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);
+  return st;
+}
+
+// MS-FSA 2.1.5.1.2.1: a new file takes the attributes the client asked
+// for, and ARCHIVE. READONLY goes to the mode (the creating open keeps the
+// write access it was granted: its descriptor is open already); HIDDEN,
+// SYSTEM and ARCHIVE to user.DOSATTRIB under "store dos attributes", else
+// to the server-private metadata (vfs/file_meta.hpp), only where the mode
+// does not imply them: a plain new file costs no xattr write. A stream's
+// CREATE that made its file sets only the stored attributes.
+void apply_new_attributes(Request& req, const CreateRequest& c, Opened& o, bool stream) {
+  const ipc::ShareInfo& share = req.tree->share;
+  if (share.store_dos_attributes) store_new_file_attributes(*req.tree, o.fd.get(), o.st, c.file_attributes);
+  if (stream) return;
+  if ((c.file_attributes & vfs::FILE_ATTRIBUTE_READONLY) && S_ISREG(o.st.mode) && (o.st.mode & 0222)) {
+    const mode_t mode = mode_t(o.st.mode & 07777 & ~0222u);
+    if (fchmod(o.fd.get(), mode) == 0) o.st.mode = (o.st.mode & ~07777u) | mode;
+  }
+  if (share.store_dos_attributes) return;
+  const uint32_t want = c.file_attributes | (o.st.is_directory ? 0u : uint32_t(vfs::FILE_ATTRIBUTE_ARCHIVE));
+  auto keep = vfs::dos_attributes_to_keep(want, vfs::dos_attributes(o.st, {}, false));
+  if (!keep) return;
+  vfs::FileMeta meta;
+  meta.dos_attributes = keep;
+  if (vfs::write_file_meta(o.fd.get(), meta) == 0) o.new_attributes = keep;
+}
+
+// MS-FSA 2.1.5.1.2.2: an overwrite or supersede may not drop HIDDEN or
+// SYSTEM from the file (ACCESS_DENIED unless the request names them too).
+// Only attributes set on the file count: a dot file's HIDDEN ("hide dot
+// files") is its name's, and clients overwrite dot files without it.
+NtStatus check_overwrite_attributes(Request& req, const CreateRequest& c, const Opened& o) {
+  constexpr uint32_t kMustMatch = vfs::FILE_ATTRIBUTE_HIDDEN | vfs::FILE_ATTRIBUTE_SYSTEM;
+  vfs::FileStat st = o.st;
+  st.attributes = vfs::dos_attributes(st, {}, false);
+  if (req.tree->share.store_dos_attributes)
+    if (auto stored = vfs::read_dos_xattr(o.fd.get()))
+      st.attributes = vfs::merge_dos_attributes(st.attributes, *stored);
+  apply_stored_metadata(st, o.fd.get());
+  return (st.attributes & kMustMatch & ~c.file_attributes) ? NtStatus::AccessDenied : NtStatus::Success;
+}
+
+// ... and gives it the attributes asked for, and ARCHIVE: READONLY to the
+// mode, the rest where a new file's go (apply_new_attributes).
+void apply_overwrite_attributes(Request& req, const CreateRequest& c, Opened& o) {
+  const uint32_t want = (c.file_attributes & ~uint32_t(vfs::FILE_ATTRIBUTE_NORMAL)) | vfs::FILE_ATTRIBUTE_ARCHIVE;
+  if ((want & vfs::FILE_ATTRIBUTE_READONLY) && S_ISREG(o.st.mode) && (o.st.mode & 0222)) {
+    const mode_t mode = mode_t(o.st.mode & 07777 & ~0222u);
+    if (fchmod(o.fd.get(), mode) == 0) o.st.mode = (o.st.mode & ~07777u) | mode;
+  }
+  if (req.tree->share.store_dos_attributes) {
+    store_dos_attributes(*req.tree, o.fd.get(), want);
+    return;
+  }
+  vfs::FileMeta meta = vfs::read_file_meta(o.fd.get());
+  auto keep = vfs::dos_attributes_to_keep(want, vfs::dos_attributes(o.st, {}, false));
+  if (keep == meta.dos_attributes) return;
+  meta.dos_attributes = keep;
+  vfs::write_file_meta(o.fd.get(), meta);
+}
+
+// SMB2_CREATE_ALLOCATION_SIZE (MS-SMB2 3.3.5.9.3): a file made or
+// overwritten by this request gets the space reserved; DISK_FULL when it
+// cannot be. Only an open with contexts looks.
+NtStatus apply_allocation_size(const CreateRequest& c, Opened& o) {
+  if (c.contexts.empty() || o.st.is_directory) return NtStatus::Success;
+  uint64_t size = 0;
+  if (NtStatus st = find_allocation_size(c.contexts, size); st != NtStatus::Success || size == 0) return st;
+  if (size > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
+  if (NtStatus st = vfs::reserve_allocation(o.fd.get(), size); st != NtStatus::Success) return st;
+  // The reservation can move the times too (ext4 sets mtime and ctime):
+  // the response says what QUERY_INFO will.
+  auto stat = vfs::stat_fd(o.fd.get());
+  if (!stat) return stat.error();
+  o.st = *stat;
+  return NtStatus::Success;
+}
+
+// Drops an open registered in the file table that will not be used.
+void release(Request& req, const std::shared_ptr<state::FileNode>& node, const state::Open* owner) {
+  auto closed = req.server.files.close_cached(node, owner);
+  post_wakeups(req.server, closed.wake);
+}
+
+// What the open asks of oplocks and leases (MS-SMB2 3.3.5.9, 3.3.5.9.8,
+// 3.3.5.9.11). Shares with oplocks or leases off, directories and SMB 2.0.2
+// leases get none; the request still breaks what it contends.
+void describe_caching(Request& req, const CreateRequest& c, const Opened& o, const LeaseRequest& lease,
+                      const state::Open& open, state::CacheRequest& cache) {
+  const auto& share = req.tree->share;
+  bool lease_ok = share.leases && req.conn.dialect >= 0x0210 && req.conn.dialect != 0x02FF;
+  cache.directory = o.st.is_directory;
+  constexpr uint32_t SMB2_GLOBAL_CAP_DIRECTORY_LEASING = 0x20;  // negotiated only with a client that offered it
+  cache.directory_leases = (req.conn.server_capabilities & SMB2_GLOBAL_CAP_DIRECTORY_LEASING) && lease.version == 2;
+  if (c.oplock_level == state::kOplockLease) {
+    if (lease.present && lease_ok) {
+      cache.oplock_level = state::kOplockLease;
+      cache.lease = req.server.leases.find_or_create(req.conn.client_guid, lease.key);
+      cache.lease_state = lease.state;
+      cache.lease_version = lease.version;
+      cache.lease_epoch = lease.epoch;
+      cache.parent_key = lease.parent_key;
+      cache.has_parent = lease.has_parent;
+    }
+  } else if (share.oplocks && (c.oplock_level == state::kOplockLevelII || c.oplock_level == state::kOplockExclusive ||
+                               c.oplock_level == state::kOplockBatch)) {
+    cache.oplock_level = c.oplock_level;
+  }
+  cache.overwrite = overwrites(c);
+  cache.delete_on_close = c.options & FILE_DELETE_ON_CLOSE;
+  // Past the async engine's limits the open does not wait for the breaks
+  // it starts (as in the middle of nothing that could wait).
+  cache.can_wait = req.async_id || has_room_to_wait(req);
+  cache.waited = req.async_id != 0;
+  cache.waiter = {req.conn.address, req.async_id ? req.async_id : next_async_id(req.conn)};
+  cache.holder = req.conn.address;
+  cache.session_id = req.session->session_id;
+  cache.persistent_id = open.persistent_id;
+  cache.volatile_id = open.volatile_id;
+  cache.now_ms = monotonic_ms();
+  cache.break_timeout_ms = req.server.lease_break_timeout_ms;
+}
+
+// A waiting CREATE withdrawn (CANCEL, TREE_DISCONNECT, LOGOFF, the
+// connection's end) stops waiting for the breaks; the breaks go on.
+NtStatus withdraw_create(ServerContext& server, ConnState& conn, WaitingRequest& w, WithdrawReason) {
+  server.files.drop_waiter(w.node, {conn.address, w.async_id});
+  return NtStatus::Cancelled;
+}
+
+// 3.3.4.2: answered PENDING; the chain from this CREATE runs again when
+// the breaks it waits for end (rerun_waiting_chain).
+NtStatus wait_for_breaks(Request& req, std::shared_ptr<state::FileNode> node, const DurableRequest& durable) {
+  uint64_t expected = req.async_id ? req.async_id : next_async_id(req.conn);
+  WaitingRequest w;
+  w.kind = WaitKind::RunAgain;
+  w.node = node;
+  w.has_create_guid = durable.v2_request;  // a replay of this CREATE meanwhile is refused
+  w.create_guid = durable.create_guid;
+  w.withdraw = withdraw_create;
+  NtStatus st = start_waiting(req, std::move(w));
+  if (st != NtStatus::Pending) req.server.files.drop_waiter(node, {req.conn.address, expected});
+  return st;
+}
+
+// One more open file must fit the connection's, the user's and the
+// process's limits (docs/security.md). A user may take at most half of
+// the descriptors the budget has for clients, whatever the setting.
+NtStatus open_files_fit(const Request& req) {
+  const config::GlobalConfig& g = req.server.config.global;
+  if (req.conn.opens.size() >= g.max_open_files) return NtStatus::TooManyOpenedFiles;
+  const state::ResourceBudget& budget = req.server.budget;
+  if (const auto* user = req.session->user_open_count) {
+    uint32_t cap = std::min(g.max_open_files_per_user, budget.usable_descriptors() / 2);
+    if (user->load(std::memory_order_relaxed) >= cap) return NtStatus::TooManyOpenedFiles;
+  }
+  if (!budget.open_file_fits(req.server.connections.load(std::memory_order_relaxed)))
+    return NtStatus::InsufficientResources;
+  return NtStatus::Success;
+}
+
+// A durable reconnect or a replayed CREATE answers with an open that
+// exists already, as it stands (MS-SMB2 3.3.5.9.7, 3.3.5.9.10, 3.3.5.9.12).
+NtStatus answer_open_again(Request& req, const CreateRequest& c, state::Open& open, const LeaseRequest& lease_req,
+                           uint8_t oplock_level, uint32_t action, bool durable_context, ByteWriter& w) {
+  auto stat = vfs::stat_fd(open.fd.get());
+  if (!stat) return stat.error();
+  Opened o;
+  o.st = *stat;
+  o.action = action;
+  state::CacheGrant g = req.server.files.current_grant(open.node, open.lease);
+  LeaseAnswer answer{lease_req, g.lease_state, g.lease_breaking, g.epoch};
+  answer.request.version = g.version;
+  answer.request.parent_key = g.parent_key;
+  answer.request.has_parent = g.has_parent;
+  bool lease_answered = open.oplock_level == state::kOplockLease && lease_req.present;
+  Bytes& contexts = req.conn.create_contexts_scratch;
+  contexts.clear();
+  NtStatus st = answer_create_contexts(req, c.contexts, open, o.st, lease_answered ? &answer : nullptr, contexts);
+  if (st != NtStatus::Success) return st;
+  if (durable_context) answer_durable(open, contexts);
+  std::string_view parent, leaf;
+  vfs::split_parent(open.path, parent, leaf);
+  write_response(w, open, o, reported_attributes(req.tree->share, o.st, leaf, open.fd.get()), contexts,
+                 oplock_level);
+  req.compound.file_id = {open.persistent_id, open.volatile_id};
+  return NtStatus::Success;
+}
+
+// DHnC / DH2C: no path validation, no open; the kept open comes back.
+NtStatus reconnect(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w) {
+  LeaseRequest lease;
+  if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
+  auto open = reconnect_durable(req, c.name, lease, d);
+  if (!open && open.error() == NtStatus::ObjectNameNotFound) return wait_for_reconnect(req, d);
+  if (!open) return open.error();
+  return answer_open_again(req, c, **open, lease, (*open)->oplock_level, FILE_OPENED, false, w);
+}
+
+// The durable contexts, read only when there are contexts (nothing for the
+// common open); a reconnect is answered here, before the request's other
+// fields are judged (ANSWERED).
+NtStatus read_durable(Request& req, const CreateRequest& c, DurableRequest& d, ByteWriter& w, bool& answered) {
+  answered = false;
+  if (c.contexts.empty() || req.tree->share.is_ipc) return NtStatus::Success;
+  if (NtStatus st = find_durable_request(req, c.contexts, d); st != NtStatus::Success || !d.reconnect()) return st;
+  answered = true;
+  return reconnect(req, c, d, w);
+}
+
+// DH2Q: a replay of a CREATE whose open lives gets that open again.
+NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w, bool& answered) {
+  answered = false;
+  state::Open* replayed = nullptr;
+  if (NtStatus st = find_replayed_open(req, d, replayed); st != NtStatus::Success || !replayed) return st;
+  LeaseRequest lease;
+  if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
+  // The replay may not change the caching of the open (smb2.replay.*):
+  // a lease where it has an oplock, or another lease key, is refused; an
+  // oplock open answers the level the replay asks for (and durability
+  // only with batch), as Windows does, and keeps its own.
+  bool leased = replayed->oplock_level == state::kOplockLease;
+  if (!leased && c.oplock_level == state::kOplockLease) return NtStatus::AccessDenied;
+  if (leased && lease.present && replayed->lease && lease.key != replayed->lease->key) return NtStatus::AccessDenied;
+  uint8_t level = leased ? uint8_t(state::kOplockLease) : c.oplock_level;
+  answered = true;
+  // The replay answers what the CREATE did (FILE_CREATED stays so).
+  return answer_open_again(req, c, *replayed, lease, level, replayed->create_action,
+                           leased || level == state::kOplockBatch, w);
+}
+
+}  // namespace
+
+NtStatus handle_create(Request& req, ByteWriter& w) {
+  CreateRequest c;
+  NtStatus st = read_request(req, c);
+  if (st != NtStatus::Success) return st;
+  DurableRequest durable;
+  bool answered = false;
+  if ((st = read_durable(req, c, durable, w, answered)) != NtStatus::Success || answered) return st;
+  if ((st = validate(c)) != NtStatus::Success) return st;
+  if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
+  if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
+    return st;
+
+  // MS-SMB2 3.3.5.9.4: an open of a snapshot (SMB2_CREATE_TIMEWARP_TOKEN)
+  // names no snapshot here: ringsmbd keeps none.
+  if (!c.contexts.empty() && has_create_context(c.contexts, "TWrp")) return NtStatus::ObjectNameNotFound;
+  std::vector<vfs::Ea> create_eas;
+  if (!c.contexts.empty() && (st = find_create_eas(*req.tree, c.contexts, create_eas)) != NtStatus::Success)
+    return st;
+  auto path = vfs::parse_smb_path(c.name);
+  if (!path) return path.error();
+  // MS-FSA 2.1.5.1: a stream, named or the explicit $DATA one, is never a
+  // directory; that check precedes any lookup.
+  c.data_stream = path->data_stream_type || !path->stream.empty();
+  if (c.data_stream && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
+  std::string stream_key;
+  if (!path->stream.empty()) {
+    if (!req.tree->streams) return NtStatus::ObjectNameInvalid;  // "streams = no", or nowhere to keep them
+    auto key = vfs::stream_xattr_name(path->stream);
+    if (!key) return key.error();
+    stream_key = std::move(*key);
+  }
+  if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
+    return st;
+  if ((st = open_files_fit(req)) != NtStatus::Success) return st;
+  auto granted = grant_create_access(*req.tree, c.desired_access, c.options & FILE_DELETE_ON_CLOSE);
+  if (!granted) return granted.error();
+  uint32_t access = *granted;
+
+  Target t;
+  Opened o;
+  if (stream_key.empty()) {
+    if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
+    if ((st = apply_security(req, c, t, o, access)) != NtStatus::Success) return st;
+    if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
+    if (o.truncate && (st = check_overwrite_attributes(req, c, o)) != NtStatus::Success) return st;
+  } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success ||
+             (st = apply_security(req, c, t, o, access)) != NtStatus::Success) {
+    undo_create(req, t, o, stream_key);  // a stream is checked against its file's descriptor
+    return st;
+  }
+  // SMB2_CREATE_APP_INSTANCE_ID: only a CREATE that passed its access
+  // checks closes the application's earlier open, and before the share
+  // modes are judged (that open would conflict).
+  if (durable.app_instance && (st = close_previous_app_instance(req, durable, path->path)) != NtStatus::Success) {
+    undo_create(req, t, o, stream_key);  // made again when the CREATE runs again
+    return st;
+  }
+  if (o.created) apply_new_attributes(req, c, o, !stream_key.empty());
+
+  auto open = std::make_unique<state::Open>();
+  open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);
+  LeaseRequest lease_req;
+  if ((st = find_lease_request(req, c.contexts, lease_req)) != NtStatus::Success) return st;
+  state::CacheRequest cache;
+  describe_caching(req, c, o, lease_req, *open, cache);
+  uint64_t node_device = o.st.device;
+  StreamHold hold(req.server.files, open.get());
+  if (!stream_key.empty()) {
+    if ((st = hold.take(o.st.device, o.st.file_id, c.share_access)) != NtStatus::Success) {
+      undo_create(req, t, o, stream_key);
+      return st;
+    }
+    node_device = stream_node_device(o.st.device, stream_key);
+  }
+  auto outcome = req.server.files.open_cached(node_device, o.st.file_id, open.get(), access, c.share_access, &cache);
+  post_breaks(req.server, outcome.breaks);
+  LOG_DEBUG("create %s: oplock %u lease %u access %x share %x -> %s wait %d breaks %zu granted %u",
+            t.path.c_str(), c.oplock_level, lease_req.state, access, c.share_access, nt_status_name(outcome.status),
+            outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);
+  if (outcome.wait) return wait_for_breaks(req, std::move(outcome.node), durable);
+  if (outcome.status != NtStatus::Success) {
+    undo_create(req, t, o, stream_key);  // the open is refused after all
+    return outcome.status;
+  }
+  const bool truncate_on_pool = o.truncate && stream_key.empty() && overwrite_goes_async(req, c, o);
+  if (o.truncate) {
+    auto truncated = truncate_on_pool       ? prepare_pool_truncate(o, req.tree->streams)
+                     : stream_key.empty() ? truncate_opened(o, req.tree->streams)
+                                          : truncate_stream(o, stream_key);
+    if (!truncated) {
+      release(req, outcome.node, open.get());
+      return truncated.error();
+    }
+  }
+  if (o.truncate && !o.created && stream_key.empty()) apply_overwrite_attributes(req, c, o);
+  if ((o.created || o.truncate) && stream_key.empty())
+    if ((st = apply_allocation_size(c, o)) != NtStatus::Success ||
+        (!create_eas.empty() && (st = vfs::write_eas(o.fd.get(), create_eas)) != NtStatus::Success)) {
+      release(req, outcome.node, open.get());
+      undo_create(req, t, o, stream_key);
+      return st;
+    }
+  open->node = outcome.node;
+  open->oplock_level = outcome.grant.oplock_level;
+  open->lease = outcome.grant.lease;
+  open->session_id = req.session->session_id;
+  open->tree_id = req.tree->tree_id;
+  // Open.ChannelSequence starts at the channel the CREATE came on
+  // (smb2/engine/channel_sequence.hpp): its first WRITE from that channel is current.
+  if (req.conn.is_smb3()) open->channel_sequence = uint16_t(req.hdr.status);
+  open->fd = std::move(o.fd);
+  open->path = t.path;
+  open->is_directory = o.st.is_directory;
+  open->granted_access = access;
+  open->share_access = c.share_access;
+  open->create_options = c.options;
+  open->note_end(o.st.allocation_size);  // what its last close may free
+  write_time_seen(*open, o.st.last_write_time);  // shown for a while after its first WRITE (stat after any truncation)
+  if (!stream_key.empty()) {
+    open->stream = std::make_unique<state::StreamRef>(
+        state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),
+                         hold.keep(), o.st.is_directory});
+    open->is_directory = false;
+  }
+
+  LeaseAnswer answer{lease_req, outcome.grant.lease_state, outcome.grant.lease_breaking, outcome.grant.epoch};
+  if (outcome.grant.lease) {  // the lease keeps the version it was created with (smb2.lease.v2_epoch2/3)
+    answer.request.version = outcome.grant.version;
+    answer.request.parent_key = outcome.grant.parent_key;
+    answer.request.has_parent = outcome.grant.has_parent;
+  }
+  bool lease_answered = outcome.grant.oplock_level == state::kOplockLease;
+  Bytes& contexts = req.conn.create_contexts_scratch;
+  contexts.clear();
+  st = answer_create_contexts(req, c.contexts, *open, o.st, lease_answered ? &answer : nullptr, contexts);
+  if (st != NtStatus::Success) {
+    release(req, open->node, open.get());
+    return st;
+  }
+  if (durable.request()) grant_durable(req, durable, *open, o.action, contexts);
+  if (durable.app_instance) remember_app_instance(req, durable, *open, path->path);
+  uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
+  if (o.new_attributes) attrs = vfs::merge_dos_attributes(attrs, *o.new_attributes);
+  if (!o.created) {  // a new file has only what statx says: no getxattr
+    o.st.attributes = attrs;
+    apply_stored_metadata(o.st, open->fd.get());
+    attrs = o.st.attributes;
+  }
+  if (open->stream) attrs = stream_attributes(attrs);
+  Bytes pool_response;  // an overwrite on the pool: its response, answered when the truncation is done
+  if (truncate_on_pool) {
+    pool_response.resize(wire::kHeaderSize);  // write_response() aligns the contexts from the header
+    ByteWriter rw(pool_response);
+    write_response(rw, *open, o, attrs, contexts, open->oplock_level);
+    pool_response.erase(pool_response.begin(), pool_response.begin() + wire::kHeaderSize);
+  } else {
+    write_response(w, *open, o, attrs, contexts, open->oplock_level);
+  }
+  if ((o.created || o.truncate) && !truncate_on_pool)  // a new entry, or an entry's data replaced: the directory's leases break
+    break_directory_leases(req.server, t.parent_fd.get(), t.leaf, req.conn.client_guid,
+                           lease_req.has_parent ? &lease_req.parent_key : nullptr);
+  if (outcome.grant.lease && outcome.grant.lease->directory)  // local changes break it too
+    watch_leased_directory(req.conn, req.server, *open, o.st.device, o.st.file_id);
+  req.compound.file_id = {open->persistent_id, open->volatile_id};
+  open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
+  if (truncate_on_pool) return overwrite_on_pool(req, w, std::move(open), std::move(pool_response));
+  req.conn.opens.emplace(open->volatile_id, std::move(open));
+  return NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2

@@ -1,0 +1,125 @@
+// SMB2 CREATE (MS-SMB2 3.3.5.9) in parts: finding the target and opening
+// or making it on disk (smb2/commands/create_open.cpp), the overwrite of a large
+// file whose truncation runs on the blocking pool (smb2/commands/create_overwrite.cpp),
+// and what handle_create decides once the file is open (smb2/commands/create.cpp:
+// security, attributes, oplocks and leases, durability, the response).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "smb2/security/access_check.hpp"
+#include "smb2/engine/dispatch.hpp"
+#include "smb2/security/security_info.hpp"
+#include "vfs/file_info.hpp"
+#include "vfs/paths.hpp"
+
+namespace ringsmb::smb2::create {
+
+enum : uint32_t {
+  FILE_SUPERSEDE = 0, FILE_OPEN = 1, FILE_CREATE = 2, FILE_OPEN_IF = 3, FILE_OVERWRITE = 4, FILE_OVERWRITE_IF = 5,
+};
+enum : uint32_t {
+  FILE_DIRECTORY_FILE = 0x1,
+  FILE_NON_DIRECTORY_FILE = 0x40,
+  FILE_DELETE_ON_CLOSE = 0x1000,
+  FILE_OPEN_BY_FILE_ID = 0x2000,
+  FILE_OPEN_REPARSE_POINT = 0x00200000,
+  FILE_WRITE_THROUGH = 0x2,
+  kReservedCreateOptions = 0xFF000000,
+};
+enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
+
+struct CreateRequest {
+  uint8_t oplock_level = 0;
+  uint32_t impersonation = 0;
+  uint32_t desired_access = 0;
+  uint32_t file_attributes = 0;
+  uint32_t share_access = 0;
+  uint32_t disposition = 0;
+  uint32_t options = 0;
+  ByteSpan name;
+  ByteSpan contexts;
+  bool data_stream = false;  // the name asked for the data stream explicitly ("dir::$DATA")
+};
+
+// Where the file lives: its parent directory fd and leaf name.
+struct Target {
+  std::string path;  // relative, resolved for case
+  std::string_view parent, leaf;
+  state::UniqueFd parent_fd;
+  ParentSecurity parent_security;  // for a new name: the parent's stored descriptor
+  // The client's leaf is the 8.3 name of a vetoed name (veto files): it
+  // names nothing, and nothing is created under it. Any client can work
+  // out a name's short name, so it must not reach what the name cannot.
+  bool vetoed = false;
+};
+
+struct Opened {
+  state::UniqueFd fd;
+  vfs::FileStat st;
+  uint32_t action = FILE_OPENED;
+  bool created = false;
+  // Overwrite/supersede: truncated only once the share modes allow this
+  // open, so a request that ends in a sharing violation destroys nothing.
+  bool truncate = false;
+  // Opened O_PATH: the user may not open it for reading (attributes only).
+  bool path_only = false;
+  // Rights MAXIMUM_ALLOWED added that the open was not made for (the mode
+  // does not give them, or the kernel refused them): never granted.
+  uint32_t unopened = 0;
+  bool stream_created = false;  // a named stream this request made
+  std::string stream_name;      // an existing stream's name as created
+  // The attributes a new file was given in the server-private metadata
+  // (apply_new_attributes), reported without reading them back.
+  std::optional<uint32_t> new_attributes;
+};
+
+// A stream open's registration on its file (state::kStreamHolder), dropped
+// again unless the open is kept.
+class StreamHold {
+ public:
+  StreamHold(state::FileTable& files, const void* owner) : files_(files), owner_(owner) {}
+  ~StreamHold() {
+    if (node_) files_.close(node_, owner_);
+  }
+  StreamHold(const StreamHold&) = delete;
+  StreamHold& operator=(const StreamHold&) = delete;
+  NtStatus take(uint64_t dev, uint64_t ino, uint32_t share_access) {
+    auto node = files_.open(dev, ino, owner_, state::kStreamHolder, share_access);
+    if (!node) return node.error();
+    node_ = std::move(*node);
+    return NtStatus::Success;
+  }
+  std::shared_ptr<state::FileNode> keep() { return std::move(node_); }
+
+ private:
+  state::FileTable& files_;
+  const void* owner_;
+  std::shared_ptr<state::FileNode> node_;
+};
+
+// A data file with FILE_ATTRIBUTE_READONLY (MS-FSA 2.1.5.1.2.1).
+bool is_readonly_file(const vfs::FileStat& st);
+// Overwrite or supersede: the data is replaced.
+bool overwrites(const CreateRequest& c);
+// Opens or creates the target (the file, not a named stream).
+NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, Target& t,
+                     Opened& o);
+// Opens or creates a named stream of the target (`key`: its xattr name).
+NtStatus open_stream_target(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p,
+                            const std::string& key, Target& t, Opened& o);
+// Empties an overwritten file or stream once its open is granted.
+Result<void> truncate_opened(Opened& o, bool streams);
+Result<void> truncate_stream(Opened& o, const std::string& key);
+// Takes back what a refused CREATE made.
+void undo_create(Request& req, const Target& t, const Opened& o, const std::string& stream_key);
+
+// The overwrite of a large file on the pool (smb2/commands/create_overwrite.cpp).
+bool overwrite_goes_async(const Request& req, const CreateRequest& c, const Opened& o);
+Result<void> prepare_pool_truncate(Opened& o, bool streams);
+NtStatus overwrite_on_pool(Request& req, ByteWriter& w, std::unique_ptr<state::Open> open, Bytes body);
+
+}  // namespace ringsmb::smb2::create

@@ -1,0 +1,39 @@
+// From one transport frame to its response: SMB1 negotiate upgrade,
+// decryption, compound chains, message-id/credit checks, signature checks,
+// dispatch, response signing and encryption.
+#pragma once
+
+#include "common/bytes.hpp"
+#include "smb2/engine/conn_state.hpp"
+#include "smb2/engine/server_context.hpp"
+
+namespace ringsmb::smb2 {
+
+// Hold: the frame was not processed (nothing of it was done or answered)
+// because this connection's large WRITEs are still in flight
+// (smb2/engine/async_write.hpp); the transport keeps it, with every frame after
+// it, and hands it over again once conn.writes_in_flight is 0.
+enum class FrameResult { Ok, Drop, Hold };
+
+// Handles one frame (without its transport header) and appends the
+// response message, framed by conn.framing, to `out`, then the final
+// responses of async requests that became ready. Drop means: close the
+// connection.
+FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out);
+
+// Whether FRAME may change file data that an earlier READ of the
+// connection left in the file for the transport to send (FileSegment):
+// a WRITE, SET_INFO, CREATE (overwrite) or IOCTL, any compound, and any
+// frame this cannot see into (encrypted, compressed). Read from the
+// header only: a READ or CLOSE behind pipelined READs costs nothing.
+bool may_change_file_data(ByteSpan frame);
+
+// Runs again the chain of waiting CREATE `async_id` (its breaks ended), or
+// answers it STATUS_CANCELLED (CANCEL, TREE_DISCONNECT, LOGOFF); the
+// response joins conn.async.ready.
+void rerun_waiting_chain(ConnState& conn, ServerContext& server, uint64_t async_id, bool cancel);
+
+// Releases everything a connection holds (opens, sessions) when it ends.
+void teardown_connection(ConnState& conn, ServerContext& server);
+
+}  // namespace ringsmb::smb2

@@ -1,0 +1,36 @@
+// Oplock and lease plumbing of the SMB2 layer: break notifications
+// (MS-SMB2 2.2.23, 3.3.4.6, 3.3.4.7) posted to the worker that owns the
+// holder's connection, and wake-ups of CREATEs waiting for acknowledgments.
+#pragma once
+
+#include <vector>
+
+#include "smb2/engine/conn_state.hpp"
+#include "smb2/engine/server_context.hpp"
+#include "state/lease_table.hpp"
+
+namespace ringsmb::smb2 {
+
+int64_t monotonic_ms();
+
+// Sends each notice on its holder's connection (from that connection's thread).
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks);
+// The same from a request of CURRENT: a break for CURRENT itself goes out
+// right after the responses of the frame being processed, before any later
+// request's response (smb2.lease.rename_wait reads the break while its
+// next CREATE is answered); the others are posted.
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState& current);
+// Runs each waiting request again on its connection's thread.
+void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters);
+
+// Sends the notification for `b` (encrypted where the session requires
+// it) through the send path into `out`. Runs on the connection's worker thread.
+void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out);
+// The breaks held while CONN's overwriting CREATEs were unanswered
+// (ConnState::held_breaks) go out after what is ready now.
+void release_held_breaks(ConnState& conn);
+
+// Breaks past their deadline count as acknowledged; their waiters run again.
+void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms);
+
+}  // namespace ringsmb::smb2

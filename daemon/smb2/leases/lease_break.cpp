@@ -1,0 +1,141 @@
+// Break notifications and wake-ups, posted across worker threads.
+#include <time.h>
+
+#include "smb2/engine/async_engine.hpp"
+#include "smb2/durable/durable.hpp"
+#include "smb2/engine/processor.hpp"
+#include "smb2/engine/send_path.hpp"
+#include "smb2/leases/lease.hpp"
+#include "smb2/engine/metrics.hpp"
+#include "wire/smb2_header.hpp"
+
+namespace ringsmb::smb2 {
+namespace {
+
+constexpr uint32_t SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED = 0x1;
+
+// MS-SMB2 3.3.4.1.4: a session that encrypts (itself or through one of its
+// trees) gets its unsolicited messages encrypted too.
+state::Session* encrypting_session(ConnState& conn, uint64_t session_id) {
+  state::Session* s = conn.find_session(session_id);
+  if (!s || !conn.cipher || s->keys.encryption_key.empty()) return nullptr;
+  if (s->encrypt_data) return s;
+  for (const auto& [id, t] : s->trees)
+    if (t->encrypt) return s;
+  return nullptr;
+}
+
+}  // namespace
+
+int64_t monotonic_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+namespace {
+
+// The notification for B as a message of its own, with the seal it goes
+// out under.
+ReadyMessage break_message(ConnState& conn, const state::BreakNotice& b) {
+  if (conn.metrics) ++conn.metrics->breaks_sent;
+  ReadyMessage m;
+  Bytes& msg = m.message;
+  ByteWriter w(msg);
+  // Unsolicited: MessageId all ones, no session, tree or signature.
+  wire::Header h{};
+  h.command = wire::Command::OplockBreak;
+  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR;
+  h.message_id = 0xFFFFFFFFFFFFFFFFull;
+  wire::write_header(w, h);
+  if (b.is_oplock) {  // 2.2.23.1
+    w.u16(24);
+    w.u8(state::lease_bits_to_oplock(b.to_state));
+    w.u8(0);
+    w.u32(0);
+    w.u64(b.persistent_id);
+    w.u64(b.volatile_id);
+  } else {  // 2.2.23.2
+    w.u16(44);
+    w.u16(b.version == 2 ? b.epoch : 0);
+    w.u32(b.ack_required ? SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED : 0);
+    w.bytes(b.key.data(), b.key.size());
+    w.u32(b.from);
+    w.u32(b.to_state);
+    w.u32(0);  // BreakReason
+    w.u32(0);  // AccessMaskHint
+    w.u32(0);  // ShareMaskHint
+  }
+  // Unsolicited messages are not signed (3.3.4.1.1).
+  if (state::Session* s = encrypting_session(conn, b.session_id)) {
+    m.seal.encrypt = true;
+    m.seal.session_id = s->session_id;
+    m.seal.encryption_key = s->keys.encryption_key;
+  }
+  return m;
+}
+
+// MS-SMB2 3.3.4.7: a lease break goes to the client, on its oldest
+// connection (smb2.lease.v2_complex1: a lease opened only on a second
+// connection of the client breaks on the first) that holds a session of
+// the user whose session holds the lease (the ClientGuid alone is no
+// proof: anyone may send it); an oplock break, and a lease break when no
+// such connection is known, to the connection of its holder.
+state::ConnAddress break_destination(ServerContext& server, const state::BreakNotice& b) {
+  if (b.is_oplock) return b.to;
+  auto holder = server.sessions.find(b.session_id);
+  if (!holder) return b.to;
+  if (auto oldest = server.clients.oldest(b.client, holder->user)) return *oldest;
+  return b.to;
+}
+
+}  // namespace
+
+void write_break_notification(ConnState& conn, const state::BreakNotice& b, Bytes& out) {
+  if (conn.overwrites_in_flight) {
+    conn.held_breaks.push_back(b);
+    return;
+  }
+  ReadyMessage m = break_message(conn, b);
+  send_message(conn, out, m.message, m.seal);
+}
+
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
+  for (const auto& b : breaks) {
+    if (b.to.worker == state::kNoConnectionWorker) {  // a kept durable open: nobody can answer
+      if (b.ack_required) close_unreachable_holder(server, b);
+      continue;
+    }
+    post_to_conn(server, break_destination(server, b),
+                 [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
+  }
+}
+
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState& current) {
+  std::vector<state::BreakNotice> elsewhere;
+  for (const auto& b : breaks) {
+    state::ConnAddress to = b.to.worker == state::kNoConnectionWorker ? b.to : break_destination(server, b);
+    if (to.worker == current.address.worker && to.conn_id == current.address.conn_id) {
+      if (current.overwrites_in_flight)
+        current.held_breaks.push_back(b);
+      else
+        current.async.ready.push_back(break_message(current, b));  // right after this frame's responses
+    } else
+      elsewhere.push_back(b);
+  }
+  post_breaks(server, elsewhere);
+}
+
+void release_held_breaks(ConnState& conn) {
+  for (const auto& b : conn.held_breaks) conn.async.ready.push_back(break_message(conn, b));
+  conn.held_breaks.clear();
+}
+
+void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {
+  for (const auto& w : waiters) {
+    uint64_t id = w.async_id;
+    post_to_conn(server, w.conn, [&server, id](ConnState& conn, Bytes&) { rerun_waiting_chain(conn, server, id, false); });
+  }
+}
+
+}  // namespace ringsmb::smb2
