@@ -26,15 +26,18 @@
 namespace ringsmb::smb2 {
 namespace {
 enum : uint32_t { SMB2_WRITEFLAG_WRITE_THROUGH = 0x1 };
-constexpr uint64_t kAppendOffset = 0xFFFFFFFFFFFFFFFFull;
 
 // As for FLUSH: most large pwrites take well under this, and then the
 // WRITE gets one ordinary response, no interim.
 constexpr int64_t kInterimDelayMs = 5;
 
-bool appends(const state::Open& open, uint64_t offset) {
-  return offset == kAppendOffset ||
-         (!(open.granted_access & FILE_WRITE_DATA) && (open.granted_access & FILE_APPEND_DATA));
+// A handle that may append but not write data writes at the end of the
+// file, wherever the request points. An Offset of 0xFFFFFFFFFFFFFFFF
+// (MS-FSA's FILE_WRITE_TO_END_OF_FILE) means nothing special over SMB2:
+// Windows answers it INVALID_PARAMETER, as any offset past INT64_MAX
+// (smb2.rw.invalid).
+bool appends(const state::Open& open) {
+  return !(open.granted_access & FILE_WRITE_DATA) && (open.granted_access & FILE_APPEND_DATA);
 }
 
 // The WRITE response body (2.2.22).
@@ -146,6 +149,20 @@ NtStatus write_async(Request& req, state::Open& open, uint64_t offset, ByteSpan 
   return NtStatus::Pending;
 }
 
+// Where a write may land, as Windows answers (smb2.rw.invalid): past
+// INT64_MAX nothing; NTFS's largest file is MAXFILESIZE (16 TiB - 64 KiB),
+// so data at or beyond it is INVALID_PARAMETER and data that would reach
+// it DISK_FULL, whatever the local filesystem could hold. An empty write
+// succeeds anywhere up to INT64_MAX.
+NtStatus write_range_status(uint64_t offset, uint32_t length) {
+  constexpr uint64_t kMaxFileSize = 0xFFFFFFF0000ull;
+  if (offset > uint64_t(INT64_MAX) - length) return NtStatus::InvalidParameter;
+  if (length == 0) return NtStatus::Success;
+  if (offset >= kMaxFileSize) return NtStatus::InvalidParameter;
+  if (offset + length >= kMaxFileSize) return NtStatus::DiskFull;
+  return NtStatus::Success;
+}
+
 }  // namespace
 
 void become_owner_of(ConnState& conn, const state::Open& open) {
@@ -175,9 +192,9 @@ int start_pool_wait(Request& req, const state::Open& open, WaitKind kind, int64_
 }
 
 bool write_goes_async(const ConnState& conn, const ServerContext& server, const state::Open& open,
-                      uint64_t offset, uint32_t length, uint64_t session_id) {
+                      uint32_t length, uint64_t session_id) {
   if (!server.blocking || length < server.async_write_min) return false;
-  if (open.fd.get() < 0 || open.stream || open.is_directory || appends(open, offset)) return false;
+  if (open.fd.get() < 0 || open.stream || open.is_directory || appends(open)) return false;
   if (conn.writes_in_flight && conn.write_bytes_in_flight + length > server.max_write_bytes_in_flight) return false;
   return has_room_to_wait(conn, server, session_id);
 }
@@ -189,13 +206,12 @@ bool runs_beside_writes(const ConnState& conn, const ServerContext& server, Byte
   ByteSpan body = chain.subspan(wire::kHeaderSize);
   if (body.size() < 48) return false;
   uint32_t length = load_le32(body.data() + 4);
-  uint64_t offset = load_le64(body.data() + 8);
   uint64_t persistent = load_le64(body.data() + 16);
   auto it = conn.opens.find(load_le64(body.data() + 24));
   if (it == conn.opens.end()) return false;
   const state::Open& open = *it->second;
   if (open.persistent_id != persistent || open.session_id != h.session_id || open.tree_id != h.tree_id) return false;
-  return write_goes_async(conn, server, open, offset, length, h.session_id);
+  return write_goes_async(conn, server, open, length, h.session_id);
 }
 
 NtStatus handle_write(Request& req, ByteWriter& w) {
@@ -215,23 +231,25 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
   if (find_pipe(req.conn, *open)) return write_pipe(req, *open, data, w);  // Offset means nothing on a pipe
+  if (!appends(*open))
+    if (NtStatus st = write_range_status(offset, length); st != NtStatus::Success) return st;
   if (open->stream) {
     if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
       post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
                                                              req.server.lease_break_timeout_ms));
-    return write_stream(req, *open, offset, data, appends(*open, offset), w);
+    return write_stream(req, *open, offset, data, appends(*open), w);
   }
   // Decided before an append's offset is known: an append stays inline (on
   // a connection with WRITEs in flight it waited for them: it is not one
   // that runs_beside_writes lets past).
   bool async = req.hdr.next_command == 0 && !req.compound.in_chain &&
-               write_goes_async(req.conn, req.server, *open, offset, length, req.session->session_id);
-  if (appends(*open, offset)) {
+               write_goes_async(req.conn, req.server, *open, length, req.session->session_id);
+  if (appends(*open)) {
     struct stat st;
     if (fstat(open->fd.get(), &st) != 0) return nt_status_from_errno(errno);
     offset = uint64_t(st.st_size);
   }
-  if (offset > uint64_t(INT64_MAX) - length) return NtStatus::InvalidParameter;
+  if (NtStatus st = write_range_status(offset, length); st != NtStatus::Success) return st;
   if (open->node) {
     NtStatus st = req.server.locks.check_io(open->node->device, open->node->inode, open, offset, length, true);
     if (st != NtStatus::Success) return st;

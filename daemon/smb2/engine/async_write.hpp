@@ -66,11 +66,11 @@ NtStatus run_on_write_lane(Request& req, const state::Open& open, int64_t interi
 // now is whatever ran last), e.g. put a frozen LastWriteTime back.
 void become_owner_of(ConnState& conn, const state::Open& open);
 
-// Would a WRITE of LENGTH bytes at OFFSET through OPEN, by session
-// SESSION_ID on CONN, go to the blocking pool? Both process_frame (to let it
+// Would a WRITE of LENGTH bytes through OPEN, by session SESSION_ID on
+// CONN, go to the blocking pool? Both process_frame (to let it
 // past the writes in flight) and the WRITE handler ask this.
 bool write_goes_async(const ConnState& conn, const ServerContext& server, const state::Open& open,
-                      uint64_t offset, uint32_t length, uint64_t session_id);
+                      uint32_t length, uint64_t session_id);
 
 // May CHAIN (an SMB2 message, decrypted) run while CONN has WRITEs in
 // flight? Only a lone WRITE that goes async too (write_goes_async).

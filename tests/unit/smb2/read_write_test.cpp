@@ -93,6 +93,25 @@ TEST_CASE("WRITE then READ returns the same bytes", "[smb2]") {
   }
 }
 
+TEST_CASE("WRITE offsets as Windows answers them", "[smb2]") {
+  Smb2Fixture fx;
+  FileId id = fx.open_file("range.bin");
+  Bytes one(1, 7), none;
+  auto write_at = [&](uint64_t offset, const Bytes& data) {
+    return fx.call(handle_write, Command::Write, write_body(id, offset, data)).status;
+  };
+  constexpr uint64_t kMaxFileSize = 0xFFFFFFF0000ull;  // NTFS's MAXFILESIZE
+  CHECK(write_at(0xFFFFFFFFFFFFFFFFull, one) == NtStatus::InvalidParameter);  // not "append" over SMB2
+  CHECK(write_at(0xFFFFFFFFFFFFFFFEull, one) == NtStatus::InvalidParameter);
+  CHECK(write_at(uint64_t(INT64_MAX), none) == NtStatus::Success);
+  CHECK(write_at(uint64_t(INT64_MAX), one) == NtStatus::InvalidParameter);
+  CHECK(write_at(uint64_t(INT64_MAX) + 1, none) == NtStatus::InvalidParameter);
+  CHECK(write_at(kMaxFileSize, one) == NtStatus::InvalidParameter);
+  CHECK(write_at(kMaxFileSize - 1, one) == NtStatus::DiskFull);
+  CHECK(write_at(kMaxFileSize, none) == NtStatus::Success);
+  CHECK(write_at(4096, one) == NtStatus::Success);
+}
+
 TEST_CASE("WRITE with its data outside the message is refused", "[smb2]") {
   Smb2Fixture fx;
   FileId id = fx.open_file("x");
