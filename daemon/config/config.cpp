@@ -166,7 +166,10 @@ void Builder::apply_global(const Section& sec, const Entry& e) {
   if (!known) return bad_value(e, known.error());
   for (const auto& n : st.notes) warn(e.line, n);
   st.notes.clear();
-  if (*known) return note_source(sec, e);
+  if (*known) {
+    out.config.global.keys_set.insert(e.key);
+    return note_source(sec, e);
+  }
   // Samba lets [global] carry defaults for every share; a path there makes
   // no sense, so it stays an unknown key.
   if (e.key != "path") {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <expected>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,10 @@ struct GlobalConfig {
   uint32_t smb2_max_write = 1024 * 1024;
   uint32_t smb2_max_trans = 8 * 1024 * 1024;
   uint32_t deadtime_minutes = 0;
+  // The [global] keys the configuration names (normalized: "smb2maxtrans"),
+  // for a data plane whose own defaults differ from ringsmbd's: kmod-shim
+  // leaves ksmbd its defaults for what the admin did not set.
+  std::set<std::string> keys_set;
   // The login throttle (control/login_throttle.hpp): "login failure delay"
   // (ms, 0: off), "login failure max delay" (ms), "login failure window"
   // (s), "account lockout threshold" (0: never), "account lockout duration" (s).

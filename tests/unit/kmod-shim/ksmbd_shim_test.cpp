@@ -224,3 +224,23 @@ TEST_CASE("ksmbd STARTING_UP from [global]; options ksmbd cannot honour are repo
   CHECK(has("tcp port"));
   CHECK_FALSE(has("[docs]"));
 }
+
+TEST_CASE("ksmbd keeps its own transfer sizes unless the admin set them", "[kmod]") {
+  std::vector<std::string> warnings;
+  SECTION("not set: 0, ksmbd's defaults, not ringsmbd's 8 MiB max trans") {
+    Fixture f("", "");
+    auto req = *read_struct<abi::StartupRequest>(make_startup_request(f.cfg, warnings));
+    CHECK(req.smb2_max_trans == 0);
+    CHECK(req.smb2_max_read == 0);
+    CHECK(req.smb2_max_write == 0);
+    CHECK(req.smb2_max_credits == 0);
+  }
+  SECTION("set: passed as given, even where equal to ringsmbd's default") {
+    Fixture f("", " smb2 max trans = 65536\n smb2 max read = 8388608\n smb2 max credits = 512\n");
+    auto req = *read_struct<abi::StartupRequest>(make_startup_request(f.cfg, warnings));
+    CHECK(req.smb2_max_trans == 65536);
+    CHECK(req.smb2_max_read == 8388608);
+    CHECK(req.smb2_max_write == 0);
+    CHECK(req.smb2_max_credits == 512);
+  }
+}
