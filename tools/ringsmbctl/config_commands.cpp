@@ -13,6 +13,7 @@
 #include "config/config_check.hpp"
 #include "config/config_dump.hpp"
 #include "ctl.hpp"
+#include "json_out.hpp"
 
 namespace ringsmb::ctl {
 
@@ -66,12 +67,34 @@ int cmd_config_check(const std::string& path, bool strict) {
   return kExitOk;
 }
 
+std::string settings_json(const std::vector<config::Setting>& settings) {
+  json::Object o;
+  for (const auto& [key, value] : settings) o.add(key, value);
+  return o.str();
+}
+
+// {"global": {...}, "shares": [{"name": ..., "settings": {...}}]}; with
+// SHARE, that share alone and no "global".
+int print_config_json(const config::Config& cfg, const std::string& share) {
+  std::vector<std::string> shares;
+  for (const auto& s : cfg.shares) {
+    if (!share.empty() && &s != cfg.find_share(share)) continue;
+    shares.push_back(json::Object().add("name", s.name).raw("settings", settings_json(config::share_settings(s, cfg.global))).str());
+  }
+  if (!share.empty() && shares.empty()) return fail(kExitNotFound, "share '" + share + "' not found");
+  std::string doc = json::document("shares", shares);
+  if (share.empty()) doc.insert(1, json::quote("global") + ": " + settings_json(config::global_settings(cfg.global)) + ",\n ");
+  std::cout << doc;
+  return kExitOk;
+}
+
 // The effective settings, as testparm -sv prints them: every key, the
 // defaults included. With SHARE, that share only.
-int cmd_config_show(const Context& ctx, const std::string& share) {
+int cmd_config_show(const Context& ctx, const std::string& share, bool as_json) {
   auto parsed = config::parse_config_file(ctx.config_path);
   if (!parsed) return fail(parsed.error());
   const config::Config& cfg = parsed->config;
+  if (as_json) return print_config_json(cfg, share);
   if (!share.empty()) {
     const config::ShareConfig* s = cfg.find_share(share);
     if (!s) return fail(kExitNotFound, "share '" + share + "' not found");
@@ -102,7 +125,9 @@ void add_config_commands(CLI::App& app, Context& ctx) {
   auto share = std::make_shared<std::string>();
   auto* show = cfg->add_subcommand("show", "Print every setting in effect, defaults included (like testparm -sv)");
   show->add_option("SHARE", *share, "Only this share's settings");
-  show->callback([&ctx, share] { ctx.exit_code = cmd_config_show(ctx, *share); });
+  auto show_json = std::make_shared<bool>(false);
+  show->add_flag("--json", *show_json, "Print JSON (ringsmbctl(8))");
+  show->callback([&ctx, share, show_json] { ctx.exit_code = cmd_config_show(ctx, *share, *show_json); });
 }
 
 }  // namespace ringsmb::ctl

@@ -17,6 +17,7 @@
 #include "config/config_dump.hpp"
 #include "config/config_editor.hpp"
 #include "ctl.hpp"
+#include "json_out.hpp"
 
 namespace ringsmb::ctl {
 namespace {
@@ -190,9 +191,32 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-int cmd_list(const Context& ctx) {
+// Typed fields for what a script filters on, then every effective setting
+// as `config show` prints it (keys as documented, values as text).
+std::string share_json(const config::ShareConfig& s, const config::GlobalConfig& g) {
+  json::Object settings;
+  for (const auto& [key, value] : config::share_settings(s, g)) settings.add(key, value);
+  return json::Object()
+      .add("name", s.name)
+      .add("path", s.path)
+      .add("comment", s.comment)
+      .add("read_only", s.read_only)
+      .add("guest_ok", s.guest_ok)
+      .add("browseable", s.browseable)
+      .add("valid_users", s.valid_users)
+      .raw("settings", settings.str())
+      .str();
+}
+
+int cmd_list(const Context& ctx, bool as_json) {
   auto cfg = load_config(ctx.config_path);
   if (!cfg) return fail_loading(cfg.error());
+  if (as_json) {
+    std::vector<std::string> items;
+    for (const auto& s : cfg->shares) items.push_back(share_json(s, cfg->global));
+    std::cout << json::document("shares", items);
+    return kExitOk;
+  }
   size_t wn = 4, wp = 4;
   for (const auto& s : cfg->shares) {
     wn = std::max(wn, s.name.size());
@@ -292,7 +316,9 @@ void add_share_commands(CLI::App& app, Context& ctx) {
   del->callback([&ctx, o = del_o] { ctx.exit_code = cmd_del(ctx, *o); });
 
   auto [list, list_o] = subcommand("list", "List the shares");
-  list->callback([&ctx] { ctx.exit_code = cmd_list(ctx); });
+  auto list_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_json, "Print JSON: every share with its effective settings (ringsmbctl(8))");
+  list->callback([&ctx, list_json] { ctx.exit_code = cmd_list(ctx, *list_json); });
 
   auto [show, show_o] = subcommand("show", "Show a share's settings and its lines in the file");
   show->callback([&ctx, o = show_o] { ctx.exit_code = cmd_show(ctx, *o); });

@@ -12,6 +12,7 @@
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
 #include "ctl.hpp"
+#include "json_out.hpp"
 
 namespace ringsmb::ctl {
 
@@ -99,9 +100,15 @@ int cmd_passwd(const Context& ctx, const UserOptions& o) {
   return apply_to_running_server(ctx);
 }
 
-int cmd_list(const Context& ctx) {
+int cmd_list(const Context& ctx, bool as_json) {
   auto l = load_db(ctx);
   if (!l) return fail_loading(l.error());
+  if (as_json) {
+    std::vector<std::string> items;
+    for (const auto& u : l->db.users()) items.push_back(json::Object().add("name", u.name).add("unix_user", u.unix_user).str());
+    std::cout << json::document("users", items);
+    return kExitOk;
+  }
   size_t width = 4;
   for (const auto& u : l->db.users()) width = std::max(width, u.name.size());
   std::cout << std::left << std::setw(static_cast<int>(width)) << "NAME" << "  UNIX USER\n";
@@ -137,7 +144,9 @@ void add_user_commands(CLI::App& app, Context& ctx) {
   passwd->callback([&ctx, o] { ctx.exit_code = cmd_passwd(ctx, *o); });
 
   auto* list = user->add_subcommand("list", "List users");
-  list->callback([&ctx] { ctx.exit_code = cmd_list(ctx); });
+  auto list_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_json, "Print JSON (ringsmbctl(8))");
+  list->callback([&ctx, list_json] { ctx.exit_code = cmd_list(ctx, *list_json); });
 }
 
 }  // namespace ringsmb::ctl
