@@ -2,7 +2,8 @@
 # ringsmbctl's --json lists (share list, user list, config show, status):
 # each document parses, its objects have exactly the documented fields
 # (ringsmbctl(8), JSON OUTPUT) with the documented types, and the values
-# agree with the text output. The Cockpit page reads these documents.
+# agree with the text output. The Cockpit page reads these documents, and
+# writes passwords into a pipe (checked at the end).
 source "$(dirname "$0")/lib.sh"
 
 # json_check 'description' FILE 'python statements over d': the statements
@@ -87,6 +88,21 @@ sed -i "s|users db = .*|users db = $T/none.db|" "$T/ringsmb.conf"
 CTL user list --json > "$T/nousers.json"
 json_check "user list --json without users: an empty list" "$T/nousers.json" "assert d == {'users': []}, d"
 sed -i "s|users db = .*|users db = $T/users.db|" "$T/ringsmb.conf"
+
+# A program that writes the password into the pipe (Cockpit's bridge) must
+# be able to write it even when the command then fails: ringsmbctl reads it
+# before it checks the name, so the writer never meets a closed pipe.
+password_writer_survives() {  # password_writer_survives ARGS...: the writer's exit status is 0
+  local statuses
+  { sleep 0.3; printf 'pw\n'; } | "$RINGSMBCTL" --config "$T/ringsmb.conf" --no-reload "$@" > /dev/null 2>&1 || true
+  statuses=("${PIPESTATUS[@]}")
+  [ "${statuses[0]}" = 0 ]
+}
+check "user add with a bad name reads the password from the pipe first" \
+  password_writer_survives user add bad/name --password-stdin --unix-user "$TEST_UNIX_USER"
+check "user add with an unknown unix user too" \
+  password_writer_survives user add dave --password-stdin --unix-user no_such_unix_account
+check "user passwd of an unknown user too" password_writer_survives user passwd nobody_here --password-stdin
 
 # status --json with a client connected and a file open.
 start_server

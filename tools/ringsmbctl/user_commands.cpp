@@ -60,14 +60,23 @@ int save_db(const Loaded& l) {
   return kExitOk;
 }
 
+// With --password-stdin the password is read before anything is checked,
+// so that a program writing it (a pipe, Cockpit's bridge) never meets a
+// closed pipe and gets ringsmbctl's own error message instead.
+std::optional<std::expected<std::string, std::string>> password_from_stdin_first(const UserOptions& o) {
+  if (!o.password_stdin) return std::nullopt;
+  return read_password(true);
+}
+
 int cmd_add(const Context& ctx, const UserOptions& o) {
+  auto early_pw = password_from_stdin_first(o);
   if (!auth::is_valid_user_name(o.name))
     return fail("invalid user name '" + o.name + "' (1-64 characters, none of \"/\\[]:;|=,+*?<>@)");
   std::string unix_user = o.unix_user.empty() ? o.name : o.unix_user;
   if (::getpwnam(unix_user.c_str()) == nullptr) return fail(kExitNotFound, "unix user '" + unix_user + "' does not exist");
   auto l = load_db(ctx);
   if (!l) return fail_loading(l.error());
-  auto pw = read_password(o.password_stdin);
+  auto pw = early_pw ? *early_pw : read_password(false);
   if (!pw) return fail(pw.error());
   bool existed = l->db.find(o.name) != nullptr;
   l->db.upsert({o.name, unix_user, auth::nt_hash_from_password(*pw)});
@@ -86,12 +95,13 @@ int cmd_del(const Context& ctx, const UserOptions& o) {
 }
 
 int cmd_passwd(const Context& ctx, const UserOptions& o) {
+  auto early_pw = password_from_stdin_first(o);
   auto l = load_db(ctx);
   if (!l) return fail_loading(l.error());
   const auth::UserRecord* cur = l->db.find(o.name);
   if (cur == nullptr) return fail(kExitNotFound, "user '" + o.name + "' not found");
   auth::UserRecord rec = *cur;
-  auto pw = read_password(o.password_stdin);
+  auto pw = early_pw ? *early_pw : read_password(false);
   if (!pw) return fail(pw.error());
   rec.nt_hash = auth::nt_hash_from_password(*pw);
   l->db.upsert(std::move(rec));
