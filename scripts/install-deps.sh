@@ -48,6 +48,11 @@ test_packages=(
   python3-prometheus-client
   # a client nobody here wrote, over SMB 2.0.2 to 3.0.2 (test_impacket)
   python3-impacket
+  # the Cockpit page in a real browser (test_cockpit): cockpit-ws serves it,
+  # cockpit-bridge runs ringsmbctl, cockpit-system has the shell's base1
+  # (cockpit.js); headless Chromium driven by Selenium. About 45 s of
+  # download and install here (52 packages, 430 MB on disk).
+  cockpit-ws cockpit-bridge cockpit-system chromium chromium-driver python3-selenium
 )
 if [ "${1:-}" = "--demo" ]; then
   packages=("${build_packages[@]}" smbclient)

@@ -1,0 +1,289 @@
+"""Drives ringsmb's Cockpit page in headless Chromium (Selenium) against a
+cockpit-ws and a ringsmbd that test_cockpit.sh started: adds a user and a
+share through the forms, then smbclient uses them; edits and deletes them;
+closes a session from the status tab; and checks that bad input shows the
+same error text as ringsmbctl on the command line.
+
+Prints PASS:/FAIL: lines (test_cockpit.sh counts them); exits 1 on a failure.
+
+Environment: COCKPIT_URL (the module's index.html), CTL (ringsmbctl with the
+test's --config), SMB_PORT, SHARE_DIR (an existing directory for the new
+share), MISSING_DIR (a path that does not exist), UNIX_USER (the account
+the new SMB user maps to), WORK (a scratch directory).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+ENV = os.environ
+CTL = ENV["CTL"]
+failures = 0
+
+
+def report(ok, what, detail=""):
+    global failures
+    print(("PASS: " if ok else "FAIL: ") + what + ("" if ok or not detail else f"\n    {detail}"), flush=True)
+    if not ok:
+        failures += 1
+
+
+def wait_for(condition, timeout=10.0):
+    """The condition's first true value, or None after TIMEOUT seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            value = condition()
+            if value:
+                return value
+        except WebDriverException:
+            pass
+        if time.monotonic() > end:
+            return None
+        time.sleep(0.1)
+
+
+def cli(*args, stdin=""):
+    return subprocess.run([CTL, *args], input=stdin, capture_output=True, text=True, timeout=30)
+
+
+def cli_json(*args):
+    return json.loads(cli(*args, "--json").stdout)
+
+
+def smbclient(cred, share, commands):
+    return subprocess.run(["smbclient", f"//127.0.0.1/{share}", "-p", ENV["SMB_PORT"], "-U", cred, "-c", commands],
+                          capture_output=True, text=True, timeout=60)
+
+
+def start_browser():
+    options = Options()
+    options.binary_location = "/usr/lib/chromium/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                f"--user-data-dir={ENV['WORK']}/chromium-profile", "--window-size=1280,2000"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+class Page:
+    def __init__(self, driver):
+        self.d = driver
+
+    def tab(self, name):
+        self.d.find_element(By.CSS_SELECTOR, f"#tabs button[data-tab={name}]").click()
+
+    def fill(self, form_id, values, submit=True):
+        form = self.d.find_element(By.ID, form_id)
+        for name, value in values.items():
+            field = form.find_element(By.NAME, name)
+            if field.get_attribute("type") == "checkbox":
+                if field.is_selected() != bool(value):
+                    field.click()
+            elif field.tag_name == "select":
+                field.find_element(By.CSS_SELECTOR, f"option[value='{value}']").click()
+            else:
+                field.clear()
+                field.send_keys(value)
+        if submit:
+            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    def text(self, element_id):
+        element = self.d.find_element(By.ID, element_id)
+        return element.get_attribute("textContent") if element.is_displayed() else ""
+
+    def row(self, table_id, attribute, value):
+        for row in self.d.find_elements(By.CSS_SELECTOR, f"#{table_id} tbody tr"):
+            if row.get_attribute(attribute) == value:
+                return row
+        return None
+
+    def click_row_button(self, table_id, attribute, value, label):
+        """Clicks LABEL in the row; tables are re-rendered when they load,
+        so a button found a moment ago may be gone: find it again."""
+        def click():
+            row = self.row(table_id, attribute, value)
+            buttons = [b for b in row.find_elements(By.TAG_NAME, "button") if b.text == label] if row else []
+            if buttons:
+                buttons[0].click()
+            return bool(buttons)
+        if not wait_for(click):
+            raise AssertionError(f"no {label} button in {table_id} row {value}")
+
+    def confirm_click(self, table_id, attribute, value, label):
+        """Buttons that ask once more: click, then click 'Really ...?'."""
+        self.click_row_button(table_id, attribute, value, label)
+        self.click_row_button(table_id, attribute, value, f"Really {label.lower()}?")
+
+
+def same_error_as_cli(page, area, what, cli_args, form_id, values, stdin=""):
+    expected = cli(*cli_args, stdin=stdin)
+    wanted = expected.stderr.rstrip()
+    page.fill(form_id, values)
+    shown = wait_for(lambda: page.text(f"{area}-error") == wanted and wanted)
+    report(expected.returncode != 0 and bool(shown), f"{what}: the page shows ringsmbctl's error",
+           f"CLI exit {expected.returncode} {wanted!r}, page {page.text(area + '-error')!r}")
+
+
+def users_tab(page):
+    page.tab("users")
+    page.fill("user-add", {"name": "carol", "unix_user": ENV["UNIX_USER"], "password": "secret-C3"})
+    report(wait_for(lambda: page.row("users-table", "data-name", "carol")), "user added through the page is listed")
+    report("added user 'carol'" in page.text("users-message"), "the page shows ringsmbctl's answer",
+           page.text("users-message"))
+    users = cli_json("user", "list")["users"]
+    report({"name": "carol", "unix_user": ENV["UNIX_USER"]} in users, "ringsmbctl user list has the new user", users)
+    same_error_as_cli(page, "users", "a bad user name",
+                      ["user", "add", "bad/name", "--password-stdin", "--unix-user", ENV["UNIX_USER"]],
+                      "user-add", {"name": "bad/name", "unix_user": ENV["UNIX_USER"], "password": "x"}, "x\n")
+    same_error_as_cli(page, "users", "an unknown unix user",
+                      ["user", "add", "dave", "--password-stdin", "--unix-user", "no_such_unix_account"],
+                      "user-add", {"name": "dave", "unix_user": "no_such_unix_account", "password": "x"}, "x\n")
+
+
+def shares_tab(page):
+    page.tab("shares")
+    page.fill("share-add", {"name": "docs", "path": ENV["SHARE_DIR"], "comment": "Team docs"})
+    report(wait_for(lambda: page.row("shares-table", "data-name", "docs")), "share added through the page is listed")
+    shares = {s["name"]: s for s in cli_json("share", "list")["shares"]}
+    ok = "docs" in shares and shares["docs"]["path"] == ENV["SHARE_DIR"] and not shares["docs"]["read_only"]
+    report(ok and shares["docs"]["comment"] == "Team docs", "ringsmbctl share list has the new, writable share")
+    same_error_as_cli(page, "shares", "a share path that does not exist",
+                      ["share", "add", "bad", "--path", ENV["MISSING_DIR"]],
+                      "share-add", {"name": "bad", "path": ENV["MISSING_DIR"], "comment": ""})
+    same_error_as_cli(page, "shares", "a share name that exists",
+                      ["share", "add", "docs", "--path", ENV["SHARE_DIR"]],
+                      "share-add", {"name": "docs", "path": ENV["SHARE_DIR"]})
+
+
+def smb_uses_them():
+    with open(os.path.join(ENV["WORK"], "upload.txt"), "w") as f:
+        f.write("written through a share made in Cockpit\n")
+    r = smbclient("carol%secret-C3", "docs", f"put {ENV['WORK']}/upload.txt upload.txt")
+    report(r.returncode == 0, "smbclient writes to the new share as the new user", r.stdout + r.stderr)
+    path = os.path.join(ENV["SHARE_DIR"], "upload.txt")
+    report(os.path.exists(path) and open(path).read().startswith("written through"), "the file arrived")
+
+
+def open_edit_form(page):
+    page.tab("shares")
+    wait_for(lambda: page.row("shares-table", "data-name", "docs"))
+    page.click_row_button("shares-table", "data-name", "docs", "Edit")
+    wait_for(lambda: page.d.find_element(By.ID, "share-edit").is_displayed())
+
+
+def edit_share(page, changes):
+    open_edit_form(page)
+    page.fill("share-edit", changes)
+    return wait_for(lambda: "changed share 'docs'" in page.text("shares-message"))
+
+
+def edit_tab(page):
+    ok = edit_share(page, {"read only": "yes", "comment": "Read-only docs", "hosts deny": "10.0.0.0/8"})
+    docs = {s["name"]: s for s in cli_json("share", "list")["shares"]}["docs"]
+    report(ok and docs["read_only"] and docs["comment"] == "Read-only docs"
+           and docs["settings"]["hosts deny"] == "10.0.0.0/8", "share edited through the page", docs)
+    r = smbclient("carol%secret-C3", "docs", f"put {ENV['WORK']}/upload.txt second.txt")
+    report("NT_STATUS_ACCESS_DENIED" in r.stdout + r.stderr, "the edited share refuses writes")
+    open_edit_form(page)
+    same_error_as_cli(page, "shares", "a bad value in the edit form",
+                      ["share", "set", "docs", "--option", "create mask = banana"],
+                      "share-edit", {"create mask": "banana"})
+    page.d.find_element(By.ID, "share-edit-cancel").click()
+    ok = edit_share(page, {"read only": "no", "hosts deny": ""})
+    docs = {s["name"]: s for s in cli_json("share", "list")["shares"]}["docs"]
+    report(ok and not docs["read_only"] and docs["settings"]["hosts deny"] == "", "an emptied setting is unset", docs)
+
+
+def status_tab(page):
+    client = subprocess.Popen(["smbclient", "//127.0.0.1/docs", "-p", ENV["SMB_PORT"], "-U", "carol%secret-C3"],
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    client.stdin.write("open upload.txt\n")
+    client.stdin.flush()
+    try:
+        page.tab("status")
+        row = wait_for(lambda: [r for r in page.d.find_elements(By.CSS_SELECTOR, "#sessions-table tbody tr")
+                                if "carol" in r.text])
+        report(row, "the status tab lists the new user's session")
+        report(wait_for(lambda: "upload.txt" in page.d.find_element(By.ID, "files-table").text),
+               "the status tab lists the open file")
+        sid = row[0].get_attribute("data-session-id") if row else ""
+        page.confirm_click("sessions-table", "data-session-id", sid, "Close")
+        gone = wait_for(lambda: not any(s["session_id"] == sid for s in cli_json("status")["sessions"]))
+        report(gone and wait_for(lambda: page.row("sessions-table", "data-session-id", sid) is None),
+               "Close ends the session (gone from ringsmbctl status and from the page)")
+    finally:
+        client.kill()
+        client.wait()
+
+
+def counters_tab(page):
+    page.tab("counters")
+
+    def requests():
+        for row in page.d.find_elements(By.CSS_SELECTOR, "#counters-table tbody tr"):
+            cells = row.find_elements(By.TAG_NAME, "td")
+            if cells and cells[0].text == "ringsmb_requests_total":
+                return float(cells[1].text)
+        return 0
+    report(wait_for(requests), "the counters tab shows ringsmb_requests_total")
+    report(wait_for(lambda: page.d.execute_script("return document.getElementById('chart-requests')"
+                                                  ".toDataURL().length") > 1000, timeout=12),
+           "the requests chart has been drawn")
+
+
+def password_and_delete(page):
+    page.tab("users")
+    wait_for(lambda: page.row("users-table", "data-name", "carol"))
+    page.click_row_button("users-table", "data-name", "carol", "Set password")
+    page.fill("user-passwd", {"password": "secret-C4"})
+    report(wait_for(lambda: "changed password for user 'carol'" in page.text("users-message")), "password set")
+    r = smbclient("carol%secret-C4", "docs", "ls")
+    report(r.returncode == 0, "smbclient logs in with the new password", r.stdout + r.stderr)
+    page.confirm_click("users-table", "data-name", "carol", "Delete")
+    report(wait_for(lambda: page.row("users-table", "data-name", "carol") is None), "user deleted through the page")
+    r = smbclient("carol%secret-C4", "docs", "ls")
+    report("NT_STATUS_LOGON_FAILURE" in r.stdout + r.stderr, "the deleted user cannot log in")
+    page.tab("shares")
+    wait_for(lambda: page.row("shares-table", "data-name", "docs"))
+    page.confirm_click("shares-table", "data-name", "docs", "Delete")
+    report(wait_for(lambda: page.row("shares-table", "data-name", "docs") is None)
+           and "docs" not in [s["name"] for s in cli_json("share", "list")["shares"]], "share deleted through the page")
+
+
+def service_tab(page):
+    page.tab("service")
+    # systemctl's answer: the unit's properties, or its own error where
+    # systemd does not run (a container).
+    shown = wait_for(lambda: page.text("service-state") or page.text("service-error"))
+    report(shown, "the service tab shows systemctl's answer", shown)
+
+
+def main():
+    driver = start_browser()
+    try:
+        driver.get(ENV["COCKPIT_URL"])
+        page = Page(driver)
+        if not wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes"):
+            report(False, "the page loads")
+            return 1
+        for step in (service_tab, users_tab, shares_tab):
+            step(page)
+        smb_uses_them()
+        for step in (edit_tab, status_tab, counters_tab, password_and_delete):
+            step(page)
+        severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        report(not severe, "no script errors in the browser console", severe)
+    finally:
+        driver.quit()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

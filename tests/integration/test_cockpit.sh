@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# ringsmb's Cockpit page (cockpit/) in a real browser: headless Chromium
+# driven by Selenium (cockpit_ui.py) through a cockpit-ws this test starts
+# on a free loopback port, against a ringsmbd it starts. Through the page:
+# a user and a share are added (then smbclient uses them), the share is
+# edited, a session is closed, counters are drawn, the user's password is
+# set, both are deleted; bad input shows ringsmbctl's own error text.
+#
+# cockpit-ws runs with --local-session: it starts cockpit-bridge as this
+# process's user without a login (no PAM, no systemd, which a container
+# lacks); the page is the one a logged-in admin gets. Skipped (exit 77)
+# when cockpit-ws, Chromium, chromedriver or Selenium are not installed
+# (scripts/install-deps.sh installs them).
+PY=/usr/bin/python3
+missing=()
+for f in /usr/lib/cockpit/cockpit-ws /usr/bin/cockpit-bridge /usr/lib/chromium/chromium /usr/bin/chromedriver; do
+  [ -x "$f" ] || missing+=("$f")
+done
+ls /usr/share/cockpit/base1/cockpit.js* > /dev/null 2>&1 || missing+=(/usr/share/cockpit/base1/cockpit.js)
+"$PY" -c "import selenium" 2> /dev/null || missing+=("python3-selenium")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "SKIP: not installed: ${missing[*]} (apt-get install cockpit-ws cockpit-bridge cockpit-system chromium chromium-driver python3-selenium)"
+  exit 77
+fi
+
+source "$(dirname "$0")/lib.sh"
+WS_PID=""
+stop_ws() {
+  if [ -n "$WS_PID" ]; then
+    kill "$WS_PID" 2> /dev/null || true
+    wait "$WS_PID" 2> /dev/null || true
+    WS_PID=""
+  fi
+}
+trap 'stop_ws; cleanup' EXIT
+
+write_config
+start_server
+
+# The page runs `ringsmbctl` from PATH; here that is the build's, with the
+# test's configuration.
+mkdir -p "$T/bin" "$T/xdg/cockpit"
+cat > "$T/bin/ringsmbctl" <<EOS
+#!/bin/sh
+exec '$RINGSMBCTL' --config '$T/ringsmb.conf' "\$@"
+EOS
+chmod 755 "$T/bin/ringsmbctl"
+# The module from the source tree, found where cockpit-bridge looks for a
+# user's packages ($XDG_DATA_HOME/cockpit).
+ln -s "$RINGSMB_SOURCE_DIR/cockpit" "$T/xdg/cockpit/ringsmb"
+
+WS_PORT=$(free_port)
+XDG_DATA_HOME="$T/xdg" PATH="$T/bin:$PATH" \
+  /usr/lib/cockpit/cockpit-ws --local-session=/usr/bin/cockpit-bridge --port "$WS_PORT" --address 127.0.0.1 \
+  > "$T/cockpit-ws.log" 2>&1 &
+WS_PID=$!
+URL="http://127.0.0.1:$WS_PORT/cockpit/@localhost/ringsmb/index.html"
+for _ in $(seq 1 50); do
+  curl -fs -o /dev/null "$URL" && break
+  sleep 0.1
+done
+check "cockpit-ws serves the module" curl -fs -o /dev/null "$URL"
+check "the shell lists the module in its menu" \
+  bash -c "curl -fs 'http://127.0.0.1:$WS_PORT/cockpit/@localhost/manifests.json' | grep -q 'SMB file sharing'"
+
+owned_dir "$T/docs"
+COCKPIT_URL="$URL" CTL="$T/bin/ringsmbctl" SMB_PORT="$PORT" SHARE_DIR="$T/docs" MISSING_DIR="$T/no-such-dir" \
+  UNIX_USER="$TEST_UNIX_USER" WORK="$T" timeout 120 "$PY" "$(dirname "$0")/cockpit_ui.py" > "$T/ui.out" 2>&1 || true
+cat "$T/ui.out"
+PASSES=$((PASSES + $(grep -c '^PASS: ' "$T/ui.out" || true)))
+ui_failures=$(grep -c '^FAIL: ' "$T/ui.out" || true)
+FAILURES=$((FAILURES + ui_failures))
+if ! grep -q "no script errors in the browser console" "$T/ui.out"; then
+  fail "the browser test ran to its end"
+  tail -20 "$T/cockpit-ws.log"
+fi
+
+stop_ws
+finish
