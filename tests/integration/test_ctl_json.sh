@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
 # ringsmbctl's --json lists (share list, user list, config show, status):
-# each document parses, its objects have exactly the documented fields
-# (ringsmbctl(8), JSON OUTPUT) with the documented types, and the values
+# each document parses, its objects have the documented fields (ringsmbctl(8),
+# JSON OUTPUT) with the documented types and no undocumented ones, and the values
 # agree with the text output. The Cockpit page reads these documents, and
 # writes passwords into a pipe (checked at the end).
 source "$(dirname "$0")/lib.sh"
 
+# The field names ringsmbctl(8) documents in its JSON OUTPUT section.
+DOCUMENTED=$(sed -n '/^\.SH JSON OUTPUT/,/^\.SH EXIT STATUS/p' "$RINGSMB_SOURCE_DIR/man/ringsmbctl.8" | grep -o '"[a-z_]*"' | sort -u | tr -d '"' | tr '\n' ' ')
+
 # json_check 'description' FILE 'python statements over d': the statements
-# raise (assert) when the document is wrong.
+# raise (assert) when the document is wrong. fields(OBJ, {name: type}):
+# every documented field is there with its type, and any other field is
+# documented too (fields may be added, never renamed or dropped).
 json_check() {
   local what=$1 file=$2 code=$3
   check "$what" python3 -c "
 import json, sys
 d = json.load(open('$file'))
+documented = set('$DOCUMENTED'.split())
+def fields(obj, want):
+    missing = set(want) - set(obj)
+    assert not missing, ('missing fields', sorted(missing), sorted(obj))
+    for k, t in want.items():
+        assert type(obj[k]) is t, ('wrong type', k, obj[k])
+    undocumented = set(obj) - set(want) - documented
+    assert not undocumented, ('not in ringsmbctl(8) JSON OUTPUT', sorted(undocumented))
 $code"
 }
 
@@ -24,14 +37,13 @@ add_user bob 'secret-B2' "$TEST_UNIX_USER2"
 
 CTL share list --json > "$T/shares.json"
 CTL config show media > "$T/media.txt"
+check "the man page documents JSON fields" test -n "$DOCUMENTED"
 json_check "share list --json: the documented fields and types" "$T/shares.json" "
 assert list(d) == ['shares'], list(d)
-fields = {'name': str, 'path': str, 'comment': str, 'read_only': bool, 'guest_ok': bool,
+want = {'name': str, 'path': str, 'comment': str, 'read_only': bool, 'guest_ok': bool,
           'browseable': bool, 'valid_users': list, 'settings': dict}
 for s in d['shares']:
-    assert set(s) == set(fields), sorted(s)
-    for k, t in fields.items():
-        assert type(s[k]) is t, (k, s[k])
+    fields(s, want)
     assert all(type(v) is str for v in s['settings'].values())
 names = [s['name'] for s in d['shares']]
 assert names == ['share', 'media'], names
@@ -55,8 +67,7 @@ CTL user list --json > "$T/users.json"
 json_check "user list --json: name and unix_user of every user" "$T/users.json" "
 assert list(d) == ['users'], list(d)
 for u in d['users']:
-    assert set(u) == {'name', 'unix_user'}, sorted(u)
-    assert all(type(v) is str for v in u.values())
+    fields(u, {'name': str, 'unix_user': str})
 assert sorted((u['name'], u['unix_user']) for u in d['users']) == [('alice', '$TEST_UNIX_USER'), ('bob', '$TEST_UNIX_USER2')], d"
 
 CTL config show --json > "$T/config.json"
@@ -74,7 +85,7 @@ for line in open('$T/config.txt'):
 assert d['global'] == sections['global'], (d['global'], sections['global'])
 assert [s['name'] for s in d['shares']] == ['share', 'media']
 for s in d['shares']:
-    assert set(s) == {'name', 'settings'}, sorted(s)
+    fields(s, {'name': str, 'settings': dict})
     assert s['settings'] == sections[s['name']], s['name']"
 CTL config show media --json > "$T/one.json"
 json_check "config show SHARE --json: that share alone" "$T/one.json" "
@@ -126,12 +137,10 @@ want = {
   'tree_connects': {'session_id': str, 'tree_id': int, 'share': str, 'user': str, 'client': str},
   'open_files': {'session_id': str, 'tree_id': int, 'share': str, 'path': str, 'user': str, 'client': str},
 }
-for name, fields in want.items():
+for name, types in want.items():
     assert d[name], name + ' is empty'
     for item in d[name]:
-        assert set(item) == set(fields), (name, sorted(item))
-        for k, t in fields.items():
-            assert type(item[k]) is t, (name, k, item[k])
+        fields(item, types)
 assert any(f['path'] == 'f.txt' and f['user'] == 'alice' and f['share'] == 'share' for f in d['open_files'])
 assert all(s['session_id'].startswith('0x') for s in d['sessions'])"
 exec 3>&-
