@@ -6,7 +6,10 @@
 // shown as it printed it.
 "use strict";
 
-const CTL = "ringsmbctl";
+// ringsmbctl by its absolute path (an ordinary user's PATH lacks /usr/sbin):
+// the manifest's "config", which /etc/cockpit/ringsmb.override.json can
+// change for an installation elsewhere (loadConfig).
+let ctlPath = "/usr/sbin/ringsmbctl";
 const REFRESH_MS = 5000;
 const SERVICE = "ringsmb";
 
@@ -27,7 +30,7 @@ function run(argv, input) {
     }));
 }
 
-const ctl = (args, input) => run([CTL, ...args], input);
+const ctl = (args, input) => run([ctlPath, ...args], input);
 const ctlJson = args => ctl([...args, "--json"]).then(out => JSON.parse(out));
 
 // --- messages ----------------------------------------------------------------
@@ -391,4 +394,16 @@ function init() {
     document.body.dataset.ready = "yes";
 }
 
-init();
+// The manifests as the bridge merged them with their overrides.
+function loadConfig() {
+    return fetch("../manifests.json")
+            .then(response => response.json())
+            .then(manifests => {
+                const config = (manifests.ringsmb || {}).config || {};
+                if (config.ringsmbctl)
+                    ctlPath = config.ringsmbctl;
+            })
+            .catch(() => {});
+}
+
+loadConfig().then(init);

@@ -208,12 +208,13 @@ def status_tab(page):
     client.stdin.flush()
     try:
         page.tab("status")
-        row = wait_for(lambda: [r for r in page.d.find_elements(By.CSS_SELECTOR, "#sessions-table tbody tr")
-                                if "carol" in r.text])
-        report(row, "the status tab lists the new user's session")
+        def carols_session():  # its id (the table is re-rendered every 5 s)
+            rows = page.d.find_elements(By.CSS_SELECTOR, "#sessions-table tbody tr")
+            return next((r.get_attribute("data-session-id") for r in rows if "carol" in r.text), None)
+        sid = wait_for(carols_session) or ""
+        report(sid, "the status tab lists the new user's session")
         report(wait_for(lambda: "upload.txt" in page.d.find_element(By.ID, "files-table").text),
                "the status tab lists the open file")
-        sid = row[0].get_attribute("data-session-id") if row else ""
         page.confirm_click("sessions-table", "data-session-id", sid, "Close")
         gone = wait_for(lambda: not any(s["session_id"] == sid for s in cli_json("status")["sessions"]))
         report(gone and wait_for(lambda: page.row("sessions-table", "data-session-id", sid) is None),

@@ -37,20 +37,27 @@ trap 'stop_ws; cleanup' EXIT
 write_config
 start_server
 
-# The page runs `ringsmbctl` from PATH; here that is the build's, with the
-# test's configuration.
-mkdir -p "$T/bin" "$T/xdg/cockpit"
+# The page runs the ringsmbctl its manifest's config names; here that is
+# the build's, with the test's configuration.
+mkdir -p "$T/bin" "$T/xdg/cockpit/ringsmb"
 cat > "$T/bin/ringsmbctl" <<EOS
 #!/bin/sh
 exec '$RINGSMBCTL' --config '$T/ringsmb.conf' "\$@"
 EOS
 chmod 755 "$T/bin/ringsmbctl"
-# The module from the source tree, found where cockpit-bridge looks for a
-# user's packages ($XDG_DATA_HOME/cockpit).
-ln -s "$RINGSMB_SOURCE_DIR/cockpit" "$T/xdg/cockpit/ringsmb"
+# The module from the source tree, where cockpit-bridge looks for a user's
+# packages ($XDG_DATA_HOME/cockpit), its manifest pointing at that wrapper.
+for f in "$RINGSMB_SOURCE_DIR"/cockpit/*; do ln -s "$f" "$T/xdg/cockpit/ringsmb/"; done
+rm "$T/xdg/cockpit/ringsmb/manifest.json"
+python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m['config']['ringsmbctl'] == '/usr/sbin/ringsmbctl', m
+m['config']['ringsmbctl'] = sys.argv[2]
+json.dump(m, open(sys.argv[3], 'w'))" "$RINGSMB_SOURCE_DIR/cockpit/manifest.json" "$T/bin/ringsmbctl" "$T/xdg/cockpit/ringsmb/manifest.json"
 
 WS_PORT=$(free_port)
-XDG_DATA_HOME="$T/xdg" PATH="$T/bin:$PATH" \
+XDG_DATA_HOME="$T/xdg" \
   /usr/lib/cockpit/cockpit-ws --local-session=/usr/bin/cockpit-bridge --port "$WS_PORT" --address 127.0.0.1 \
   > "$T/cockpit-ws.log" 2>&1 &
 WS_PID=$!
