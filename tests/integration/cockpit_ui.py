@@ -7,7 +7,8 @@ same error text as ringsmbctl on the command line.
 Prints PASS:/FAIL: lines (test_cockpit.sh counts them); exits 1 on a failure.
 
 Environment: COCKPIT_URL (the module's index.html), CTL (ringsmbctl with the
-test's --config), SMB_PORT, SHARE_DIR (an existing directory for the new
+test's --config), UNPRIVILEGED_AS (set: only check that an ordinary
+user's page is refused what ringsmbctl refuses that user), SMB_PORT, SHARE_DIR (an existing directory for the new
 share), MISSING_DIR (a path that does not exist), UNIX_USER (the account
 the new SMB user maps to), WORK (a scratch directory).
 """
@@ -51,7 +52,9 @@ def wait_for(condition, timeout=10.0):
 
 
 def cli(*args, stdin=""):
-    return subprocess.run([CTL, *args], input=stdin, capture_output=True, text=True, timeout=30)
+    # As the user the page's bridge runs as (UNPRIVILEGED_AS), else as this process.
+    as_user = ["runuser", "-u", ENV["UNPRIVILEGED_AS"], "--"] if ENV.get("UNPRIVILEGED_AS") else []
+    return subprocess.run([*as_user, CTL, *args], input=stdin, capture_output=True, text=True, timeout=30)
 
 
 def cli_json(*args):
@@ -266,6 +269,23 @@ def service_tab(page):
     report(shown, "the service tab shows systemctl's answer", shown)
 
 
+def unprivileged(page):
+    """The bridge runs as an ordinary user: the page can do no more than
+    ringsmbctl lets that user do, and says so with ringsmbctl's words."""
+    page.tab("users")
+    expected = cli("user", "list", "--json")
+    wanted = expected.stderr.rstrip()
+    report(expected.returncode == 5 and wait_for(lambda: page.text("users-error") == wanted),
+           "as an ordinary user, the users tab shows ringsmbctl's permission error",
+           f"CLI exit {expected.returncode} {wanted!r}, page {page.text('users-error')!r}")
+    page.tab("shares")
+    same_error_as_cli(page, "shares", "as an ordinary user, adding a share",
+                      ["share", "add", "sneaky", "--path", ENV["SHARE_DIR"]],
+                      "share-add", {"name": "sneaky", "path": ENV["SHARE_DIR"]})
+    shares = subprocess.run([CTL, "share", "list", "--json"], capture_output=True, text=True).stdout
+    report("sneaky" not in shares, "... and the share was not added")
+
+
 def main():
     driver = start_browser()
     try:
@@ -274,6 +294,9 @@ def main():
         if not wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes"):
             report(False, "the page loads")
             return 1
+        if ENV.get("UNPRIVILEGED_AS"):
+            unprivileged(page)
+            return 1 if failures else 0
         for step in (service_tab, users_tab, shares_tab):
             step(page)
         smb_uses_them()

@@ -4,7 +4,9 @@
 # on a free loopback port, against a ringsmbd it starts. Through the page:
 # a user and a share are added (then smbclient uses them), the share is
 # edited, a session is closed, counters are drawn, the user's password is
-# set, both are deleted; bad input shows ringsmbctl's own error text.
+# set, both are deleted; bad input shows ringsmbctl's own error text. Then
+# the page with a bridge running as an ordinary user is refused what
+# ringsmbctl refuses that user, in ringsmbctl's words.
 #
 # cockpit-ws runs with --local-session: it starts cockpit-bridge as this
 # process's user without a login (no PAM, no systemd, which a container
@@ -32,6 +34,31 @@ stop_ws() {
     WS_PID=""
   fi
 }
+# start_ws [runuser -u USER --]: cockpit-ws and its bridge (as USER) on a
+# free port; sets WS_PORT and URL.
+start_ws() {
+  WS_PORT=$(free_port)
+  URL="http://127.0.0.1:$WS_PORT/cockpit/@localhost/ringsmb/index.html"
+  "$@" env XDG_DATA_HOME="$T/xdg" XDG_CONFIG_HOME="$T/xdg-config" \
+    /usr/lib/cockpit/cockpit-ws --local-session=/usr/bin/cockpit-bridge --port "$WS_PORT" --address 127.0.0.1 \
+    > "$T/cockpit-ws.log" 2>&1 &
+  WS_PID=$!
+  for _ in $(seq 1 50); do
+    curl -fs -o /dev/null "$URL" && return 0
+    sleep 0.1
+  done
+}
+# run_ui LOG [VAR=VALUE...]: cockpit_ui.py against the running cockpit-ws.
+run_ui() {
+  local log=$1
+  shift
+  env "$@" COCKPIT_URL="$URL" CTL="$T/bin/ringsmbctl" SMB_PORT="$PORT" SHARE_DIR="$T/docs" \
+    MISSING_DIR="$T/no-such-dir" UNIX_USER="$TEST_UNIX_USER" WORK="$T" \
+    timeout 120 "$PY" "$(dirname "$0")/cockpit_ui.py" > "$log" 2>&1 || true
+  cat "$log"
+  PASSES=$((PASSES + $(grep -c '^PASS: ' "$log" || true)))
+  FAILURES=$((FAILURES + $(grep -c '^FAIL: ' "$log" || true)))
+}
 trap 'stop_ws; cleanup' EXIT
 
 write_config
@@ -56,31 +83,22 @@ assert m['config']['ringsmbctl'] == '/usr/sbin/ringsmbctl', m
 m['config']['ringsmbctl'] = sys.argv[2]
 json.dump(m, open(sys.argv[3], 'w'))" "$RINGSMB_SOURCE_DIR/cockpit/manifest.json" "$T/bin/ringsmbctl" "$T/xdg/cockpit/ringsmb/manifest.json"
 
-WS_PORT=$(free_port)
-XDG_DATA_HOME="$T/xdg" \
-  /usr/lib/cockpit/cockpit-ws --local-session=/usr/bin/cockpit-bridge --port "$WS_PORT" --address 127.0.0.1 \
-  > "$T/cockpit-ws.log" 2>&1 &
-WS_PID=$!
-URL="http://127.0.0.1:$WS_PORT/cockpit/@localhost/ringsmb/index.html"
-for _ in $(seq 1 50); do
-  curl -fs -o /dev/null "$URL" && break
-  sleep 0.1
-done
+start_ws
 check "cockpit-ws serves the module" curl -fs -o /dev/null "$URL"
 check "the shell lists the module in its menu" \
   bash -c "curl -fs 'http://127.0.0.1:$WS_PORT/cockpit/@localhost/manifests.json' | grep -q 'SMB file sharing'"
 
 owned_dir "$T/docs"
-COCKPIT_URL="$URL" CTL="$T/bin/ringsmbctl" SMB_PORT="$PORT" SHARE_DIR="$T/docs" MISSING_DIR="$T/no-such-dir" \
-  UNIX_USER="$TEST_UNIX_USER" WORK="$T" timeout 120 "$PY" "$(dirname "$0")/cockpit_ui.py" > "$T/ui.out" 2>&1 || true
-cat "$T/ui.out"
-PASSES=$((PASSES + $(grep -c '^PASS: ' "$T/ui.out" || true)))
-ui_failures=$(grep -c '^FAIL: ' "$T/ui.out" || true)
-FAILURES=$((FAILURES + ui_failures))
+run_ui "$T/ui.out"
 if ! grep -q "no script errors in the browser console" "$T/ui.out"; then
   fail "the browser test ran to its end"
   tail -20 "$T/cockpit-ws.log"
 fi
+stop_ws
 
+# The same page for an ordinary user (the bridge runs as that user): it
+# can do no more than ringsmbctl lets that user do.
+start_ws runuser -u "$TEST_UNIX_USER2" --
+run_ui "$T/ui-unprivileged.out" UNPRIVILEGED_AS="$TEST_UNIX_USER2"
 stop_ws
 finish
