@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "config/config_internal.hpp"
+#include "config/substitution.hpp"
 
 namespace ringsmb::config {
 
@@ -129,7 +130,54 @@ std::vector<Section> lex(std::string_view text, std::string_view file, std::vect
 }
 
 bool is_reserved_section(std::string_view name) {
-  return iequals(name, "homes") || iequals(name, "printers") || iequals(name, "print$") || iequals(name, "ipc$");
+  return iequals(name, "printers") || iequals(name, "print$") || iequals(name, "ipc$");
+}
+
+// Host lists may hold "fe80::1%eth0" (an IPv6 scope), never a substitution.
+bool is_host_key(std::string_view key) {
+  return key == "hostsallow" || key == "allowhosts" || key == "hostsdeny" || key == "denyhosts";
+}
+
+// A %-token that would reach a file name or a user list unexpanded: the
+// control plane expands %U, %S and %H in some keys (substitution.hpp) and
+// nothing anywhere else.
+std::optional<std::string> token_problem(const std::string& key, std::string_view raw_key, std::string_view value) {
+  if (is_substituted_key(key)) {
+    if (auto t = unexpanded_token(value))
+      return cat(raw_key, ": '", *t, "' is not expanded by ringsmb (only %U, %S and %H are)");
+    return std::nullopt;
+  }
+  if (!is_host_key(key) && has_substitution(value))
+    return cat(raw_key, ": %U, %S and %H are not expanded in this key (only in path, comment, the user lists and "
+                        "recycle:repository)");
+  return std::nullopt;
+}
+
+bool has_dot_dot(std::string_view path) {
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t slash = path.find('/', pos);
+    if (path.substr(pos, slash == std::string_view::npos ? slash : slash - pos) == "..") return true;
+    if (slash == std::string_view::npos) break;
+    pos = slash + 1;
+  }
+  return false;
+}
+
+// The recycle repository must stay inside the share: relative without
+// "..", or absolute below the share's path (then made relative).
+std::optional<std::string> place_repository(ShareConfig& share) {
+  std::string& repo = share.recycle.repository;
+  if (repo.starts_with('/') || repo.starts_with("%H")) {  // %H is absolute too
+    std::string root = share.path == "/" ? "" : share.path;
+    if (root.empty() || !repo.starts_with(root + "/"))
+      return cat("recycle:repository ", repo, " is outside the share's path ", share.path);
+    repo.erase(0, root.size() + 1);
+  }
+  while (repo.starts_with("./")) repo.erase(0, 2);
+  if (has_dot_dot(repo)) return cat("recycle:repository ", repo, " leaves the share through '..'");
+  if (repo.empty() || repo == ".") return "recycle:repository is the share's root";
+  return std::nullopt;
 }
 
 // "max open files: 'lots' is not a number"; a message that already starts
@@ -147,7 +195,15 @@ struct Builder {
 
   void apply_global(const Section& sec, const Entry& e);
   void check_protocols();
+  std::optional<ShareConfig> build_share(const Section& sec);
+  void check_share_values(const Section& sec, ShareConfig& share);
   void add_share(const Section& sec);
+  void add_homes(const Section& sec);
+  int line_of(const Section& sec, std::string_view key) const {
+    for (const auto& e : sec.entries)
+      if (e.key == key) return e.line;
+    return sec.line;
+  }
   void warn(int line, std::string_view msg) { out.warnings.push_back(located(file, line, msg)); }
   void error(int line, std::string_view msg) { out.errors.push_back(located(file, line, msg)); }
   void bad_value(const Entry& e, const std::string& msg) {
@@ -175,7 +231,10 @@ void Builder::apply_global(const Section& sec, const Entry& e) {
   if (e.key != "path") {
     auto share_known = apply_share_key(share_defaults, e.key, e.value);
     if (!share_known) return bad_value(e, share_known.error());
-    if (*share_known) return note_source(sec, e);
+    if (*share_known) {
+      if (auto why = token_problem(e.key, e.raw_key, e.value)) error(e.line, *why);
+      return note_source(sec, e);
+    }
   }
   warn(e.line, cat("unknown key '", e.raw_key, "' in [global]"));
 }
@@ -187,11 +246,12 @@ void Builder::check_protocols() {
   error(line, "server min protocol is higher than server max protocol");
 }
 
-void Builder::add_share(const Section& sec) {
-  if (auto ok = check_share_name(sec.name); !ok) return error(sec.line, ok.error());
-  for (const auto& other : out.config.shares)
-    if (iequals(other.name, sec.name))
-      return error(sec.line, cat("duplicate share [", sec.name, "] (first defined on line ", other.line, ")"));
+// The section's keys over the [global] defaults; nullopt when the name is bad.
+std::optional<ShareConfig> Builder::build_share(const Section& sec) {
+  if (auto ok = check_share_name(sec.name); !ok) {
+    error(sec.line, ok.error());
+    return std::nullopt;
+  }
   ShareConfig share = share_defaults;
   share.name = sec.name;
   share.line = sec.line;
@@ -200,6 +260,7 @@ void Builder::add_share(const Section& sec) {
     if (!known) {
       bad_value(e, known.error());
     } else if (*known) {
+      if (auto why = token_problem(e.key, e.raw_key, e.value)) error(e.line, *why);
       note_source(sec, e);
     } else if (is_global_key(e.key)) {
       warn(e.line, cat("'", e.raw_key, "' is a global key; ignored in [", sec.name, "]"));
@@ -207,6 +268,24 @@ void Builder::add_share(const Section& sec) {
       warn(e.line, cat("unknown key '", e.raw_key, "' in [", sec.name, "]"));
     }
   }
+  return share;
+}
+
+void Builder::check_share_values(const Section& sec, ShareConfig& share) {
+  for (const auto& m : share.vfs_objects)
+    if (!is_known_vfs_object(m))
+      warn(line_of(sec, "vfsobjects"), cat("vfs objects: '", m, "' is not supported; ignored"));
+  if (!share.recycle.enabled || share.path.empty()) return;
+  if (auto why = place_repository(share)) error(line_of(sec, "recycle:repository"), cat("share [", sec.name, "]: ", *why));
+}
+
+void Builder::add_share(const Section& sec) {
+  for (const auto& other : out.config.shares)
+    if (iequals(other.name, sec.name))
+      return error(sec.line, cat("duplicate share [", sec.name, "] (first defined on line ", other.line, ")"));
+  auto built = build_share(sec);
+  if (!built) return;
+  ShareConfig& share = *built;
   // A share without a usable path is left out; its other keys were still
   // checked above, and a bad path was reported there.
   if (share.path.empty()) {
@@ -214,7 +293,31 @@ void Builder::add_share(const Section& sec) {
     if (!written) error(sec.line, cat("share [", sec.name, "] has no path"));
     return;
   }
+  check_share_values(sec, share);
   out.config.shares.push_back(std::move(share));
+}
+
+// [homes] is a template: no path (each user's home directory from the
+// passwd database) or a path that differs per user; one shared directory
+// would give every user the same "home".
+void Builder::add_homes(const Section& sec) {
+  if (out.config.homes)
+    return error(sec.line, cat("duplicate [homes] (first defined on line ", out.config.homes->line, ")"));
+  auto built = build_share(sec);
+  if (!built) return;
+  ShareConfig& homes = *built;
+  if (!homes.path.empty() && !has_substitution(homes.path))
+    return error(line_of(sec, "path"), cat("[homes]: path ", homes.path,
+                                           " is the same for every user; leave it out (each user's home directory) "
+                                           "or use %S, %U or %H"));
+  check_share_values(sec, homes);
+  if (homes.recycle.enabled && homes.path.empty()) {
+    // The home directory is the share's root: the same rules, against %H.
+    homes.path = "%H";
+    if (auto why = place_repository(homes)) error(line_of(sec, "recycle:repository"), cat("[homes]: ", *why));
+    homes.path.clear();
+  }
+  out.config.homes = std::move(homes);
 }
 
 }  // namespace
@@ -256,6 +359,10 @@ CheckedConfig check_config_text(std::string_view text, std::string_view file_nam
   b.check_protocols();
   for (const auto& sec : sections) {
     if (iequals(sec.name, "global")) continue;
+    if (iequals(sec.name, "homes")) {
+      b.add_homes(sec);
+      continue;
+    }
     if (is_reserved_section(sec.name)) {
       b.warn(sec.line, cat("[", sec.name, "] is not supported; section ignored"));
       continue;

@@ -38,6 +38,31 @@ inline constexpr uint16_t kDialect300 = 0x0300;
 inline constexpr uint16_t kDialect302 = 0x0302;
 inline constexpr uint16_t kDialect311 = 0x0311;
 
+// Samba's vfs_recycle options ("recycle:KEY"), with its meanings and
+// defaults (docs/home-shares-and-recycle.md). On while "vfs objects" names
+// recycle; a delete then moves the file into REPOSITORY by a rename.
+struct RecycleConfig {
+  bool enabled = false;
+  // Relative to the share root (an absolute path in the file must lie inside
+  // the share and is made relative); may hold %U, %S and %H until the
+  // control plane expands them at tree connect.
+  std::string repository = ".recycle";
+  uint32_t directory_mode = 0700;
+  std::optional<uint32_t> subdir_mode;  // unset: directory_mode
+  bool keeptree = false;     // the deleted file's directories are kept below the repository
+  bool versions = false;     // a name taken in the bin gives "Copy #N of NAME" instead of replacing it
+  bool touch = false;        // the access time becomes the time of the delete
+  bool touch_mtime = false;  // ... and the modification time too
+  uint64_t minsize_bytes = 0;  // smaller files are deleted; 0: no bound
+  uint64_t maxsize_bytes = 0;  // larger files are deleted; 0: no bound
+  // Patterns ('*', '?', without case): file names deleted outright;
+  // directory names any of whose components excludes; names never versioned.
+  std::vector<std::string> exclude;
+  std::vector<std::string> exclude_dir;
+  std::vector<std::string> noversions;
+  bool operator==(const RecycleConfig&) const = default;
+};
+
 struct ShareConfig {
   std::string name;  // as written in the section header
   std::string path;
@@ -71,6 +96,8 @@ struct ShareConfig {
   bool store_dos_attributes = false;  // HIDDEN/SYSTEM/ARCHIVE in user.DOSATTRIB; Samba defaults to yes (see docs)
   bool nt_acl_support = true;  // NT security descriptors stored (trusted.ringsmb.ntacl); no: the mode alone
   bool acl_flag_inherited_canonicalization = true;  // SE_DACL_AUTO_INHERITED only with ..._REQ, as Windows
+  std::vector<std::string> vfs_objects;  // Samba's module names, as written ("recycle")
+  RecycleConfig recycle;
   int line = 0;  // where the section starts, for messages
 };
 
@@ -153,6 +180,10 @@ struct GlobalConfig {
 struct Config {
   GlobalConfig global;
   std::vector<ShareConfig> shares;
+  // [homes]: the template of every user's home share (control/home_shares.hpp).
+  // Its path is empty (the home directory from the passwd database) or
+  // holds %S, %U or %H.
+  std::optional<ShareConfig> homes;
   const ShareConfig* find_share(std::string_view name) const;  // case-insensitive
 };
 

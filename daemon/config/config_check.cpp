@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "config/config_internal.hpp"
+#include "config/substitution.hpp"
 
 namespace ringsmb::config {
 
@@ -49,6 +50,7 @@ struct Checker {
 
   void check_list(const ShareConfig& s, const std::vector<std::string>& list, std::string_view what,
                   std::initializer_list<std::string_view> keys, bool none_is_error);
+  void check_path(const ShareConfig& s);
   void check_share(const ShareConfig& s);
   void check_global();
 };
@@ -60,19 +62,31 @@ void Checker::check_list(const ShareConfig& s, const std::vector<std::string>& l
   size_t found = 0;
   for (const auto& entry : list) {
     std::string why;
-    if (entry_exists(entry, why)) ++found;
+    // "%S" names a different user at each tree connect: nothing to look up.
+    if (has_substitution(entry) || entry_exists(entry, why)) ++found;
     else warn(line, cat("share [", s.name, "]: ", what, ": ", why));
   }
   if (none_is_error && found == 0)
     error(line, cat("share [", s.name, "]: ", what, ": none of the users and groups exists; nobody can connect"));
 }
 
-void Checker::check_share(const ShareConfig& s) {
+// A path with %U, %S or %H differs per user: the directory it starts
+// in (before the first substitution) must exist.
+void Checker::check_path(const ShareConfig& s) {
   int path_line = line_of(s.name, {"path"}, s.line);
-  if (int e = sys.directory_error(s.path); e == ENOTDIR)
-    error(path_line, cat("share [", s.name, "]: path ", s.path, " is not a directory"));
+  std::string dir = s.path;
+  if (has_substitution(dir)) {
+    dir = dir.substr(0, dir.find('%'));
+    dir = dir.substr(0, dir.rfind('/') + 1);
+  }
+  if (int e = sys.directory_error(dir); e == ENOTDIR)
+    error(path_line, cat("share [", s.name, "]: path ", dir, " is not a directory"));
   else if (e != 0)
-    error(path_line, cat("share [", s.name, "]: path ", s.path, ": ", std::strerror(e)));
+    error(path_line, cat("share [", s.name, "]: path ", dir, ": ", std::strerror(e)));
+}
+
+void Checker::check_share(const ShareConfig& s) {
+  check_path(s);
   if (!s.force_user.empty() && !sys.unix_user_exists(s.force_user))
     error(line_of(s.name, {"forceuser"}, s.line),
           cat("share [", s.name, "]: force user: no Unix user '", s.force_user, "'; every tree connect fails"));

@@ -64,5 +64,8 @@ std::expected<bool, Err> apply_global_key(GlobalConfig& g, GlobalState& st, cons
                                           std::string_view value);
 bool is_global_key(const std::string& key);
 std::expected<bool, Err> apply_share_key(ShareConfig& s, const std::string& key, std::string_view value);
+// "vfs objects" and the "recycle:" keys (recycle_keys.cpp); false: not one of them.
+std::expected<bool, Err> apply_recycle_key(ShareConfig& s, const std::string& key, std::string_view value);
+bool is_known_vfs_object(std::string_view name);
 
 }  // namespace ringsmb::config::detail

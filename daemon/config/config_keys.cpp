@@ -366,7 +366,7 @@ std::expected<bool, Err> apply_share_key(ShareConfig& s, const std::string& key,
     if (!r) return std::unexpected(std::move(r.error()));
     return true;
   }
-  return false;
+  return apply_recycle_key(s, key, value);
 }
 
 }  // namespace ringsmb::config::detail

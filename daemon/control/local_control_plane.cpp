@@ -14,6 +14,7 @@
 
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
+#include "control/home_shares.hpp"
 #include "control/login_throttle.hpp"
 #include "control/pipe_table.hpp"
 #include "common/log.hpp"
@@ -45,7 +46,8 @@ class LocalControlPlane final : public ControlPlane {
   void logout(const std::string&) override {}
   std::string workgroup() const override { return cfg_.global.workgroup; }
   std::string netbios_name() const override { return cfg_.global.netbios_name; }
-  PipeReply pipe_open(const PipeOpenRequest& req) override { return pipes_.open(req, pipe_config_); }
+  PipeReply pipe_open(const PipeOpenRequest& req) override;
+  std::string home_share_of(const std::string& user, bool is_guest) override;
   PipeReply pipe_write(uint32_t h, ByteSpan data) override { return pipes_.write(h, data); }
   PipeReply pipe_read(uint32_t h, uint32_t max) override { return pipes_.read(h, max); }
   PipeReply pipe_transceive(uint32_t h, ByteSpan in, uint32_t max) override { return pipes_.transceive(h, in, max); }
@@ -56,6 +58,8 @@ class LocalControlPlane final : public ControlPlane {
   LoginReply guest_login() const;
   LoginReply verify(const LoginRequest& req, const auth::NtlmAuthenticate& msg);
   std::optional<UnixUser> subject_identity(const TreeConnectRequest& req) const;
+  Caller caller_of(const std::string& user, bool is_guest) const;
+  AccountLookup account_lookup() const;
 
   config::Config cfg_;
   std::mutex mu_;
@@ -187,33 +191,79 @@ std::optional<UnixUser> LocalControlPlane::subject_identity(const TreeConnectReq
   return UnixUser{id->uid, id->gid, id->groups};
 }
 
+// The caller's Unix user, for %H and for knowing their own home (mu_ held).
+Caller LocalControlPlane::caller_of(const std::string& user, bool is_guest) const {
+  Caller c{user, "", is_guest || user.empty()};
+  if (c.is_guest) return c;
+  const auth::UserRecord* rec = db_.find(user);
+  c.unix_user = rec ? rec->unix_user : user;
+  return c;
+}
+
+// Valid while mu_ is held: it reads db_.
+AccountLookup LocalControlPlane::account_lookup() const {
+  return {[this](const std::string& account) -> std::optional<std::string> {
+            const auth::UserRecord* rec = db_.find(account);
+            if (!rec) return std::nullopt;
+            return rec->unix_user;
+          },
+          passwd_home_directory};
+}
+
 TreeConnectReply LocalControlPlane::tree_connect(const TreeConnectRequest& req) {
   TreeConnectReply reply;
-  auto info = share_info(cfg_, req.share);
-  if (!info) {
-    reply.status = NtStatus::BadNetworkName;
-    return reply;
-  }
-  reply.share = *info;
-  if (info->is_ipc) {
+  if (iequals(req.share, "IPC$")) {
+    reply.share = *share_info(cfg_, req.share);
     reply.status = NtStatus::Success;
     return reply;
   }
-  const config::ShareConfig* share = cfg_.find_share(req.share);
   ShareSubject subject{req.user, req.is_guest || req.user.empty(), req.client_address, std::nullopt};
+  std::optional<ResolvedShare> resolved;
   {
     std::lock_guard lock(mu_);
     refresh_user_db();
     subject.unix_user = subject_identity(req);
+    resolved = resolve_share(cfg_, req.share, caller_of(req.user, req.is_guest), account_lookup());
   }
-  ShareAccess access = decide_share_access(*share, subject);
+  if (!resolved) {
+    reply.status = NtStatus::BadNetworkName;
+    return reply;
+  }
+  const config::ShareConfig& share = resolved->share;
+  reply.share = share_info(cfg_, share);
+  ShareAccess access = decide_share_access(share, subject);
   reply.status = access.status;
-  if (reply.status == NtStatus::Success) reply.status = resolve_forced_identity(*share, subject, reply.share);
+  // Someone else's home that valid users keep the caller out of does not exist for them.
+  if (resolved->is_foreign_home && reply.status != NtStatus::Success) reply.status = NtStatus::BadNetworkName;
+  if (reply.status == NtStatus::Success) reply.status = resolve_forced_identity(share, subject, reply.share);
   reply.writable = access.writable;
   return reply;
 }
 
+std::string LocalControlPlane::home_share_of(const std::string& user, bool is_guest) {
+  std::lock_guard lock(mu_);
+  refresh_user_db();
+  return own_home_share(cfg_, caller_of(user, is_guest), account_lookup());
+}
+
+PipeReply LocalControlPlane::pipe_open(const PipeOpenRequest& req) {
+  return pipes_.open(req, pipe_config_, home_share_of(req.user, req.is_guest));
+}
+
 }  // namespace
+
+ipc::ShareInfo share_info(const config::Config& cfg, const config::ShareConfig& share) {
+  ShareInfo info;
+  info.name = share.name;
+  info.path = share.path;
+  info.comment = share.comment;
+  info.read_only = share.read_only;
+  info.browseable = share.browseable;
+  info.case_sensitive = share.case_sensitive;
+  info.encryption = share.smb3_encryption.value_or(cfg.global.smb3_encryption);
+  fill_share_options(share, info);
+  return info;
+}
 
 std::optional<ShareInfo> share_info(const config::Config& cfg, std::string_view name) {
   ShareInfo info;
@@ -225,15 +275,7 @@ std::optional<ShareInfo> share_info(const config::Config& cfg, std::string_view 
   }
   const config::ShareConfig* share = cfg.find_share(name);
   if (!share) return std::nullopt;
-  info.name = share->name;
-  info.path = share->path;
-  info.comment = share->comment;
-  info.read_only = share->read_only;
-  info.browseable = share->browseable;
-  info.case_sensitive = share->case_sensitive;
-  info.encryption = share->smb3_encryption.value_or(cfg.global.smb3_encryption);
-  fill_share_options(*share, info);
-  return info;
+  return share_info(cfg, *share);
 }
 
 std::unique_ptr<ControlPlane> make_local_control_plane(const config::Config& cfg) {

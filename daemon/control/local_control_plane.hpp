@@ -16,6 +16,8 @@ namespace ringsmb::control {
 // The share as configured (IPC$ always exists), without any access decision:
 // what SHARE_CONFIG answers and what TREE_CONNECT returns once access is granted.
 std::optional<ipc::ShareInfo> share_info(const config::Config& cfg, std::string_view name);
+// The same for a share already chosen (a home share, %-tokens expanded).
+ipc::ShareInfo share_info(const config::Config& cfg, const config::ShareConfig& share);
 
 // Reads the config and the user database directly; the user database is
 // re-read when its file changes.

@@ -10,8 +10,10 @@ using namespace ipc;  // the contract types (ipc/control_plane.hpp)
 PipeTable::PipeTable(size_t max_open) : max_open_(max_open) {}
 PipeTable::~PipeTable() = default;
 
-PipeReply PipeTable::open(const PipeOpenRequest& req, std::shared_ptr<const config::Config> config) {
+PipeReply PipeTable::open(const PipeOpenRequest& req, std::shared_ptr<const config::Config> config,
+                          const std::string& home_share) {
   rpc::RpcContext ctx;
+  ctx.home_share = home_share;
   ctx.config = config.get();
   ctx.user = req.user;
   ctx.is_guest = req.is_guest;

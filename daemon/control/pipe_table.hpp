@@ -36,7 +36,9 @@ class PipeTable {
   // when the table is full. A reused handle replaces the pipe it named
   // (one ringsmbd forgot to close). CONFIG is what the pipe's RPC calls
   // read; it is kept alive for as long as the pipe.
-  ipc::PipeReply open(const ipc::PipeOpenRequest& req, std::shared_ptr<const config::Config> config);
+  // HOME_SHARE: the caller's own home share ([homes]), which srvsvc lists; empty: none.
+  ipc::PipeReply open(const ipc::PipeOpenRequest& req, std::shared_ptr<const config::Config> config,
+                      const std::string& home_share = {});
   ipc::PipeReply write(uint32_t handle, ByteSpan data);
   ipc::PipeReply read(uint32_t handle, uint32_t max);
   ipc::PipeReply transceive(uint32_t handle, ByteSpan in, uint32_t max);

@@ -27,6 +27,9 @@ class LocalReloading final : public ReloadingControlPlane {
   }
   void logout(const std::string& user) override { engine()->logout(user); }
   void reload() override { (void)reload_config(); }
+  std::string home_share_of(const std::string& user, bool is_guest) override {
+    return engine()->home_share_of(user, is_guest);
+  }
 
   // A pipe stays with the engine that opened it, so a reload in the middle
   // of an RPC conversation does not cut it off: the old engine lives on

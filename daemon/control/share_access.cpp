@@ -95,6 +95,7 @@ void fill_share_options(const config::ShareConfig& share, ShareInfo& info) {
   info.create_mask = share.create_mask;
   info.directory_mask = share.directory_mask;
   info.veto_files = share.veto_files;
+  info.recycle = share.recycle;
 }
 
 NtStatus resolve_forced_identity(const config::ShareConfig& share, const ShareSubject& subject, ShareInfo& info,

@@ -70,6 +70,9 @@ struct ShareInfo {
   uint32_t create_mask = 0744;
   uint32_t directory_mask = 0755;
   std::vector<std::string> veto_files;
+  // The recycle bin (smb2/files/recycle.hpp); its repository is relative to
+  // the share root, with %U, %S and %H expanded for this tree connect.
+  config::RecycleConfig recycle;
   // force user / force group, resolved by the control plane at tree
   // connect: file operations on the tree run with this identity instead of
   // the session's. force_user carries the forced user's uid, primary gid and
@@ -125,6 +128,8 @@ class ControlPlane {
   // FSCTL_PIPE_TRANSCEIVE: write IN, then read up to MAX.
   virtual PipeReply pipe_transceive(uint32_t handle, ByteSpan in, uint32_t max) = 0;
   virtual void pipe_close(uint32_t handle) = 0;
+  // The caller's own home share ([homes]) for the share list; empty: none.
+  virtual std::string home_share_of(const std::string& /*user*/, bool /*is_guest*/) { return {}; }
   // SIGHUP: re-read configuration and users where the implementation caches
   // them (the in-process one re-reads the user database by itself).
   virtual void reload() {}

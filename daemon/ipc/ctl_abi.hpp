@@ -234,6 +234,14 @@ enum Attr : uint16_t {
   ATTR_DELAY_MS,           // u32, LOGIN reply: hold the answer to the client this long (throttle)
   ATTR_LOG_LEVEL,          // u32, DEBUG: the `log level` scale, 0..10
   ATTR_LOG_LEVEL_SOURCE,   // u32, DEBUG: LOG_SOURCE_ADMIN (default) or LOG_SOURCE_CONFIG
+  ATTR_RECYCLE_REPOSITORY,   // string, relative to the share root; present: the recycle bin is on
+  ATTR_RECYCLE_FLAGS,        // u32 RECYCLE_* bits
+  ATTR_RECYCLE_DIR_MODES,    // u32: directory_mode | subdir_mode << 16
+  ATTR_RECYCLE_MINSIZE,      // u64 bytes, 0: no bound
+  ATTR_RECYCLE_MAXSIZE,      // u64 bytes, 0: no bound
+  ATTR_RECYCLE_EXCLUDE,      // string, "/pattern/pattern/"
+  ATTR_RECYCLE_EXCLUDE_DIR,  // string, "/pattern/pattern/"
+  ATTR_RECYCLE_NOVERSIONS,   // string, "/pattern/pattern/"
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -258,6 +266,10 @@ inline constexpr uint32_t SHARE_STORE_DOS_ATTRIBUTES = 1u << 9;
 inline constexpr uint32_t SHARE_STREAMS = 1u << 11;
 inline constexpr uint32_t SHARE_NT_ACL_SUPPORT = 1u << 12;
 inline constexpr uint32_t SHARE_ACL_FLAG_CANONICALIZATION = 1u << 13;
+inline constexpr uint32_t RECYCLE_KEEPTREE = 1u << 0;
+inline constexpr uint32_t RECYCLE_VERSIONS = 1u << 1;
+inline constexpr uint32_t RECYCLE_TOUCH = 1u << 2;
+inline constexpr uint32_t RECYCLE_TOUCH_MTIME = 1u << 3;
 inline constexpr uint32_t LOG_SOURCE_ADMIN = 0;
 inline constexpr uint32_t LOG_SOURCE_CONFIG = 1;
 inline constexpr uint32_t SESSION_SIGNED = 1u << 0;     // requests must be signed

@@ -106,6 +106,41 @@ std::vector<std::string> split_veto(std::string_view v) {
   return out;
 }
 
+// The recycle bin travels only when it is on; its absence means off.
+void encode_recycle(MsgBuilder& b, const config::RecycleConfig& r) {
+  if (!r.enabled) return;
+  uint32_t flags = (r.keeptree ? RECYCLE_KEEPTREE : 0) | (r.versions ? RECYCLE_VERSIONS : 0) |
+                   (r.touch ? RECYCLE_TOUCH : 0) | (r.touch_mtime ? RECYCLE_TOUCH_MTIME : 0);
+  b.str(ATTR_RECYCLE_REPOSITORY, r.repository)
+      .u32(ATTR_RECYCLE_FLAGS, flags)
+      .u32(ATTR_RECYCLE_DIR_MODES, r.directory_mode | r.subdir_mode.value_or(r.directory_mode) << 16)
+      .u64(ATTR_RECYCLE_MINSIZE, r.minsize_bytes)
+      .u64(ATTR_RECYCLE_MAXSIZE, r.maxsize_bytes);
+  if (!r.exclude.empty()) b.str(ATTR_RECYCLE_EXCLUDE, join_veto(r.exclude));
+  if (!r.exclude_dir.empty()) b.str(ATTR_RECYCLE_EXCLUDE_DIR, join_veto(r.exclude_dir));
+  if (!r.noversions.empty()) b.str(ATTR_RECYCLE_NOVERSIONS, join_veto(r.noversions));
+}
+
+void decode_recycle(const Message& m, config::RecycleConfig& r) {
+  r = {};
+  if (!m.has(ATTR_RECYCLE_REPOSITORY)) return;
+  r.enabled = true;
+  r.repository = m.str(ATTR_RECYCLE_REPOSITORY);
+  uint32_t flags = m.u32(ATTR_RECYCLE_FLAGS);
+  r.keeptree = flags & RECYCLE_KEEPTREE;
+  r.versions = flags & RECYCLE_VERSIONS;
+  r.touch = flags & RECYCLE_TOUCH;
+  r.touch_mtime = flags & RECYCLE_TOUCH_MTIME;
+  uint32_t modes = m.u32(ATTR_RECYCLE_DIR_MODES, 0700 | 0700u << 16);
+  r.directory_mode = modes & 07777;
+  r.subdir_mode = (modes >> 16) & 07777;
+  r.minsize_bytes = m.u64(ATTR_RECYCLE_MINSIZE);
+  r.maxsize_bytes = m.u64(ATTR_RECYCLE_MAXSIZE);
+  r.exclude = split_veto(m.str(ATTR_RECYCLE_EXCLUDE));
+  r.exclude_dir = split_veto(m.str(ATTR_RECYCLE_EXCLUDE_DIR));
+  r.noversions = split_veto(m.str(ATTR_RECYCLE_NOVERSIONS));
+}
+
 void encode_force_identity(MsgBuilder& b, const ShareInfo& s) {
   if (s.force_user) {
     const UnixUser& u = *s.force_user;
@@ -140,6 +175,7 @@ void decode_share_options(const Message& m, uint32_t flags, ShareInfo& s) {
     s.force_user = std::move(u);
   }
   if (m.has(ATTR_FORCE_GID)) s.force_gid = m.u32(ATTR_FORCE_GID);
+  decode_recycle(m, s.recycle);
 }
 
 }  // namespace
@@ -160,6 +196,7 @@ void encode_share(MsgBuilder& b, const ShareInfo& s, uint32_t extra_flags) {
       .u32(ATTR_DIRECTORY_MASK, s.directory_mask);
   if (!s.veto_files.empty()) b.str(ATTR_VETO_FILES, join_veto(s.veto_files));
   encode_force_identity(b, s);
+  encode_recycle(b, s.recycle);
 }
 
 void encode_tree_connect_reply(MsgBuilder& b, const TreeConnectReply& r) {

@@ -33,7 +33,8 @@ Bytes CtlServer::on_rpc_open(const Message& m) {
   // Not owned: cfg_ is a member, so the pipe reads the current
   // configuration across reloads and the table never outlives it.
   std::shared_ptr<const config::Config> config(std::shared_ptr<const void>(), &cfg_);
-  return status_reply(m, pipes_.open(req, std::move(config)).status);
+  std::string home = policy_->home_share_of(req.user, req.is_guest);
+  return status_reply(m, pipes_.open(req, std::move(config), home).status);
 }
 
 Bytes CtlServer::on_rpc(const Message& m) {

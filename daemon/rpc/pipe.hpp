@@ -49,6 +49,7 @@ struct RpcContext {
   std::string user;                        // the session's account name
   bool is_guest = false;
   std::shared_ptr<const AccountSource> accounts;  // null: make_system_accounts(*config)
+  std::string home_share;  // the caller's own home share ([homes]); empty: none
 };
 
 // True for a pipe name open() accepts (same matching).

@@ -44,21 +44,29 @@ Share from_config(const config::ShareConfig& s) {
 
 Share ipc_share() { return Share{"IPC$", kStypeIpcHidden, "Remote IPC", ""}; }
 
-// The browseable shares, then IPC$ (Windows also lists it last among the
-// special shares). Sticky shares (NetrShareEnumSticky) are the ones kept in
-// the configuration: all but IPC$.
-std::vector<Share> enum_shares(const config::Config& cfg, bool sticky_only = false) {
+// The browseable shares, then the caller's own home (a [homes] share:
+// browseable as Samba makes it, whatever [homes] says, which only decides
+// whether "homes" itself is listed), then IPC$ (Windows also lists it last
+// among the special shares). Sticky shares (NetrShareEnumSticky) are the
+// ones kept in the configuration: all but IPC$ and the home.
+std::vector<Share> enum_shares(const RpcContext& rpc, bool sticky_only = false) {
+  const config::Config& cfg = *rpc.config;
   std::vector<Share> out;
   for (const auto& s : cfg.shares) {
     if (s.browseable && !iequals(s.name, "IPC$")) out.push_back(from_config(s));
   }
-  if (!sticky_only) out.push_back(ipc_share());
+  if (cfg.homes && cfg.homes->browseable) out.push_back(Share{"homes", kStypeDisktree, cfg.homes->comment, ""});
+  if (sticky_only) return out;
+  if (!rpc.home_share.empty()) out.push_back(Share{rpc.home_share, kStypeDisktree, "Home directory of " + rpc.home_share, ""});
+  out.push_back(ipc_share());
   return out;
 }
 
-std::optional<Share> find_share(const config::Config& cfg, std::string_view name) {
+std::optional<Share> find_share(const RpcContext& rpc, std::string_view name) {
   if (iequals(name, "IPC$")) return ipc_share();
-  if (const auto* s = cfg.find_share(name)) return from_config(*s);
+  if (const auto* s = rpc.config->find_share(name)) return from_config(*s);
+  if (!rpc.home_share.empty() && iequals(name, rpc.home_share))
+    return Share{rpc.home_share, kStypeDisktree, "Home directory of " + rpc.home_share, ""};
   return std::nullopt;
 }
 
@@ -137,7 +145,7 @@ CallResult share_enum(ByteSpan stub, CallContext& ctx, bool sticky_only) {
   NdrReader r(stub);
   auto req = parse_enum(r);
   if (!r.ok()) return fault_result(kFaultNdr);
-  auto shares = enum_shares(*ctx.rpc.config, sticky_only);
+  auto shares = enum_shares(ctx.rpc, sticky_only);
   // MS-SRVS 3.1.4.21: NetrShareEnumSticky has no level 501.
   bool level_ok = share_level_ok(req.level, true) && !(sticky_only && req.level == 501);
   if (level_ok && level_denied(req.level, ctx, true)) {
@@ -180,7 +188,7 @@ CallResult share_get_info(ByteSpan stub, CallContext& ctx) {
   std::string net_name = r.wstring();
   uint32_t level = r.u32();
   if (!r.ok()) return fault_result(kFaultNdr);
-  auto share = find_share(*ctx.rpc.config, net_name);
+  auto share = find_share(ctx.rpc, net_name);
   bool level_ok = share_level_ok(level, false);
   bool denied = level_ok && level_denied(level, ctx, false);
   CallResult res;
@@ -204,7 +212,7 @@ CallResult share_check(ByteSpan stub, CallContext& ctx) {
   std::string device = r.wstring();
   if (!r.ok()) return fault_result(kFaultNdr);
   std::optional<uint32_t> type;
-  for (const auto& s : enum_shares(*ctx.rpc.config)) {
+  for (const auto& s : enum_shares(ctx.rpc)) {
     if (!type && iequals(s.path, device)) type = s.type;  // IPC$ has the empty path
   }
   for (const auto& s : ctx.rpc.config->shares) {  // hidden shares too

@@ -45,7 +45,7 @@ cat > "$S/smb.conf" <<CONF
    guest ok = no
 
 [scratch]
-   path = /srv/scratch/%U
+   path = /srv/scratch/%m
 
 [printers]
    path = /var/spool/samba
@@ -67,21 +67,22 @@ ctl() { "$RINGSMBCTL" --config "$T/ringsmb.conf" --no-reload "$@"; }
 ctl import samba "$S/smb.conf" > "$T/dry.txt" 2>&1 || { cat "$T/dry.txt"; fail "dry run"; }
 report() { check "$1" grep -qF -- "$2" "$T/${3:-dry.txt}"; }
 report "dry run: share [photos] is imported" "  [photos]  ($S/smb.conf:$(line_of '^\[photos\]'))"
-report "dry run: unknown key reported with file:line" \
-  "$S/smb.conf:$(line_of 'vfs objects'): [photos] 'vfs objects = catia fruit streams_xattr': ringsmb has no such key"
+report "dry run: a vfs module ringsmb lacks is reported with file:line" \
+  "$S/smb.conf:$(line_of 'vfs objects'): [photos] 'vfs objects = catia fruit streams_xattr': vfs objects: 'catia' is not supported"
 report "dry run: a global key ringsmb lacks is reported" "$S/smb.conf:$(line_of 'passdb backend'): 'passdb backend = tdbsam': ringsmb has no such key"
 report "dry run: Samba's state directory is not taken" "$S/smb.conf:$(line_of 'state directory'): 'state directory = $S/state': about the old server itself"
-report "dry run: [homes] is reported" "$S/smb.conf:$(line_of '^\[homes\]'): [homes]"
+report "dry run: [homes] is imported" "  [homes]  ($S/smb.conf:$(line_of '^\[homes\]'))"
 report "dry run: a printer share is reported" "$S/smb.conf:$(line_of '^\[printers\]'): [printers]: printing is not supported"
-report "dry run: %-substitutions are reported" "$S/smb.conf:$(line_of 'scratch/%U'): [scratch] 'path = /srv/scratch/%U'"
+report "dry run: a %-substitution ringsmb does not expand is reported" \
+  "$S/smb.conf:$(line_of 'scratch/%m'): [scratch] 'path = /srv/scratch/%m': path: '%m' is not expanded"
 report "dry run: the disabled user is reported" "user rsmb_imp3: disabled in the old server"
 report "dry run: the [global] share default 'read only = no' reaches [photos]" "      read only = no"
-report "dry run: says nothing was changed" "Dry run: nothing was changed. Run again with --apply to import 2 shares, 3 global settings and 2 users."
+report "dry run: says nothing was changed" "Dry run: nothing was changed. Run again with --apply to import 3 shares, 3 global settings and 2 users."
 check "dry run: ringsmb.conf unchanged" cmp -s "$T/ringsmb.conf" "$T/ringsmb.conf.before"
 check "dry run: no users db written" test ! -e "$T/users.db"
 
 check "import samba --apply" bash -c "'$RINGSMBCTL' --config '$T/ringsmb.conf' --no-reload import samba '$S/smb.conf' --apply > '$T/apply.txt' 2>&1"
-report "--apply: says what it imported" "Imported 2 shares, 3 global settings into $T/ringsmb.conf and 2 users into $T/users.db." apply.txt
+report "--apply: says what it imported" "Imported 3 shares, 3 global settings into $T/ringsmb.conf and 2 users into $T/users.db." apply.txt
 check "the result is a valid configuration" ctl config check
 check "workgroup came along" grep -qE '^\s*workgroup = OLDGRP' "$T/ringsmb.conf"
 check "[docs] stays read-only ([docs] overrides the [global] default)" bash -c \

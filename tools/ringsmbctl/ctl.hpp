@@ -70,6 +70,7 @@ void add_daemon_commands(CLI::App& app, Context& ctx);  // reload, shutdown, deb
 void add_status_commands(CLI::App& app, Context& ctx);  // status, session close
 void add_discovery_commands(CLI::App& app, Context& ctx);  // discovery wsdd, discovery avahi
 void add_import_commands(CLI::App& app, Context& ctx);     // import samba, import ksmbd
+void add_recycle_commands(CLI::App& app, Context& ctx);    // recycle list, recycle empty
 
 // Password entry: one line of stdin, or two no-echo prompts on the terminal.
 std::expected<std::string, std::string> read_password(bool from_stdin);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "config/config.hpp"
+#include "config/substitution.hpp"
 #include "import.hpp"
 
 extern char** environ;
@@ -84,10 +85,6 @@ void plan_global(const config::ConfigEditor& ed, const std::string& file, Config
   for (const auto& e : ed.entries(section)) {
     std::string where = file + ":" + std::to_string(e.line);
     std::string entry = "'" + e.key + " = " + e.value + "'";
-    if (e.value.find('%') != std::string::npos) {
-      plan.skipped.push_back({where, entry + ": Samba's %-substitutions are not supported"});
-      continue;
-    }
     // A key shares take is Samba's default for every share: copied into
     // each imported share, not into ringsmb's [global], where it would
     // change the shares ringsmb already has.
@@ -97,7 +94,9 @@ void plan_global(const config::ConfigEditor& ed, const std::string& file, Config
       continue;
     }
     Verdict g = probe(e.key, e.value, true);
-    if (g.fit != Fit::Taken) plan.skipped.push_back({where, entry + ": " + g.why});
+    if (g.fit == Fit::Taken && e.value.find('%') != std::string::npos)
+      plan.skipped.push_back({where, entry + ": Samba's %-substitutions are not expanded in [global] keys"});
+    else if (g.fit != Fit::Taken) plan.skipped.push_back({where, entry + ": " + (s.fit == Fit::Rejected ? s.why : g.why)});
     else if (keeps_own(e.key)) plan.skipped.push_back({where, entry + ": about the old server itself; ringsmb keeps its own"});
     else plan.global.push_back({e.key, e.value});
   }
@@ -116,14 +115,18 @@ int header_line(const std::string& text, const std::string& section) {
   return 0;
 }
 
+// [homes] (HOMES) needs no path: each user's home directory is its root.
+// A path the same for every user is left out, as ringsmb refuses it.
 void plan_share(const config::ConfigEditor& ed, const std::string& where_header, const std::string& file,
-                const std::string& section, const std::vector<Setting>& share_defaults, ConfigPlan& plan) {
+                const std::string& section, const std::vector<Setting>& share_defaults, ConfigPlan& plan,
+                bool homes) {
   SharePlan share{section, where_header, {}};
   for (const auto& e : ed.entries(section)) {
     std::string where = file + ":" + std::to_string(e.line);
     std::string entry = "'" + e.key + " = " + e.value + "'";
-    if (e.value.find('%') != std::string::npos) {
-      plan.skipped.push_back({where, "[" + section + "] " + entry + ": Samba's %-substitutions are not supported"});
+    if (homes && config::normalize_key(e.key) == "path" && !config::has_substitution(e.value)) {
+      plan.skipped.push_back({where, "[homes] " + entry + ": the same for every user; each user's home directory "
+                                     "(passwd) is used instead"});
       continue;
     }
     Verdict v = probe(e.key, e.value, false);
@@ -132,7 +135,7 @@ void plan_share(const config::ConfigEditor& ed, const std::string& where_header,
   }
   for (const auto& d : share_defaults)
     if (!sets_same(share.settings, d.first)) share.settings.push_back(d);
-  if (!sets_same(share.settings, "path")) {
+  if (!homes && !sets_same(share.settings, "path")) {
     plan.skipped.push_back({share.where, "share [" + section + "]: not imported: no path ringsmb can use"});
     return;
   }
@@ -220,10 +223,9 @@ std::expected<ConfigPlan, std::string> plan_config(const std::string& path) {
     std::string n = config::normalize_key(section);
     if (n == "global") continue;
     std::string where = path + ":" + std::to_string(header_line(*text, section));
-    if (n == "homes") plan.skipped.push_back({where, "[homes] (a share per user's home) is not supported"});
-    else if (n == "ipc$") plan.skipped.push_back({where, "[IPC$] is built into ringsmb"});
+    if (n == "ipc$") plan.skipped.push_back({where, "[IPC$] is built into ringsmb"});
     else if (is_printer_section(ed, section)) plan.skipped.push_back({where, "[" + section + "]: printing is not supported"});
-    else plan_share(ed, where, path, section, share_defaults, plan);
+    else plan_share(ed, where, path, section, share_defaults, plan, n == "homes");
   }
   return plan;
 }

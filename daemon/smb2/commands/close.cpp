@@ -18,6 +18,7 @@
 #include "smb2/leases/lease.hpp"
 #include "smb2/commands/lock.hpp"
 #include "smb2/pipes/pipe_io.hpp"
+#include "smb2/files/recycle.hpp"
 #include "smb2/files/share_options.hpp"
 #include "smb2/streams/stream_io.hpp"
 #include "state/lock_table.hpp"
@@ -35,7 +36,8 @@ enum : uint16_t { SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB = 0x1 };
 constexpr uint32_t FILE_DELETE_ON_CLOSE = 0x1000;
 
 // Unlinks the file of the last open with delete pending.
-void delete_file(ServerContext& server, int root_fd, const state::Open& open, const state::Guid& client) {
+void delete_file(ServerContext& server, int root_fd, const state::Open& open, const state::Guid& client,
+                 const config::RecycleConfig* recycle) {
   const bool is_directory = open.stream ? open.stream->base_is_directory : open.is_directory;
   std::string_view parent, leaf;
   vfs::split_parent(open.path, parent, leaf);
@@ -53,7 +55,10 @@ void delete_file(ServerContext& server, int root_fd, const state::Open& open, co
   state::UniqueFd doomed(vfs::stream_sidecars_in_use()
                              ? openat(dir, std::string(leaf).c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC)
                              : -1);
-  if (!vfs::unlink_noted(server.names, dir, std::string(leaf), is_directory)) {
+  if (recycle && recycle->enabled && !is_directory && !open.stream &&
+      move_to_recycle_bin(server.names, root_fd, dir, open.path, leaf, *recycle) == RecycleOutcome::Moved) {
+    break_directory_leases(server, dir, leaf, client, parent_lease_key(open));
+  } else if (!vfs::unlink_noted(server.names, dir, std::string(leaf), is_directory)) {
     LOG_WARN("delete on close of %s failed, the file stays: %m", open.path.c_str());
   } else {
     break_directory_leases(server, dir, leaf, client, parent_lease_key(open));
@@ -91,7 +96,7 @@ void close_on_pool(ServerContext& server, state::UniqueFd fd, state::OpenCharge 
 }  // namespace
 
 void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
-                  const ipc::UnixUser& identity, const state::Guid& client) {
+                  const ipc::UnixUser& identity, const state::Guid& client, const config::RecycleConfig* recycle) {
   // CREATE granted delete-on-close only with DELETE (grant_create_access);
   // checked again so that no other path to an open can delete without it.
   if ((open->create_options & FILE_DELETE_ON_CLOSE) && (open->granted_access & DELETE)) {
@@ -117,7 +122,7 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
   stream_fd.reset();
   if (delete_last && root_fd >= 0) {
     become_user(identity);
-    delete_file(server, root_fd, *open, client);
+    delete_file(server, root_fd, *open, client, recycle);
   } else if (open->entry_changed && root_fd >= 0) {
     break_parent_directory_leases(server, root_fd, open->path, client, parent_lease_key(*open));
   }
@@ -141,7 +146,7 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   }
   static const ipc::UnixUser kNobody{};
   release_open(server, std::move(open), tree && tree->root ? tree->root.get() : -1, tree ? tree->identity : kNobody,
-               conn.client_guid);
+               conn.client_guid, tree ? &tree->share.recycle : nullptr);
 }
 
 void close_open(Request& req, state::Open* open) { close_open(req.conn, req.server, open->volatile_id); }

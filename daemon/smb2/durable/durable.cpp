@@ -126,7 +126,7 @@ void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {
             why);
   int root = k.share_root ? k.share_root->fd.get() : -1;
   RestoreIdentity restore;  // a break closes it in another user's request
-  release_open(server, std::move(k.open), root, k.identity, k.client_guid);
+  release_open(server, std::move(k.open), root, k.identity, k.client_guid, k.recycle.get());
 }
 
 state::Tree* tree_of(ConnState& conn, const state::Open& open) {
@@ -154,6 +154,7 @@ bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Ope
   k.owner = conn.find_session(o.session_id)->user;
   k.share = tree->share.name;
   k.share_root = server.durables.share_root(tree->root.get(), &server.budget.open_files);
+  if (tree->share.recycle.enabled) k.recycle = std::make_shared<const config::RecycleConfig>(tree->share.recycle);
   k.identity = tree->identity;
   k.deadline_ms = now_ms + o.durable_timeout_ms;
   k.worker = conn.address.worker;

@@ -127,9 +127,10 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id);
 // modes and lease released, delete-on-close performed (under ROOT_FD, the
 // share root, as IDENTITY; -1: not possible), the directory's leases
 // broken except for CLIENT's (its ClientGuid). Also for a kept durable open
-// that times out (smb2/durable/durable.hpp).
+// that times out (smb2/durable/durable.hpp). RECYCLE: the share's recycle
+// bin, where a deleted file goes instead (smb2/files/recycle.hpp); null: none.
 void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
-                  const ipc::UnixUser& identity, const state::Guid& client);
+                  const ipc::UnixUser& identity, const state::Guid& client, const config::RecycleConfig* recycle);
 // Ends session S (LOGOFF, a failed re-authentication): closes its opens
 // oldest first, withdraws its waiting requests; the session object is
 // erased after the current frame.
