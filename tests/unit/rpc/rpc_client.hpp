@@ -137,9 +137,10 @@ class Client {
       : pipe_name_(pipe), chunk_(chunk), cfg_(test_config()) {
     init(user, guest);
   }
-  Client(const std::string& pipe, config::Config cfg, size_t chunk = 0, const std::string& user = "alice")
+  Client(const std::string& pipe, config::Config cfg, size_t chunk = 0, const std::string& user = "alice",
+         const std::string& home_share = {})
       : pipe_name_(pipe), chunk_(chunk), cfg_(std::move(cfg)) {
-    init(user, false);
+    init(user, false, home_share);
   }
 
   // Writes `data` in chunk_-sized pieces (all at once when 0).
@@ -185,8 +186,8 @@ class Client {
   std::unique_ptr<RpcPipe> pipe;
 
  private:
-  void init(const std::string& user, bool guest) {
-    RpcContext ctx{&cfg_, user, guest, std::make_shared<FakeAccounts>()};
+  void init(const std::string& user, bool guest, const std::string& home_share = {}) {
+    RpcContext ctx{&cfg_, user, guest, std::make_shared<FakeAccounts>(), home_share};
     pipe = RpcPipe::open(pipe_name_, ctx);
     REQUIRE(pipe);
   }

@@ -302,3 +302,22 @@ TEST_CASE("srvsvc: share paths (levels 2 and 502) only to admin users", "[rpc]")
     CHECK(load_le32(&e.stub[e.stub.size() - 12]) == 2u);  // TotalEntries
   }
 }
+
+TEST_CASE("srvsvc: the caller's own home is listed, [homes] only when browseable", "[rpc][homes]") {
+  for (bool browseable : {false, true}) {
+    config::Config cfg = test_config();
+    config::ShareConfig homes;
+    homes.name = "homes";
+    homes.browseable = browseable;
+    cfg.homes = homes;
+    Client c("srvsvc", cfg, 0, "alice", "alice");
+    REQUIRE(c.bind().type == PduType::BindAck);
+    uint32_t total = 0, werr = 1;
+    auto shares = decode_enum_level1(c.call(15, share_enum_stub(1)).stub, total, werr);
+    std::vector<std::string> names;
+    for (const auto& s : shares) names.push_back(s.name);
+    std::vector<std::string> want = browseable ? std::vector<std::string>{"data", "homes", "alice", "IPC$"}
+                                               : std::vector<std::string>{"data", "alice", "IPC$"};
+    CHECK(names == want);
+  }
+}
