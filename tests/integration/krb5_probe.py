@@ -10,7 +10,9 @@ and the server keeps serving. (Samba 4.17's standalone server, the same
 way: accepts the replay and the HTTP/ ticket, and answers the truncated
 AP-REQs with MORE_PROCESSING_REQUIRED.)
 
-usage: krb5_probe.py PORT HOST   (HOST: the cifs/HOST the keytab holds)
+usage: krb5_probe.py PORT HOST [--stale SECONDS]
+  HOST: the cifs/HOST the keytab holds. --stale: only make a token, wait
+  SECONDS (past the ticket's end and the clock skew) and send it: refused.
 """
 import os
 import socket
@@ -122,7 +124,19 @@ def setup(blob):
     return c.session_setup(neg_token_init(blob) if blob is not None else b"")
 
 
+def stale(seconds):
+    import time
+    _, token = token_for("cifs")
+    time.sleep(seconds)
+    status, _ = setup(token)
+    check(f"a token {seconds} s old, of an expired ticket: LOGON_FAILURE", status == LOGON_FAILURE, hex(status or 0))
+
+
 def main():
+    if len(sys.argv) > 4 and sys.argv[3] == "--stale":
+        stale(int(sys.argv[4]))
+        print(f"{results['pass']} passed, {results['fail']} failed")
+        sys.exit(1 if results["fail"] else 0)
     ctx, token = token_for("cifs")
     status, blob = setup(token)
     check("a fresh AP-REQ logs in", status == SUCCESS, hex(status or 0))

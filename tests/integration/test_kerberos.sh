@@ -81,6 +81,12 @@ if $PY -c 'import gssapi' 2> /dev/null; then
     || fail "no log line for the replay"
   grep -q "is for HTTP/$KDC_HOST@$KDC_REALM, not a cifs/ or host/ service" "$T/server.log" \
     && pass "the log names the wrong service" || fail "no log line for the wrong service"
+  # A ticket that lives 3 s; its token is sent 6 s later (clockskew = 2, kdc.sh).
+  echo "$OWNER_PW" | KRB5CCNAME="FILE:$T/short.cc" kinit -l 3s "$TEST_UNIX_USER" > /dev/null
+  check "a stale token (expired ticket) is refused" \
+    env KRB5CCNAME="FILE:$T/short.cc" $PY "$RINGSMB_SOURCE_DIR/tests/integration/krb5_probe.py" "$PORT" "$KDC_HOST" --stale 6
+  grep -q "Kerberos login refused: AP-REQ:.*\(expired\|skew\)" "$T/server.log" && pass "the log says the token was stale" \
+    || { fail "no log line for the stale token"; grep "Kerberos login refused" "$T/server.log" | tail -2; }
 else
   echo "SKIP: raw token checks (python3-gssapi not installed)"
 fi
