@@ -71,11 +71,14 @@ std::string status_text(OM_uint32 code, int type) {
 }
 
 // The mechanism's own message ("Ticket expired", "Request is a replay")
-// says more than the generic one; both when there is a minor code.
+// says more than the generic one; both when there is a minor code, and the
+// code itself where krb5 has no text for it (it then says "Success").
 Refusal gss_refusal(const char* step, OM_uint32 major, OM_uint32 minor) {
   std::string text = std::string(step) + ": " + status_text(major, GSS_C_GSS_CODE);
-  if (minor != 0) text += " (" + status_text(minor, GSS_C_MECH_CODE) + ")";
-  return {text};
+  if (minor == 0) return {text};
+  std::string detail = status_text(minor, GSS_C_MECH_CODE);
+  if (detail.empty() || detail == "Success") detail = "minor code " + std::to_string(minor);
+  return {text + " (" + detail + ")"};
 }
 
 std::expected<void, Refusal> acquire_acceptor_cred(const AcceptorSettings& s, Cred& cred) {
