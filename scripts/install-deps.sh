@@ -11,6 +11,8 @@ set -euo pipefail
 build_packages=(
   build-essential g++ cmake ninja-build pkg-config
   liburing-dev libnl-3-dev libnl-genl-3-dev libssl-dev libcli11-dev
+  # MIT Kerberos' GSSAPI: ringsmb-ctld accepts Kerberos tickets (daemon/kerberos/)
+  libkrb5-dev
 )
 # What the tests, benchmarks and the package need besides.
 test_packages=(
@@ -53,6 +55,9 @@ test_packages=(
   # (cockpit.js); headless Chromium driven by Selenium. About 45 s of
   # download and install here (52 packages, 430 MB on disk).
   cockpit-ws cockpit-bridge cockpit-system chromium chromium-driver python3-selenium
+  # test_kerberos: an MIT KDC of the test's own (krb5kdc, kdb5_util,
+  # kadmin.local), kinit/klist, and GSSAPI from Python for raw tokens
+  krb5-kdc krb5-admin-server krb5-user python3-gssapi
 )
 if [ "${1:-}" = "--demo" ]; then
   packages=("${build_packages[@]}" smbclient)

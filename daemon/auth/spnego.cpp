@@ -12,6 +12,10 @@
 namespace ringsmb::auth {
 
 const Bytes kOidNtlmssp = {0x2B, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0A};
+const Bytes kOidKrb5 = {0x2A, 0x86, 0x48, 0x86, 0xF7, 0x12, 0x01, 0x02, 0x02};
+const Bytes kOidMsKrb5 = {0x2A, 0x86, 0x48, 0x82, 0xF7, 0x12, 0x01, 0x02, 0x02};
+
+bool is_krb5_oid(ByteSpan oid) { return std::ranges::equal(oid, kOidKrb5) || std::ranges::equal(oid, kOidMsKrb5); }
 
 namespace {
 
@@ -136,8 +140,10 @@ Bytes concat(std::initializer_list<ByteSpan> parts) {
 
 }  // namespace
 
-Bytes build_negotiate_hint() {
-  Bytes mech_types = tlv(kTagContext0 + 0, tlv(kTagSequence, tlv(kTagOid, kOidNtlmssp)));
+Bytes build_negotiate_hint(bool with_kerberos) {
+  Bytes oids = with_kerberos ? concat({tlv(kTagOid, kOidMsKrb5), tlv(kTagOid, kOidKrb5)}) : Bytes{};
+  oids = concat({oids, tlv(kTagOid, kOidNtlmssp)});
+  Bytes mech_types = tlv(kTagContext0 + 0, tlv(kTagSequence, oids));
   // negHints (MS-SPNG NegTokenInit2 [3]) { hintName [0] GeneralString }.
   Bytes hints = tlv(kTagContext0 + 3, tlv(kTagSequence, tlv(kTagContext0 + 0, tlv(kTagGeneralString, as_bytes(kHintName)))));
   Bytes init = tlv(kTagContext0 + 0, tlv(kTagSequence, concat({mech_types, hints})));

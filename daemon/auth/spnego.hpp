@@ -12,11 +12,18 @@ namespace ringsmb::auth {
 
 // OID 1.3.6.1.4.1.311.2.2.10, NTLMSSP.
 extern const Bytes kOidNtlmssp;
+// Kerberos: RFC 1964's OID 1.2.840.113554.1.2.2, and 1.2.840.48018.1.2.2,
+// the one Windows clients list first (MS-SPNG 3.1.5.2).
+extern const Bytes kOidKrb5;
+extern const Bytes kOidMsKrb5;
+bool is_krb5_oid(ByteSpan oid);
 
 // The GSS-API wrapped NegTokenInit a server sends in the NEGOTIATE response
-// SecurityBuffer: mechTypes = [NTLMSSP], plus the "not_defined_in_RFC4178@please_ignore"
-// negHints principal as Windows and Samba send it.
-Bytes build_negotiate_hint();
+// SecurityBuffer: mechTypes = [NTLMSSP], or [MS-KRB5, KRB5, NTLMSSP] when
+// it accepts Kerberos (Samba's order), plus the
+// "not_defined_in_RFC4178@please_ignore" negHints principal as Windows and
+// Samba send it.
+Bytes build_negotiate_hint(bool with_kerberos = false);
 
 struct NegTokenInit {
   std::vector<Bytes> mech_types;  // DER-encoded OIDs (content bytes only)

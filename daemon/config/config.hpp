@@ -25,6 +25,11 @@ enum class SigningPolicy { Auto, Mandatory, Disabled };
 // -> Off; desired/yes/auto -> Desired; required/mandatory/forced -> Required.
 enum class EncryptionPolicy { Off, Desired, Required };
 enum class MapToGuest { Never, BadUser, BadPassword };
+// "kerberos method" (Samba's values): where the service keys that accept
+// Kerberos tickets come from. Only the keytab methods let ringsmb accept
+// Kerberos; "secrets only" (Samba's default) names Samba's secrets.tdb,
+// which ringsmb does not read, so Kerberos stays off with it.
+enum class KerberosMethod { SecretsOnly, DedicatedKeytab, SystemKeytab, SecretsAndKeytab };
 // "data plane": who serves SMB. Ringsmbd (the default): ringsmbd, with
 // ringsmb-ctld verifying logins (the NT hash never leaves ctld). Ksmbd: the
 // kernel's ksmbd.ko, driven by ringsmb-ctld (kmod-shim/, docs/kmod-shim.md);
@@ -121,6 +126,11 @@ struct GlobalConfig {
   // server over RPC, e.g. may see share paths (srvsvc levels 2 and 502).
   std::vector<std::string> admin_users;
   std::string workgroup = "WORKGROUP";
+  // Kerberos (docs/kerberos.md): "realm" (stored upper case), "kerberos
+  // method", "dedicated keytab file" ("FILE:/path" or a path).
+  std::string realm;
+  KerberosMethod kerberos_method = KerberosMethod::SecretsOnly;
+  std::string dedicated_keytab_file;
   std::string netbios_name = "RINGSMB";
   std::string server_string = "ringsmb";
   // Resource limits (docs/security.md, "Resource limits"). Beyond these,
@@ -227,5 +237,15 @@ void warn_missing_share_paths(ParseOutput& out, std::string_view file);
 // Normalizes a key as the parser compares keys: lowercase, spaces and tabs removed.
 std::string normalize_key(std::string_view key);
 bool parse_bool(std::string_view value, bool& out);
+
+}  // namespace ringsmb::config
+
+namespace ringsmb::config {
+
+// The keytab Kerberos tickets are accepted with: nullopt when Kerberos is
+// off (no realm, or a method without a keytab); "" for the system keytab
+// (krb5's default, /etc/krb5.keytab or KRB5_KTNAME); else the dedicated
+// keytab as a krb5 keytab name ("FILE:/path").
+std::optional<std::string> kerberos_keytab(const GlobalConfig& g);
 
 }  // namespace ringsmb::config

@@ -125,6 +125,13 @@ void Checker::check_global() {
     if (guests) error(line, msg + "; guest access fails");
     else warn(line, msg);
   }
+  // Kerberos half configured: say why tickets will not be accepted.
+  if (!g.realm.empty() && !kerberos_keytab(g))
+    warn(line_of("global", {"kerberosmethod", "realm"}, 1),
+         g.kerberos_method == KerberosMethod::DedicatedKeytab
+             ? std::string("kerberos method = dedicated keytab without a dedicated keytab file: Kerberos is off")
+             : std::string("realm is set but kerberos method names no keytab (dedicated keytab or system keytab): "
+                           "Kerberos is off"));
   for (const auto& admin : g.admin_users) {
     std::string why;
     if (!entry_exists(admin, why)) warn(line_of("global", {"adminusers"}, 1), cat("admin users: ", why));

@@ -31,6 +31,16 @@ const char* signing_name(SigningPolicy p) {
   return "?";
 }
 
+const char* kerberos_method_name(KerberosMethod m) {
+  switch (m) {
+    case KerberosMethod::SecretsOnly: return "secrets only";
+    case KerberosMethod::DedicatedKeytab: return "dedicated keytab";
+    case KerberosMethod::SystemKeytab: return "system keytab";
+    case KerberosMethod::SecretsAndKeytab: return "secrets and keytab";
+  }
+  return "secrets only";
+}
+
 const char* map_to_guest_name(MapToGuest m) {
   switch (m) {
     case MapToGuest::Never: return "never";
@@ -86,6 +96,9 @@ std::vector<Setting> global_settings(const GlobalConfig& g) {
   return {
       {"workgroup", g.workgroup},
       {"netbios name", g.netbios_name},
+      {"realm", g.realm},
+      {"kerberos method", kerberos_method_name(g.kerberos_method)},
+      {"dedicated keytab file", g.dedicated_keytab_file},
       {"server string", g.server_string},
       {"tcp port", join(ports, " ")},
       {"interfaces", join(g.interfaces, " ")},

@@ -134,6 +134,21 @@ constexpr GlobalKey kGlobalKeys[] = {
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.admin_users, split_list(v, true)); }},
     {"workgroup",
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.workgroup, parse_netbios(v, "workgroup")); }},
+    {"realm",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) -> std::expected<void, Err> {
+       g.realm = std::string(trim(v));
+       for (char& c : g.realm) c = char(toupper(static_cast<unsigned char>(c)));
+       return {};
+     }},
+    {"kerberosmethod",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) {
+       return store(g.kerberos_method, parse_kerberos_method(v));
+     }},
+    {"dedicatedkeytabfile",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) -> std::expected<void, Err> {
+       g.dedicated_keytab_file = std::string(trim(v));
+       return {};
+     }},
     {"netbiosname",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.netbios_name, parse_netbios(v, "netbios name"));

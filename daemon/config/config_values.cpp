@@ -173,6 +173,16 @@ std::expected<DataPlane, Err> parse_data_plane(std::string_view raw) {
   return std::unexpected(cat("bad data plane '", trim(raw), "' (use ringsmbd or ksmbd)"));
 }
 
+std::expected<KerberosMethod, Err> parse_kerberos_method(std::string_view raw) {
+  std::string v = enum_form(raw);
+  if (v == "default" || v == "secretsonly") return KerberosMethod::SecretsOnly;
+  if (v == "dedicatedkeytab") return KerberosMethod::DedicatedKeytab;
+  if (v == "systemkeytab") return KerberosMethod::SystemKeytab;
+  if (v == "secretsandkeytab") return KerberosMethod::SecretsAndKeytab;
+  return std::unexpected(cat("bad kerberos method '", trim(raw),
+                             "' (use dedicated keytab, system keytab, secrets and keytab or secrets only)"));
+}
+
 std::expected<std::string, Err> parse_netbios(std::string_view raw, std::string_view what) {
   std::string_view v = trim(raw);
   // NetBIOS names are 15 bytes plus a type byte on the wire.
@@ -249,3 +259,22 @@ std::expected<std::string, Err> parse_unix_name(std::string_view raw, std::strin
 }
 
 }  // namespace ringsmb::config::detail
+
+namespace ringsmb::config {
+
+std::optional<std::string> kerberos_keytab(const GlobalConfig& g) {
+  if (g.realm.empty()) return std::nullopt;
+  switch (g.kerberos_method) {
+    case KerberosMethod::SecretsOnly: return std::nullopt;
+    case KerberosMethod::SystemKeytab:
+    case KerberosMethod::SecretsAndKeytab: return std::string();
+    case KerberosMethod::DedicatedKeytab:
+      if (g.dedicated_keytab_file.empty()) return std::nullopt;
+      // A bare path is a FILE: keytab, as Samba takes it.
+      if (g.dedicated_keytab_file.starts_with("/")) return "FILE:" + g.dedicated_keytab_file;
+      return g.dedicated_keytab_file;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ringsmb::config

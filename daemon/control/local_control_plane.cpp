@@ -19,6 +19,7 @@
 #include "control/pipe_table.hpp"
 #include "common/log.hpp"
 #include "control/share_access.hpp"
+#include "kerberos/gss_acceptor.hpp"
 
 namespace ringsmb::control {
 
@@ -41,6 +42,7 @@ class LocalControlPlane final : public ControlPlane {
   }
 
   LoginReply login(const LoginRequest& req) override;
+  KerberosLoginReply kerberos_login(const KerberosLoginRequest& req) override;
   TreeConnectReply tree_connect(const TreeConnectRequest& req) override;
   void tree_disconnect(const std::string&, const std::string&) override {}
   void logout(const std::string&) override {}
@@ -57,6 +59,7 @@ class LocalControlPlane final : public ControlPlane {
   void refresh_user_db();
   LoginReply guest_login() const;
   LoginReply verify(const LoginRequest& req, const auth::NtlmAuthenticate& msg);
+  std::expected<UnixUser, std::string> kerberos_identity(const std::string& local_name);
   std::optional<UnixUser> subject_identity(const TreeConnectRequest& req) const;
   Caller caller_of(const std::string& user, bool is_guest) const;
   AccountLookup account_lookup() const;
@@ -179,6 +182,56 @@ LoginReply LocalControlPlane::verify(const LoginRequest& req, const auth::NtlmAu
   reply.session_key = verified->session_key;
   reply.unix_user = {id->uid, id->gid, id->groups};
   return reply;
+}
+
+// The replay cache sits in the state directory (ringsmb's own, not
+// /var/tmp's shared one), where a restart of ringsmb-ctld finds it again.
+kerberos::AcceptorSettings acceptor_settings(const config::GlobalConfig& g, const std::string& keytab) {
+  return {keytab, g.realm, "file2:" + g.state_directory + "/krb5.rcache2"};
+}
+
+KerberosLoginReply LocalControlPlane::kerberos_login(const KerberosLoginRequest& req) {
+  KerberosLoginReply reply;
+  const char* from = req.client_address.c_str();
+  auto keytab = config::kerberos_keytab(cfg_.global);
+  if (!keytab) {
+    LOG_WARN("%s: Kerberos login refused: Kerberos is not configured (realm, kerberos method)", from);
+    return reply;
+  }
+  auto accepted = kerberos::accept_ap_req(acceptor_settings(cfg_.global, *keytab), req.mech_token);
+  if (!accepted) {
+    LOG_WARN("%s: Kerberos login refused: %s", from, accepted.error().reason.c_str());
+    return reply;
+  }
+  auto id = kerberos_identity(accepted->local_name);
+  if (!id) {
+    LOG_WARN("%s: Kerberos login of %s refused: %s", from, accepted->client_principal.c_str(), id.error().c_str());
+    return reply;
+  }
+  LOG_INFO("%s: Kerberos login of %s (service %s) as Unix user '%s'", from, accepted->client_principal.c_str(),
+           accepted->service_principal.c_str(), accepted->local_name.c_str());
+  reply.login.status = NtStatus::Success;
+  reply.login.user = accepted->local_name;
+  reply.login.session_key = accepted->session_key;
+  reply.login.unix_user = *id;
+  reply.response_token = std::move(accepted->response_token);
+  return reply;
+}
+
+// A principal's account is the Unix account auth_to_local names. A users
+// db entry of that name that maps to another Unix user would make share
+// checks by name ("valid users", "@group") see a different identity than
+// the files do, so such a login is refused rather than guessed at.
+std::expected<UnixUser, std::string> LocalControlPlane::kerberos_identity(const std::string& local_name) {
+  auto id = auth::lookup_unix_identity(local_name);
+  if (!id) return std::unexpected("no Unix account '" + local_name + "'");
+  std::lock_guard lock(mu_);
+  refresh_user_db();
+  const auth::UserRecord* rec = db_.find(local_name);
+  if (rec && rec->unix_user != local_name)
+    return std::unexpected("users db entry '" + rec->name + "' maps to Unix user '" + rec->unix_user +
+                           "', not '" + local_name + "'");
+  return UnixUser{id->uid, id->gid, id->groups};
 }
 
 // The Unix identity "@group" entries are checked against: the one the

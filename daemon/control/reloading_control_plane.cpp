@@ -21,6 +21,7 @@ class LocalReloading final : public ReloadingControlPlane {
       : path_(std::move(path)), current_(make_local_control_plane(cfg)) {}
 
   LoginReply login(const LoginRequest& req) override { return engine()->login(req); }
+  KerberosLoginReply kerberos_login(const KerberosLoginRequest& req) override { return engine()->kerberos_login(req); }
   TreeConnectReply tree_connect(const TreeConnectRequest& req) override { return engine()->tree_connect(req); }
   void tree_disconnect(const std::string& share, const std::string& user) override {
     engine()->tree_disconnect(share, user);

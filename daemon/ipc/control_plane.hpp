@@ -46,6 +46,18 @@ struct LoginReply {
   uint32_t delay_ms = 0;
 };
 
+// A Kerberos login (SPNEGO with the krb5 mechanism): the GSS token the
+// client sent (an AP-REQ in RFC 4121 framing), checked where the keytab is.
+struct KerberosLoginRequest {
+  std::string client_address;
+  ByteSpan mech_token;
+};
+
+struct KerberosLoginReply {
+  LoginReply login;      // user (the mapped Unix account), session key, identity
+  Bytes response_token;  // the AP-REP for the client (mutual authentication)
+};
+
 struct ShareInfo {
   std::string name;
   std::string path;
@@ -116,6 +128,9 @@ class ControlPlane {
  public:
   virtual ~ControlPlane() = default;
   virtual LoginReply login(const LoginRequest& req) = 0;
+  // LOGON_FAILURE unless the control plane accepts Kerberos (a keytab is
+  // configured: config::kerberos_keytab).
+  virtual KerberosLoginReply kerberos_login(const KerberosLoginRequest&) { return {}; }
   virtual TreeConnectReply tree_connect(const TreeConnectRequest& req) = 0;
   virtual void tree_disconnect(const std::string& share, const std::string& user) = 0;
   virtual void logout(const std::string& user) = 0;

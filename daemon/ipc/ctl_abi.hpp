@@ -84,7 +84,15 @@
 //   RPC_IOCTL        D->C req {RPC_HANDLE, RPC_DATA, RPC_MAX} reply {STATUS, RPC_DATA, RPC_MORE}
 //                    (a transact: write then read)
 //   RPC_CLOSE        D->C req {RPC_HANDLE}                   reply {STATUS}
-//   SPNEGO_AUTHEN    reserved (Kerberos); C replies NotSupported.
+//   SPNEGO_AUTHEN    D->C req {SPNEGO_BLOB, CLIENT_ADDRESS?}
+//                    reply {STATUS, ACCOUNT?, LOGIN_FLAGS, SESSION_KEY?, UID, GID,
+//                    GROUPS, SPNEGO_BLOB?, DELAY_MS?}
+//                    A Kerberos login: the request's SPNEGO_BLOB is the krb5
+//                    mechanism token from the client's SPNEGO (the GSS-framed
+//                    AP-REQ), the reply's the GSS token with the AP-REP. C
+//                    checks the ticket with its keytab; D sees only the
+//                    session key and the identity. Without a keytab
+//                    configured: STATUS=LogonFailure.
 //   LIST_CONNECTIONS / LIST_SESSIONS / LIST_TREE_CONNECTS / LIST_OPEN_FILES
 //                    A->D req {} reply {STATUS, MORE_ENTRIES?, ENTRY*}. ringsmbd
 //                    holds this state, so A asks it directly: ringsmbd binds an
@@ -216,7 +224,7 @@ enum Attr : uint16_t {
   ATTR_RPC_DATA,           // bytes
   ATTR_RPC_MAX,            // u32, the most bytes the reader takes
   ATTR_RPC_MORE,           // u32 0/1: more data is waiting
-  ATTR_SPNEGO_BLOB,        // bytes (reserved)
+  ATTR_SPNEGO_BLOB,        // bytes, a GSS token (SPNEGO_AUTHEN)
   ATTR_ENTRY,              // nested, in LIST_* replies
   ATTR_TEXT,               // string, human-readable detail for the admin
   ATTR_PATH,               // string, an open file's path in LIST_OPEN_FILES

@@ -44,7 +44,7 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_NTLM_AUTHENTICATE] = binp(16384);
   p[ATTR_GROUPS] = binp(4 * 1024);
   p[ATTR_RPC_DATA] = binp(kMaxRpcData);
-  p[ATTR_SPNEGO_BLOB] = binp(16384);
+  p[ATTR_SPNEGO_BLOB] = binp(48 * 1024);  // a ticket with a large PAC; kMaxMessage holds it
   p[ATTR_ENTRY] = {NLA_NESTED, 0, 0};
   p[ATTR_DIALECT] = p[ATTR_SESSION_FLAGS] = p[ATTR_TREE_ID] = p[ATTR_MORE_ENTRIES] = u32p;
   p[ATTR_CONNECTION_ID] = u64p;
@@ -61,6 +61,7 @@ std::span<const Attr> required_attrs(Cmd cmd, bool is_request) {
   static constexpr Attr kStartReply[] = {ATTR_STATUS, ATTR_ABI_VERSION};
   static constexpr Attr kLogin[] = {ATTR_SERVER_CHALLENGE, ATTR_NTLM_CHALLENGE, ATTR_NTLM_AUTHENTICATE};
   static constexpr Attr kShare[] = {ATTR_SHARE_NAME};
+  static constexpr Attr kSpnego[] = {ATTR_SPNEGO_BLOB};
   static constexpr Attr kTree[] = {ATTR_SHARE_NAME, ATTR_ACCOUNT, ATTR_LOGIN_FLAGS};
   static constexpr Attr kTreeDisc[] = {ATTR_SHARE_NAME, ATTR_ACCOUNT};
   static constexpr Attr kAccount[] = {ATTR_ACCOUNT};
@@ -78,6 +79,7 @@ std::span<const Attr> required_attrs(Cmd cmd, bool is_request) {
     case CMD_LOGIN:
     case CMD_LOGIN_EXT: return kLogin;
     case CMD_SHARE_CONFIG: return kShare;
+    case CMD_SPNEGO_AUTHEN: return kSpnego;
     case CMD_TREE_CONNECT: return kTree;
     case CMD_TREE_DISCONNECT: return kTreeDisc;
     case CMD_LOGOUT: return kAccount;

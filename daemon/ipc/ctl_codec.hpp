@@ -82,6 +82,11 @@ void encode_login_request(MsgBuilder& b, const LoginRequest& r);
 LoginRequest decode_login_request(const Message& m);  // spans point into m's datagram
 void encode_login_reply(MsgBuilder& b, const LoginReply& r, bool with_groups);
 LoginReply decode_login_reply(const Message& m);
+// SPNEGO_AUTHEN: the Kerberos token out, a LOGIN_EXT-style reply plus the AP-REP back.
+void encode_kerberos_login_request(MsgBuilder& b, const KerberosLoginRequest& r);
+KerberosLoginRequest decode_kerberos_login_request(const Message& m);  // the span points into m's datagram
+void encode_kerberos_login_reply(MsgBuilder& b, const KerberosLoginReply& r);
+KerberosLoginReply decode_kerberos_login_reply(const Message& m);
 void encode_tree_connect_request(MsgBuilder& b, const TreeConnectRequest& r);
 TreeConnectRequest decode_tree_connect_request(const Message& m);
 void encode_share(MsgBuilder& b, const ShareInfo& s, uint32_t extra_flags);

@@ -67,6 +67,34 @@ LoginReply decode_login_reply(const Message& m) {
   return r;
 }
 
+void encode_kerberos_login_request(MsgBuilder& b, const KerberosLoginRequest& r) {
+  b.bytes(ATTR_SPNEGO_BLOB, r.mech_token).str(ATTR_CLIENT_ADDRESS, r.client_address);
+}
+
+KerberosLoginRequest decode_kerberos_login_request(const Message& m) {
+  KerberosLoginRequest r;
+  r.client_address = m.str(ATTR_CLIENT_ADDRESS);
+  r.mech_token = m.bytes(ATTR_SPNEGO_BLOB);
+  return r;
+}
+
+void encode_kerberos_login_reply(MsgBuilder& b, const KerberosLoginReply& r) {
+  encode_login_reply(b, r.login, true);
+  if (r.login.status == NtStatus::Success && !r.response_token.empty()) b.bytes(ATTR_SPNEGO_BLOB, r.response_token);
+}
+
+KerberosLoginReply decode_kerberos_login_reply(const Message& m) {
+  KerberosLoginReply r;
+  r.login = decode_login_reply(m);
+  // A Kerberos login always has a key: guest and anonymous are NTLM's.
+  if (r.login.status == NtStatus::Success && (r.login.is_guest || r.login.is_anonymous))
+    r.login.status = NtStatus::LogonFailure;
+  if (r.login.status != NtStatus::Success) return r;
+  ByteSpan token = m.bytes(ATTR_SPNEGO_BLOB);
+  r.response_token.assign(token.begin(), token.end());
+  return r;
+}
+
 void encode_tree_connect_request(MsgBuilder& b, const TreeConnectRequest& r) {
   b.str(ATTR_SHARE_NAME, r.share)
       .str(ATTR_ACCOUNT, r.user)

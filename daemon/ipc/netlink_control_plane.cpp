@@ -35,6 +35,7 @@ class NetlinkControlPlane final : public ControlPlane {
 
   bool start(int ready_timeout_ms);
   LoginReply login(const LoginRequest& req) override;
+  KerberosLoginReply kerberos_login(const KerberosLoginRequest& req) override;
   TreeConnectReply tree_connect(const TreeConnectRequest& req) override;
   void tree_disconnect(const std::string& share, const std::string& user) override;
   void logout(const std::string& user) override;
@@ -199,6 +200,13 @@ LoginReply NetlinkControlPlane::login(const LoginRequest& req) {
   unanswered.status = NtStatus::LogonFailure;
   return request(CMD_LOGIN_EXT, [&](MsgBuilder& b) { encode_login_request(b, req); }, decode_login_reply,
                  unanswered);
+}
+
+KerberosLoginReply NetlinkControlPlane::kerberos_login(const KerberosLoginRequest& req) {
+  KerberosLoginReply unanswered;
+  unanswered.login.status = NtStatus::LogonFailure;
+  return request(CMD_SPNEGO_AUTHEN, [&](MsgBuilder& b) { encode_kerberos_login_request(b, req); },
+                 decode_kerberos_login_reply, unanswered);
 }
 
 TreeConnectReply NetlinkControlPlane::tree_connect(const TreeConnectRequest& req) {

@@ -97,7 +97,7 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
     case CMD_GET_METRICS:
       // ringsmbd holds sessions and open files and answers these itself.
       return reply(status_reply(m, NtStatus::NotSupported, "ask ringsmbd (its port file ringsmbd.port)"));
-    case CMD_SPNEGO_AUTHEN:
+    case CMD_SPNEGO_AUTHEN: return reply(on_kerberos_login(m));
     default: return reply(status_reply(m, NtStatus::NotSupported, "not implemented yet"));
   }
 }
@@ -142,6 +142,14 @@ Bytes CtlServer::on_login(const Message& m) {
   LoginReply r = policy_->login(decode_login_request(m));
   MsgBuilder b(Cmd(m.cmd), m.seq, false);
   encode_login_reply(b, r, m.cmd == CMD_LOGIN_EXT);
+  if (!b.ok()) return status_reply(m, NtStatus::InsufficientResources);
+  return to_bytes(b);
+}
+
+Bytes CtlServer::on_kerberos_login(const Message& m) {
+  KerberosLoginReply r = policy_->kerberos_login(decode_kerberos_login_request(m));
+  MsgBuilder b(CMD_SPNEGO_AUTHEN, m.seq, false);
+  encode_kerberos_login_reply(b, r);
   if (!b.ok()) return status_reply(m, NtStatus::InsufficientResources);
   return to_bytes(b);
 }

@@ -57,6 +57,7 @@ class CtlServer {
   std::vector<Outgoing> dispatch(const ipc::Message& m, uint32_t from_port);
   Bytes on_starting_up(const ipc::Message& m, uint32_t from_port);
   Bytes on_login(const ipc::Message& m);
+  Bytes on_kerberos_login(const ipc::Message& m);
   Bytes on_tree_connect(const ipc::Message& m);
   Bytes on_share_config(const ipc::Message& m);
   Bytes on_reload(const ipc::Message& m);

@@ -61,7 +61,7 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
   crypto::random_bytes(ctx.server_guid);
   auto now = std::chrono::system_clock::now().time_since_epoch();
   ctx.start_time = vfs::unix_to_filetime(std::chrono::duration_cast<std::chrono::seconds>(now).count(), 0);
-  ctx.negotiate_hint = auth::build_negotiate_hint();
+  ctx.negotiate_hint = auth::build_negotiate_hint(config::kerberos_keytab(cfg.global).has_value());
   ctx.max_read = cfg.global.smb2_max_read;
   ctx.max_write = cfg.global.smb2_max_write;
   ctx.max_trans = cfg.global.smb2_max_trans;

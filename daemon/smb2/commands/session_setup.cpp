@@ -68,30 +68,73 @@ void write_response(ByteWriter& w, uint16_t session_flags, ByteSpan blob) {
   w.bytes(blob);
 }
 
-// The NTLMSSP token inside the client's security blob, unwrapping SPNEGO.
-bool extract_ntlm(state::Session& s, ByteSpan blob, Bytes& ntlm, Bytes& client_mic) {
+// What the client's security blob asks of us, SPNEGO unwrapped: a token of
+// one mechanism, or (RFC 4178 4.2.2) a switch to a mechanism other than
+// the one its optimistic token was made for.
+enum class Mech { Ntlm, Krb5 };
+struct ClientToken {
+  Mech mech = Mech::Ntlm;
+  Bytes token;
+  Bytes client_mic;
+  Bytes supported_mech;  // the OID our SPNEGO answer names (empty: none)
+  bool switch_mech = false;  // answer accept-incomplete naming supported_mech, no token
+};
+
+bool kerberos_enabled(const Request& req) { return config::kerberos_keytab(req.server.config.global).has_value(); }
+
+bool offered(const std::vector<Bytes>& mechs, ByteSpan oid) {
+  return std::ranges::any_of(mechs, [&](const Bytes& m) { return std::ranges::equal(m, oid); });
+}
+
+// The mechanism we take from a NegTokenInit: the client's first choice when
+// we do it (its mechToken is for that one), else the first of ours it
+// lists (its token is then for a mechanism we do not do).
+std::optional<ClientToken> choose_mech(const Request& req, const auth::NegTokenInit& init) {
+  ClientToken t;
+  const Bytes& first = init.mech_types[0];
+  bool krb5 = kerberos_enabled(req);
+  if (krb5 && auth::is_krb5_oid(first)) {
+    t = {Mech::Krb5, init.mech_token, {}, first, init.mech_token.empty()};
+    return t;
+  }
+  if (first == auth::kOidNtlmssp || (offered(init.mech_types, auth::kOidNtlmssp) && auth::is_raw_ntlmssp(init.mech_token))) {
+    // (An NTLMSSP token behind another first choice is taken as NTLM, as before.)
+    t = {Mech::Ntlm, init.mech_token, {}, auth::kOidNtlmssp, init.mech_token.empty()};
+    return t;
+  }
+  for (const Bytes& m : init.mech_types) {
+    if (krb5 && auth::is_krb5_oid(m)) return ClientToken{Mech::Krb5, {}, {}, m, true};
+    if (m == auth::kOidNtlmssp) return ClientToken{Mech::Ntlm, {}, {}, m, true};
+  }
+  return std::nullopt;
+}
+
+// A NegTokenResp continues the exchange; its token says which mechanism
+// (NTLMSSP's signature, or RFC 2743 framing around a Kerberos AP-REQ).
+ClientToken continue_mech(const Request& req, const auth::NegTokenResp& resp) {
+  ClientToken t{Mech::Ntlm, resp.response_token, resp.mech_list_mic, {}, false};
+  if (!auth::is_raw_ntlmssp(t.token) && !t.token.empty() && t.token[0] == 0x60 && kerberos_enabled(req))
+    t.mech = Mech::Krb5;
+  return t;
+}
+
+std::optional<ClientToken> read_client_token(const Request& req, state::Session& s, ByteSpan blob) {
   if (auth::is_raw_ntlmssp(blob)) {
     s.spnego = false;
-    ntlm.assign(blob.begin(), blob.end());
-    return true;
+    return ClientToken{Mech::Ntlm, Bytes(blob.begin(), blob.end()), {}, {}, false};
   }
   s.spnego = true;
   if (auto init = auth::parse_neg_token_init(blob)) {
-    if (init->mech_types.empty() || init->mech_types[0] != auth::kOidNtlmssp) {
-      bool offered = false;
-      for (const auto& m : init->mech_types) offered |= m == auth::kOidNtlmssp;
-      if (!offered) return false;
-    }
+    if (init->mech_types.empty()) return std::nullopt;
     s.mech_types_der = encode_mech_type_list(init->mech_types);
-    ntlm = init->mech_token;
-    return true;
+    auto t = choose_mech(req, *init);
+    if (!t && !kerberos_enabled(req) && std::ranges::any_of(init->mech_types, auth::is_krb5_oid))
+      LOG_INFO("%s: session setup offers only Kerberos, which is not configured (realm, kerberos method)",
+               req.conn.client_address.c_str());
+    return t;
   }
-  if (auto resp = auth::parse_neg_token_resp(blob)) {
-    ntlm = resp->response_token;
-    client_mic = resp->mech_list_mic;
-    return true;
-  }
-  return false;
+  if (auto resp = auth::parse_neg_token_resp(blob)) return continue_mech(req, *resp);
+  return std::nullopt;
 }
 
 NtStatus send_challenge(Request& req, state::Session& s, ByteSpan negotiate_msg, ByteWriter& w) {
@@ -204,38 +247,18 @@ void count_login_failure(ConnState& conn, NtStatus status) {
     ++conn.metrics->login_failures;
 }
 
-NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSpan client_mic, ByteWriter& w) {
-  ipc::LoginRequest lr;
-  lr.client_address = req.conn.client_address;
-  lr.server_challenge = s.server_challenge;
-  lr.negotiate_msg = s.ntlm_negotiate;
-  lr.challenge_msg = s.ntlm_challenge;
-  lr.authenticate_msg = auth_msg;
-  ipc::LoginReply login = req.server.control->login(lr);
-  if (login.delay_ms) {
-    // The throttle: the transport holds this reply (and the connection's
-    // later requests) without blocking the worker.
-    int64_t until = monotonic_ms() + login.delay_ms;
-    req.conn.hold_replies_until_ms = std::max(req.conn.hold_replies_until_ms, until);
-  }
-  if (login.status != NtStatus::Success) {
-    count_login_failure(req.conn, login.status);
-    if (login.status == NtStatus::LogonFailure) explain_refused_login(req.conn, auth_msg);
-    bool as_is = login.status == NtStatus::InvalidParameter || login.status == NtStatus::AccountLockedOut;
-    return as_is ? login.status : NtStatus::LogonFailure;
-  }
-  auto parsed = auth::parse_ntlm_authenticate(auth_msg);
-  uint32_t flags = parsed ? parsed->flags : 0;
-  Bytes server_mic;
-  if (s.spnego && !client_mic.empty() && !login.is_guest && !login.is_anonymous) {
-    auto expect = auth::ntlm_sign(login.session_key, flags, auth::NtlmDirection::ClientToServer, 0, s.mech_types_der);
-    if (client_mic.size() != 16 || !crypto::equal_ct(client_mic, expect)) {
-      count_login_failure(req.conn, NtStatus::LogonFailure);
-      return NtStatus::LogonFailure;
-    }
-    auto mine = auth::ntlm_sign(login.session_key, flags, auth::NtlmDirection::ServerToClient, 0, s.mech_types_der);
-    server_mic.assign(mine.begin(), mine.end());
-  }
+// The throttle: the transport holds this reply (and the connection's later
+// requests) without blocking the worker.
+void hold_reply(Request& req, uint32_t delay_ms) {
+  if (!delay_ms) return;
+  int64_t until = monotonic_ms() + delay_ms;
+  req.conn.hold_replies_until_ms = std::max(req.conn.hold_replies_until_ms, until);
+}
+
+// A login the control plane granted: the session takes its identity (or,
+// re-authenticating, possibly a new one) and becomes valid; BLOB is the
+// final security buffer for the client.
+NtStatus complete_login(Request& req, state::Session& s, const ipc::LoginReply& login, ByteSpan blob, ByteWriter& w) {
   bool reauth = s.state == state::Session::State::Valid;
   // A guest or anonymous session has no key to encrypt with: where the
   // server requires encryption it cannot be served at all.
@@ -259,12 +282,73 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
   if (s.is_guest) flags_out |= SMB2_SESSION_FLAG_IS_GUEST;
   if (s.is_anonymous) flags_out |= SMB2_SESSION_FLAG_IS_NULL;
   if (s.encrypt_data) flags_out |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
-  Bytes blob;
-  if (s.spnego) blob = auth::build_neg_token_resp(auth::NegState::AcceptCompleted, {}, {}, server_mic);
   write_response(w, flags_out, blob);
   LOG_INFO("%s: session 0x%llx for '%s'%s", req.conn.client_address.c_str(), (unsigned long long)s.session_id,
            s.user.c_str(), s.is_guest ? " (guest)" : s.is_anonymous ? " (anonymous)" : "");
   return NtStatus::Success;
+}
+
+NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSpan client_mic, ByteWriter& w) {
+  ipc::LoginRequest lr;
+  lr.client_address = req.conn.client_address;
+  lr.server_challenge = s.server_challenge;
+  lr.negotiate_msg = s.ntlm_negotiate;
+  lr.challenge_msg = s.ntlm_challenge;
+  lr.authenticate_msg = auth_msg;
+  ipc::LoginReply login = req.server.control->login(lr);
+  hold_reply(req, login.delay_ms);
+  if (login.status != NtStatus::Success) {
+    count_login_failure(req.conn, login.status);
+    if (login.status == NtStatus::LogonFailure) explain_refused_login(req.conn, auth_msg);
+    bool as_is = login.status == NtStatus::InvalidParameter || login.status == NtStatus::AccountLockedOut;
+    return as_is ? login.status : NtStatus::LogonFailure;
+  }
+  auto parsed = auth::parse_ntlm_authenticate(auth_msg);
+  uint32_t flags = parsed ? parsed->flags : 0;
+  Bytes server_mic;
+  if (s.spnego && !client_mic.empty() && !login.is_guest && !login.is_anonymous) {
+    auto expect = auth::ntlm_sign(login.session_key, flags, auth::NtlmDirection::ClientToServer, 0, s.mech_types_der);
+    if (client_mic.size() != 16 || !crypto::equal_ct(client_mic, expect)) {
+      count_login_failure(req.conn, NtStatus::LogonFailure);
+      return NtStatus::LogonFailure;
+    }
+    auto mine = auth::ntlm_sign(login.session_key, flags, auth::NtlmDirection::ServerToClient, 0, s.mech_types_der);
+    server_mic.assign(mine.begin(), mine.end());
+  }
+  Bytes blob;
+  if (s.spnego) blob = auth::build_neg_token_resp(auth::NegState::AcceptCompleted, {}, {}, server_mic);
+  return complete_login(req, s, login, blob, w);
+}
+
+// Kerberos: the control plane checks the AP-REQ with its keytab and hands
+// back the identity, the session key and the AP-REP, which goes to the
+// client in the accept-completed answer (mutual authentication). One leg,
+// so no mechListMIC: the client's first choice was taken (RFC 4178 5).
+NtStatus kerberos_login(Request& req, state::Session& s, const ClientToken& t, ByteWriter& w) {
+  ipc::KerberosLoginReply reply = req.server.control->kerberos_login({req.conn.client_address, t.token});
+  hold_reply(req, reply.login.delay_ms);
+  if (reply.login.status != NtStatus::Success) {
+    count_login_failure(req.conn, reply.login.status);
+    return NtStatus::LogonFailure;
+  }
+  Bytes blob = auth::build_neg_token_resp(auth::NegState::AcceptCompleted, t.supported_mech, reply.response_token);
+  return complete_login(req, s, reply.login, blob, w);
+}
+
+// One leg of the exchange with the client's token.
+NtStatus run_mech(Request& req, state::Session& s, const ClientToken& t, ByteWriter& w) {
+  if (t.switch_mech) {
+    // RFC 4178 4.2.2: name the mechanism we take; the client's next token is for it.
+    write_response(w, 0, auth::build_neg_token_resp(auth::NegState::AcceptIncomplete, t.supported_mech, {}));
+    return NtStatus::MoreProcessingRequired;
+  }
+  if (t.mech == Mech::Krb5) return kerberos_login(req, s, t, w);
+  switch (ntlm_message_type(t.token)) {
+    case kNtlmNegotiate: return send_challenge(req, s, t.token, w);
+    case kNtlmAuthenticate:
+      return s.ntlm_challenge.empty() ? NtStatus::InvalidParameter : finish_login(req, s, t.token, t.client_mic, w);
+    default: return NtStatus::InvalidParameter;
+  }
 }
 
 state::Session* find_or_create_session(Request& req) {
@@ -334,18 +418,9 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   req.response_session_id = s->session_id;
   if (req.conn.dialect == config::kDialect311) update_preauth(s->preauth_hash, req.pdu);
 
-  Bytes ntlm, client_mic;
   NtStatus st = NtStatus::InvalidParameter;
   bool was_valid = s->state == state::Session::State::Valid;
-  if (extract_ntlm(*s, blob, ntlm, client_mic)) {
-    switch (ntlm_message_type(ntlm)) {
-      case kNtlmNegotiate: st = send_challenge(req, *s, ntlm, w); break;
-      case kNtlmAuthenticate:
-        st = s->ntlm_challenge.empty() ? NtStatus::InvalidParameter : finish_login(req, *s, ntlm, client_mic, w);
-        break;
-      default: break;
-    }
-  }
+  if (auto token = read_client_token(req, *s, blob)) st = run_mech(req, *s, *token, w);
   if (st == NtStatus::Success && !was_valid) {
     // Where the session lives, for a later reconnect that supersedes it;
     // and this one may supersede an earlier one (3.3.5.5.3).

@@ -58,6 +58,18 @@ TEST_CASE("build_negotiate_hint produces the NegTokenInit2 servers send", "[auth
   CHECK(init->mech_token.empty());
 }
 
+TEST_CASE("build_negotiate_hint lists the Kerberos mechanisms first when asked", "[auth]") {
+  auto init = parse_neg_token_init(build_negotiate_hint(true));
+  REQUIRE(init);
+  REQUIRE(init->mech_types.size() == 3);
+  CHECK(init->mech_types[0] == kOidMsKrb5);
+  CHECK(init->mech_types[1] == kOidKrb5);
+  CHECK(init->mech_types[2] == kOidNtlmssp);
+  CHECK(is_krb5_oid(init->mech_types[0]));
+  CHECK(is_krb5_oid(init->mech_types[1]));
+  CHECK_FALSE(is_krb5_oid(init->mech_types[2]));
+}
+
 TEST_CASE("Parses Windows' NegTokenInit with an NTLMSSP NEGOTIATE", "[auth]") {
   Bytes blob = unhex(test::blog::kNegTokenInit);
   auto init = parse_neg_token_init(blob);

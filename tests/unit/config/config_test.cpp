@@ -683,3 +683,18 @@ TEST_CASE("metrics listen: off by default, loopback unless an address is given",
   CHECK(err("[global]\nmetrics listen = 127.0.0.1:70000\n").find("t.conf:2:") != std::string::npos);
   CHECK(err("[global]\nmetrics listen = 127.0.0.1:\n").find("metrics listen") != std::string::npos);
 }
+
+TEST_CASE("Kerberos keys: realm, kerberos method, dedicated keytab file", "[config]") {
+  CHECK_FALSE(kerberos_keytab(global("")));
+  CHECK_FALSE(kerberos_keytab(global("realm = example.test")));  // Samba's default method: secrets only
+  auto g = global("realm = example.test\nkerberos method = dedicated keytab\ndedicated keytab file = /etc/ringsmb.keytab");
+  CHECK(g.realm == "EXAMPLE.TEST");
+  CHECK(kerberos_keytab(g) == "FILE:/etc/ringsmb.keytab");
+  g = global("realm = EXAMPLE.TEST\nkerberos method = dedicated keytab\ndedicated keytab file = FILE:/k");
+  CHECK(kerberos_keytab(g) == "FILE:/k");
+  CHECK_FALSE(kerberos_keytab(global("realm = X\nkerberos method = dedicated keytab")));
+  CHECK(kerberos_keytab(global("realm = X\nkerberos method = system keytab")) == "");
+  CHECK(kerberos_keytab(global("realm = X\nkerberos method = secrets and keytab")) == "");
+  CHECK_FALSE(kerberos_keytab(global("kerberos method = system keytab")));  // no realm
+  CHECK(err("[global]\nkerberos method = sometimes\n").find("bad kerberos method") != std::string::npos);
+}

@@ -305,3 +305,43 @@ TEST_CASE("tree connect reply without options: defaults, no forced identity", "[
   CHECK_FALSE(out.share.force_user);
   CHECK_FALSE(out.share.force_gid);
 }
+
+TEST_CASE("Kerberos login (SPNEGO_AUTHEN) round-trips the token, identity, key and AP-REP", "[ipc]") {
+  Bytes ap_req(3000, 0x6e);
+  KerberosLoginRequest rq{"10.0.0.9", ap_req};
+  MsgBuilder b(CMD_SPNEGO_AUTHEN, 5, true);
+  encode_kerberos_login_request(b, rq);
+  Wire w(b.wire());
+  auto m = w.parse();
+  REQUIRE(m);
+  KerberosLoginRequest got = decode_kerberos_login_request(*m);
+  CHECK(got.client_address == "10.0.0.9");
+  CHECK(std::ranges::equal(got.mech_token, ap_req));
+
+  KerberosLoginReply in;
+  in.login.status = NtStatus::Success;
+  in.login.user = "alice";
+  in.login.session_key = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  in.login.unix_user = {1000, 100, {27}};
+  in.response_token = {0x60, 0x01, 0x02};
+  MsgBuilder rb(CMD_SPNEGO_AUTHEN, 5, false);
+  encode_kerberos_login_reply(rb, in);
+  Wire rw(rb.wire());
+  auto rm = rw.parse();
+  REQUIRE(rm);
+  KerberosLoginReply out = decode_kerberos_login_reply(*rm);
+  CHECK(out.login.status == NtStatus::Success);
+  CHECK(out.login.user == "alice");
+  CHECK(out.login.session_key == in.login.session_key);
+  CHECK(out.login.unix_user.groups == in.login.unix_user.groups);
+  CHECK(out.response_token == in.response_token);
+}
+
+TEST_CASE("a Kerberos login reply claiming a guest is a logon failure", "[ipc]") {
+  MsgBuilder b(CMD_SPNEGO_AUTHEN, 5, false);
+  b.u32(ATTR_STATUS, uint32_t(NtStatus::Success)).u32(ATTR_LOGIN_FLAGS, LOGIN_GUEST).u32(ATTR_UID, 0).u32(ATTR_GID, 0);
+  Wire w(b.wire());
+  auto m = w.parse();
+  REQUIRE(m);
+  CHECK(decode_kerberos_login_reply(*m).login.status == NtStatus::LogonFailure);
+}

@@ -1,0 +1,193 @@
+// Accepting Kerberos AP-REQs with MIT GSSAPI (see gss_acceptor.hpp).
+#include "kerberos/gss_acceptor.hpp"
+
+#include <gssapi/gssapi.h>
+#include <gssapi/gssapi_ext.h>
+#include <gssapi/gssapi_krb5.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace ringsmb::kerberos {
+
+namespace {
+
+// RFC 1964's krb5 mechanism; MIT accepts tokens framed with Microsoft's
+// variant of the OID (1.2.840.48018.1.2.2) under it too.
+gss_OID_desc krb5_mech_oid() { return *gss_mech_krb5; }
+
+// Owners of the GSSAPI handles, released on every path.
+struct Buffer {
+  gss_buffer_desc b{0, nullptr};
+  ~Buffer() {
+    OM_uint32 minor = 0;
+    gss_release_buffer(&minor, &b);
+  }
+  std::string str() const { return std::string(static_cast<const char*>(b.value), b.length); }
+};
+struct Name {
+  gss_name_t n = GSS_C_NO_NAME;
+  ~Name() {
+    OM_uint32 minor = 0;
+    if (n != GSS_C_NO_NAME) gss_release_name(&minor, &n);
+  }
+};
+struct Cred {
+  gss_cred_id_t c = GSS_C_NO_CREDENTIAL;
+  ~Cred() {
+    OM_uint32 minor = 0;
+    if (c != GSS_C_NO_CREDENTIAL) gss_release_cred(&minor, &c);
+  }
+};
+struct Context {
+  gss_ctx_id_t c = GSS_C_NO_CONTEXT;
+  ~Context() {
+    OM_uint32 minor = 0;
+    if (c != GSS_C_NO_CONTEXT) gss_delete_sec_context(&minor, &c, GSS_C_NO_BUFFER);
+  }
+};
+struct BufferSet {
+  gss_buffer_set_t s = GSS_C_NO_BUFFER_SET;
+  ~BufferSet() {
+    OM_uint32 minor = 0;
+    if (s != GSS_C_NO_BUFFER_SET) gss_release_buffer_set(&minor, &s);
+  }
+};
+
+// All messages of one status code kind, joined.
+std::string status_text(OM_uint32 code, int type) {
+  std::string out;
+  OM_uint32 ctx = 0;
+  gss_OID_desc mech = krb5_mech_oid();
+  do {
+    OM_uint32 minor = 0;
+    Buffer msg;
+    if (GSS_ERROR(gss_display_status(&minor, code, type, &mech, &ctx, &msg.b))) break;
+    if (!out.empty()) out += "; ";
+    out += msg.str();
+  } while (ctx != 0);
+  return out;
+}
+
+// The mechanism's own message ("Ticket expired", "Request is a replay")
+// says more than the generic one; both when there is a minor code, and the
+// code itself where krb5 has no text for it (it then says "Success").
+Refusal gss_refusal(const char* step, OM_uint32 major, OM_uint32 minor) {
+  std::string text = std::string(step) + ": " + status_text(major, GSS_C_GSS_CODE);
+  if (minor == 0) return {text};
+  std::string detail = status_text(minor, GSS_C_MECH_CODE);
+  if (detail.empty() || detail == "Success") detail = "minor code " + std::to_string(minor);
+  return {text + " (" + detail + ")"};
+}
+
+std::expected<void, Refusal> acquire_acceptor_cred(const AcceptorSettings& s, Cred& cred) {
+  gss_key_value_element_desc elements[2];
+  OM_uint32 count = 0;
+  if (!s.keytab.empty()) elements[count++] = {"keytab", s.keytab.c_str()};
+  if (!s.rcache.empty()) elements[count++] = {"rcache", s.rcache.c_str()};
+  gss_key_value_set_desc store{count, elements};
+  gss_OID_desc mech = krb5_mech_oid();
+  gss_OID_set_desc mechs{1, &mech};
+  OM_uint32 minor = 0;
+  // GSS_C_NO_NAME: any key in the keytab may accept; the service name is
+  // checked after the ticket is decrypted (is_smb_service_principal).
+  OM_uint32 major = gss_acquire_cred_from(&minor, GSS_C_NO_NAME, GSS_C_INDEFINITE, &mechs, GSS_C_ACCEPT,
+                                          count ? &store : GSS_C_NO_CRED_STORE, &cred.c, nullptr, nullptr);
+  if (GSS_ERROR(major)) {
+    Refusal r = gss_refusal("keytab", major, minor);
+    r.reason += " [keytab " + (s.keytab.empty() ? std::string("default") : s.keytab) + "]";
+    return std::unexpected(r);
+  }
+  return {};
+}
+
+std::expected<std::string, Refusal> display_name(gss_name_t name) {
+  OM_uint32 minor = 0;
+  Buffer text;
+  OM_uint32 major = gss_display_name(&minor, name, &text.b, nullptr);
+  if (GSS_ERROR(major)) return std::unexpected(gss_refusal("display name", major, minor));
+  return text.str();
+}
+
+// MS-SMB2 3.3.5.5.3: the first 16 bytes of the GSS session key.
+std::expected<std::array<uint8_t, 16>, Refusal> session_key(gss_ctx_id_t ctx) {
+  OM_uint32 minor = 0;
+  BufferSet keys;
+  OM_uint32 major = gss_inquire_sec_context_by_oid(&minor, ctx, GSS_C_INQ_SSPI_SESSION_KEY, &keys.s);
+  if (GSS_ERROR(major)) return std::unexpected(gss_refusal("session key", major, minor));
+  if (keys.s->count < 1 || keys.s->elements[0].length == 0) return std::unexpected(Refusal{"session key: none"});
+  std::array<uint8_t, 16> out{};
+  const gss_buffer_desc& key = keys.s->elements[0];
+  std::memcpy(out.data(), key.value, std::min(key.length, out.size()));
+  return out;
+}
+
+std::expected<std::string, Refusal> local_name(gss_name_t client, const std::string& principal) {
+  OM_uint32 minor = 0;
+  Buffer name;
+  gss_OID_desc mech = krb5_mech_oid();
+  OM_uint32 major = gss_localname(&minor, client, &mech, &name.b);
+  if (GSS_ERROR(major) || name.b.length == 0)
+    return std::unexpected(Refusal{"principal " + principal + " maps to no local account (auth_to_local)"});
+  return name.str();
+}
+
+// Who the ticket names on both ends, checked against the services we are.
+std::expected<void, Refusal> identify(const AcceptorSettings& s, gss_ctx_id_t ctx, gss_name_t client, Accepted& out) {
+  OM_uint32 minor = 0;
+  Name target;
+  OM_uint32 major = gss_inquire_context(&minor, ctx, nullptr, &target.n, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (GSS_ERROR(major)) return std::unexpected(gss_refusal("inquire context", major, minor));
+  auto service = display_name(target.n);
+  if (!service) return std::unexpected(service.error());
+  auto principal = display_name(client);
+  if (!principal) return std::unexpected(principal.error());
+  out.service_principal = *service;
+  out.client_principal = *principal;
+  if (!is_smb_service_principal(out.service_principal, s.realm))
+    return std::unexpected(Refusal{"ticket of " + out.client_principal + " is for " + out.service_principal +
+                                   ", not a cifs/ or host/ service" + (s.realm.empty() ? "" : " of " + s.realm)});
+  auto local = local_name(client, out.client_principal);
+  if (!local) return std::unexpected(local.error());
+  out.local_name = *local;
+  return {};
+}
+
+}  // namespace
+
+bool is_smb_service_principal(std::string_view principal, std::string_view realm) {
+  size_t slash = principal.find('/');
+  size_t at = principal.rfind('@');
+  if (slash == std::string_view::npos || at == std::string_view::npos || at < slash) return false;
+  std::string service(principal.substr(0, slash));
+  for (char& c : service) c = char(tolower(static_cast<unsigned char>(c)));
+  if (service != "cifs" && service != "host") return false;
+  return realm.empty() || principal.substr(at + 1) == realm;
+}
+
+std::expected<Accepted, Refusal> accept_ap_req(const AcceptorSettings& settings, ByteSpan token) {
+  if (token.empty()) return std::unexpected(Refusal{"empty Kerberos token"});
+  Cred cred;
+  if (auto ok = acquire_acceptor_cred(settings, cred); !ok) return std::unexpected(ok.error());
+  Context ctx;
+  Name client;
+  Buffer output;
+  gss_buffer_desc input{token.size(), const_cast<uint8_t*>(token.data())};
+  OM_uint32 minor = 0, flags = 0;
+  OM_uint32 major = gss_accept_sec_context(&minor, &ctx.c, cred.c, &input, GSS_C_NO_CHANNEL_BINDINGS, &client.n,
+                                           nullptr, &output.b, &flags, nullptr, nullptr);
+  if (major == GSS_S_CONTINUE_NEEDED)
+    return std::unexpected(Refusal{"the client asked for a multi-leg (DCE-style) exchange, which SMB does not use"});
+  if (GSS_ERROR(major) || major != GSS_S_COMPLETE) return std::unexpected(gss_refusal("AP-REQ", major, minor));
+  Accepted out;
+  if (auto ok = identify(settings, ctx.c, client.n, out); !ok) return std::unexpected(ok.error());
+  auto key = session_key(ctx.c);
+  if (!key) return std::unexpected(key.error());
+  out.session_key = *key;
+  auto* bytes = static_cast<const uint8_t*>(output.b.value);
+  out.response_token.assign(bytes, bytes + output.b.length);
+  return out;
+}
+
+}  // namespace ringsmb::kerberos
