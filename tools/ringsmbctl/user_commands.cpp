@@ -78,8 +78,11 @@ int cmd_add(const Context& ctx, const UserOptions& o) {
   if (!l) return fail_loading(l.error());
   auto pw = early_pw ? *early_pw : read_password(false);
   if (!pw) return fail(pw.error());
-  bool existed = l->db.find(o.name) != nullptr;
-  l->db.upsert({o.name, unix_user, auth::nt_hash_from_password(*pw)});
+  const auth::UserRecord* old = l->db.find(o.name);
+  bool existed = old != nullptr;
+  // A replaced user keeps its state: `user enable` is the way back in.
+  bool disabled = old && old->disabled;
+  l->db.upsert({o.name, unix_user, auth::nt_hash_from_password(*pw), disabled});
   if (int rc = save_db(*l); rc != kExitOk) return rc;
   std::cout << (existed ? "replaced" : "added") << " user '" << o.name << "' (unix user '" << unix_user << "')\n";
   return apply_to_running_server(ctx);
