@@ -52,7 +52,9 @@ check "smbclient's next ls gets NETWORK_NAME_DELETED" grep -q NT_STATUS_NETWORK_
 expect_exit "exit 0: success" 0 "share" CTL share list
 expect_exit "exit 2: unknown command" 2 "" CTL frobnicate
 expect_exit "exit 2: file close without ID" 2 "ID is required" CTL file close
+expect_exit "exit 2: share add of a reserved name" 2 "reserved" CTL share add homes --path "$T/share"
 expect_exit "exit 3: user del of an unknown user" 3 "not found" CTL user del nobody-here
+expect_exit "exit 3: share add of a missing path" 3 "does not exist" CTL share add newshare --path "$T/no-such-dir"
 expect_exit "exit 4: share add of an existing share" 4 "already exists" CTL share add share --path "$T/share"
 # Ordinary users: the users db lives in a private directory, as
 # /var/lib/ringsmb (0700) on an installed system; the admin socket answers
@@ -72,6 +74,10 @@ stop_server
 expect_exit "exit 6: status with the server stopped" 6 "not running" CTL status
 expect_exit "exit 6: file close with the server stopped" 6 "not running" CTL file close 0x1
 expect_exit "exit 6: share close with the server stopped" 6 "not running" CTL share close share
+for cmd in "session close 0x1" reload shutdown debug "debug 2"; do
+  # shellcheck disable=SC2086  # the words of the command
+  expect_exit "exit 6: $cmd with the server stopped" 6 "not running" CTL $cmd
+done
 echo "[global]" > "$T/bad.conf"
 echo "  no such key here" >> "$T/bad.conf"
 expect_exit "exit 1: a configuration with errors" 1 "bad.conf:2" "$RINGSMBCTL" --config "$T/bad.conf" share list
