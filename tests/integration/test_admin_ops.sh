@@ -20,6 +20,8 @@ check "user disable keeps the sessions already open, refuses new logins (raw cli
 # --- user disable / enable with smbclient ----------------------------------
 expect_exit "user disable alice" 0 "disabled user 'alice'" CTL user disable alice
 check "the users db marks alice disabled" grep -q '^alice:.*:disabled$' "$T/users.db"
+check "user list marks her (disabled)" bash -c "'$RINGSMBCTL' --config '$T/ringsmb.conf' user list | grep -q '^alice .*(disabled)$'"
+check "user list --json: disabled true" bash -c "'$RINGSMBCTL' --config '$T/ringsmb.conf' user list --json | grep -q '\"disabled\": *true'"
 expect_status "smbclient as the disabled alice: ACCOUNT_DISABLED" NT_STATUS_ACCOUNT_DISABLED \
   smb "alice%Alice-Pass-1" share "ls"
 expect_status "a wrong password for the disabled alice: LOGON_FAILURE (nothing told)" NT_STATUS_LOGON_FAILURE \

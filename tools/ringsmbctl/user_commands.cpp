@@ -118,7 +118,7 @@ int cmd_list(const Context& ctx, bool as_json) {
   if (!l) return fail_loading(l.error());
   if (as_json) {
     std::vector<std::string> items;
-    for (const auto& u : l->db.users()) items.push_back(json::Object().add("name", u.name).add("unix_user", u.unix_user).str());
+    for (const auto& u : l->db.users()) items.push_back(json::Object().add("name", u.name).add("unix_user", u.unix_user).add("disabled", u.disabled).str());
     std::cout << json::document("users", items);
     return kExitOk;
   }
@@ -126,7 +126,8 @@ int cmd_list(const Context& ctx, bool as_json) {
   for (const auto& u : l->db.users()) width = std::max(width, u.name.size());
   std::cout << std::left << std::setw(static_cast<int>(width)) << "NAME" << "  UNIX USER\n";
   for (const auto& u : l->db.users())
-    std::cout << std::left << std::setw(static_cast<int>(width)) << u.name << "  " << u.unix_user << "\n";
+    std::cout << std::left << std::setw(static_cast<int>(width)) << u.name << "  " << u.unix_user
+              << (u.disabled ? "  (disabled)" : "") << "\n";
   return kExitOk;
 }
 
