@@ -75,6 +75,13 @@ Bytes KsmbdShim::on_login(ByteSpan p) {
   auto db = auth::UserDb::load(cfg_.global.users_db);
   if (!db) LOG_ERROR("ksmbd login '%s': %s", account.c_str(), db.error().c_str());
   const auth::UserRecord* rec = db ? db->find(account) : nullptr;
+  if (rec && rec->disabled) {
+    // ksmbd's login response has no "disabled": the session fails as for
+    // an unknown user, never mapped to guest.
+    resp.status = abi::kUserBadUser;
+    LOG_INFO("ksmbd login: user '%s' is disabled", account.c_str());
+    return struct_bytes(resp);
+  }
   std::string unix_user = rec ? rec->unix_user : cfg_.global.guest_account;
   bool guest = !rec && cfg_.global.map_to_guest == config::MapToGuest::BadUser;
   if (!rec && !guest) {

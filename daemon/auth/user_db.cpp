@@ -1,4 +1,4 @@
-// The user database file: NAME:UNIX_USER:NTHASH_HEX, one record a line.
+// The user database file: NAME:UNIX_USER:NTHASH_HEX[:FLAGS], one record a line.
 #include "common/str_cat.hpp"
 #include "auth/user_db.hpp"
 
@@ -74,15 +74,34 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+constexpr std::string_view kDisabledFlag = "disabled";
+
+// FLAGS, the optional fourth field: comma-separated words.
+std::expected<void, std::string> parse_flags(std::string_view flags, UserRecord& rec) {
+  size_t start = 0;
+  while (start <= flags.size()) {
+    size_t comma = flags.find(',', start);
+    std::string_view word = trim(flags.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (word == kDisabledFlag) rec.disabled = true;
+    else if (!word.empty()) return std::unexpected(cat("unknown flag '", word, "' for '", rec.name, "' (known: disabled)"));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return {};
+}
+
 std::expected<UserRecord, std::string> parse_record(std::string_view line) {
   auto f = split_fields(line);
-  if (f.size() != 3)
-    return std::unexpected(cat("expected NAME:UNIX_USER:NTHASH (3 fields), got ", f.size(), " field", f.size() == 1 ? "" : "s"));
+  if (f.size() != 3 && f.size() != 4)
+    return std::unexpected(cat("expected NAME:UNIX_USER:NTHASH[:FLAGS] (3 or 4 fields), got ", f.size(), " field",
+                               f.size() == 1 ? "" : "s"));
   if (f[0].empty()) return std::unexpected("empty user name");
   if (f[1].empty()) return std::unexpected(cat("empty unix user for '", f[0], "'"));
   UserRecord rec{std::string(f[0]), std::string(f[1]), {}};
   if (!parse_hash(f[2], rec.nt_hash))
     return std::unexpected(cat("bad NT hash for '", f[0], "' (expected 32 hex digits)"));
+  if (f.size() == 4)
+    if (auto flags = parse_flags(f[3], rec); !flags) return std::unexpected(flags.error());
   return rec;
 }
 
@@ -121,8 +140,9 @@ std::expected<void, std::string> fsync_dir(const std::string& dir) {
 }
 
 std::string serialize(const std::vector<UserRecord>& users) {
-  std::string out = "# ringsmb user database (NAME:UNIX_USER:NTHASH); edit with ringsmbctl\n";
-  for (const auto& u : users) out += cat(u.name, ":", u.unix_user, ":", hash_hex(u.nt_hash), "\n");
+  std::string out = "# ringsmb user database (NAME:UNIX_USER:NTHASH[:FLAGS]); edit with ringsmbctl\n";
+  for (const auto& u : users)
+    out += cat(u.name, ":", u.unix_user, ":", hash_hex(u.nt_hash), u.disabled ? cat(":", kDisabledFlag) : "", "\n");
   return out;
 }
 

@@ -1,5 +1,7 @@
 // The user database: one line per SMB user, NT hashes only (never a password).
-// Format (one record a line, '#' comments):  NAME:UNIX_USER:NTHASH_HEX
+// Format (one record a line, '#' comments):  NAME:UNIX_USER:NTHASH_HEX[:FLAGS]
+// FLAGS: comma-separated words; "disabled" (ringsmbctl user disable) is the
+// only one. A record without FLAGS is an enabled user.
 // The file is mode 0600 and rewritten atomically (temp file, fsync, rename).
 #pragma once
 
@@ -17,6 +19,9 @@ struct UserRecord {
   std::string name;       // SMB user name as given (lookups are case-insensitive)
   std::string unix_user;  // the Unix account file operations run as
   std::array<uint8_t, 16> nt_hash{};
+  // Refused at login with ACCOUNT_DISABLED (smbpasswd -d); the record and
+  // its password stay.
+  bool disabled = false;
 };
 
 class UserDb {

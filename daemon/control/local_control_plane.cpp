@@ -18,6 +18,7 @@
 #include "control/login_throttle.hpp"
 #include "control/pipe_table.hpp"
 #include "common/log.hpp"
+#include "common/log_event.hpp"
 #include "control/share_access.hpp"
 #include "kerberos/gss_acceptor.hpp"
 
@@ -169,6 +170,16 @@ LoginReply LocalControlPlane::verify(const LoginRequest& req, const auth::NtlmAu
     }
     if (cfg_.global.map_to_guest == config::MapToGuest::BadPassword) return guest_login();
     reply.status = NtStatus::LogonFailure;
+    return reply;
+  }
+  // As Samba (sam_account_ok after the password check) and Windows: a
+  // disabled account is told so only to whoever knows its password.
+  if (rec->disabled) {
+    std::string client = log_printable(req.client_address);
+    log_event(LogLevel::Info, "login_disabled_account", {{"client", client}, {"user", rec->name}},
+              "%s: login of '%s' refused: the account is disabled (ringsmbctl user enable)", client.c_str(),
+              rec->name.c_str());
+    reply.status = NtStatus::AccountDisabled;
     return reply;
   }
   auto id = auth::lookup_unix_identity(rec->unix_user);

@@ -107,7 +107,13 @@
 //                      tree       {SESSION_ID, TREE_ID, SHARE_NAME, ACCOUNT,
 //                                  CLIENT_ADDRESS}
 //                      open file  {SESSION_ID, TREE_ID, SHARE_NAME, PATH,
-//                                  ACCOUNT, CLIENT_ADDRESS}
+//                                  ACCOUNT, CLIENT_ADDRESS, FILE_ID?,
+//                                  OPEN_FLAGS?, OPLOCK_LEVEL?, LEASE_STATE?,
+//                                  LEASE_KEY?, LOCK_COUNT?, LOCKS?}
+//                    FILE_ID is what CLOSE_FILE takes. LEASE_STATE is the
+//                    caching the open's lease or oplock holds at the
+//                    snapshot; LOCKS the open's first kMaxLocksPerEntry
+//                    byte-range locks, LOCK_COUNT all of them.
 //                    A LIST_* other than LIST_CONNECTIONS from the port that
 //                    sent LIST_CONNECTIONS less than 2 s before is answered
 //                    from the same snapshot (one consistent `status`).
@@ -127,6 +133,17 @@
 //                    session's open files, logs it off and drops its
 //                    connection when no other session uses it.
 //                    NotFound when no such session; ctld answers NotSupported.
+//   CLOSE_FILE       A->D req {FILE_ID} reply {STATUS}: ringsmbd closes that
+//                    open as a CLOSE would (its locks and lease go; a durable
+//                    open can no longer be reconnected); the client's next
+//                    request on the handle gets FILE_CLOSED. NotFound when no
+//                    open has that id.
+//   CLOSE_SHARE      A->D req {SHARE_NAME} reply {STATUS, CLOSED_COUNT}:
+//                    ringsmbd disconnects every tree connect to the share
+//                    (case-insensitive name) and closes their opens, as a
+//                    TREE_DISCONNECT would; the clients' next request on
+//                    such a tree gets NETWORK_NAME_DELETED. CLOSED_COUNT 0
+//                    (Success) when none was connected.
 //   DEBUG            A->D and A->C req {LOG_LEVEL?, LOG_LEVEL_SOURCE?}
 //                    reply {STATUS, LOG_LEVEL, TEXT?}: sets the receiver's log
 //                    level (the `log level` key's scale, 0..10) at once, until
@@ -193,6 +210,8 @@ enum Cmd : uint8_t {
   CMD_LIST_TREE_CONNECTS,
   CMD_GET_METRICS,
   CMD_DEBUG,
+  CMD_CLOSE_FILE,
+  CMD_CLOSE_SHARE,
   CMD_COUNT,  // one past the last command
 };
 
@@ -250,6 +269,14 @@ enum Attr : uint16_t {
   ATTR_RECYCLE_EXCLUDE,      // string, "/pattern/pattern/"
   ATTR_RECYCLE_EXCLUDE_DIR,  // string, "/pattern/pattern/"
   ATTR_RECYCLE_NOVERSIONS,   // string, "/pattern/pattern/"
+  ATTR_FILE_ID,            // u64, an open's id (its SMB2 FileId.Persistent, unique in the server)
+  ATTR_OPEN_FLAGS,         // u32 OPEN_* bits of a LIST_OPEN_FILES entry
+  ATTR_OPLOCK_LEVEL,       // u32, the SMB2 OplockLevel granted (0xFF: a lease)
+  ATTR_LEASE_STATE,        // u32, SMB2_LEASE_* caching bits the open's lease or oplock holds now
+  ATTR_LEASE_KEY,          // 16 bytes, the lease's LeaseKey (leases only)
+  ATTR_LOCKS,              // bytes: kLockRecordSize-byte records, host order {u64 offset, u64 length, u32 LOCK_* bits}
+  ATTR_LOCK_COUNT,         // u32, the open's byte-range locks (ATTR_LOCKS may carry fewer)
+  ATTR_CLOSED_COUNT,       // u32, CLOSE_SHARE reply: tree connects disconnected
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -284,6 +311,13 @@ inline constexpr uint32_t SESSION_SIGNED = 1u << 0;     // requests must be sign
 inline constexpr uint32_t SESSION_ENCRYPTED = 1u << 1;  // the session encrypts all its traffic
 inline constexpr uint32_t SESSION_GUEST = 1u << 2;
 inline constexpr uint32_t SESSION_ANONYMOUS = 1u << 3;
+inline constexpr uint32_t OPEN_DIRECTORY = 1u << 0;
+inline constexpr uint32_t OPEN_DURABLE = 1u << 1;    // DHnQ or DH2Q granted: it may outlive its connection
+inline constexpr uint32_t OPEN_RESILIENT = 1u << 2;  // FSCTL_LMR_REQUEST_RESILIENCY
+inline constexpr uint32_t OPEN_LEASE_BREAKING = 1u << 3;  // a break of its lease or oplock awaits the client's ack
+inline constexpr uint32_t LOCK_EXCLUSIVE = 1u << 0;
+inline constexpr size_t kLockRecordSize = 20;
+inline constexpr size_t kMaxLocksPerEntry = 64;  // ATTR_LOCKS of one open; ATTR_LOCK_COUNT has them all
 
 // genlmsg_parse policy for every attribute; defined in ctl_codec.cpp.
 extern const std::array<struct nla_policy, ATTR_COUNT> kPolicy;

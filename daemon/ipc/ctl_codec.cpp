@@ -47,7 +47,10 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_SPNEGO_BLOB] = binp(48 * 1024);  // a ticket with a large PAC; kMaxMessage holds it
   p[ATTR_ENTRY] = {NLA_NESTED, 0, 0};
   p[ATTR_DIALECT] = p[ATTR_SESSION_FLAGS] = p[ATTR_TREE_ID] = p[ATTR_MORE_ENTRIES] = u32p;
-  p[ATTR_CONNECTION_ID] = u64p;
+  p[ATTR_CONNECTION_ID] = p[ATTR_FILE_ID] = u64p;
+  p[ATTR_OPEN_FLAGS] = p[ATTR_OPLOCK_LEVEL] = p[ATTR_LEASE_STATE] = p[ATTR_LOCK_COUNT] = p[ATTR_CLOSED_COUNT] = u32p;
+  p[ATTR_LEASE_KEY] = exactp(16);
+  p[ATTR_LOCKS] = binp(kLockRecordSize * kMaxLocksPerEntry);
   return p;
 }
 
@@ -72,6 +75,7 @@ std::span<const Attr> required_attrs(Cmd cmd, bool is_request) {
   static constexpr Attr kRpcIoctl[] = {ATTR_RPC_HANDLE, ATTR_RPC_DATA, ATTR_RPC_MAX};
   static constexpr Attr kRpcHandle[] = {ATTR_RPC_HANDLE};
   static constexpr Attr kSession[] = {ATTR_SESSION_ID};
+  static constexpr Attr kFile[] = {ATTR_FILE_ID};
   if (!is_request) return cmd == CMD_STARTING_UP ? std::span<const Attr>(kStartReply) : kStatus;
   switch (cmd) {
     case CMD_STARTING_UP: return kStart;
@@ -89,6 +93,8 @@ std::span<const Attr> required_attrs(Cmd cmd, bool is_request) {
     case CMD_RPC_IOCTL: return kRpcIoctl;
     case CMD_RPC_CLOSE: return kRpcHandle;
     case CMD_CLOSE_SESSION: return kSession;
+    case CMD_CLOSE_FILE: return kFile;
+    case CMD_CLOSE_SHARE: return kShare;
     default: return {};
   }
 }
@@ -104,7 +110,7 @@ const char* cmd_name(uint8_t cmd) {
       "RPC_OPEN",       "RPC_READ",         "RPC_WRITE",     "RPC_CLOSE",       "RPC_IOCTL",
       "SPNEGO_AUTHEN",  "LIST_CONNECTIONS", "LIST_SESSIONS", "LIST_OPEN_FILES", "RELOAD",
       "SHUTDOWN",       "CLOSE_SESSION",    "LIST_TREE_CONNECTS",
-      "GET_METRICS", "DEBUG"};
+      "GET_METRICS", "DEBUG",          "CLOSE_FILE",    "CLOSE_SHARE"};
   return cmd < CMD_COUNT ? kNames[cmd] : "?";
 }
 
@@ -159,6 +165,8 @@ std::expected<Message, ParseError> parse_message(const uint8_t* data, size_t len
   for (abi::Attr a : abi::required_attrs(abi::Cmd(m.cmd), m.is_request))
     if (!m.tb[a]) return std::unexpected(ParseError::MissingAttribute);
   if (m.has(abi::ATTR_GROUPS) && m.bytes(abi::ATTR_GROUPS).size() % 4 != 0)
+    return std::unexpected(ParseError::BadAttribute);
+  if (m.has(abi::ATTR_LOCKS) && m.bytes(abi::ATTR_LOCKS).size() % abi::kLockRecordSize != 0)
     return std::unexpected(ParseError::BadAttribute);
   return m;
 }

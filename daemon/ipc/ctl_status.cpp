@@ -41,10 +41,29 @@ void put_entry(MsgBuilder& b, const TreeConnectStatus& t) {
   b.str(ATTR_ACCOUNT, cut(t.user, 257)).str(ATTR_CLIENT_ADDRESS, cut(t.client_address, 128));
 }
 
+Bytes lock_records(const std::vector<LockStatus>& locks) {
+  Bytes out;
+  size_t n = std::min(locks.size(), kMaxLocksPerEntry);
+  out.resize(n * kLockRecordSize);
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* rec = out.data() + i * kLockRecordSize;
+    uint32_t flags = locks[i].exclusive ? LOCK_EXCLUSIVE : 0;
+    memcpy(rec, &locks[i].offset, 8);
+    memcpy(rec + 8, &locks[i].length, 8);
+    memcpy(rec + 16, &flags, 4);
+  }
+  return out;
+}
+
 void put_entry(MsgBuilder& b, const OpenFileStatus& o) {
   b.u64(ATTR_SESSION_ID, o.session_id).u32(ATTR_TREE_ID, o.tree_id).str(ATTR_SHARE_NAME, cut(o.share, 257));
   b.str(ATTR_PATH, cut(o.path, 4096)).str(ATTR_ACCOUNT, cut(o.user, 257));
   b.str(ATTR_CLIENT_ADDRESS, cut(o.client_address, 128));
+  b.u64(ATTR_FILE_ID, o.file_id).u32(ATTR_OPEN_FLAGS, o.flags);
+  b.u32(ATTR_OPLOCK_LEVEL, o.oplock_level).u32(ATTR_LEASE_STATE, o.lease_state);
+  if (o.lease_key) b.bytes(ATTR_LEASE_KEY, ByteSpan(o.lease_key->data(), o.lease_key->size()));
+  b.u32(ATTR_LOCK_COUNT, std::max<uint32_t>(o.lock_count, uint32_t(o.locks.size())));
+  if (!o.locks.empty()) b.bytes(ATTR_LOCKS, lock_records(o.locks));
 }
 
 Bytes finish(MsgBuilder& b) {
@@ -89,6 +108,37 @@ bool has_all(const Table& tb, std::initializer_list<Attr> attrs) {
   return true;
 }
 
+uint32_t u32_of(const Table& tb, Attr a) { return tb[a] ? nla_get_u32(tb[a]) : 0; }
+
+// The attributes a LIST_OPEN_FILES entry may lack (an older ringsmbd).
+bool decode_open_details(const Table& tb, OpenFileStatus& o) {
+  o.file_id = tb[ATTR_FILE_ID] ? nla_get_u64(tb[ATTR_FILE_ID]) : 0;
+  o.flags = u32_of(tb, ATTR_OPEN_FLAGS);
+  o.oplock_level = uint8_t(u32_of(tb, ATTR_OPLOCK_LEVEL));
+  o.lease_state = u32_of(tb, ATTR_LEASE_STATE);
+  o.lock_count = u32_of(tb, ATTR_LOCK_COUNT);
+  if (tb[ATTR_LEASE_KEY]) {
+    std::array<uint8_t, 16> key{};
+    memcpy(key.data(), nla_data(tb[ATTR_LEASE_KEY]), key.size());  // the policy fixes its size
+    o.lease_key = key;
+  }
+  if (tb[ATTR_LOCKS]) {
+    size_t len = size_t(nla_len(tb[ATTR_LOCKS]));
+    if (len % kLockRecordSize != 0) return false;
+    const auto* p = static_cast<const uint8_t*>(nla_data(tb[ATTR_LOCKS]));
+    for (size_t at = 0; at < len; at += kLockRecordSize) {
+      LockStatus l;
+      uint32_t flags = 0;
+      memcpy(&l.offset, p + at, 8);
+      memcpy(&l.length, p + at + 8, 8);
+      memcpy(&flags, p + at + 16, 4);
+      l.exclusive = (flags & LOCK_EXCLUSIVE) != 0;
+      o.locks.push_back(l);
+    }
+  }
+  return true;
+}
+
 bool decode_entry(Cmd cmd, const Table& tb, ServerStatus& out) {
   switch (cmd) {
     case CMD_LIST_CONNECTIONS:
@@ -117,7 +167,7 @@ bool decode_entry(Cmd cmd, const Table& tb, ServerStatus& out) {
       out.open_files.push_back({nla_get_u64(tb[ATTR_SESSION_ID]), nla_get_u32(tb[ATTR_TREE_ID]),
                                 str_of(tb, ATTR_SHARE_NAME), str_of(tb, ATTR_PATH), str_of(tb, ATTR_ACCOUNT),
                                 str_of(tb, ATTR_CLIENT_ADDRESS)});
-      return true;
+      return decode_open_details(tb, out.open_files.back());
     default: return false;
   }
 }
@@ -151,6 +201,26 @@ bool decode_list_reply(const uint8_t* data, size_t len, const Message& m, Server
     if (!decode_entry(Cmd(m.cmd), tb, out)) return false;
   }
   return true;
+}
+
+std::string lease_state_name(uint32_t state) {
+  // SMB2_LEASE_READ_CACHING 0x1, HANDLE_CACHING 0x2, WRITE_CACHING 0x4
+  std::string s;
+  if (state & 0x1) s += 'R';
+  if (state & 0x4) s += 'W';
+  if (state & 0x2) s += 'H';
+  return s.empty() ? "-" : s;
+}
+
+std::string oplock_level_name(uint8_t level) {
+  switch (level) {
+    case 0x00: return "none";
+    case 0x01: return "II";
+    case 0x08: return "exclusive";
+    case 0x09: return "batch";
+    case kOplockLevelLease: return "lease";
+    default: return "?";
+  }
 }
 
 std::string dialect_name(uint16_t dialect) {

@@ -4,7 +4,9 @@
 // decodes the replies into one.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,12 @@ struct TreeConnectStatus {
   std::string client_address;
 };
 
+struct LockStatus {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  bool exclusive = false;
+};
+
 struct OpenFileStatus {
   uint64_t session_id = 0;
   uint32_t tree_id = 0;
@@ -44,7 +52,16 @@ struct OpenFileStatus {
   std::string path;  // relative to the share root; "" is the root itself
   std::string user;
   std::string client_address;
+  uint64_t file_id = 0;  // what CLOSE_FILE takes
+  uint32_t flags = 0;    // abi::OPEN_* bits
+  uint8_t oplock_level = 0;  // SMB2 OplockLevel; kOplockLevelLease for a lease
+  uint32_t lease_state = 0;  // SMB2_LEASE_* caching held now (an oplock's too)
+  std::optional<std::array<uint8_t, 16>> lease_key;
+  uint32_t lock_count = 0;        // every byte-range lock of the open
+  std::vector<LockStatus> locks;  // the first abi::kMaxLocksPerEntry of them
 };
+
+inline constexpr uint8_t kOplockLevelLease = 0xFF;  // SMB2_OPLOCK_LEVEL_LEASE
 
 struct ServerStatus {
   std::vector<ConnectionStatus> connections;
@@ -69,6 +86,11 @@ bool decode_list_reply(const uint8_t* data, size_t len, const Message& m, Server
 // all but the last carry MORE_ENTRIES = 1.
 inline constexpr size_t kMaxTextPiece = 4000;  // ATTR_TEXT's policy allows 4096 with the NUL
 std::vector<Bytes> encode_text_replies(abi::Cmd cmd, uint32_t seq, const std::string& text);
+
+// "RWH", "RH", "R", "-": the caching bits of LEASE_STATE.
+std::string lease_state_name(uint32_t state);
+// "none", "II", "exclusive", "batch", "lease".
+std::string oplock_level_name(uint8_t level);
 
 // "3.1.1", "2.0.2", ...; "-" for 0.
 std::string dialect_name(uint16_t dialect);

@@ -94,6 +94,8 @@ std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) 
     case CMD_LIST_TREE_CONNECTS:
     case CMD_LIST_OPEN_FILES:
     case CMD_CLOSE_SESSION:
+    case CMD_CLOSE_FILE:
+    case CMD_CLOSE_SHARE:
     case CMD_GET_METRICS:
       // ringsmbd holds sessions and open files and answers these itself.
       return reply(status_reply(m, NtStatus::NotSupported, "ask ringsmbd (its port file ringsmbd.port)"));

@@ -127,6 +127,17 @@ void LockTable::release(const void* owner, uint64_t dev, uint64_t ino, std::vect
   if (it->second.empty()) s.files.erase(it);
 }
 
+std::vector<ByteRange> LockTable::locks_of(uint64_t dev, uint64_t ino, const void* owner) {
+  std::vector<ByteRange> out;
+  Shard& s = shard_for(dev, ino);
+  std::lock_guard guard(s.mu);
+  auto it = s.files.find({dev, ino});
+  if (it == s.files.end()) return out;
+  for (const Lock& l : it->second.locks)
+    if (l.owner == owner) out.push_back({l.offset, l.length, l.exclusive});
+  return out;
+}
+
 size_t LockTable::count(uint64_t dev, uint64_t ino) {
   Shard& s = shard_for(dev, ino);
   std::lock_guard guard(s.mu);

@@ -71,6 +71,8 @@ class LockTable {
   // Drops every lock `owner` holds on the file (when the open closes);
   // waiters it lets through are granted and appended to `granted`.
   void release(const void* owner, uint64_t dev, uint64_t ino, std::vector<LockWaiter>& granted);
+  // The locks `owner` holds on the file, oldest first (ringsmbctl status).
+  std::vector<ByteRange> locks_of(uint64_t dev, uint64_t ino, const void* owner);
   // Number of locks held on the file (tests, statistics).
   size_t count(uint64_t dev, uint64_t ino);
   // Number of requests waiting on the file (tests).

@@ -176,6 +176,39 @@ std::expected<ipc::ServerStatus, std::string> AdminEndpoint::snapshot_for(Cmd cm
   return status;
 }
 
+std::expected<size_t, std::string> AdminEndpoint::on_every_worker(std::function<size_t(Worker&)> act) {
+  struct Sum {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t left = 0;
+    size_t total = 0;
+  };
+  auto sum = std::make_shared<Sum>();
+  sum->left = workers_.size();
+  for (Worker* w : workers_)
+    w->post([sum, w, act] {
+      size_t n = act(*w);
+      std::lock_guard lock(sum->mu);
+      sum->total += n;
+      if (--sum->left == 0) sum->cv.notify_all();
+    });
+  std::unique_lock lock(sum->mu);
+  if (!sum->cv.wait_for(lock, std::chrono::milliseconds(kGatherTimeoutMs), [&] { return sum->left == 0; }))
+    return std::unexpected(std::to_string(sum->left) + " worker(s) did not answer within " +
+                           std::to_string(kGatherTimeoutMs) + " ms");
+  return sum->total;
+}
+
+std::vector<Bytes> AdminEndpoint::close_share(const ipc::Message& m) {
+  std::string share = m.str(ATTR_SHARE_NAME);
+  auto n = on_every_worker([share](Worker& w) { return w.close_share(share); });
+  if (!n) return {status_reply(m, NtStatus::IoTimeout, n.error())};
+  LOG_INFO("CLOSE_SHARE '%s' requested by ringsmbctl: %zu tree connect(s) disconnected", share.c_str(), *n);
+  ipc::MsgBuilder b(CMD_CLOSE_SHARE, m.seq, false);
+  b.u32(ATTR_STATUS, uint32_t(NtStatus::Success)).u32(ATTR_CLOSED_COUNT, uint32_t(*n));
+  return {to_bytes(b)};
+}
+
 std::vector<Bytes> AdminEndpoint::handle(const ipc::Message& m, uint32_t from_port) {
   switch (Cmd(m.cmd)) {
     case CMD_LIST_CONNECTIONS:
@@ -188,26 +221,17 @@ std::vector<Bytes> AdminEndpoint::handle(const ipc::Message& m, uint32_t from_po
     }
     case CMD_CLOSE_SESSION: {
       uint64_t id = m.u64(ATTR_SESSION_ID);
-      struct Found {
-        std::mutex mu;
-        std::condition_variable cv;
-        size_t left = 0;
-        bool found = false;
-      };
-      auto f = std::make_shared<Found>();
-      f->left = workers_.size();
-      for (Worker* w : workers_)
-        w->post([f, w, id] {
-          bool closed = w->close_session(id);
-          std::lock_guard lock(f->mu);
-          f->found = f->found || closed;
-          if (--f->left == 0) f->cv.notify_all();
-        });
-      std::unique_lock lock(f->mu);
-      if (!f->cv.wait_for(lock, std::chrono::milliseconds(kGatherTimeoutMs), [&] { return f->left == 0; }))
-        return {status_reply(m, NtStatus::IoTimeout, "a worker did not answer")};
-      return {f->found ? status_reply(m, NtStatus::Success) : status_reply(m, NtStatus::NotFound)};
+      auto n = on_every_worker([id](Worker& w) -> size_t { return w.close_session(id) ? 1 : 0; });
+      if (!n) return {status_reply(m, NtStatus::IoTimeout, n.error())};
+      return {status_reply(m, *n ? NtStatus::Success : NtStatus::NotFound)};
     }
+    case CMD_CLOSE_FILE: {
+      uint64_t id = m.u64(ATTR_FILE_ID);
+      auto n = on_every_worker([id](Worker& w) -> size_t { return w.close_file(id) ? 1 : 0; });
+      if (!n) return {status_reply(m, NtStatus::IoTimeout, n.error())};
+      return {status_reply(m, *n ? NtStatus::Success : NtStatus::NotFound)};
+    }
+    case CMD_CLOSE_SHARE: return close_share(m);
     case CMD_GET_METRICS: {
       auto counters = gather_metrics(workers_, kGatherTimeoutMs);
       if (!counters) return {status_reply(m, NtStatus::IoTimeout, counters.error())};

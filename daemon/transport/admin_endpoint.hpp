@@ -1,5 +1,5 @@
 // ringsmbd's admin socket: answers ringsmbctl's LIST_* (status), GET_METRICS,
-// CLOSE_SESSION, RELOAD and SHUTDOWN over netlink (ctl_abi.hpp), and pings
+// CLOSE_SESSION, CLOSE_FILE, CLOSE_SHARE, RELOAD and SHUTDOWN over netlink (ctl_abi.hpp), and pings
 // the systemd watchdog while every worker keeps answering. ringsmbd holds
 // the sessions and open files, so ringsmbctl asks it directly, whichever
 // control plane runs. Only root or ringsmbd's own uid get an answer
@@ -63,6 +63,10 @@ class AdminEndpoint {
   std::vector<Bytes> handle(const ipc::Message& m, uint32_t from_port);
   std::expected<ipc::ServerStatus, std::string> snapshot_for(ipc::abi::Cmd cmd, uint32_t from_port);
   Bytes status_reply(const ipc::Message& m, NtStatus status, const std::string& text = {});
+  // Runs ACT on every worker's thread and sums what each returns; an error
+  // when a worker does not answer within kGatherTimeoutMs.
+  std::expected<size_t, std::string> on_every_worker(std::function<size_t(Worker&)> act);
+  std::vector<Bytes> close_share(const ipc::Message& m);
   void watchdog_round();
 
   ipc::NlSocket sock_;

@@ -121,6 +121,12 @@ class Worker final : public io::ReactorHandler {
   // On the worker thread: closes session SESSION_ID if a connection of this
   // worker holds it; false when none does.
   bool close_session(uint64_t session_id);
+  // On the worker thread: closes the open whose FileId.Persistent is
+  // FILE_ID if a connection of this worker holds it; false when none does.
+  bool close_file(uint64_t file_id);
+  // On the worker thread: disconnects every tree connect to SHARE (any
+  // case) of this worker's sessions; how many it ended.
+  size_t close_share(const std::string& share);
   // On the worker thread: this worker's counters (smb2/engine/metrics.hpp).
   const smb2::WorkerMetrics& metrics() const { return metrics_; }
 

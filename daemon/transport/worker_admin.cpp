@@ -1,9 +1,13 @@
 // The admin side of a worker: status snapshots and closing a session, run
 // on the worker's own thread through Worker::post (admin_endpoint.cpp), so
 // they see the connections between two requests, never in the middle of one.
+#include <strings.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+
 #include "common/log.hpp"
+#include "smb2/files/delayed_write_time.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "transport/worker.hpp"
 
@@ -17,6 +21,39 @@ uint32_t session_flags(const state::Session& s) {
   if (s.is_guest) f |= ipc::abi::SESSION_GUEST;
   if (s.is_anonymous) f |= ipc::abi::SESSION_ANONYMOUS;
   return f;
+}
+
+uint32_t open_flags(const state::Open& o, bool lease_breaking) {
+  uint32_t f = 0;
+  if (o.is_directory) f |= ipc::abi::OPEN_DIRECTORY;
+  if (o.durable_version) f |= ipc::abi::OPEN_DURABLE;
+  if (o.resilient) f |= ipc::abi::OPEN_RESILIENT;
+  if (lease_breaking) f |= ipc::abi::OPEN_LEASE_BREAKING;
+  return f;
+}
+
+// The caching and the byte-range locks of open O, read under the file's
+// shard locks (other workers change them).
+void add_open_details(smb2::ServerContext& ctx, const state::Open& o, ipc::OpenFileStatus& out) {
+  out.file_id = o.persistent_id;
+  bool breaking = false;
+  if (o.lease && o.node) {
+    state::CacheGrant g = ctx.files.current_grant(o.node, o.lease);
+    out.oplock_level = g.oplock_level;
+    out.lease_state = g.lease_state;
+    breaking = g.lease_breaking;
+    if (!o.lease->is_oplock) {
+      std::array<uint8_t, 16> key{};
+      std::copy(o.lease->key.begin(), o.lease->key.end(), key.begin());
+      out.lease_key = key;
+    }
+  }
+  out.flags = open_flags(o, breaking);
+  if (!o.node) return;
+  std::vector<state::ByteRange> locks = ctx.locks.locks_of(o.node->device, o.node->inode, &o);
+  out.lock_count = uint32_t(locks.size());
+  for (size_t i = 0; i < locks.size() && i < ipc::abi::kMaxLocksPerEntry; ++i)
+    out.locks.push_back({locks[i].offset, locks[i].length, locks[i].exclusive});
 }
 
 }  // namespace
@@ -41,6 +78,7 @@ void Worker::collect_status(ipc::ServerStatus& out) const {
         if (auto t = s->trees.find(o->tree_id); t != s->trees.end()) share = t->second->share.name;
       out.open_files.push_back({o->session_id, o->tree_id, share, o->path, s ? s->user : std::string(),
                                 st.client_address});
+      add_open_details(ctx_, *o, out.open_files.back());
     }
   }
 }
@@ -67,6 +105,49 @@ bool Worker::close_session(uint64_t session_id) {
     return true;
   }
   return false;
+}
+
+}  // namespace ringsmb::transport
+
+namespace ringsmb::transport {
+
+bool Worker::close_file(uint64_t file_id) {
+  for (auto& [id, c] : conns_) {
+    smb2::ConnState& st = c->state;
+    if (c->closing) continue;
+    auto it = std::find_if(st.opens.begin(), st.opens.end(),
+                           [&](const auto& entry) { return entry.second->persistent_id == file_id; });
+    if (it == st.opens.end()) continue;
+    state::Open& open = *it->second;
+    std::string path = open.path;
+    // As a CLOSE does: a pending write time is set before the handle goes.
+    smb2::write_time_at_close(open);
+    smb2::close_open(st, ctx_, it->first);
+    LOG_INFO("%s: open 0x%llx of '%s' closed by the administrator", st.client_address.c_str(),
+             static_cast<unsigned long long>(file_id), path.empty() ? "." : path.c_str());
+    return true;
+  }
+  return false;
+}
+
+size_t Worker::close_share(const std::string& share) {
+  size_t closed = 0;
+  for (auto& [id, c] : conns_) {
+    if (c->closing) continue;
+    smb2::ConnState& st = c->state;
+    for (auto& [sid, s] : st.sessions) {
+      std::vector<uint32_t> trees;
+      // Share names compare ASCII-folded, as the configuration's do.
+      for (const auto& [tid, t] : s->trees)
+        if (strcasecmp(t->share.name.c_str(), share.c_str()) == 0) trees.push_back(tid);
+      for (uint32_t tid : trees) smb2::disconnect_tree(st, ctx_, *s, tid);
+      if (!trees.empty())
+        LOG_INFO("%s: %zu tree connect(s) of '%s' to share '%s' closed by the administrator",
+                 st.client_address.c_str(), trees.size(), s->user.c_str(), share.c_str());
+      closed += trees.size();
+    }
+  }
+  return closed;
 }
 
 }  // namespace ringsmb::transport

@@ -67,7 +67,7 @@ CTL user list --json > "$T/users.json"
 json_check "user list --json: name and unix_user of every user" "$T/users.json" "
 assert list(d) == ['users'], list(d)
 for u in d['users']:
-    fields(u, {'name': str, 'unix_user': str})
+    fields(u, {'name': str, 'unix_user': str, 'disabled': bool})
 assert sorted((u['name'], u['unix_user']) for u in d['users']) == [('alice', '$TEST_UNIX_USER'), ('bob', '$TEST_UNIX_USER2')], d"
 
 CTL config show --json > "$T/config.json"
@@ -135,7 +135,9 @@ want = {
   'sessions': {'session_id': str, 'connection_id': int, 'user': str, 'client': str, 'dialect': str,
                'signing': bool, 'encryption': bool, 'guest': bool, 'anonymous': bool},
   'tree_connects': {'session_id': str, 'tree_id': int, 'share': str, 'user': str, 'client': str},
-  'open_files': {'session_id': str, 'tree_id': int, 'share': str, 'path': str, 'user': str, 'client': str},
+  'open_files': {'file_id': str, 'session_id': str, 'tree_id': int, 'share': str, 'path': str, 'user': str,
+                 'client': str, 'directory': bool, 'durable': bool, 'resilient': bool, 'oplock': str,
+                 'lease_state': str, 'breaking': bool, 'lock_count': int, 'locks': list},
 }
 for name, types in want.items():
     assert d[name], name + ' is empty'

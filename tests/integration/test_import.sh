@@ -115,6 +115,22 @@ report "--pdbedit-output: a user without a Unix account is reported" \
   "$T/pdbedit.txt:1: user nosuchunixuser: no Unix user 'nosuchunixuser' on this machine" saved.txt
 report "... a line that is not pdbedit's is reported" "$T/pdbedit.txt:2: not a pdbedit -w line" saved.txt
 report "... and a malformed hash" "$T/pdbedit.txt:3: user rsmb_imp3: no NT hash" saved.txt
+# Settings docs/windows-clients.md says keep Windows clients out are
+# imported with a warning naming their line.
+cat > "$S/guest.conf" <<CONF
+[global]
+   workgroup = OLDGRP
+   map to guest = bad user
+
+[public]
+   path = $T/docs
+   guest ok = yes
+CONF
+ctl import samba "$S/guest.conf" --no-users > "$T/guest.txt" 2>&1 || true
+report "import warns on 'map to guest = bad user', with its line" \
+  "warning: $S/guest.conf:3: 'map to guest = bad user': imported, but Windows 11 24H2" guest.txt
+report "... and on a guest share" "warning: $S/guest.conf:7: [public] 'guest ok = yes': imported, but a guest share" guest.txt
+check "... and not on the first smb.conf, which has neither" bash -c "! grep -q 'warning:' '$T/dry.txt'"
 check "a missing smb.conf is a clear error" bash -c \
   "! '$RINGSMBCTL' --config '$T/ringsmb.conf' import samba '$T/nonexistent.conf' 2>&1 | grep -q 'nonexistent.conf: cannot open: No such file'; [ \${PIPESTATUS[0]} -ne 0 ]"
 

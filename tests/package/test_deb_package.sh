@@ -149,13 +149,39 @@ check "postinst starts the unit where systemd runs" bash -c "grep -q '_dh_action
 for page in man8/ringsmbd.8 man8/ringsmbctl.8 man8/ringsmb-ctld.8 man5/ringsmb.conf.5; do
   check "man page $page is installed" test -f "$ROOT/usr/share/man/$page.gz"
 done
-check "/etc/ringsmb/ringsmb.conf is a conffile" bash -c \
-  "dpkg-query --admindir='$ROOT/var/lib/dpkg' -W -f='\${Conffiles}' ringsmb | grep -q '^ /etc/ringsmb/ringsmb.conf '"
+# ringsmbctl rewrites the configuration: a dpkg conffile would stop every
+# upgrade at a prompt, so ucf installs and tracks it instead.
+check "/etc/ringsmb/ringsmb.conf is not a dpkg conffile" bash -c \
+  "! dpkg-query --admindir='$ROOT/var/lib/dpkg' -W -f='\${Conffiles}' ringsmb | grep -q ringsmb.conf"
+check "... ucf tracks it for ringsmb (ucfr)" grep -qE '^ringsmb[[:space:]]+/etc/ringsmb/ringsmb.conf$' "$ROOT/var/lib/ucf/registry"
+check "... installed from the template /usr/share/ringsmb/ringsmb.conf" \
+  cmp "$ROOT/usr/share/ringsmb/ringsmb.conf" "$ROOT/etc/ringsmb/ringsmb.conf"
 check "... with a commented example share" grep -qx ';\[media\]' "$ROOT/etc/ringsmb/ringsmb.conf"
 check "... and no active share" bash -c "! grep -E '^\s*\[' '$ROOT/etc/ringsmb/ringsmb.conf' | grep -v '^\[global\]'"
 check "the installed configuration is valid" in_root ringsmbctl config check
 check "the state directory /var/lib/ringsmb is root:root, mode 700" \
   test "$(stat -c '%U:%G %a' "$ROOT/var/lib/ringsmb")" = "root:root 700"
+
+# The docs: README.md and every doc under docs/, uncompressed, at the same
+# relative places as in the source, so that every relative link resolves.
+DOC=$ROOT/usr/share/doc/ringsmb
+check "README.md is installed uncompressed" test -f "$DOC/README.md"
+for f in "$SRC"/docs/*.md; do
+  check "docs/$(basename "$f") is installed uncompressed" test -f "$DOC/docs/$(basename "$f")"
+done
+links_resolve() {
+  local md link target bad=0
+  for md in "$DOC/README.md" "$DOC"/docs/*.md; do
+    # [text](target): relative targets only (no scheme, no bare #anchor).
+    while IFS= read -r link; do
+      target=${link%%#*}
+      [ -z "$target" ] && continue
+      if [ ! -e "$(dirname "$md")/$target" ]; then echo "${md#"$DOC"/}: $link does not resolve"; bad=1; fi
+    done < <(grep -oE '\]\([^)[:space:]]+\)' "$md" | sed 's/^](//; s/)$//' | grep -vE '^[a-z]+:|^#')
+  done
+  return $bad
+}
+check "every relative link of the installed README.md and docs resolves" links_resolve
 
 # systemd-analyze verify: the unit as installed, with its ExecStart= found in
 # the root (systemd need not run there).
@@ -292,6 +318,36 @@ status_shows_alice() {  # while alice's smbclient is connected
 }
 check "ringsmbctl status in the root lists alice's session" status_shows_alice
 kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
+
+# --- upgrade -----------------------------------------------------------------
+# ringsmbctl share add rewrote /etc/ringsmb/ringsmb.conf above. A newer build
+# (the same package with a higher version and a changed configuration
+# template, the harder case for ucf) installs without a question, with
+# stdin closed and DEBIAN_FRONTEND=noninteractive as unattended-upgrades
+# runs dpkg, and without any --force-conf* option; the shares stay.
+newer_deb() {
+  local dir=$T/newer version
+  rm -rf "$dir"
+  dpkg-deb -R "$DEB" "$dir"
+  version=$(dpkg-deb -f "$DEB" Version)+upgradetest1
+  sed -i "s/^Version: .*/Version: $version/" "$dir/DEBIAN/control"
+  echo "; a line only the newer template has" >> "$dir/usr/share/ringsmb/ringsmb.conf"
+  (cd "$dir" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | xargs -0 md5sum > DEBIAN/md5sums)
+  dpkg-deb --root-owner-group -b "$dir" "$ROOT/tmp/ringsmb-newer.deb" > /dev/null
+  echo "$version"
+}
+NEWER=$(newer_deb)
+upgrade_quietly() {
+  timeout 120 "${ROOT_CMD[@]}" env DEBIAN_FRONTEND=noninteractive dpkg -i /tmp/ringsmb-newer.deb < /dev/null > "$T/upgrade.log" 2>&1
+}
+check "a newer build installs non-interactively (no conffile prompt, no --force-conf*)" upgrade_quietly
+check "... asked nothing about the configuration" bash -c "! grep -qiE 'conffile|configuration file|\*\*\* ringsmb.conf' '$T/upgrade.log'"
+check "... and is the installed version" test "$(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f='${Version}' ringsmb)" = "$NEWER"
+check "... the share ringsmbctl added is still in /etc/ringsmb/ringsmb.conf" grep -qx '\[photos\]' "$ROOT/etc/ringsmb/ringsmb.conf"
+lists_photos() { in_root ringsmbctl share list | grep -q photos; }
+check "... and ringsmbctl still lists it" lists_photos
+check "... the new template waits beside it (ringsmb.conf.ucf-dist)" \
+  grep -qx '; a line only the newer template has' "$ROOT/etc/ringsmb/ringsmb.conf.ucf-dist"
 
 # --- purge -------------------------------------------------------------------
 check "the users db was in the state directory" test -f "$ROOT/var/lib/ringsmb/users.db"

@@ -35,7 +35,7 @@ inline constexpr const char* kExitCodesHelp =
     "  3  not found (share, user, unix user, path, session)\n"
     "  4  already exists (share add; discovery avahi: a file written by hand)\n"
     "  5  permission denied (run as root)\n"
-    "  6  the server is not running (status, reload, shutdown, session close)";
+    "  6  the server is not running (status, reload, shutdown, session close, file close, share close)";
 
 inline constexpr const char* kDefaultConfig = "/etc/ringsmb/ringsmb.conf";
 
@@ -71,7 +71,14 @@ void add_status_commands(CLI::App& app, Context& ctx);  // status, session close
 void add_discovery_commands(CLI::App& app, Context& ctx);  // discovery wsdd, discovery avahi
 void add_import_commands(CLI::App& app, Context& ctx);     // import samba, import ksmbd
 void add_recycle_commands(CLI::App& app, Context& ctx);    // recycle list, recycle empty
-
+// file close, share close (after add_share_commands).
+void add_close_commands(CLI::App& app, Context& ctx);
+// user disable, user enable (after add_user_commands).
+void add_user_state_commands(CLI::App& app, Context& ctx);
+// "0x..." or decimal, the whole text; nullopt otherwise.
+std::optional<uint64_t> parse_id(const std::string& text);
+// "0x%016x", as status prints session and file ids.
+std::string hex_id(uint64_t id);
 // Password entry: one line of stdin, or two no-echo prompts on the terminal.
 std::expected<std::string, std::string> read_password(bool from_stdin);
 
@@ -93,6 +100,10 @@ struct Answer {
 std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, ipc::abi::Cmd cmd,
                                    std::optional<uint64_t> session_id = std::nullopt,
                                    const std::vector<std::pair<ipc::abi::Attr, uint32_t>>& u32s = {});
+// The same with the request's attributes put by FILL.
+using RequestFill = std::function<void(ipc::MsgBuilder&)>;
+std::expected<Answer, Failure> ask_with(const config::Config& cfg, Daemon daemon, ipc::abi::Cmd cmd,
+                                        const RequestFill& fill);
 const char* daemon_name(Daemon d);
 
 // What a reload did: which daemon reloaded, and the file's warnings.

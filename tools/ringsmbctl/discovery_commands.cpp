@@ -1,7 +1,8 @@
 // `discovery wsdd [--print] [-- WSDD-OPTIONS...]`: runs Debian's wsdd with
 // the server's NetBIOS name and workgroup from the configuration, so that
-// Windows shows the server in its Network view (WS-Discovery). The
-// ringsmb-wsdd unit's ExecStart= is this command.
+// Windows shows the server in its Network view (WS-Discovery). ringsmb's
+// drop-in for Debian's wsdd.service (wsdd.service.d/ringsmb.conf) makes
+// this command that unit's ExecStart=.
 //
 // Why wsdd and not WS-Discovery inside ringsmb-ctld: WS-Discovery is
 // multicast SOAP on UDP 3702 and HTTP on TCP 5357, XML from anyone on the
@@ -160,8 +161,8 @@ void add_discovery_commands(CLI::App& app, Context& ctx) {
   disc->require_subcommand(1);
   auto o = std::make_shared<WsddOptions>();
   auto* wsdd = disc->add_subcommand(
-      "wsdd", "Run wsdd with the configuration's netbios name, workgroup and interfaces (the ringsmb-wsdd "
-              "service); options after -- go to wsdd");
+      "wsdd", "Run wsdd with the configuration's netbios name, workgroup and interfaces (what wsdd.service runs "
+              "with ringsmb's drop-in, wsdd.service.d/ringsmb.conf); options after -- go to wsdd");
   wsdd->add_option("--wsdd", o->wsdd, "The wsdd program")->capture_default_str();
   wsdd->add_flag("--print", o->print, "Print the wsdd command line instead of running it");
   wsdd->add_option("WSDD-OPTIONS", o->extra, "Options for wsdd, after --");

@@ -32,6 +32,9 @@ struct ConfigPlan {
   std::vector<Setting> global;  // [global] keys ringsmb accepts and takes over
   std::vector<SharePlan> shares;
   std::vector<Skipped> skipped;
+  // Settings taken over that docs/windows-clients.md says keep Windows
+  // clients out (guest sessions): imported all the same, and reported.
+  std::vector<Skipped> warnings;
 };
 
 // Reads an smb.conf-format file (Samba's or ksmbd's) and sorts its keys: a

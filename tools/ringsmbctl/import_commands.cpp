@@ -117,6 +117,9 @@ void print_report(const Plan& p, const std::string& source_name, const std::stri
   std::cout << "\nNot imported (" << skipped << "):\n";
   for (const auto* list : {&p.config.skipped, &p.users.skipped})
     for (const auto& s : *list) std::cout << "  " << s.where << ": " << s.what << "\n";
+  if (p.config.warnings.empty()) return;
+  std::cout << "\nWarnings for Windows clients (" << p.config.warnings.size() << "):\n";
+  for (const auto& w : p.config.warnings) std::cout << "  warning: " << w.where << ": " << w.what << "\n";
 }
 
 struct Target {

@@ -77,6 +77,31 @@ bool sets_same(const std::vector<Setting>& settings, const std::string& key) {
   return false;
 }
 
+// Why a setting about to be imported keeps Windows clients out
+// (docs/windows-clients.md), or "" when it does not. Windows 11 24H2 and
+// Windows Enterprise/Education refuse guest sessions ("insecure guest
+// logons"), and a 24H2 client requires signing, which a guest session
+// cannot do.
+std::string windows_trouble(const std::string& key, const std::string& value) {
+  std::string k = config::normalize_key(key);
+  std::string v = config::normalize_key(value);
+  if (k == "maptoguest" && v != "never")
+    return "Windows 11 24H2 and Windows Enterprise/Education refuse the guest sessions this gives to unknown users "
+           "or wrong passwords (\"unauthenticated guest access\", system error 1272); 'map to guest = never' and a "
+           "ringsmb user for each person serve Windows (docs/windows-clients.md)";
+  bool yes = false;
+  if ((k == "guestok" || k == "public") && config::parse_bool(value, yes) && yes)
+    return "a guest share serves only clients that still allow guest logons, not Windows 11 24H2 or Windows "
+           "Enterprise/Education (docs/windows-clients.md)";
+  return {};
+}
+
+void warn_if_windows_trouble(const std::string& where, const std::string& entry, const std::string& key,
+                             const std::string& value, ConfigPlan& plan) {
+  std::string why = windows_trouble(key, value);
+  if (!why.empty()) plan.warnings.push_back({where, entry + ": imported, but " + why});
+}
+
 // [global]: ringsmb's global keys are taken.
 void plan_global(const config::ConfigEditor& ed, const std::string& file, ConfigPlan& plan,
                  std::vector<Setting>& share_defaults) {
@@ -91,14 +116,20 @@ void plan_global(const config::ConfigEditor& ed, const std::string& file, Config
     Verdict s = probe(e.key, e.value, false);
     if (s.fit == Fit::Taken) {
       share_defaults.push_back({e.key, e.value});
+      warn_if_windows_trouble(where, entry, e.key, e.value, plan);
       continue;
     }
     Verdict g = probe(e.key, e.value, true);
-    if (g.fit == Fit::Taken && e.value.find('%') != std::string::npos)
+    if (g.fit == Fit::Taken && e.value.find('%') != std::string::npos) {
       plan.skipped.push_back({where, entry + ": Samba's %-substitutions are not expanded in [global] keys"});
-    else if (g.fit != Fit::Taken) plan.skipped.push_back({where, entry + ": " + (s.fit == Fit::Rejected ? s.why : g.why)});
-    else if (keeps_own(e.key)) plan.skipped.push_back({where, entry + ": about the old server itself; ringsmb keeps its own"});
-    else plan.global.push_back({e.key, e.value});
+    } else if (g.fit != Fit::Taken) {
+      plan.skipped.push_back({where, entry + ": " + (s.fit == Fit::Rejected ? s.why : g.why)});
+    } else if (keeps_own(e.key)) {
+      plan.skipped.push_back({where, entry + ": about the old server itself; ringsmb keeps its own"});
+    } else {
+      plan.global.push_back({e.key, e.value});
+      warn_if_windows_trouble(where, entry, e.key, e.value, plan);
+    }
   }
 }
 
@@ -130,8 +161,12 @@ void plan_share(const config::ConfigEditor& ed, const std::string& where_header,
       continue;
     }
     Verdict v = probe(e.key, e.value, false);
-    if (v.fit == Fit::Taken) share.settings.push_back({e.key, e.value});
-    else plan.skipped.push_back({where, "[" + section + "] " + entry + ": " + v.why});
+    if (v.fit == Fit::Taken) {
+      share.settings.push_back({e.key, e.value});
+      warn_if_windows_trouble(where, "[" + section + "] " + entry, e.key, e.value, plan);
+    } else {
+      plan.skipped.push_back({where, "[" + section + "] " + entry + ": " + v.why});
+    }
   }
   for (const auto& d : share_defaults)
     if (!sets_same(share.settings, d.first)) share.settings.push_back(d);

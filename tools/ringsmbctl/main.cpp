@@ -53,6 +53,8 @@ int main(int argc, char** argv) {
   add_discovery_commands(app, ctx);
   add_import_commands(app, ctx);
   add_recycle_commands(app, ctx);
+  add_close_commands(app, ctx);
+  add_user_state_commands(app, ctx);
   // Every subcommand, however deep, shows the exit codes in its --help.
   std::function<void(CLI::App*)> footers = [&](CLI::App* a) {
     for (CLI::App* sub : a->get_subcommands({})) {

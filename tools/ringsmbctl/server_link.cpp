@@ -39,6 +39,13 @@ const char* daemon_name(Daemon d) { return d == Daemon::Ctld ? "ringsmb-ctld" : 
 std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, Cmd cmd,
                                    std::optional<uint64_t> session_id,
                                    const std::vector<std::pair<Attr, uint32_t>>& u32s) {
+  return ask_with(cfg, daemon, cmd, [&](ipc::MsgBuilder& b) {
+    if (session_id) b.u64(ATTR_SESSION_ID, *session_id);
+    for (const auto& [attr, value] : u32s) b.u32(attr, value);
+  });
+}
+
+std::expected<Answer, Failure> ask_with(const config::Config& cfg, Daemon daemon, Cmd cmd, const RequestFill& fill) {
   std::string file = port_file(cfg, daemon);
   uint32_t port = ipc::read_port_file(file);
   if (port == 0) {
@@ -62,8 +69,7 @@ std::expected<Answer, Failure> ask(const config::Config& cfg, Daemon daemon, Cmd
   static uint32_t next_seq = 1;
   uint32_t seq = next_seq++;
   ipc::MsgBuilder b(cmd, seq, true);
-  if (session_id) b.u64(ATTR_SESSION_ID, *session_id);
-  for (const auto& [attr, value] : u32s) b.u32(attr, value);
+  fill(b);
   if (int err = sock->send(port, b.wire())) {
     if (err == ECONNREFUSED) return std::unexpected(not_running(daemon, "stale " + file));
     return std::unexpected(Failure{kExitError, std::string(daemon_name(daemon)) + ": " + strerror(err)});

@@ -18,12 +18,6 @@ namespace {
 
 using namespace ipc::abi;
 
-std::string hex_id(uint64_t id) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
-  return buf;
-}
-
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
 // LIST_CONNECTIONS first: ringsmbd answers the three others from the
@@ -66,7 +60,80 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-void print_text(const ipc::ServerStatus& s) {
+// What --locks and --leases add to the text output.
+struct Details {
+  bool locks = false;
+  bool leases = false;
+};
+
+std::string caching_of(const ipc::OpenFileStatus& x) {
+  if (x.oplock_level == ipc::kOplockLevelLease) return "lease " + ipc::lease_state_name(x.lease_state);
+  return ipc::oplock_level_name(x.oplock_level);
+}
+
+std::string hex_bytes(const std::array<uint8_t, 16>& b) {
+  std::string out;
+  char buf[4];
+  for (uint8_t v : b) {
+    snprintf(buf, sizeof buf, "%02x", v);
+    out += buf;
+  }
+  return out;
+}
+
+void print_open_files(const ipc::ServerStatus& s, Details d) {
+  std::cout << "\nOpen files: " << s.open_files.size() << "\n";
+  if (s.open_files.empty()) return;
+  std::vector<std::string> header{"FILE ID", "SESSION ID", "SHARE", "PATH", "USER", "CLIENT"};
+  if (d.leases) header.insert(header.end(), {"CACHING", "DURABLE"});
+  Table t(header);
+  for (const auto& x : s.open_files) {
+    std::vector<std::string> row{hex_id(x.file_id), hex_id(x.session_id), x.share, x.path.empty() ? "." : x.path,
+                                 x.user, x.client_address};
+    if (d.leases) {
+      std::string caching = caching_of(x) + (x.flags & OPEN_LEASE_BREAKING ? " (breaking)" : "");
+      row.insert(row.end(), {caching, yes_no(x.flags & (OPEN_DURABLE | OPEN_RESILIENT))});
+    }
+    t.add(std::move(row));
+  }
+  t.print(std::cout);
+}
+
+// smbstatus -L: one row per byte-range lock.
+void print_locks(const ipc::ServerStatus& s) {
+  size_t total = 0;
+  for (const auto& x : s.open_files) total += x.lock_count;
+  std::cout << "\nByte-range locks: " << total << "\n";
+  if (total == 0) return;
+  Table t({"FILE ID", "PATH", "TYPE", "OFFSET", "LENGTH"});
+  for (const auto& x : s.open_files) {
+    for (const auto& l : x.locks)
+      t.add({hex_id(x.file_id), x.path.empty() ? "." : x.path, l.exclusive ? "exclusive" : "shared",
+             std::to_string(l.offset), std::to_string(l.length)});
+    if (x.lock_count > x.locks.size())
+      t.add({hex_id(x.file_id), x.path, "...", std::to_string(x.lock_count - x.locks.size()) + " more", ""});
+  }
+  t.print(std::cout);
+}
+
+// smbstatus -B: the leases (with their keys) and oplocks held.
+void print_leases(const ipc::ServerStatus& s) {
+  size_t held = 0;
+  for (const auto& x : s.open_files) held += x.oplock_level != 0 ? 1 : 0;
+  std::cout << "\nLeases and oplocks: " << held << "\n";
+  if (held == 0) return;
+  Table t({"FILE ID", "PATH", "TYPE", "STATE", "LEASE KEY"});
+  for (const auto& x : s.open_files) {
+    if (x.oplock_level == 0) continue;
+    bool lease = x.oplock_level == ipc::kOplockLevelLease;
+    std::string state = ipc::lease_state_name(x.lease_state) + (x.flags & OPEN_LEASE_BREAKING ? " (breaking)" : "");
+    t.add({hex_id(x.file_id), x.path.empty() ? "." : x.path, lease ? "lease" : "oplock " + ipc::oplock_level_name(x.oplock_level),
+           state, x.lease_key ? hex_bytes(*x.lease_key) : "-"});
+  }
+  t.print(std::cout);
+}
+
+void print_text(const ipc::ServerStatus& s, Details d) {
   std::cout << "Connections: " << s.connections.size() << "\n";
   if (!s.connections.empty()) {
     Table t({"ID", "CLIENT", "DIALECT"});
@@ -91,13 +158,9 @@ void print_text(const ipc::ServerStatus& s) {
     for (const auto& x : s.trees) t.add({hex_id(x.session_id), x.share, x.user, x.client_address});
     t.print(std::cout);
   }
-  std::cout << "\nOpen files: " << s.open_files.size() << "\n";
-  if (!s.open_files.empty()) {
-    Table t({"SESSION ID", "SHARE", "PATH", "USER", "CLIENT"});
-    for (const auto& x : s.open_files)
-      t.add({hex_id(x.session_id), x.share, x.path.empty() ? "." : x.path, x.user, x.client_address});
-    t.print(std::cout);
-  }
+  print_open_files(s, d);
+  if (d.locks) print_locks(s);
+  if (d.leases) print_leases(s);
 }
 
 std::string json_string(const std::string& s) {
@@ -125,6 +188,26 @@ void json_array(std::ostream& out, const char* name, const std::vector<T>& items
   out << (items.empty() ? "]" : "\n  ]") << (last ? "\n" : ",\n");
 }
 
+// The caching and locks of an open (always in JSON; --locks and --leases
+// choose what the text output shows).
+std::string json_open_details(const ipc::OpenFileStatus& x) {
+  const char* no = "false";
+  const char* yes = "true";
+  std::string out = "\"directory\": " + std::string(x.flags & OPEN_DIRECTORY ? yes : no) +
+                    ", \"durable\": " + (x.flags & OPEN_DURABLE ? yes : no) +
+                    ", \"resilient\": " + (x.flags & OPEN_RESILIENT ? yes : no) +
+                    ", \"oplock\": " + json_string(ipc::oplock_level_name(x.oplock_level)) +
+                    ", \"lease_state\": " + json_string(x.oplock_level ? ipc::lease_state_name(x.lease_state) : "") +
+                    ", \"lease_key\": " + (x.lease_key ? json_string(hex_bytes(*x.lease_key)) : std::string("null")) +
+                    ", \"breaking\": " + (x.flags & OPEN_LEASE_BREAKING ? yes : no) +
+                    ", \"lock_count\": " + std::to_string(x.lock_count) + ", \"locks\": [";
+  for (size_t i = 0; i < x.locks.size(); ++i)
+    out += std::string(i ? ", " : "") + "{\"offset\": " + std::to_string(x.locks[i].offset) +
+           ", \"length\": " + std::to_string(x.locks[i].length) +
+           ", \"exclusive\": " + (x.locks[i].exclusive ? yes : no) + "}";
+  return out + "]";
+}
+
 void print_json(const ipc::ServerStatus& s) {
   std::ostream& o = std::cout;
   o << "{\n";
@@ -148,9 +231,10 @@ void print_json(const ipc::ServerStatus& s) {
            ", \"client\": " + json_string(x.client_address) + "}";
   }, false);
   json_array(o, "open_files", s.open_files, [](const ipc::OpenFileStatus& x) {
-    return "{\"session_id\": " + json_string(hex_id(x.session_id)) + ", \"tree_id\": " + std::to_string(x.tree_id) +
-           ", \"share\": " + json_string(x.share) + ", \"path\": " + json_string(x.path) +
-           ", \"user\": " + json_string(x.user) + ", \"client\": " + json_string(x.client_address) + "}";
+    return "{\"file_id\": " + json_string(hex_id(x.file_id)) + ", \"session_id\": " + json_string(hex_id(x.session_id)) +
+           ", \"tree_id\": " + std::to_string(x.tree_id) + ", \"share\": " + json_string(x.share) +
+           ", \"path\": " + json_string(x.path) + ", \"user\": " + json_string(x.user) +
+           ", \"client\": " + json_string(x.client_address) + ", " + json_open_details(x) + "}";
   }, true);
   o << "}\n";
 }
@@ -192,7 +276,7 @@ constexpr const char* kNoStatusWithKsmbd =
     "not available with data plane = ksmbd: ksmbd.ko reports no connections, sessions or open files to "
     "ringsmb-ctld (docs/kmod-shim.md)";
 
-int cmd_status(const Context& ctx, bool json, bool prometheus) {
+int cmd_status(const Context& ctx, bool json, bool prometheus, Details details) {
   auto cfg = load_config(ctx.config_path);
   if (!cfg) return fail_loading(cfg.error());
   if (cfg->global.data_plane == config::DataPlane::Ksmbd) return fail(std::string("status: ") + kNoStatusWithKsmbd);
@@ -200,19 +284,14 @@ int cmd_status(const Context& ctx, bool json, bool prometheus) {
   if (prometheus) return print_prometheus_status(*cfg, s);
   if (!s) return fail(s.error());
   if (json) print_json(*s);
-  else print_text(*s);
+  else print_text(*s, details);
   return kExitOk;
 }
 
 int cmd_session_close(const Context& ctx, const std::string& id_text) {
-  uint64_t id = 0;
-  try {
-    size_t used = 0;
-    id = std::stoull(id_text, &used, 0);  // 0x... as status prints it, or decimal
-    if (used != id_text.size()) throw std::invalid_argument(id_text);
-  } catch (const std::exception&) {
-    return fail(kExitUsage, "'" + id_text + "' is not a session id (see 'ringsmbctl status')");
-  }
+  auto parsed = parse_id(id_text);
+  if (!parsed) return fail(kExitUsage, "'" + id_text + "' is not a session id (see 'ringsmbctl status')");
+  uint64_t id = *parsed;
   auto cfg = load_config(ctx.config_path);
   if (!cfg) return fail_loading(cfg.error());
   if (cfg->global.data_plane == config::DataPlane::Ksmbd)
@@ -231,13 +310,21 @@ void add_status_commands(CLI::App& app, Context& ctx) {
   auto json = std::make_shared<bool>(false);
   auto prometheus = std::make_shared<bool>(false);
   auto* status = app.add_subcommand(
-      "status", "Show connections, sessions (user, client, dialect, signing, encryption), tree connects and open files");
+      "status",
+      "Show connections, sessions (user, client, dialect, signing, encryption), tree connects and open files (with "
+      "the FILE ID that 'file close' takes)");
   status->add_flag("--json", *json, "Print JSON instead of tables");
   status->add_flag("--prometheus", *prometheus,
                    "Print gauges and counters in the Prometheus text format (for the node exporter's textfile "
                    "collector); "
                    "ringsmb_up 0 when the server is not running (docs/monitoring.md)");
-  status->callback([&ctx, json, prometheus] { ctx.exit_code = cmd_status(ctx, *json, *prometheus); });
+  auto details = std::make_shared<Details>();
+  status->add_flag("--locks", details->locks, "Also list the byte-range locks of every open (as smbstatus -L)");
+  status->add_flag("--leases", details->leases,
+                   "Also show each open's lease or oplock and durability, and list the leases (as smbstatus -B)");
+  status->callback([&ctx, json, prometheus, details] {
+    ctx.exit_code = cmd_status(ctx, *json, *prometheus, *details);
+  });
 
   auto* session = app.add_subcommand("session", "Act on client sessions");
   session->require_subcommand(1);

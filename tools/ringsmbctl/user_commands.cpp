@@ -78,8 +78,11 @@ int cmd_add(const Context& ctx, const UserOptions& o) {
   if (!l) return fail_loading(l.error());
   auto pw = early_pw ? *early_pw : read_password(false);
   if (!pw) return fail(pw.error());
-  bool existed = l->db.find(o.name) != nullptr;
-  l->db.upsert({o.name, unix_user, auth::nt_hash_from_password(*pw)});
+  const auth::UserRecord* old = l->db.find(o.name);
+  bool existed = old != nullptr;
+  // A replaced user keeps its state: `user enable` is the way back in.
+  bool disabled = old && old->disabled;
+  l->db.upsert({o.name, unix_user, auth::nt_hash_from_password(*pw), disabled});
   if (int rc = save_db(*l); rc != kExitOk) return rc;
   std::cout << (existed ? "replaced" : "added") << " user '" << o.name << "' (unix user '" << unix_user << "')\n";
   return apply_to_running_server(ctx);
@@ -115,7 +118,7 @@ int cmd_list(const Context& ctx, bool as_json) {
   if (!l) return fail_loading(l.error());
   if (as_json) {
     std::vector<std::string> items;
-    for (const auto& u : l->db.users()) items.push_back(json::Object().add("name", u.name).add("unix_user", u.unix_user).str());
+    for (const auto& u : l->db.users()) items.push_back(json::Object().add("name", u.name).add("unix_user", u.unix_user).add("disabled", u.disabled).str());
     std::cout << json::document("users", items);
     return kExitOk;
   }
@@ -123,7 +126,8 @@ int cmd_list(const Context& ctx, bool as_json) {
   for (const auto& u : l->db.users()) width = std::max(width, u.name.size());
   std::cout << std::left << std::setw(static_cast<int>(width)) << "NAME" << "  UNIX USER\n";
   for (const auto& u : l->db.users())
-    std::cout << std::left << std::setw(static_cast<int>(width)) << u.name << "  " << u.unix_user << "\n";
+    std::cout << std::left << std::setw(static_cast<int>(width)) << u.name << "  " << u.unix_user
+              << (u.disabled ? "  (disabled)" : "") << "\n";
   return kExitOk;
 }
 

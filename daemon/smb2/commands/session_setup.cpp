@@ -300,7 +300,8 @@ NtStatus finish_login(Request& req, state::Session& s, ByteSpan auth_msg, ByteSp
   if (login.status != NtStatus::Success) {
     count_login_failure(req.conn, login.status);
     if (login.status == NtStatus::LogonFailure) explain_refused_login(req.conn, auth_msg);
-    bool as_is = login.status == NtStatus::InvalidParameter || login.status == NtStatus::AccountLockedOut;
+    bool as_is = login.status == NtStatus::InvalidParameter || login.status == NtStatus::AccountLockedOut ||
+                 login.status == NtStatus::AccountDisabled;
     return as_is ? login.status : NtStatus::LogonFailure;
   }
   auto parsed = auth::parse_ntlm_authenticate(auth_msg);

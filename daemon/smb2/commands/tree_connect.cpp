@@ -129,19 +129,25 @@ NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
   return NtStatus::Success;
 }
 
-NtStatus handle_tree_disconnect(Request& req, ByteWriter& w) {
-  uint32_t tid = req.tree->tree_id;
+void disconnect_tree(ConnState& conn, ServerContext& server, state::Session& session, uint32_t tree_id) {
+  auto tree = session.trees.find(tree_id);
+  if (tree == session.trees.end()) return;
   std::vector<uint64_t> to_close;
-  for (auto& [vid, open] : req.conn.opens)
-    if (open->session_id == req.session->session_id && open->tree_id == tid) to_close.push_back(vid);
+  for (auto& [vid, open] : conn.opens)
+    if (open->session_id == session.session_id && open->tree_id == tree_id) to_close.push_back(vid);
   // Oldest first: a lock another handle of the tree waits for is released
   // (and granted) before the waiting handle closes (smb2.lock.cancel-tdis).
   std::sort(to_close.begin(), to_close.end());
-  for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
-  withdraw_tree(req.conn, req.server, req.session->session_id, tid);
-  if (req.server.control) req.server.control->tree_disconnect(req.tree->share.name, req.session->user);
-  req.session->trees.erase(tid);
+  for (uint64_t vid : to_close) close_open(conn, server, vid);
+  withdraw_tree(conn, server, session.session_id, tree_id);
+  if (server.control) server.control->tree_disconnect(tree->second->share.name, session.user);
+  session.trees.erase(tree);
+}
+
+NtStatus handle_tree_disconnect(Request& req, ByteWriter& w) {
+  uint32_t tid = req.tree->tree_id;
   req.tree = nullptr;
+  disconnect_tree(req.conn, req.server, *req.session, tid);
   w.u16(4);
   w.u16(0);
   return NtStatus::Success;

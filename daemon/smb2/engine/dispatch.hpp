@@ -123,6 +123,11 @@ bool buffer_at(const Request& req, uint32_t offset, uint32_t length, ByteSpan& o
 // Closes an open (share-mode release, delete-on-close) and forgets it.
 void close_open(Request& req, state::Open* open);
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id);
+// Ends tree connect TREE_ID of SESSION as TREE_DISCONNECT does: its opens
+// close oldest first, its waiting requests are withdrawn, the control plane
+// is told, and the TreeId is forgotten (a later request on it gets
+// NETWORK_NAME_DELETED).
+void disconnect_tree(ConnState& conn, ServerContext& server, state::Session& session, uint32_t tree_id);
 // What closing does once the open is out of its connection: locks, share
 // modes and lease released, delete-on-close performed (under ROOT_FD, the
 // share root, as IDENTITY; -1: not possible), the directory's leases

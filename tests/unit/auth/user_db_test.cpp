@@ -87,10 +87,12 @@ TEST_CASE("load parses records, comments and blank lines", "[userdb]") {
 }
 
 TEST_CASE("corrupt files give line-numbered errors", "[userdb]") {
-  CHECK(load_error("alice:alice\n") == "users.db:1: expected NAME:UNIX_USER:NTHASH (3 fields), got 2 fields");
-  CHECK(load_error("# c\nalice\n") == "users.db:2: expected NAME:UNIX_USER:NTHASH (3 fields), got 1 field");
-  CHECK(load_error("a:b:" + kHash + ":extra\n") ==
-        "users.db:1: expected NAME:UNIX_USER:NTHASH (3 fields), got 4 fields");
+  CHECK(load_error("alice:alice\n") ==
+        "users.db:1: expected NAME:UNIX_USER:NTHASH[:FLAGS] (3 or 4 fields), got 2 fields");
+  CHECK(load_error("# c\nalice\n") == "users.db:2: expected NAME:UNIX_USER:NTHASH[:FLAGS] (3 or 4 fields), got 1 field");
+  CHECK(load_error("a:b:" + kHash + ":extra\n") == "users.db:1: unknown flag 'extra' for 'a' (known: disabled)");
+  CHECK(load_error("a:b:" + kHash + ":disabled:x\n") ==
+        "users.db:1: expected NAME:UNIX_USER:NTHASH[:FLAGS] (3 or 4 fields), got 5 fields");
   CHECK(load_error("\n\n:alice:" + kHash + "\n") == "users.db:3: empty user name");
   CHECK(load_error("alice::" + kHash + "\n") == "users.db:1: empty unix user for 'alice'");
   CHECK(load_error("alice:alice:" + kHash.substr(1) + "\n") ==
@@ -194,4 +196,33 @@ TEST_CASE("lookup_unix_identity", "[userdb]") {
     CHECK(me->uid == getuid());
     CHECK_FALSE(me->groups.empty());
   }
+}
+
+TEST_CASE("the disabled flag: parsed, saved only when set, kept by upsert of the same record", "[userdb]") {
+  TempDir d;
+  write_file(d.file("users.db"), "alice:alice:" + kHash + ":disabled\nbob:bob:" + kHash + ":\ncarol:carol:" + kHash +
+                                     ": disabled , \n");
+  auto db = UserDb::load(d.file("users.db"));
+  REQUIRE(db);
+  CHECK(db->find("alice")->disabled);
+  CHECK_FALSE(db->find("bob")->disabled);  // an empty FLAGS field is no flag
+  CHECK(db->find("carol")->disabled);
+  auto rec = *db->find("bob");
+  rec.disabled = true;
+  db->upsert(rec);
+  REQUIRE(db->save(d.file("users.db")));
+  std::ifstream in(d.file("users.db"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("alice:alice:" + kHash + ":disabled\n") != std::string::npos);
+  CHECK(text.find("bob:bob:" + kHash + ":disabled\n") != std::string::npos);
+  auto again = UserDb::load(d.file("users.db"));
+  REQUIRE(again);
+  CHECK(again->find("bob")->disabled);
+  auto enabled = *again->find("alice");
+  enabled.disabled = false;
+  again->upsert(enabled);
+  REQUIRE(again->save(d.file("users.db")));
+  std::ifstream in2(d.file("users.db"));
+  std::string text2((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>());
+  CHECK(text2.find("alice:alice:" + kHash + "\n") != std::string::npos);  // no flag field once enabled
 }

@@ -153,3 +153,57 @@ TEST_CASE("GET_METRICS: a line longer than a piece is cut, empty text is one dat
   CHECK(joined == text);
   CHECK(encode_text_replies(CMD_GET_METRICS, 2, "").size() == 1);
 }
+
+TEST_CASE("LIST_OPEN_FILES carries an open's id, caching and byte-range locks", "[ipc][status]") {
+  ServerStatus s;
+  OpenFileStatus leased{0x11, 3, "media", "a.bin", "alice", "127.0.0.1"};
+  leased.file_id = 0x1234;
+  leased.flags = OPEN_DURABLE | OPEN_LEASE_BREAKING;
+  leased.oplock_level = kOplockLevelLease;
+  leased.lease_state = 0x7;
+  leased.lease_key = std::array<uint8_t, 16>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  for (uint64_t i = 0; i < 70; ++i) leased.locks.push_back({i * 10, 5, i % 2 == 0});
+  leased.lock_count = 70;
+  OpenFileStatus plain{0x11, 3, "media", "", "alice", "127.0.0.1"};
+  plain.file_id = 7;
+  plain.oplock_level = 0x09;  // batch
+  plain.lease_state = 0x7;
+  s.open_files = {leased, plain};
+  auto back = decode_all(encode_list_replies(CMD_LIST_OPEN_FILES, 5, s), CMD_LIST_OPEN_FILES, 5);
+  REQUIRE(back.open_files.size() == 2);
+  const auto& a = back.open_files[0];
+  CHECK(a.file_id == 0x1234);
+  CHECK(a.flags == (OPEN_DURABLE | OPEN_LEASE_BREAKING));
+  CHECK(a.oplock_level == kOplockLevelLease);
+  CHECK(lease_state_name(a.lease_state) == "RWH");
+  REQUIRE(a.lease_key);
+  CHECK((*a.lease_key)[15] == 16);
+  CHECK(a.lock_count == 70);
+  REQUIRE(a.locks.size() == kMaxLocksPerEntry);  // the rest are counted, not listed
+  CHECK(a.locks[3].offset == 30);
+  CHECK(a.locks[3].length == 5);
+  CHECK_FALSE(a.locks[3].exclusive);
+  CHECK(a.locks[4].exclusive);
+  const auto& b = back.open_files[1];
+  CHECK(b.file_id == 7);
+  CHECK_FALSE(b.lease_key);
+  CHECK(b.locks.empty());
+  CHECK(oplock_level_name(b.oplock_level) == "batch");
+  CHECK(lease_state_name(0) == "-");
+  CHECK(lease_state_name(0x3) == "RH");
+}
+
+TEST_CASE("LIST_OPEN_FILES: LOCKS of a length that is no whole record is rejected", "[ipc][status]") {
+  MsgBuilder b(CMD_LIST_OPEN_FILES, 3, false);
+  b.u32(ATTR_STATUS, 0).begin_nest(ATTR_ENTRY);
+  b.u64(ATTR_SESSION_ID, 1).u32(ATTR_TREE_ID, 1).str(ATTR_SHARE_NAME, "s").str(ATTR_PATH, "p");
+  b.str(ATTR_ACCOUNT, "u").str(ATTR_CLIENT_ADDRESS, "c");
+  uint8_t partial[kLockRecordSize + 3] = {};
+  b.bytes(ATTR_LOCKS, ByteSpan(partial, sizeof partial)).end_nest();
+  ByteSpan w = b.wire();
+  Wire wire(Bytes(w.begin(), w.end()));
+  auto m = parse_message(wire.data(), wire.len);
+  REQUIRE(m);
+  ServerStatus out;
+  CHECK_FALSE(decode_list_reply(wire.data(), wire.len, *m, out));
+}

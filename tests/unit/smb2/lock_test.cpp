@@ -281,3 +281,20 @@ TEST_CASE("lock: a durable open answers a repeated lock sequence without applyin
   CHECK(lock_seq(b, exclusive, 1, 3) == NtStatus::LockNotGranted);
   release_locks_of(f, f.find(b), f.find(b)->node->device, f.find(b)->node->inode);
 }
+
+TEST_CASE("lock table: locks_of lists one open's locks, oldest first", "[smb2]") {
+  state::LockTable t;
+  int a = 0, b = 0;
+  state::ByteRange mine[] = {{0, 10, true}, {100, 5, false}};
+  REQUIRE(t.lock(1, 2, &a, mine) == NtStatus::Success);
+  state::ByteRange theirs[] = {{200, 1, true}};
+  REQUIRE(t.lock(1, 2, &b, theirs) == NtStatus::Success);
+  auto locks = t.locks_of(1, 2, &a);
+  REQUIRE(locks.size() == 2);
+  CHECK(locks[0].offset == 0);
+  CHECK(locks[0].exclusive);
+  CHECK(locks[1].offset == 100);
+  CHECK_FALSE(locks[1].exclusive);
+  CHECK(t.locks_of(1, 2, &b).size() == 1);
+  CHECK(t.locks_of(1, 3, &a).empty());
+}
