@@ -143,7 +143,7 @@ NtStatus parse(const Request& req, QueryInfoRequest& q) {
   uint32_t in_len = r.u32();
   q.additional_info = r.u32();
   q.flags = r.u32();
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   if (!r.ok() || !buffer_at(req, in_off, in_len, q.input)) return NtStatus::InvalidParameter;
   return NtStatus::Success;
 }
@@ -301,8 +301,7 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   QueryInfoRequest q;
   NtStatus st = parse(req, q);
   if (st != NtStatus::Success) return st;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
   if (q.output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
 
   Bytes data;

@@ -730,12 +730,11 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   uint16_t buf_off = r.u16();
   r.skip(2);
   uint32_t additional = r.u32();
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   ByteSpan buf;
   if (!r.ok() || !buffer_at(req, buf_off, buf_len, buf)) return NtStatus::InvalidParameter;
   if (buf_len > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
 
   NtStatus st;
   if (find_pipe(req.conn, *open)) st = set_pipe_info(req.conn, *open, info_type, info_class, buf);

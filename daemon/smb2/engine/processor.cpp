@@ -194,11 +194,11 @@ NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) 
   bool inherits = req.hdr.is_related() && compound_.in_chain;
   // MS-SMB2 3.3.5.2.7.2: a related element after one that had no valid
   // session fails, and so does every related element after it.
-  if (inherits && compound_.session_failed && spec.needs_session) return NtStatus::InvalidParameter;
+  if (inherits && compound_.session_failed && spec.needs_session()) return NtStatus::InvalidParameter;
   if (inherits && sid == wire::kRelatedId) sid = compound_.session_id;
   compound_.session_id = sid;
   NtStatus st = lookup_session(req, spec, sid);
-  if (spec.needs_session) compound_.session_failed = st != NtStatus::Success;
+  if (spec.needs_session()) compound_.session_failed = st != NtStatus::Success;
   return st;
 }
 
@@ -223,7 +223,7 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
     s->seen_encrypted = s->seen_encrypted || encrypted_;
     return NtStatus::Success;
   }
-  if (!spec.needs_session) {
+  if (!spec.needs_session()) {
     req.session = s;  // SESSION_SETUP continuing an exchange, or none
     return NtStatus::Success;
   }
@@ -273,12 +273,9 @@ bool ChainProcessor::may_read_to_memory(const Request& req) const {
   return signs_response(req.hdr, NtStatus::Success, req.session);
 }
 
-// Session, tree and the compound rules, before the handler runs.
+// Session, tree, open and the compound rules, before the handler runs.
 NtStatus ChainProcessor::resolve(Request& req, const CommandSpec& spec) {
-  uint16_t size = req.body.size() >= 2 ? load_le16(req.body.data()) : 0;
-  if (size != spec.structure_size && (!spec.alt_structure_size || size != spec.alt_structure_size))
-    return NtStatus::InvalidParameter;
-  if (req.body.size() < (size & ~1u)) return NtStatus::InvalidParameter;
+  if (NtStatus st = check_structure_size(spec, req.body); st != NtStatus::Success) return st;
   if (!conn_.negotiated && req.hdr.command != Command::Negotiate) return NtStatus::InvalidParameter;
   // 3.3.5.2.7.2: the first element of a chain cannot be related to anything;
   // related elements after it inherit the failure.
@@ -298,8 +295,9 @@ NtStatus ChainProcessor::resolve(Request& req, const CommandSpec& spec) {
   // its own (what Windows and Samba do; smb2.compound.interim2).
   if (req.hdr.is_related() && compound_.in_chain && spec.file_id_at && create_error_ != NtStatus::Success)
     return create_error_;
-  return NtStatus::Success;
+  return req.resolve_open(spec);
 }
+
 
 NtStatus ChainProcessor::run_handler(Request& req, const CommandSpec& spec, ByteWriter& body) {
   // Requests on a tree run as its user; the others (SESSION_SETUP, whose
@@ -607,13 +605,8 @@ Bytes split_interim(Bytes& out, const InterimSplit& split, size_t file_bytes) {
 bool may_change_file_data(ByteSpan frame) {
   if (frame.size() < wire::kHeaderSize || load_le32(frame.data()) != wire::kProtocolIdSmb2) return true;
   if (load_le32(frame.data() + wire::hdr::NextCommand) != 0) return true;
-  switch (wire::Command(load_le16(frame.data() + wire::hdr::Command))) {
-    case wire::Command::Write:
-    case wire::Command::SetInfo:
-    case wire::Command::Create:
-    case wire::Command::Ioctl: return true;
-    default: return false;
-  }
+  const CommandSpec* spec = command_spec(wire::Command(load_le16(frame.data() + wire::hdr::Command)));
+  return spec && spec->changes_file_data;
 }
 
 FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {
