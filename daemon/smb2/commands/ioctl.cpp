@@ -37,7 +37,7 @@
 namespace ringsmb::smb2 {
 namespace {
 
-constexpr uint32_t SMB2_0_IOCTL_IS_FSCTL = 0x1;
+using wire::SMB2_0_IOCTL_IS_FSCTL;
 constexpr size_t kResponseFixedSize = 48;
 constexpr uint32_t kBufferOffset = wire::kHeaderSize + kResponseFixedSize;  // 112
 constexpr size_t kValidateNegotiateResponseSize = 24;
