@@ -14,6 +14,7 @@
 #include "smb2/durable/durable.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/engine/metrics.hpp"
+#include "smb2/engine/response_header.hpp"
 #include "smb2/commands/negotiate.hpp"
 #include "smb2/engine/send_path.hpp"
 #include "smb2/engine/thread_identity.hpp"
@@ -23,15 +24,6 @@ namespace {
 
 using wire::Command;
 using wire::Header;
-
-// MS-SMB2 2.2.2 ERROR response body.
-void write_error_body(ByteWriter& w) {
-  w.u16(9);
-  w.u8(0);   // ErrorContextCount
-  w.u8(0);   // Reserved
-  w.u32(0);  // ByteCount
-  w.u8(0);   // ErrorData (one byte, as Windows sends)
-}
 
 bool keeps_body(NtStatus s) { return nt_success(s) || s == NtStatus::MoreProcessingRequired; }
 
@@ -335,26 +327,21 @@ uint16_t ChainProcessor::grant_credits(const Header& h) {
 
 void ChainProcessor::write_header(Bytes& out, size_t start, const Request& req, NtStatus status, uint64_t resumed) {
   const Header& h = req.hdr;
-  Header rh{};
-  rh.credit_charge = h.credit_charge;
-  rh.status = uint32_t(status);
-  rh.command = h.command;
+  ResponseFields r{.command = h.command, .status = status, .message_id = h.message_id};
+  r.credit_charge = h.credit_charge;
   // MS-SMB2 3.3.4.2: the interim response grants the credits; the final
   // one of an async request grants none.
-  rh.credits = resumed ? 0 : grant_credits(h);
-  rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
-  if (resumed || status == NtStatus::Pending) {  // final or interim response of an async request
-    rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
-    rh.async_id = resumed ? resumed : req.async_id;
-  }
-  rh.message_id = h.message_id;
-  rh.tree_id = req.tree ? req.tree->tree_id : h.tree_id;
-  rh.session_id = req.response_session_id ? req.response_session_id : h.session_id;
+  r.credits = resumed ? 0 : grant_credits(h);
+  r.related = h.is_related();
+  if (resumed || status == NtStatus::Pending)  // final or interim response of an async request
+    r.async_id = resumed ? resumed : req.async_id;
+  r.tree_id = req.tree ? req.tree->tree_id : h.tree_id;
+  r.session_id = req.response_session_id ? req.response_session_id : h.session_id;
   if (h.is_related() && compound_.in_chain) {
-    if (h.session_id == wire::kRelatedId) rh.session_id = compound_.session_id;
-    if (h.tree_id == 0xFFFFFFFF) rh.tree_id = compound_.tree_id;
+    if (h.session_id == wire::kRelatedId) r.session_id = compound_.session_id;
+    if (h.tree_id == 0xFFFFFFFF) r.tree_id = compound_.tree_id;
   }
-  wire::store_header(out.data() + start, rh);
+  wire::store_header(out.data() + start, response_header(r));
 }
 
 // Preauth integrity (3.1.1): NEGOTIATE response into the connection hash,
