@@ -10,6 +10,7 @@
 
 #include "common/bytes.hpp"
 #include "common/ntstatus.hpp"
+#include "wire/fscc.hpp"
 
 namespace ringsmb::vfs {
 
@@ -57,15 +58,7 @@ FileStat file_stat_from_statx(const struct statx& stx);
 // files when `hide_dot_files`. NORMAL only when nothing else applies.
 uint32_t dos_attributes(const FileStat& st, std::string_view name, bool hide_dot_files);
 
-// MS-FSCC 2.4 file information classes (QUERY_INFO with InfoType FILE).
-enum class FileInfoClass : uint8_t {
-  Directory = 1, FullDirectory = 2, BothDirectory = 3, Basic = 4, Standard = 5, Internal = 6,
-  Ea = 7, Access = 8, Name = 9, Rename = 10, Link = 11, Names = 12, Disposition = 13,
-  Position = 14, FullEa = 15, Mode = 16, Alignment = 17, All = 18, Allocation = 19,
-  EndOfFile = 20, AlternateName = 21, Stream = 22, Pipe = 23, Compression = 28,
-  NetworkOpen = 34, AttributeTag = 35, IdBothDirectory = 37, IdFullDirectory = 38,
-  NormalizedName = 48, DispositionEx = 64, RenameEx = 65,
-};
+using wire::FileInfoClass;  // wire/fscc.hpp
 
 // Per-open state the file-info encoders need beyond the stat.
 struct OpenInfo {
@@ -86,11 +79,7 @@ struct OpenInfo {
 // classes not supported, NotSupported where MS-FSCC says so.
 NtStatus encode_file_info(FileInfoClass cls, const FileStat& st, const OpenInfo& open, Bytes& out);
 
-// MS-FSCC 2.5 filesystem information classes.
-enum class FsInfoClass : uint8_t {
-  Volume = 1, Label = 2, Size = 3, Device = 4, Attribute = 5, Control = 6, FullSize = 7,
-  ObjectId = 8, SectorSize = 11,
-};
+using wire::FsInfoClass;  // wire/fscc.hpp
 struct VolumeInfo {
   uint64_t creation_time = 0;
   uint32_t serial_number = 0;

@@ -53,11 +53,10 @@ NtStatus handle_change_notify(Request& req, ByteWriter& w) {
   r.skip(2);
   uint16_t flags = r.u16();
   uint32_t output_length = r.u32();
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   uint32_t filter = r.u32();
   if (!r.ok()) return NtStatus::InvalidParameter;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
   if (!open->is_directory) return NtStatus::InvalidParameter;
   if (output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
   if (!(open->granted_access & FILE_READ_DATA)) return NtStatus::AccessDenied;  // FILE_LIST_DIRECTORY

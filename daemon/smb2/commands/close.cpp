@@ -156,9 +156,8 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
   r.skip(2);
   uint16_t flags = r.u16();
   r.skip(4);
-  r.skip(16);  // FileId: Request::open_file()
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  r.skip(16);  // FileId: Request::open
+  state::Open* open = req.open;
   vfs::FileStat st{};
   bool have_stat = false;
   uint32_t attrs = 0;

@@ -35,6 +35,7 @@
 #include "vfs/paths.hpp"
 #include "vfs/short_names.hpp"
 #include "vfs/stream_store.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -393,7 +394,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
 
   // MS-SMB2 3.3.5.9.4: an open of a snapshot (SMB2_CREATE_TIMEWARP_TOKEN)
   // names no snapshot here: ringsmbd keeps none.
-  if (!c.contexts.empty() && has_create_context(c.contexts, "TWrp")) return NtStatus::ObjectNameNotFound;
+  if (!c.contexts.empty() && has_create_context(c.contexts, wire::create_context::kTimewarpToken)) return NtStatus::ObjectNameNotFound;
   std::vector<vfs::Ea> create_eas;
   if (!c.contexts.empty() && (st = find_create_eas(*req.tree, c.contexts, create_eas)) != NtStatus::Success)
     return st;

@@ -5,6 +5,7 @@
 
 #include "smb2/security/access.hpp"
 #include "smb2/security/security_info.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -81,7 +82,7 @@ NtStatus find_lease_request(const Request& req, ByteSpan buffer, LeaseRequest& o
   if (buffer.empty()) return NtStatus::Success;
   bool bad_lease = false;
   bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
-    if (c.name != "RqLs" || bad_lease) return;
+    if (c.name != wire::create_context::kRequestLease || bad_lease) return;
     bool v2 = c.data.size() >= 52 && req.conn.is_smb3();
     if (c.data.size() < 32) {
       bad_lease = true;
@@ -107,7 +108,7 @@ NtStatus find_allocation_size(ByteSpan buffer, uint64_t& size) {
   size = 0;
   bool bad = false;
   bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
-    if (c.name != "AlSi") return;
+    if (c.name != wire::create_context::kAllocationSize) return;
     if (c.data.size() < 8) bad = true;
     else size = load_le64(c.data.data());
   });
@@ -118,7 +119,7 @@ NtStatus find_create_eas(const state::Tree& tree, ByteSpan buffer, std::vector<v
   NtStatus st = NtStatus::Success;
   bool found = false;
   for_each_create_context(buffer, [&](const CreateContext& c) {
-    if (c.name != "ExtA" || found) return;
+    if (c.name != wire::create_context::kEaBuffer || found) return;
     found = true;
     st = tree.eas ? vfs::parse_full_ea_list(c.data, out) : NtStatus::EasNotSupported;
   });
@@ -139,13 +140,13 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
   size_t last = SIZE_MAX;
   bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
     ByteWriter w(out);
-    if (c.name == "MxAc") {
-      size_t data = begin_context(out, "MxAc", last);
+    if (c.name == wire::create_context::kMaximalAccess) {
+      size_t data = begin_context(out, wire::create_context::kMaximalAccess, last);
       w.u32(uint32_t(NtStatus::Success));
       w.u32(req.tree->maximal_access & descriptor_maximal_access(req, open.fd.get(), st));
       end_context(out, last, data);
-    } else if (c.name == "QFid") {
-      size_t data = begin_context(out, "QFid", last);
+    } else if (c.name == wire::create_context::kQueryOnDiskId) {
+      size_t data = begin_context(out, wire::create_context::kQueryOnDiskId, last);
       w.u64(st.file_id);
       w.u64(st.device);
       w.zeros(16);  // Reserved (DiskFileId, VolumeId, Reserved: MS-SMB2 2.2.14.2.9)
@@ -154,7 +155,7 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
   });
   if (!ok) return NtStatus::InvalidParameter;
   if (lease) {
-    size_t data = begin_context(out, "RqLs", last);
+    size_t data = begin_context(out, wire::create_context::kRequestLease, last);
     ByteWriter w(out);
     const LeaseRequest& q = lease->request;
     w.bytes(q.key.data(), 16);

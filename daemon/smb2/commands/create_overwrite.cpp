@@ -48,6 +48,7 @@
 #include "vfs/paths.hpp"
 #include "vfs/short_names.hpp"
 #include "vfs/stream_store.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2::create {
 namespace {
@@ -95,7 +96,7 @@ void finish_overwrite(ConnState& conn, ServerContext& server, uint64_t async_id,
 bool overwrite_goes_async(const Request& req, const CreateRequest& c, const Opened& o) {
   return req.server.blocking && o.st.allocation_size >= state::kLargeFileBytes && !o.st.is_directory &&
          req.hdr.next_command == 0 && !req.compound.in_chain && req.async_id == 0 &&
-         !has_create_context(c.contexts, "AlSi") && has_room_to_wait(req);
+         !has_create_context(c.contexts, wire::create_context::kAllocationSize) && has_room_to_wait(req);
 }
 
 // What the worker does of an overwrite whose ftruncate runs on the pool:

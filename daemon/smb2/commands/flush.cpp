@@ -56,9 +56,8 @@ NtStatus flush_async(Request& req, const state::Open& open) {
 NtStatus handle_flush(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
   r.skip(8);
-  r.skip(16);  // FileId: Request::open_file()
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  r.skip(16);  // FileId: Request::open
+  state::Open* open = req.open;
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
   update_write_time_now(*open);  // a pending LastWriteTime update happens now
   if (may_flush_async(req, *open)) return flush_async(req, *open);

@@ -37,7 +37,7 @@
 namespace ringsmb::smb2 {
 namespace {
 
-constexpr uint32_t SMB2_0_IOCTL_IS_FSCTL = 0x1;
+using wire::SMB2_0_IOCTL_IS_FSCTL;
 constexpr size_t kResponseFixedSize = 48;
 constexpr uint32_t kBufferOffset = wire::kHeaderSize + kResponseFixedSize;  // 112
 constexpr size_t kValidateNegotiateResponseSize = 24;
@@ -180,6 +180,17 @@ void write_response(ByteWriter& w, uint32_t ctl_code, FileId id, const Bytes& ou
 
 }  // namespace
 
+// Not an FSCTL (answered STATUS_NOT_SUPPORTED), or one whose FileId is
+// 0xFFFFFFFFFFFFFFFF and ignored; an unknown FSCTL needs an open (STATUS_FILE_CLOSED
+// before STATUS_INVALID_DEVICE_REQUEST).
+bool ioctl_takes_no_open(const Request& req) {
+  constexpr size_t kCtlCodeAt = 4, kFlagsAt = 48;
+  if (req.body.size() < kFlagsAt + 4) return true;  // the handler refuses it
+  if (load_le32(req.body.data() + kFlagsAt) != SMB2_0_IOCTL_IS_FSCTL) return true;
+  const FsctlSpec* spec = find_fsctl(load_le32(req.body.data() + kCtlCodeAt));
+  return spec && !spec->needs_open;
+}
+
 NtStatus handle_ioctl(Request& req, ByteWriter& w) {
   IoctlRequest q;
   NtStatus st = parse(req, q);
@@ -188,9 +199,8 @@ NtStatus handle_ioctl(Request& req, ByteWriter& w) {
   const FsctlSpec* spec = find_fsctl(q.ctl_code);
   state::Open* open = nullptr;
   FileId response_id = q.id;
-  if (!spec || spec->needs_open) {
-    open = req.open_file();
-    if (!open) return NtStatus::FileClosed;
+  if (!ioctl_takes_no_open(req)) {
+    open = req.open;  // the processor answered STATUS_FILE_CLOSED for none
     response_id = {open->persistent_id, open->volatile_id};  // resolves a related FileId
   }
   if (!spec) return NtStatus::InvalidDeviceRequest;

@@ -134,7 +134,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   r.skip(2);
   uint16_t count = r.u16();
   uint32_t lock_sequence = r.u32();  // LockSequenceNumber (4 bits), LockSequenceIndex (28 bits)
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   if (!r.ok() || count == 0) return NtStatus::InvalidParameter;
   if (req.body.size() < kLocksOffsetInBody + size_t(count) * kLockElementSize) return NtStatus::InvalidParameter;
   std::vector<LockElement> elems(count);
@@ -146,8 +146,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
   }
   if (!r.ok()) return NtStatus::InvalidParameter;
 
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
   if (open->is_directory) return NtStatus::InvalidParameter;
   if (!(open->granted_access & (FILE_READ_DATA | FILE_WRITE_DATA))) return NtStatus::AccessDenied;
   if (!open->node) return NtStatus::InvalidHandle;

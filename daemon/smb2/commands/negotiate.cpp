@@ -8,6 +8,7 @@
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/commands/negotiate.hpp"
 #include "smb2/engine/negotiated_sizes.hpp"
+#include "smb2/engine/response_header.hpp"
 #include "vfs/file_info.hpp"
 
 namespace ringsmb::smb2 {
@@ -269,12 +270,9 @@ FrameResult handle_smb1_negotiate(ConnState& conn, ServerContext& server, ByteSp
   settle_connection(conn, server, dialect);
   conn.credits.consume(0, 1);  // the SMB1 request took message id 0
   ByteWriter w(out);
-  wire::Header h{};
-  h.command = wire::Command::Negotiate;
-  h.credits = conn.credits.grant(1, server.config.global.smb2_max_credits);
+  uint16_t credits = conn.credits.grant(1, server.config.global.smb2_max_credits);
   conn.credits.commit();
-  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR;
-  wire::write_header(w, h);
+  wire::write_header(w, response_header({.command = wire::Command::Negotiate, .credits = credits}));
   write_negotiate_body(conn, server, dialect, {}, 0, w);
   conn.negotiated = dialect != 0x02FF;
   return FrameResult::Ok;

@@ -45,10 +45,9 @@ NtStatus ack_oplock(Request& req, ByteWriter& w) {
   r.skip(2);
   uint8_t level = r.u8();
   r.skip(5);  // Reserved, Reserved2
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   if (!r.ok()) return NtStatus::InvalidParameter;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
   if (!open->node) return NtStatus::InvalidDeviceState;
   std::vector<state::Waiter> wake;
   std::vector<state::BreakNotice> further;

@@ -74,7 +74,7 @@ NtStatus parse(const Request& req, QueryDirectoryRequest& q) {
   q.cls = FileInfoClass(r.u8());
   q.flags = r.u8();
   r.u32();  // FileIndex: NTFS ignores it, and so do we
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   uint16_t name_off = r.u16(), name_len = r.u16();
   q.output_length = r.u32();
   if (!r.ok() || !buffer_at(req, name_off, name_len, q.name) || name_len % 2) return NtStatus::InvalidParameter;
@@ -181,8 +181,7 @@ NtStatus handle_query_directory(Request& req, ByteWriter& w) {
   QueryDirectoryRequest q;
   NtStatus st = parse(req, q);
   if (st != NtStatus::Success) return st;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
   if (!open->is_directory) return NtStatus::InvalidParameter;
   if (q.output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
   size_t fixed = fixed_entry_size(q.cls);

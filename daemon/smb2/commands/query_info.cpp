@@ -35,16 +35,10 @@
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/short_names.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
-
-enum : uint8_t {
-  SMB2_0_INFO_FILE = 1,
-  SMB2_0_INFO_FILESYSTEM = 2,
-  SMB2_0_INFO_SECURITY = 3,
-  SMB2_0_INFO_QUOTA = 4,
-};
 
 // QUERY_INFO Flags for FileFullEaInformation (MS-SMB2 2.2.37).
 constexpr uint32_t SL_RESTART_SCAN = 0x1, SL_RETURN_SINGLE_ENTRY = 0x2, SL_INDEX_SPECIFIED = 0x4;
@@ -143,7 +137,7 @@ NtStatus parse(const Request& req, QueryInfoRequest& q) {
   uint32_t in_len = r.u32();
   q.additional_info = r.u32();
   q.flags = r.u32();
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   if (!r.ok() || !buffer_at(req, in_off, in_len, q.input)) return NtStatus::InvalidParameter;
   return NtStatus::Success;
 }
@@ -301,17 +295,16 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   QueryInfoRequest q;
   NtStatus st = parse(req, q);
   if (st != NtStatus::Success) return st;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
   if (q.output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
 
   Bytes data;
   if (find_pipe(req.conn, *open)) st = query_pipe_info(req.conn, *open, q.info_type, q.info_class, q.output_length, data);
   else switch (q.info_type) {
-    case SMB2_0_INFO_FILE: st = query_file(req, q, *open, data); break;
-    case SMB2_0_INFO_FILESYSTEM: st = query_filesystem(req, q, *open, data); break;
-    case SMB2_0_INFO_SECURITY: st = query_security_info(req, *open, q.additional_info, q.output_length, data); break;
-    case SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
+    case wire::SMB2_0_INFO_FILE: st = query_file(req, q, *open, data); break;
+    case wire::SMB2_0_INFO_FILESYSTEM: st = query_filesystem(req, q, *open, data); break;
+    case wire::SMB2_0_INFO_SECURITY: st = query_security_info(req, *open, q.additional_info, q.output_length, data); break;
+    case wire::SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
     default: return NtStatus::InvalidParameter;
   }
   if (!nt_success(st)) return st;

@@ -131,11 +131,10 @@ NtStatus handle_read(Request& req, ByteWriter& w) {
   r.u8();  // Flags
   uint32_t length = r.u32();
   uint64_t offset = r.u64();
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   uint32_t minimum = r.u32();
   if (!r.ok()) return NtStatus::InvalidParameter;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
   if (length > negotiated_sizes(req.conn, req.server).max_read) return NtStatus::InvalidParameter;
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   if (!(open->granted_access & (FILE_READ_DATA | FILE_EXECUTE))) return NtStatus::AccessDenied;

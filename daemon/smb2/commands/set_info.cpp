@@ -71,16 +71,10 @@
 #include "vfs/paths.hpp"
 #include "vfs/stream_sidecar.hpp"
 #include "vfs/stream_store.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
-
-enum : uint8_t {
-  SMB2_0_INFO_FILE = 1,
-  SMB2_0_INFO_FILESYSTEM = 2,
-  SMB2_0_INFO_SECURITY = 3,
-  SMB2_0_INFO_QUOTA = 4,
-};
 
 using vfs::FileInfoClass;
 
@@ -730,26 +724,25 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   uint16_t buf_off = r.u16();
   r.skip(2);
   uint32_t additional = r.u32();
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   ByteSpan buf;
   if (!r.ok() || !buffer_at(req, buf_off, buf_len, buf)) return NtStatus::InvalidParameter;
   if (buf_len > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
 
   NtStatus st;
   if (find_pipe(req.conn, *open)) st = set_pipe_info(req.conn, *open, info_type, info_class, buf);
   else switch (info_type) {
-    case SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
-    case SMB2_0_INFO_SECURITY: {
+    case wire::SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
+    case wire::SMB2_0_INFO_SECURITY: {
       bool watched = note_own_change(req.server, req.tree->root.get(), open->path);
       st = set_security_info(req, *open, additional, buf);
       if (st == NtStatus::Success && watched)
         report_own_change(req.server, req.tree->root.get(), open->path, FILE_NOTIFY_CHANGE_SECURITY);
       break;
     }
-    case SMB2_0_INFO_FILESYSTEM:
-    case SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
+    case wire::SMB2_0_INFO_FILESYSTEM:
+    case wire::SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
     default: return NtStatus::InvalidParameter;
   }
   if (st != NtStatus::Success) return st;

@@ -220,13 +220,12 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   uint16_t data_offset = r.u16();
   uint32_t length = r.u32();
   uint64_t offset = r.u64();
-  r.skip(16);  // FileId: Request::open_file()
+  r.skip(16);  // FileId: Request::open
   r.skip(12);  // Channel, RemainingBytes, WriteChannelInfoOffset/Length
   uint32_t flags = r.u32();
   ByteSpan data;
   if (!r.ok() || !buffer_at(req, data_offset, length, data)) return NtStatus::InvalidParameter;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::FileClosed;
+  state::Open* open = req.open;
   if (length > negotiated_sizes(req.conn, req.server).max_write) return NtStatus::InvalidParameter;
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;

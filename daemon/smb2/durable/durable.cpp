@@ -14,6 +14,7 @@
 #include "smb2/engine/thread_identity.hpp"
 #include "state/durable_table.hpp"
 #include "vfs/paths.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -31,14 +32,12 @@ void read_guid(ByteReader& r, state::Guid& g) {
   if (b.size() == 16) std::memcpy(g.data(), b.data(), 16);
 }
 
-// SMB2_CREATE_APP_INSTANCE_ID's name (2.2.13.2): a GUID in wire order.
-constexpr uint8_t kAppInstanceIdName[16] = {0x45, 0xBC, 0xA6, 0x6A, 0xEF, 0xA7, 0xF7, 0x4A,
-                                            0x90, 0x08, 0xFA, 0x46, 0x2E, 0x14, 0x4D, 0x74};
+using wire::create_context::kAppInstanceId;  // SMB2_CREATE_APP_INSTANCE_ID's name
 constexpr size_t kAppInstanceIdSize = 20;  // StructureSize, Reserved, AppInstanceId
 
 bool is_app_instance_id(const CreateContext& c) {
-  return c.name.size() == sizeof(kAppInstanceIdName) &&
-         std::memcmp(c.name.data(), kAppInstanceIdName, sizeof(kAppInstanceIdName)) == 0;
+  return c.name.size() == sizeof(kAppInstanceId) &&
+         std::memcmp(c.name.data(), kAppInstanceId, sizeof(kAppInstanceId)) == 0;
 }
 
 // SMB2_CREATE_APP_INSTANCE_ID into OUT (3.x only); false when too short.
@@ -54,17 +53,17 @@ bool read_app_instance_id(const CreateContext& c, DurableRequest& out) {
 // One durable context into OUT; false when it is too short.
 bool read_durable_context(const CreateContext& c, bool smb3, DurableRequest& out) {
   ByteReader r(c.data);
-  if (c.name == "DHnQ") {
+  if (c.name == wire::create_context::kDurableRequest) {
     out.v1_request = true;
     return c.data.size() >= kDhnqSize;
   }
-  if (c.name == "DHnC") {
+  if (c.name == wire::create_context::kDurableReconnect) {
     out.v1_reconnect = true;
     out.reconnect_id = {r.u64(), r.u64()};
     return c.data.size() >= kDhncSize;
   }
   if (!smb3) return true;  // the v2 contexts exist only in SMB 3.x
-  if (c.name == "DH2Q") {
+  if (c.name == wire::create_context::kDurableRequestV2) {
     out.v2_request = true;
     out.timeout_ms = r.u32();
     out.flags = r.u32();
@@ -72,7 +71,7 @@ bool read_durable_context(const CreateContext& c, bool smb3, DurableRequest& out
     read_guid(r, out.create_guid);
     return c.data.size() >= kDh2qSize;
   }
-  if (c.name == "DH2C") {
+  if (c.name == wire::create_context::kDurableReconnectV2) {
     out.v2_reconnect = true;
     out.reconnect_id = {r.u64(), r.u64()};
     read_guid(r, out.create_guid);
@@ -234,9 +233,9 @@ void answer_durable(const state::Open& open, Bytes& contexts) {
   if (!open.durable_version) return;  // a replayed DH2Q open that was not made durable
   if (open.durable_version == 2) {
     store_le32(data, open.durable_timeout_ms);  // Flags stay 0: never persistent
-    append_create_context(contexts, "DH2Q", data);
+    append_create_context(contexts, wire::create_context::kDurableRequestV2, data);
   } else {
-    append_create_context(contexts, "DHnQ", data);  // Reserved
+    append_create_context(contexts, wire::create_context::kDurableRequest, data);  // Reserved
   }
 }
 

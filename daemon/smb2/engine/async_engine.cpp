@@ -7,6 +7,7 @@
 #include "smb2/engine/channel_sequence.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/engine/processor.hpp"
+#include "smb2/engine/response_header.hpp"
 #include "smb2/engine/send_path.hpp"
 
 namespace ringsmb::smb2 {
@@ -42,15 +43,6 @@ WaitingRequest erase(ConnState& conn, std::map<uint64_t, WaitingRequest>::iterat
   return w;
 }
 
-// MS-SMB2 2.2.2 ERROR response body.
-void write_error_body(ByteWriter& w) {
-  w.u16(9);
-  w.u8(0);   // ErrorContextCount
-  w.u8(0);   // Reserved
-  w.u32(0);  // ByteCount
-  w.u8(0);   // ErrorData
-}
-
 // A response of waiting request W. ASYNC: with its AsyncId (an interim,
 // or the final response after one, 3.3.4.4); otherwise the ordinary
 // synchronous response of a request whose interim was never sent. The
@@ -58,18 +50,14 @@ void write_error_body(ByteWriter& w) {
 Bytes waiting_response(const WaitingRequest& w, NtStatus status, ByteSpan body, bool async, uint16_t credits) {
   Bytes msg;
   ByteWriter bw(msg);
-  wire::Header h{};
-  h.credit_charge = w.credit_charge;
-  h.status = uint32_t(status);
-  h.command = w.command;
-  h.credits = credits;
-  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR;
-  if (async) h.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
-  h.message_id = w.message_id;
-  if (async) h.async_id = w.async_id;
-  h.session_id = w.session_id;
-  h.tree_id = w.tree_id;
-  wire::write_header(bw, h);
+  wire::write_header(bw, response_header({.command = w.command,
+                                          .status = status,
+                                          .message_id = w.message_id,
+                                          .session_id = w.session_id,
+                                          .tree_id = w.tree_id,
+                                          .async_id = async ? w.async_id : 0,
+                                          .credit_charge = w.credit_charge,
+                                          .credits = credits}));
   if (nt_success(status) && !body.empty())
     bw.bytes(body);
   else

@@ -3,19 +3,6 @@
 namespace ringsmb::smb2 {
 namespace {
 
-using wire::Command;
-
-// 3.3.5.2.10: the commands a stale channel may not run.
-bool modifies(Command c) { return c == Command::Write || c == Command::SetInfo || c == Command::Ioctl; }
-
-// OPLOCK_BREAK carries a FileId only in its oplock form (24 bytes); the
-// lease form has a LeaseKey there.
-bool names_open(const Request& req, const CommandSpec& spec) {
-  if (!spec.file_id_at) return false;
-  if (req.hdr.command != Command::OplockBreak) return true;
-  return req.body.size() >= 2 && load_le16(req.body.data()) == 24;
-}
-
 // Counts the request in OPEN when 3.3.5.2.10 lets it run; false otherwise.
 bool count_request(state::Open& open, uint16_t sequence, bool replay) {
   uint16_t ahead = uint16_t(sequence - open.channel_sequence);  // 16-bit arithmetic
@@ -38,9 +25,8 @@ bool count_request(state::Open& open, uint16_t sequence, bool replay) {
 
 NtStatus enter_channel_sequence(Request& req) {
   const CommandSpec* spec = command_spec(req.hdr.command);
-  if (!spec || !names_open(req, *spec)) return NtStatus::Success;
-  state::Open* open = req.open_file();
-  if (!open) return NtStatus::Success;  // the handler answers STATUS_FILE_CLOSED
+  state::Open* open = req.open;  // resolved by the processor; null: the command names none
+  if (!spec || !open) return NtStatus::Success;
   // 3.3.5.2.10 is skipped for 2.0.2 and 2.1; IsReplayEligible exists in 3.x only.
   if (!req.conn.is_smb3()) return NtStatus::Success;
   open->replay_eligible = false;  // the client used the open: its CREATE is not replayed any more
@@ -50,7 +36,7 @@ NtStatus enter_channel_sequence(Request& req) {
     req.channel = {open->volatile_id, sequence, true};
     return NtStatus::Success;
   }
-  return modifies(req.hdr.command) ? NtStatus::FileNotAvailable : NtStatus::Success;
+  return spec->modifies ? NtStatus::FileNotAvailable : NtStatus::Success;
 }
 
 void leave_channel_sequence(ConnState& conn, ChannelCount& c) {

@@ -7,30 +7,48 @@ namespace {
 
 using wire::Command;
 
+constexpr SessionNeed kValid = SessionNeed::Valid;
+
 // Payload fields (MS-SMB2 2.2.19 READ Length, 2.2.21 WRITE Length, 2.2.31
 // IOCTL InputCount and MaxOutputResponse, 2.2.33 OutputBufferLength,
 // 2.2.35 OutputBufferLength, 2.2.37 OutputBufferLength, 2.2.39 BufferLength).
+// FileId offsets: MS-SMB2 2.2.15 ff., the field "FileId" of each request.
 constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
-    // handler                  size session tree  fileid-at name       async  payload
-    {handle_negotiate,          36, false, false,  0, "NEGOTIATE"},
-    {handle_session_setup,      25, false, false,  0, "SESSION_SETUP"},
-    {handle_logoff,              4, true,  false,  0, "LOGOFF"},
-    {handle_tree_connect,        9, true,  false,  0, "TREE_CONNECT"},
-    {handle_tree_disconnect,     4, true,  true,   0, "TREE_DISCONNECT"},
-    {handle_create,             57, true,  true,   0, "CREATE",          true},   // behind a break
-    {handle_close,              24, true,  true,   8, "CLOSE"},
-    {handle_flush,              24, true,  true,   8, "FLUSH",           true},   // fsync off the worker
-    {handle_read,               49, true,  true,  16, "READ",            true,  {4, 0}},   // an empty pipe
-    {handle_write,              49, true,  true,  16, "WRITE",           true,  {4, 0}},   // a large pwrite off the worker
-    {handle_lock,               48, true,  true,   8, "LOCK",            true},   // a blocking lock
-    {handle_ioctl,              57, true,  true,   8, "IOCTL",           false, {28, 44}},
-    {nullptr,                    4, false, false,  0, "CANCEL"},  // handled by the processor
-    {handle_echo,                4, false, false,  0, "ECHO"},
-    {handle_query_directory,    33, true,  true,   8, "QUERY_DIRECTORY", false, {28, 0}},
-    {handle_change_notify,      32, true,  true,   8, "CHANGE_NOTIFY",   true,  {4, 0}},
-    {handle_query_info,         41, true,  true,  24, "QUERY_INFO",      false, {4, 0}},
-    {handle_set_info,           33, true,  true,  16, "SET_INFO",        true,  {4, 0}},   // a rename behind a break
-    {handle_oplock_break,       24, true,  true,   8, "OPLOCK_BREAK",    false, {},      36},  // the oplock form's
+    {.handler = handle_negotiate, .name = "NEGOTIATE", .structure_size = 36},
+    {.handler = handle_session_setup, .name = "SESSION_SETUP", .structure_size = 25},
+    {.handler = handle_logoff, .name = "LOGOFF", .structure_size = 4, .session = kValid},
+    {.handler = handle_tree_connect, .name = "TREE_CONNECT", .structure_size = 9, .session = kValid},
+    {.handler = handle_tree_disconnect, .name = "TREE_DISCONNECT", .structure_size = 4, .session = kValid,
+     .needs_tree = true},
+    {.handler = handle_create, .name = "CREATE", .structure_size = 57, .session = kValid, .needs_tree = true,
+     .changes_file_data = true, .may_go_async = true},  // behind a break
+    {.handler = handle_close, .name = "CLOSE", .structure_size = 24, .session = kValid, .needs_tree = true,
+     .file_id_at = 8},
+    {.handler = handle_flush, .name = "FLUSH", .structure_size = 24, .session = kValid, .needs_tree = true,
+     .file_id_at = 8, .may_go_async = true},  // fsync off the worker
+    {.handler = handle_read, .name = "READ", .structure_size = 49, .session = kValid, .needs_tree = true,
+     .file_id_at = 16, .may_go_async = true, .payload_at = {4, 0}},  // an empty pipe
+    {.handler = handle_write, .name = "WRITE", .structure_size = 49, .session = kValid, .needs_tree = true,
+     .file_id_at = 16, .modifies = true, .changes_file_data = true, .may_go_async = true,
+     .payload_at = {4, 0}},  // a large pwrite off the worker
+    {.handler = handle_lock, .name = "LOCK", .structure_size = 48, .session = kValid, .needs_tree = true,
+     .file_id_at = 8, .may_go_async = true},  // a blocking lock
+    {.handler = handle_ioctl, .name = "IOCTL", .structure_size = 57, .session = kValid, .needs_tree = true,
+     .file_id_at = 8, .open_optional = ioctl_takes_no_open, .modifies = true, .changes_file_data = true,
+     .payload_at = {28, 44}},
+    {.handler = nullptr, .name = "CANCEL", .structure_size = 4},  // handled by the processor
+    {.handler = handle_echo, .name = "ECHO", .structure_size = 4},
+    {.handler = handle_query_directory, .name = "QUERY_DIRECTORY", .structure_size = 33, .session = kValid,
+     .needs_tree = true, .file_id_at = 8, .payload_at = {28, 0}},
+    {.handler = handle_change_notify, .name = "CHANGE_NOTIFY", .structure_size = 32, .session = kValid,
+     .needs_tree = true, .file_id_at = 8, .may_go_async = true, .payload_at = {4, 0}},
+    {.handler = handle_query_info, .name = "QUERY_INFO", .structure_size = 41, .session = kValid,
+     .needs_tree = true, .file_id_at = 24, .payload_at = {4, 0}},
+    {.handler = handle_set_info, .name = "SET_INFO", .structure_size = 33, .session = kValid, .needs_tree = true,
+     .file_id_at = 16, .modifies = true, .changes_file_data = true, .may_go_async = true,
+     .payload_at = {4, 0}},  // a rename behind a break
+    {.handler = handle_oplock_break, .name = "OPLOCK_BREAK", .structure_size = 24, .alt_structure_size = 36,
+     .session = kValid, .needs_tree = true, .file_id_at = 8},  // the oplock form's
 }};
 
 }  // namespace
@@ -67,12 +85,19 @@ FileId Request::body_file_id() const {
   return {load_le64(body.data() + at), load_le64(body.data() + at + 8)};
 }
 
-state::Open* Request::open_file() {
-  if (!open_looked_up) {
-    open = find_open(body_file_id());
-    open_looked_up = true;
-  }
-  return open;
+NtStatus check_structure_size(const CommandSpec& spec, ByteSpan body) {
+  uint16_t size = body.size() >= 2 ? load_le16(body.data()) : 0;
+  if (size != spec.structure_size && (!spec.alt_structure_size || size != spec.alt_structure_size))
+    return NtStatus::InvalidParameter;
+  if (body.size() < (size & ~1u)) return NtStatus::InvalidParameter;
+  return NtStatus::Success;
+}
+
+NtStatus Request::resolve_open(const CommandSpec& spec) {
+  if (!spec.carries_file_id(body)) return NtStatus::Success;
+  open = find_open(body_file_id());
+  if (open || (spec.open_optional && spec.open_optional(*this))) return NtStatus::Success;
+  return NtStatus::FileClosed;
 }
 
 bool buffer_at(const Request& req, uint32_t offset, uint32_t length, ByteSpan& out) {

@@ -21,6 +21,8 @@ struct ForeignSigner {
   Bytes key;
 };
 
+struct CommandSpec;
+
 struct Request {
   ConnState& conn;
   ServerContext& server;
@@ -60,15 +62,20 @@ struct Request {
   // given back with its response, or by its waiting request.
   ChannelCount channel;
 
+  // The open the body's FileId names (related ids resolved): set by the
+  // processor before the handler runs for every command whose table row
+  // has a FileId, never null then unless the row's open_optional allows it.
+  state::Open* open = nullptr;
+
+  // Sets `open` to the open the body's FileId names (a related one: the
+  // chain's, MS-SMB2 3.3.5.2.7.2), once, before the handler runs;
+  // STATUS_FILE_CLOSED when it names none (Samba's fileid_ofs), unless
+  // SPEC lets the command run without one.
+  NtStatus resolve_open(const CommandSpec& spec);
   // Resolves a FileId, honouring compound related ids.
   state::Open* find_open(FileId id);
   // The FileId in the body, where the dispatch table says it is.
   FileId body_file_id() const;
-  // The open it names (related ids resolved), looked up once per element;
-  // null when it names none.
-  state::Open* open_file();
-  bool open_looked_up = false;
-  state::Open* open = nullptr;
 };
 
 // Writes the response body (after the header). A handler returns the status;
@@ -77,24 +84,54 @@ struct Request {
 // Request::error_keeps_body.
 using Handler = NtStatus (*)(Request& req, ByteWriter& body);
 
+// What a command needs of the session its header names (MS-SMB2 3.3.5.2.9).
+enum class SessionNeed : uint8_t {
+  None,   // NEGOTIATE, SESSION_SETUP, ECHO, CANCEL: any session or none
+  Valid,  // the rest: a session of this connection whose setup completed
+};
+
+// One row of the dispatch table: what the processor checks and resolves
+// before the handler runs, so that no handler repeats it.
 struct CommandSpec {
   Handler handler;
-  uint16_t structure_size;
-  bool needs_session;
-  bool needs_tree;
-  // Body offset of the FileId the command carries (its related value is
-  // the chain's; Request::open_file() resolves it); 0: none.
-  uint8_t file_id_at;
   const char* name;
+  uint16_t structure_size;
+  uint16_t alt_structure_size = 0;  // OPLOCK_BREAK: 24 for oplocks, 36 for leases
+  SessionNeed session = SessionNeed::None;
+  bool needs_tree = false;
+  // Body offset of the FileId the command carries (its related value is
+  // the chain's); 0: none. The alternate structure size's form carries
+  // none (an OPLOCK_BREAK for a lease has a LeaseKey there).
+  uint8_t file_id_at = 0;
+  // Whether a request whose FileId names no open may still run (IOCTL:
+  // FSCTL_VALIDATE_NEGOTIATE_INFO and the like name none); null: it may
+  // not. Otherwise the processor answers STATUS_FILE_CLOSED before the
+  // handler, which finds the open in Request::open.
+  bool (*open_optional)(const Request&) = nullptr;
+  // May change what an open holds (MS-SMB2 3.3.5.2.10, Samba's `modify`):
+  // a request from a stale channel fails with STATUS_FILE_NOT_AVAILABLE.
+  bool modifies = false;
+  // May change file data an earlier READ left in the file for the
+  // transport to send (may_change_file_data()): what modifies, and CREATE
+  // (an overwrite).
+  bool changes_file_data = false;
   // May be answered STATUS_PENDING and complete later (async_engine.hpp).
   bool may_go_async = false;
   // Body offsets of the 32-bit length fields whose largest is the payload
   // the CreditCharge must cover (MS-SMB2 3.3.5.2.5); 0: none.
   std::array<uint8_t, 2> payload_at{};
-  uint16_t alt_structure_size = 0;  // OPLOCK_BREAK: 24 for oplocks, 36 for leases
+
+  bool needs_session() const { return session == SessionNeed::Valid; }
+  // Whether the request in BODY carries a FileId (its form has one).
+  bool carries_file_id(ByteSpan body) const {
+    return file_id_at && !(alt_structure_size && body.size() >= 2 && load_le16(body.data()) == alt_structure_size);
+  }
 };
 
 const CommandSpec* command_spec(wire::Command cmd);
+// STATUS_INVALID_PARAMETER unless BODY's StructureSize is the command's and
+// the body holds its fixed part (MS-SMB2 3.3.5.2.6); checked before anything else.
+NtStatus check_structure_size(const CommandSpec& spec, ByteSpan body);
 
 // Handlers, one file each under smb2/.
 NtStatus handle_negotiate(Request&, ByteWriter&);
@@ -115,6 +152,8 @@ NtStatus handle_change_notify(Request&, ByteWriter&);
 NtStatus handle_query_info(Request&, ByteWriter&);
 NtStatus handle_set_info(Request&, ByteWriter&);
 NtStatus handle_oplock_break(Request&, ByteWriter&);
+// IOCTL's CommandSpec::open_optional: FSCTLs that take no open.
+bool ioctl_takes_no_open(const Request&);
 
 // Shared helpers for handlers.
 // Reads a (offset, length) pair's buffer relative to the SMB2 header start;

@@ -14,6 +14,7 @@
 #include "smb2/durable/durable.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/engine/metrics.hpp"
+#include "smb2/engine/response_header.hpp"
 #include "smb2/commands/negotiate.hpp"
 #include "smb2/engine/send_path.hpp"
 #include "smb2/engine/thread_identity.hpp"
@@ -23,15 +24,6 @@ namespace {
 
 using wire::Command;
 using wire::Header;
-
-// MS-SMB2 2.2.2 ERROR response body.
-void write_error_body(ByteWriter& w) {
-  w.u16(9);
-  w.u8(0);   // ErrorContextCount
-  w.u8(0);   // Reserved
-  w.u32(0);  // ByteCount
-  w.u8(0);   // ErrorData (one byte, as Windows sends)
-}
 
 bool keeps_body(NtStatus s) { return nt_success(s) || s == NtStatus::MoreProcessingRequired; }
 
@@ -194,11 +186,11 @@ NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) 
   bool inherits = req.hdr.is_related() && compound_.in_chain;
   // MS-SMB2 3.3.5.2.7.2: a related element after one that had no valid
   // session fails, and so does every related element after it.
-  if (inherits && compound_.session_failed && spec.needs_session) return NtStatus::InvalidParameter;
+  if (inherits && compound_.session_failed && spec.needs_session()) return NtStatus::InvalidParameter;
   if (inherits && sid == wire::kRelatedId) sid = compound_.session_id;
   compound_.session_id = sid;
   NtStatus st = lookup_session(req, spec, sid);
-  if (spec.needs_session) compound_.session_failed = st != NtStatus::Success;
+  if (spec.needs_session()) compound_.session_failed = st != NtStatus::Success;
   return st;
 }
 
@@ -223,7 +215,7 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
     s->seen_encrypted = s->seen_encrypted || encrypted_;
     return NtStatus::Success;
   }
-  if (!spec.needs_session) {
+  if (!spec.needs_session()) {
     req.session = s;  // SESSION_SETUP continuing an exchange, or none
     return NtStatus::Success;
   }
@@ -273,12 +265,9 @@ bool ChainProcessor::may_read_to_memory(const Request& req) const {
   return signs_response(req.hdr, NtStatus::Success, req.session);
 }
 
-// Session, tree and the compound rules, before the handler runs.
+// Session, tree, open and the compound rules, before the handler runs.
 NtStatus ChainProcessor::resolve(Request& req, const CommandSpec& spec) {
-  uint16_t size = req.body.size() >= 2 ? load_le16(req.body.data()) : 0;
-  if (size != spec.structure_size && (!spec.alt_structure_size || size != spec.alt_structure_size))
-    return NtStatus::InvalidParameter;
-  if (req.body.size() < (size & ~1u)) return NtStatus::InvalidParameter;
+  if (NtStatus st = check_structure_size(spec, req.body); st != NtStatus::Success) return st;
   if (!conn_.negotiated && req.hdr.command != Command::Negotiate) return NtStatus::InvalidParameter;
   // 3.3.5.2.7.2: the first element of a chain cannot be related to anything;
   // related elements after it inherit the failure.
@@ -298,8 +287,9 @@ NtStatus ChainProcessor::resolve(Request& req, const CommandSpec& spec) {
   // its own (what Windows and Samba do; smb2.compound.interim2).
   if (req.hdr.is_related() && compound_.in_chain && spec.file_id_at && create_error_ != NtStatus::Success)
     return create_error_;
-  return NtStatus::Success;
+  return req.resolve_open(spec);
 }
+
 
 NtStatus ChainProcessor::run_handler(Request& req, const CommandSpec& spec, ByteWriter& body) {
   // Requests on a tree run as its user; the others (SESSION_SETUP, whose
@@ -337,26 +327,21 @@ uint16_t ChainProcessor::grant_credits(const Header& h) {
 
 void ChainProcessor::write_header(Bytes& out, size_t start, const Request& req, NtStatus status, uint64_t resumed) {
   const Header& h = req.hdr;
-  Header rh{};
-  rh.credit_charge = h.credit_charge;
-  rh.status = uint32_t(status);
-  rh.command = h.command;
+  ResponseFields r{.command = h.command, .status = status, .message_id = h.message_id};
+  r.credit_charge = h.credit_charge;
   // MS-SMB2 3.3.4.2: the interim response grants the credits; the final
   // one of an async request grants none.
-  rh.credits = resumed ? 0 : grant_credits(h);
-  rh.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR | (h.flags & wire::SMB2_FLAGS_RELATED_OPERATIONS);
-  if (resumed || status == NtStatus::Pending) {  // final or interim response of an async request
-    rh.flags |= wire::SMB2_FLAGS_ASYNC_COMMAND;
-    rh.async_id = resumed ? resumed : req.async_id;
-  }
-  rh.message_id = h.message_id;
-  rh.tree_id = req.tree ? req.tree->tree_id : h.tree_id;
-  rh.session_id = req.response_session_id ? req.response_session_id : h.session_id;
+  r.credits = resumed ? 0 : grant_credits(h);
+  r.related = h.is_related();
+  if (resumed || status == NtStatus::Pending)  // final or interim response of an async request
+    r.async_id = resumed ? resumed : req.async_id;
+  r.tree_id = req.tree ? req.tree->tree_id : h.tree_id;
+  r.session_id = req.response_session_id ? req.response_session_id : h.session_id;
   if (h.is_related() && compound_.in_chain) {
-    if (h.session_id == wire::kRelatedId) rh.session_id = compound_.session_id;
-    if (h.tree_id == 0xFFFFFFFF) rh.tree_id = compound_.tree_id;
+    if (h.session_id == wire::kRelatedId) r.session_id = compound_.session_id;
+    if (h.tree_id == 0xFFFFFFFF) r.tree_id = compound_.tree_id;
   }
-  wire::store_header(out.data() + start, rh);
+  wire::store_header(out.data() + start, response_header(r));
 }
 
 // Preauth integrity (3.1.1): NEGOTIATE response into the connection hash,
@@ -607,13 +592,8 @@ Bytes split_interim(Bytes& out, const InterimSplit& split, size_t file_bytes) {
 bool may_change_file_data(ByteSpan frame) {
   if (frame.size() < wire::kHeaderSize || load_le32(frame.data()) != wire::kProtocolIdSmb2) return true;
   if (load_le32(frame.data() + wire::hdr::NextCommand) != 0) return true;
-  switch (wire::Command(load_le16(frame.data() + wire::hdr::Command))) {
-    case wire::Command::Write:
-    case wire::Command::SetInfo:
-    case wire::Command::Create:
-    case wire::Command::Ioctl: return true;
-    default: return false;
-  }
+  const CommandSpec* spec = command_spec(wire::Command(load_le16(frame.data() + wire::hdr::Command)));
+  return spec && spec->changes_file_data;
 }
 
 FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out) {

@@ -4,6 +4,7 @@
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/engine/processor.hpp"
+#include "smb2/engine/response_header.hpp"
 #include "smb2/engine/send_path.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/engine/metrics.hpp"
@@ -43,11 +44,7 @@ ReadyMessage break_message(ConnState& conn, const state::BreakNotice& b) {
   Bytes& msg = m.message;
   ByteWriter w(msg);
   // Unsolicited: MessageId all ones, no session, tree or signature.
-  wire::Header h{};
-  h.command = wire::Command::OplockBreak;
-  h.flags = wire::SMB2_FLAGS_SERVER_TO_REDIR;
-  h.message_id = 0xFFFFFFFFFFFFFFFFull;
-  wire::write_header(w, h);
+  wire::write_header(w, response_header({.command = wire::Command::OplockBreak, .message_id = 0xFFFFFFFFFFFFFFFFull}));
   if (b.is_oplock) {  // 2.2.23.1
     w.u16(24);
     w.u8(state::lease_bits_to_oplock(b.to_state));

@@ -27,6 +27,8 @@
 #include "smb2/security/access.hpp"
 #include "smb2/engine/thread_identity.hpp"
 #include "vfs/paths.hpp"
+#include "wire/fscc.hpp"
+#include "wire/smb2_body.hpp"
 #include "wire/smb2_header.hpp"
 
 namespace ringsmb::smb2 {
@@ -37,16 +39,7 @@ enum : uint32_t { FILE_ATTRIBUTE_NORMAL = 0x80 };
 // What a pipe reports as its size (FileStandardInformation AllocationSize,
 // the CREATE response): the buffer quota, as Windows reports its default.
 constexpr uint64_t kPipeQuota = 4096;
-// MS-FSCC 2.4 information classes answered for a pipe.
-enum : uint8_t {
-  FileBasicInformation = 4,
-  FileStandardInformation = 5,
-  FilePositionInformation = 14,
-  FileModeInformation = 16,
-  FilePipeInformation = 23,
-  FilePipeLocalInformation = 24,
-};
-enum : uint8_t { SMB2_0_INFO_FILE = 1 };
+using wire::FileInfoClass;
 // MS-FSCC 2.4.37 / 2.4.38 values.
 enum : uint32_t {
   FILE_PIPE_BYTE_STREAM_MODE = 0,
@@ -264,8 +257,8 @@ NtStatus set_pipe_info(ConnState& conn, const state::Open& open, uint8_t info_ty
                        ByteSpan buf) {
   auto it = conn.pipes.find(open.volatile_id);
   if (it == conn.pipes.end()) return NtStatus::InvalidHandle;
-  if (info_type != SMB2_0_INFO_FILE) return NtStatus::NotSupported;
-  if (info_class != FilePipeInformation) return NtStatus::InvalidParameter;  // as the named-pipe file system
+  if (info_type != wire::SMB2_0_INFO_FILE) return NtStatus::NotSupported;
+  if (FileInfoClass(info_class) != FileInfoClass::Pipe) return NtStatus::InvalidParameter;  // as the named-pipe file system
   if (buf.size() < 8) return NtStatus::InfoLengthMismatch;
   uint32_t read_mode = load_le32(buf.data()), completion = load_le32(buf.data() + 4);
   if ((read_mode != FILE_PIPE_BYTE_STREAM_MODE && read_mode != FILE_PIPE_MESSAGE_MODE) ||
@@ -281,17 +274,17 @@ NtStatus query_pipe_info(const ConnState& conn, const state::Open& open, uint8_t
                          Bytes& data) {
   const PipeOpen* pipe = find_pipe(conn, open);
   if (!pipe) return NtStatus::InvalidHandle;
-  if (info_type != SMB2_0_INFO_FILE) return NtStatus::NotSupported;
+  if (info_type != wire::SMB2_0_INFO_FILE) return NtStatus::NotSupported;
   ByteWriter w(data);
   size_t need = 0;
-  switch (info_class) {
-    case FileBasicInformation:  // MS-FSCC 2.4.7
+  switch (FileInfoClass(info_class)) {
+    case FileInfoClass::Basic:  // MS-FSCC 2.4.7
       need = 40;
       w.zeros(32);  // no times
       w.u32(FILE_ATTRIBUTE_NORMAL);
       w.u32(0);
       break;
-    case FileStandardInformation:  // MS-FSCC 2.4.47
+    case FileInfoClass::Standard:  // MS-FSCC 2.4.47
       need = 24;
       w.u64(kPipeQuota);  // AllocationSize
       w.u64(0);           // EndOfFile
@@ -300,20 +293,20 @@ NtStatus query_pipe_info(const ConnState& conn, const state::Open& open, uint8_t
       w.u8(0);            // Directory
       w.u16(0);
       break;
-    case FilePositionInformation:  // MS-FSCC 2.4.40: a pipe has no position
+    case FileInfoClass::Position:  // MS-FSCC 2.4.40: a pipe has no position
       need = 8;
       w.u64(0);
       break;
-    case FileModeInformation:  // MS-FSCC 2.4.31
+    case FileInfoClass::Mode:  // MS-FSCC 2.4.31
       need = 4;
       w.u32(open.create_options & 0x0000103E);
       break;
-    case FilePipeInformation:  // MS-FSCC 2.4.37
+    case FileInfoClass::Pipe:  // MS-FSCC 2.4.37
       need = 8;
       w.u32(pipe->byte_mode ? FILE_PIPE_BYTE_STREAM_MODE : FILE_PIPE_MESSAGE_MODE);
       w.u32(FILE_PIPE_QUEUE_OPERATION);
       break;
-    case FilePipeLocalInformation:  // MS-FSCC 2.4.38
+    case FileInfoClass::PipeLocal:  // MS-FSCC 2.4.38
       need = 40;
       w.u32(FILE_PIPE_MESSAGE_TYPE);
       w.u32(FILE_PIPE_FULL_DUPLEX);

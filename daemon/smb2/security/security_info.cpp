@@ -17,6 +17,7 @@
 #include "smb2/engine/thread_identity.hpp"
 #include "vfs/security_descriptor.hpp"
 #include "vfs/paths.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
 namespace nt = vfs::ntacl;
@@ -173,7 +174,7 @@ NtStatus change_owner(Request& req, int fd, vfs::FileStat& st, const nt::Securit
 Result<std::optional<nt::SecurityDescriptor>> creator_descriptor(ByteSpan contexts) {
   std::optional<ByteSpan> secd;
   bool ok = for_each_create_context(contexts, [&](const CreateContext& c) {
-    if (c.name == "SecD") secd = c.data;
+    if (c.name == wire::create_context::kSdBuffer) secd = c.data;
   });
   if (!ok) return Unexpected(NtStatus::InvalidParameter);
   if (!secd) return std::optional<nt::SecurityDescriptor>{};

@@ -45,6 +45,7 @@ struct Checker {
     Request req{f.conn, f.server, hdr, span, span.subspan(wire::kHeaderSize), false, compound};
     req.session = f.session;
     req.tree = f.tree;
+    req.open = req.find_open(req.body_file_id());  // as the processor resolves it
     NtStatus st = enter_channel_sequence(req);
     if (keep)
       *keep = req.channel;

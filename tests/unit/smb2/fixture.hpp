@@ -223,7 +223,11 @@ class Smb2Fixture {
     Bytes out(wire::kHeaderSize, 0);
     ByteWriter w(out);
     Response r;
-    r.status = h(req, w);
+    // The body's size and the open its FileId names, checked and resolved
+    // as the processor does before the handler.
+    r.status = check_structure_size(*command_spec(cmd), req.body);
+    if (r.status == NtStatus::Success) r.status = req.resolve_open(*command_spec(cmd));
+    if (r.status == NtStatus::Success) r.status = h(req, w);
     r.async_id = req.async_id;
     r.body.assign(out.begin() + wire::kHeaderSize, out.end());
     return r;
