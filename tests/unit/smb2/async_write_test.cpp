@@ -148,11 +148,13 @@ TEST_CASE("async write: a WRITE past the bytes in flight, an append, a compound:
   REQUIRE(fx.send(wire::Command::Write, write_body(f, 0, pattern(kLarge, 6)), out) == FrameResult::Ok);
   REQUIRE(fx.send(wire::Command::Write, write_body(f, kLarge, pattern(kLarge, 7)), out) == FrameResult::Ok);
   CHECK(fx.send(wire::Command::Write, write_body(f, 2 * kLarge, pattern(kLarge, 8)), out) == FrameResult::Hold);
-  // An append (offset 0xFF..FF) needs the size after the writes: it waits.
-  CHECK(fx.send(wire::Command::Write, write_body(f, ~0ull, pattern(kLarge, 9)), out) == FrameResult::Hold);
+  // An append (a handle with FILE_APPEND_DATA but not FILE_WRITE_DATA)
+  // needs the size after the writes: it waits.
+  FileId appender = fx.open_file("bounded", FILE_APPEND_DATA | SYNCHRONIZE);
+  CHECK(fx.send(wire::Command::Write, write_body(appender, 0, pattern(kLarge, 9)), out) == FrameResult::Hold);
   fx.finish_writes();
   // With nothing in flight, an append runs inline, at the end.
-  REQUIRE(fx.send(wire::Command::Write, write_body(f, ~0ull, pattern(kLarge, 9)), out) == FrameResult::Ok);
+  REQUIRE(fx.send(wire::Command::Write, write_body(appender, 0, pattern(kLarge, 9)), out) == FrameResult::Ok);
   CHECK(fx.conn.writes_in_flight == 0);
   CHECK(fx.on_disk("bounded").size() == 3 * kLarge);
 }
