@@ -141,7 +141,8 @@ def users_tab(page):
     report("added user 'carol'" in page.text("users-message"), "the page shows ringsmbctl's answer",
            page.text("users-message"))
     users = cli_json("user", "list")["users"]
-    report({"name": "carol", "unix_user": ENV["UNIX_USER"]} in users, "ringsmbctl user list has the new user", users)
+    report(any(u.get("name") == "carol" and u.get("unix_user") == ENV["UNIX_USER"] and not u.get("disabled")
+               for u in users), "ringsmbctl user list has the new user", users)
     same_error_as_cli(page, "users", "a bad user name",
                       ["user", "add", "bad/name", "--password-stdin", "--unix-user", ENV["UNIX_USER"]],
                       "user-add", {"name": "bad/name", "unix_user": ENV["UNIX_USER"], "password": "x"}, "x\n")
