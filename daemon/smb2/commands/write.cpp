@@ -230,25 +230,26 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (open->is_directory) return NtStatus::InvalidDeviceRequest;
   if (NtStatus s = check_change(*req.tree, *open, Change::WriteData); s != NtStatus::Success) return s;
   if (find_pipe(req.conn, *open)) return write_pipe(req, *open, data, w);  // Offset means nothing on a pipe
-  if (!appends(*open))
+  const bool append = appends(*open);
+  if (!append)
     if (NtStatus st = write_range_status(offset, length); st != NtStatus::Success) return st;
   if (open->stream) {
     if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
       post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
                                                              req.server.lease_break_timeout_ms));
-    return write_stream(req, *open, offset, data, appends(*open), w);
+    return write_stream(req, *open, offset, data, append, w);
   }
   // Decided before an append's offset is known: an append stays inline (on
   // a connection with WRITEs in flight it waited for them: it is not one
   // that runs_beside_writes lets past).
   bool async = req.hdr.next_command == 0 && !req.compound.in_chain &&
                write_goes_async(req.conn, req.server, *open, length, req.session->session_id);
-  if (appends(*open)) {
+  if (append) {  // where the data lands is known only now
     struct stat st;
     if (fstat(open->fd.get(), &st) != 0) return nt_status_from_errno(errno);
     offset = uint64_t(st.st_size);
+    if (NtStatus s = write_range_status(offset, length); s != NtStatus::Success) return s;
   }
-  if (NtStatus st = write_range_status(offset, length); st != NtStatus::Success) return st;
   if (open->node) {
     NtStatus st = req.server.locks.check_io(open->node->device, open->node->inode, open, offset, length, true);
     if (st != NtStatus::Success) return st;
