@@ -305,6 +305,11 @@ bool FileTable::move_lease_holder(const std::shared_ptr<FileNode>& node, Lease& 
   return true;
 }
 
+bool FileTable::breaking_toward(const std::shared_ptr<FileNode>& node, const Lease& lease, const ConnAddress& holder) {
+  std::lock_guard lock(mutex_for(*node));
+  return lease.breaking && lease.holder.worker == holder.worker && lease.holder.conn_id == holder.conn_id;
+}
+
 CacheGrant FileTable::current_grant(const std::shared_ptr<FileNode>& node, const std::shared_ptr<Lease>& lease) {
   CacheGrant g;
   if (!lease) return g;

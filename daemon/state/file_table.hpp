@@ -145,6 +145,9 @@ class FileTable {
   // connection, or reconnected on another.
   bool move_lease_holder(const std::shared_ptr<FileNode>& node, Lease& lease, uint32_t required,
                          const ConnAddress& expected, const ConnAddress& to, uint64_t session_id, bool worker_only);
+  // Is LEASE breaking (an acknowledgment awaited) while its breaks go to
+  // HOLDER? A durable open kept while a break raced its keeping asks.
+  bool breaking_toward(const std::shared_ptr<FileNode>& node, const Lease& lease, const ConnAddress& holder);
   // What LEASE holds now, as a CREATE would answer it (a durable reconnect
   // or a replayed CREATE answers the open it hands back).
   CacheGrant current_grant(const std::shared_ptr<FileNode>& node, const std::shared_ptr<Lease>& lease);

@@ -135,6 +135,21 @@ state::Tree* tree_of(ConnState& conn, const state::Open& open) {
   return t == s->trees.end() ? nullptr : t->second.get();
 }
 
+// A CREATE on another worker may break the lease between the moment its
+// holder became `nowhere` and the moment the open entered the durable
+// table: that break's close_unreachable_holder found nothing to close, and
+// the CREATE would wait out the break timeout for an answer nobody can
+// give (smb2.durable-open.lease, 1 run in 10). A break seen now closes the
+// kept open here; the durable table hands it to one of the two only.
+void close_if_break_raced(ServerContext& server, const std::shared_ptr<state::FileNode>& node,
+                          const state::Lease& lease, const state::ConnAddress& nowhere) {
+  if (!server.files.breaking_toward(node, lease, nowhere)) return;
+  state::BreakNotice b;
+  b.to = nowhere;
+  b.ack_required = true;
+  close_unreachable_holder(server, b);
+}
+
 // 3.3.7.1: kept only while it holds its batch oplock or a lease with H.
 bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Open>& slot, int64_t now_ms) {
   state::Open& o = *slot;
@@ -160,8 +175,11 @@ bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Ope
   k.open = std::move(slot);
   LOG_DEBUG("%s: durable open %s (0x%llx) kept for %u ms", conn.client_address.c_str(), k.open->path.c_str(),
             (unsigned long long)k.open->persistent_id, k.open->durable_timeout_ms);
+  std::shared_ptr<state::FileNode> node = k.open->node;
+  std::shared_ptr<state::Lease> lease = k.open->resilient ? nullptr : k.open->lease;  // resilient: kept breaking
   post_wakeups(server, server.durables.keep(std::move(k)));
   if (conn.metrics) ++conn.metrics->durable_kept;
+  if (lease) close_if_break_raced(server, node, *lease, nowhere);
   return true;
 }
 
