@@ -7,3 +7,8 @@ if(RINGSMB_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+# Invariant checks (common/assert.hpp) run in every sanitizer build, also
+# one built with NDEBUG.
+if(RINGSMB_SANITIZE OR RINGSMB_FUZZ)
+  add_compile_definitions(RINGSMB_ASSERTIONS)
+endif()

@@ -16,9 +16,9 @@ namespace ringsmb::io {
 // The eventfd's epoll tag: connection ids start at 1.
 constexpr uint64_t kWakeTag = 0;
 
-BulkReceiver::BulkReceiver(OnDone on_done) : on_done_(std::move(on_done)) {}
+ThreadBulkReceiver::ThreadBulkReceiver(OnDone on_done) : on_done_(std::move(on_done)) {}
 
-BulkReceiver::~BulkReceiver() {
+ThreadBulkReceiver::~ThreadBulkReceiver() {
   if (thread_.joinable()) {
     {
       std::lock_guard lock(mu_);
@@ -33,7 +33,7 @@ BulkReceiver::~BulkReceiver() {
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
-bool BulkReceiver::start(unsigned nice) {
+bool ThreadBulkReceiver::start(unsigned nice) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (epoll_fd_ < 0 || wake_fd_ < 0) return false;
@@ -45,7 +45,7 @@ bool BulkReceiver::start(unsigned nice) {
   return true;
 }
 
-void BulkReceiver::submit(const Job& job) {
+void ThreadBulkReceiver::submit(const Job& job) {
   {
     std::lock_guard lock(mu_);
     submitted_.push_back(job);
@@ -55,7 +55,7 @@ void BulkReceiver::submit(const Job& job) {
   (void)n;  // EAGAIN: a wake-up is pending anyway
 }
 
-void BulkReceiver::run(unsigned nice) {
+void ThreadBulkReceiver::run(unsigned nice) {
   pthread_setname_np(pthread_self(), "ringsmbd-recv");
   lower_this_thread_priority(nice);
   epoll_event events[64];
@@ -85,7 +85,7 @@ void BulkReceiver::run(unsigned nice) {
 
 // A new job's socket may hold its bytes already: level-triggered epoll
 // reports it at the next wait.
-void BulkReceiver::take_submitted() {
+void ThreadBulkReceiver::take_submitted() {
   std::vector<Job> jobs;
   {
     std::lock_guard lock(mu_);
@@ -109,7 +109,7 @@ void BulkReceiver::take_submitted() {
 // Up to kSliceBytes from this socket, then the next ready one: sockets
 // filled together share the thread. After a full body, the next frame's
 // header if it is there already.
-bool BulkReceiver::fill(Job& job, Done& done) {
+bool ThreadBulkReceiver::fill(Job& job, Done& done) {
   done.conn_id = job.conn_id;
   size_t slice = 0;
   while (!job.body.empty() && slice < kSliceBytes) {
@@ -134,7 +134,7 @@ bool BulkReceiver::fill(Job& job, Done& done) {
   return true;
 }
 
-void BulkReceiver::finish(uint64_t conn_id, Done& done) {
+void ThreadBulkReceiver::finish(uint64_t conn_id, Done& done) {
   auto it = jobs_.find(conn_id);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
   jobs_.erase(it);

@@ -1,4 +1,5 @@
-// Receives the rest of large frames on a thread of its own.
+// Receives the rest of large frames on a thread of its own (the
+// interface: a worker's unit tests use a fake one).
 //
 // A worker thread serves many connections; copying a 1-8 MiB WRITE payload
 // out of a socket takes it 0.3-3 ms on a small VM, and every other
@@ -55,19 +56,26 @@ class BulkReceiver {
   // worker's post()). Done is the last use of the job's fd and body.
   using OnDone = std::function<void(const Done&)>;
 
-  explicit BulkReceiver(OnDone on_done);
+  virtual ~BulkReceiver() = default;
+  // Thread-safe. At most one job per socket at a time, and nobody else
+  // receives from it meanwhile.
+  virtual void submit(const Job& job) = 0;
+};
+
+// The receiver: one thread, an epoll set of the sockets it is filling.
+class ThreadBulkReceiver final : public BulkReceiver {
+ public:
+  explicit ThreadBulkReceiver(OnDone on_done);
   // Stops the thread; jobs still running end without a Done.
-  ~BulkReceiver();
-  BulkReceiver(const BulkReceiver&) = delete;
-  BulkReceiver& operator=(const BulkReceiver&) = delete;
+  ~ThreadBulkReceiver() override;
+  ThreadBulkReceiver(const ThreadBulkReceiver&) = delete;
+  ThreadBulkReceiver& operator=(const ThreadBulkReceiver&) = delete;
 
   // Creates the epoll set and starts the thread, its nice value raised by
   // NICE (a bulk worker's receiver); false if the system refused (then
   // the caller receives as before).
   bool start(unsigned nice = 0);
-  // Thread-safe. At most one job per socket at a time, and nobody else
-  // receives from it meanwhile.
-  void submit(const Job& job);
+  void submit(const Job& job) override;
 
  private:
   void run(unsigned nice);

@@ -16,15 +16,16 @@
 
 #include "common/bytes.hpp"
 #include "common/ntstatus.hpp"
+#include "common/unix_user.hpp"
 #include "config/config.hpp"
+#include "config/share_info.hpp"
 
 namespace ringsmb::ipc {
 
-struct UnixUser {
-  uint32_t uid = 0;
-  uint32_t gid = 0;
-  std::vector<uint32_t> groups;
-};
+// The value types shared with state/ (who a session is, what a tree
+// connect reached), defined below ipc/ so that state/ need not see it.
+using UnixUser = ringsmb::UnixUser;
+using ShareInfo = config::ShareInfo;
 
 struct LoginRequest {
   std::string client_address;
@@ -56,41 +57,6 @@ struct KerberosLoginRequest {
 struct KerberosLoginReply {
   LoginReply login;      // user (the mapped Unix account), session key, identity
   Bytes response_token;  // the AP-REP for the client (mutual authentication)
-};
-
-struct ShareInfo {
-  std::string name;
-  std::string path;
-  std::string comment;
-  bool is_ipc = false;
-  bool read_only = true;
-  bool browseable = true;
-  bool case_sensitive = false;
-  config::EncryptionPolicy encryption = config::EncryptionPolicy::Off;
-  // Per-share options the data plane applies (docs/configuration.md).
-  bool hide_dot_files = true;
-  bool oplocks = true;
-  bool leases = true;
-  bool store_dos_attributes = false;
-  bool streams = false;  // named streams wanted ("streams = yes", the default)
-  // NT security descriptors stored in trusted.ringsmb.ntacl ("nt acl
-  // support"); off: the mode alone (docs/security.md).
-  bool nt_acl_support = true;
-  // SE_DACL_AUTO_INHERITED kept only with SE_DACL_AUTO_INHERIT_REQ, as
-  // Windows does ("acl flag inherited canonicalization").
-  bool acl_flag_inherited_canonicalization = true;
-  uint32_t create_mask = 0744;
-  uint32_t directory_mask = 0755;
-  std::vector<std::string> veto_files;
-  // The recycle bin (smb2/files/recycle.hpp); its repository is relative to
-  // the share root, with %U, %S and %H expanded for this tree connect.
-  config::RecycleConfig recycle;
-  // force user / force group, resolved by the control plane at tree
-  // connect: file operations on the tree run with this identity instead of
-  // the session's. force_user carries the forced user's uid, primary gid and
-  // groups; force_gid then replaces the primary gid.
-  std::optional<UnixUser> force_user;
-  std::optional<uint32_t> force_gid;
 };
 
 struct TreeConnectRequest {

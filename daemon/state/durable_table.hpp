@@ -50,7 +50,7 @@ struct KeptOpen {
   std::string share;     // a reconnect must come through a tree of the same share
   std::shared_ptr<const KeptRoot> share_root;  // for delete-on-close when it expires
   std::shared_ptr<const config::RecycleConfig> recycle;  // the share's recycle bin then; null: none
-  ipc::UnixUser identity;  // who deletes it then
+  UnixUser identity;  // who deletes it then
   int64_t deadline_ms = 0;  // monotonic
   uint32_t worker = 0;      // the worker that closes it at the deadline
 };

@@ -1,5 +1,7 @@
 #include "state/lease_break_queue.hpp"
 
+#include "common/assert.hpp"
+
 namespace ringsmb::state {
 
 BreakNotice lease_break_notice(const Lease& l, uint32_t from, uint32_t to, bool ack_required) {
@@ -25,9 +27,26 @@ bool break_needs_ack(const Lease& l, uint32_t state) {
 
 void queue_break(Lease& l, uint32_t target) { l.break_required &= target; }
 
+namespace {
+
+// What a lease keeps (RINGSMB_ASSERT): H or W only with R, only the three
+// bits; a break out goes to a subset of the state; never fewer than zero
+// opens.
+void check_lease(const Lease& l) {
+  RINGSMB_ASSERT((l.state & ~kLeaseRead) == 0 || (l.state & kLeaseRead) != 0);
+  RINGSMB_ASSERT((l.state & ~(kLeaseRead | kLeaseHandle | kLeaseWrite)) == 0);
+  RINGSMB_ASSERT(!l.breaking || (l.breaking_to & ~l.state) == 0);
+  RINGSMB_ASSERT(l.opens >= 0);
+}
+
+}  // namespace
+
 bool continue_break(Lease& l, int64_t now_ms, std::vector<BreakNotice>& out) {
   uint32_t required = l.break_required & l.state;
-  if (required == l.state) return false;  // nothing more was asked for
+  if (required == l.state) {  // nothing more was asked for
+    check_lease(l);
+    return false;
+  }
   // In steps: H or W go first (down to what is required, keeping R), then R.
   uint32_t next = (l.state & ~kLeaseRead) ? (required | kLeaseRead) & l.state : required;
   if (l.is_oplock && next) next = kLeaseRead;  // an oplock steps through level II
@@ -40,6 +59,7 @@ bool continue_break(Lease& l, int64_t now_ms, std::vector<BreakNotice>& out) {
   l.breaking = true;
   l.breaking_to = next;
   l.break_deadline_ms = now_ms + l.break_timeout_ms;
+  check_lease(l);
   return true;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/assert.hpp"
+
 namespace ringsmb::state {
 namespace {
 
@@ -19,6 +21,27 @@ bool overlaps(uint64_t a_off, uint64_t a_len, uint64_t b_off, uint64_t b_len) {
   if (a_len == 0) return inside(a_off, b_off, b_len);
   if (b_len == 0) return inside(b_off, a_off, a_len);
   return a_off <= last_byte(b_off, b_len) && b_off <= last_byte(a_off, a_len);
+}
+
+// What the table keeps for one file (KEY in FILES): the locks held never
+// conflict with each other (overlapping locks are all shared, or an
+// owner's shared lock stacked on its own exclusive one), and a file with
+// neither locks nor waiters has no entry. O(n^2): assertion builds only.
+template <class Files, class Key>
+void check_file(const Files& files, const Key& key) {
+  if constexpr (!RINGSMB_ASSERTIONS_ON) return;
+  auto it = files.find(key);
+  if (it == files.end()) return;
+  RINGSMB_ASSERT(!it->second.empty());
+  const auto& locks = it->second.locks;
+  for (size_t i = 0; i < locks.size(); ++i)
+    for (size_t j = i + 1; j < locks.size(); ++j) {
+      const auto& a = locks[i];
+      const auto& b = locks[j];
+      if (!overlaps(a.offset, a.length, b.offset, b.length)) continue;
+      RINGSMB_ASSERT(!(a.exclusive && b.exclusive));
+      RINGSMB_ASSERT(!(a.exclusive || b.exclusive) || a.owner == b.owner);
+    }
 }
 
 }  // namespace
@@ -66,6 +89,7 @@ NtStatus LockTable::lock(uint64_t dev, uint64_t ino, const void* owner, std::spa
     f.locks.push_back({owner, r.offset, r.length, r.exclusive});
   }
   if (f.empty()) s.files.erase({dev, ino});
+  check_file(s.files, Key{dev, ino});
   return NtStatus::Success;
 }
 
@@ -84,6 +108,7 @@ NtStatus LockTable::unlock(uint64_t dev, uint64_t ino, const void* owner, uint64
   locks.erase(l);
   grant_waiters(it->second, granted);
   if (it->second.empty()) s.files.erase(it);
+  check_file(s.files, Key{dev, ino});
   return NtStatus::Success;
 }
 
@@ -125,6 +150,7 @@ void LockTable::release(const void* owner, uint64_t dev, uint64_t ino, std::vect
   if (std::erase_if(it->second.locks, [&](const Lock& l) { return l.owner == owner; }))
     grant_waiters(it->second, granted);
   if (it->second.empty()) s.files.erase(it);
+  check_file(s.files, Key{dev, ino});
 }
 
 std::vector<ByteRange> LockTable::locks_of(uint64_t dev, uint64_t ino, const void* owner) {

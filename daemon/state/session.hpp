@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "common/bytes.hpp"
+#include "common/unix_user.hpp"
+#include "config/share_info.hpp"
 #include "crypto/smb2_keys.hpp"
-#include "ipc/control_plane.hpp"
 #include "state/file_table.hpp"
 #include "state/resource_budget.hpp"
 #include "vfs/dir_entries.hpp"
@@ -50,7 +51,7 @@ class UniqueFd {
 
 struct Tree {
   uint32_t tree_id = 0;
-  ipc::ShareInfo share;
+  config::ShareInfo share;
   bool writable = false;
   bool encrypt = false;  // SMB2_SHAREFLAG_ENCRYPT_DATA
   UniqueFd root;         // O_PATH|O_DIRECTORY fd of the share root
@@ -59,7 +60,7 @@ struct Tree {
   uint32_t maximal_access = 0;
   // Who file operations on this tree run as: the session's Unix user, or
   // what the share's force user / force group make of it.
-  ipc::UnixUser identity;
+  UnixUser identity;
   // This share's slot in the worker's per-share counters (smb2/engine/metrics.hpp;
   // UINT32_MAX: none), looked up once at TREE_CONNECT.
   uint32_t metrics_slot = UINT32_MAX;
@@ -197,7 +198,7 @@ struct Session {
   std::string user;
   bool is_guest = false;
   bool is_anonymous = false;
-  ipc::UnixUser unix_user;
+  UnixUser unix_user;
   // This user's slot in the worker's per-user counters (smb2/engine/metrics.hpp;
   // UINT32_MAX: none), looked up once when the login completes.
   uint32_t metrics_slot = UINT32_MAX;

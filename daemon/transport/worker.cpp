@@ -23,12 +23,12 @@
 #include "transport/direct_tcp.hpp"
 
 namespace ringsmb::transport {
-namespace {
-
-int64_t now_s() {
+int64_t Worker::now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+
+namespace {
 
 int make_listener(const ListenAddress& a, std::string& error) {
   sockaddr_storage ss{};
@@ -75,21 +75,6 @@ std::string peer_name(int fd) {
 
 }  // namespace
 
-namespace {
-
-// A connection that moved here counts in this worker's counters: the
-// share and user slots of its sessions and trees are this worker's.
-void rebind_metrics(smb2::ConnState& s, smb2::WorkerMetrics& m) {
-  s.metrics = &m;
-  for (auto& [sid, session] : s.sessions) {
-    if (session->metrics_slot != smb2::kNoScope) session->metrics_slot = m.users.slot(session->user);
-    for (auto& [tid, tree] : session->trees)
-      if (tree->metrics_slot != smb2::kNoScope) tree->metrics_slot = m.shares.slot(tree->share.name);
-  }
-}
-
-}  // namespace
-
 // The reactor's token for the inotify descriptor (the only one watched).
 constexpr uint64_t kChangesToken = 1;
 
@@ -129,16 +114,16 @@ bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std
     error = "cannot create an epoll reactor";
     return false;
   }
-  bulk_ = std::make_unique<io::BulkReceiver>(
+  auto bulk = std::make_unique<io::ThreadBulkReceiver>(
       [this](const io::BulkReceiver::Done& d) { post([this, d] { on_off_worker_done(d); }); });
   // A bulk worker (no listeners) and its receiver run at a higher nice
   // value ("bulk worker nice"): woken by a small request, a listening
   // worker gets the CPU before them.
   bulk_nice_ = addrs.empty() ? ctx_.config.global.bulk_worker_nice : 0;
-  if (!bulk_->start(bulk_nice_)) {
+  if (bulk->start(bulk_nice_))
+    bulk_ = std::move(bulk);
+  else
     LOG_WARN("worker %d: no thread for large frames (%s); the worker receives them", index_, strerror(errno));
-    bulk_.reset();
-  }
   spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   for (const auto& a : addrs) {
     int fd = make_listener(a, error);
@@ -204,8 +189,7 @@ void Worker::on_accept(int fd) {
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  auto c = std::make_unique<Conn>(std::min(max_frame_, kMaxFrameBeforeLogin));
-  c->id = next_conn_id_++;
+  auto c = std::make_unique<Conn>(std::min(max_frame_, kMaxFrameBeforeLogin), *reactor_, next_conn_id_++);
   c->fd = fd;
   c->address = address;
   c->state.client_address = std::move(address);
@@ -260,8 +244,8 @@ void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
   c->last_activity_s = now_s();
   c->bytes_received += data.size();
   metrics_.bytes_received += data.size();
-  if (c->recv_paused) {  // received before the reactor's pause took effect
-    c->backlog.insert(c->backlog.end(), data.begin(), data.end());
+  if (c->reader.paused()) {  // received before the reactor's pause took effect
+    c->reader.backlog.insert(c->reader.backlog.end(), data.begin(), data.end());
     return;
   }
   after_framing(*c, c->framer.feed(data, [&](ByteSpan frame) { return process_one(*c, frame); }), data);
@@ -271,12 +255,12 @@ void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
 
 std::span<uint8_t> Worker::recv_space(uint64_t conn_id) {
   Conn* c = receiving_conn(conn_id);
-  if (!c || c->recv_paused || c->off_worker != Conn::OffWorker::No) return {};
+  if (!c || !c->reader.reading()) return {};
   std::span<uint8_t> space = c->framer.recv_space(kRecvInPlaceMin);
   // Large WRITEs come in a stream: reading the next header ourselves (a
   // 4-byte recv, usually answered from what is queued) lets its payload go
   // in place too, instead of into the reactor's buffers.
-  if (space.empty() && c->last_frame_large) space = c->framer.header_space();
+  if (space.empty() && c->reader.last_frame_large) space = c->framer.header_space();
   return space;
 }
 
@@ -289,167 +273,9 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
   if (!c->closing) maybe_receive_off_worker(*c);
 }
 
-// N bytes went straight into the frame buffer (the reactor's recv or the
-// BulkReceiver's).
-void Worker::count_in_place(Conn& c, size_t n) {
-  c.last_activity_s = now_s();
-  c.bytes_received += n;
-  c.bytes_received_in_place += n;
-  metrics_.bytes_received += n;
-}
-
-// Frames the N bytes written at the framer's recv_space() or header_space().
-void Worker::commit_in_place(Conn& c, size_t n) {
-  after_framing(c, c.framer.commit(n, [&](ByteSpan frame) { return process_one(c, frame); }), {});
-}
-
-// A large frame's rest goes to the BulkReceiver once the reactor has
-// stopped receiving on the socket (at once with epoll; with io_uring when
-// the cancelled multishot recv has posted its last completion, whose
-// bytes are framed here first).
-void Worker::maybe_receive_off_worker(Conn& c) {
-  if (!bulk_ || c.off_worker != Conn::OffWorker::No || c.closing || c.recv_paused) return;
-  if (c.framer.recv_space(kRecvOffWorkerMin).empty()) return;
-  c.off_worker = Conn::OffWorker::Stopping;
-  reactor_->pause_recv(c.id);
-  if (reactor_->recv_stopped(c.id)) start_off_worker_receive(c);
-}
-
-void Worker::on_recv_stopped(uint64_t conn_id) {
-  auto it = conns_.find(conn_id);
-  if (it == conns_.end() || it->second->off_worker != Conn::OffWorker::Stopping) return;
-  start_off_worker_receive(*it->second);
-}
-
-// What arrived while the reactor stopped may have completed the frame (or
-// paused reading): then the reactor receives again.
-void Worker::start_off_worker_receive(Conn& c) {
-  std::span<uint8_t> rest = c.framer.recv_space(1);
-  if (c.closing || c.recv_paused || rest.empty()) return end_off_worker_receive(c);
-  c.off_worker = Conn::OffWorker::Receiving;
-  c.off_worker_header = false;
-  bulk_->submit({c.id, c.fd, rest});
-}
-
-// After a large frame the client most likely sends another (a file copy
-// streams WRITEs), and the reactor's multishot recv, once armed, would
-// take that frame whole into its buffers, on the worker, before the
-// worker could stop it: so the receiver also waits for the next header,
-// and hands the socket back to the reactor only for a small frame.
-void Worker::receive_next_header_off_worker(Conn& c) {
-  c.off_worker = Conn::OffWorker::Receiving;
-  c.off_worker_header = true;
-  bulk_->submit({c.id, c.fd, c.framer.header_space(), false});
-}
-
-// The frame is whole (or the stream ended): it is handled here, and with
-// the next frame's header already in, a large next frame goes straight
-// back to the receiver, the reactor still stopped.
-void Worker::on_off_worker_done(const io::BulkReceiver::Done& d) {
-  auto it = conns_.find(d.conn_id);
-  if (it == conns_.end()) return;
-  Conn& c = *it->second;
-  // Stopping again: the framer is ours, the reactor still stopped (and
-  // maybe_resume_reading leaves it so until end_off_worker_receive).
-  c.off_worker = Conn::OffWorker::Stopping;
-  if (!c.closing && d.received) {
-    count_in_place(c, d.received + d.header_len);
-    metrics_.bytes_received_off_worker += d.received + d.header_len;
-    commit_in_place(c, d.received);
-  }
-  if (!c.closing && d.header_len) {
-    ByteSpan header(d.header, d.header_len);
-    if (c.recv_paused) {
-      c.backlog.insert(c.backlog.end(), header.begin(), header.end());  // the framer paused at the frame's end
-    } else {
-      std::copy(header.begin(), header.end(), c.framer.header_space().begin());
-      commit_in_place(c, header.size());
-    }
-  }
-  if (!c.closing) flush(c);
-  bool after_body = !c.off_worker_header;
-  if (after_body) c.off_worker_run += d.received;
-  if (!d.failed && !c.closing && !c.recv_paused) {
-    if (!c.framer.recv_space(kRecvOffWorkerMin).empty()) return continue_off_worker(c, OffWorkerNext::Body);
-    if (after_body && c.framer.missing_bytes() == 0) return continue_off_worker(c, OffWorkerNext::Header);
-  }
-  end_off_worker_receive(c);
-}
-
-// The stream of large frames goes on: here, or on the bulk worker once it
-// is long enough.
-void Worker::continue_off_worker(Conn& c, OffWorkerNext next) {
-  if (bulk_target_ && c.off_worker_run >= kMoveToBulkAfter && may_move(c)) return move_to_bulk(c, next);
-  if (next == OffWorkerNext::Body) return start_off_worker_receive(c);
-  receive_next_header_off_worker(c);
-}
-
-// Only a connection in a quiet state moves: nothing of it in this
-// worker's reactor but its stopped receive (no send or wait for room), no
-// replies or requests waiting here, and nothing registered with this
-// worker's inotify source (CHANGE_NOTIFY, directory leases).
-bool Worker::may_move(const Conn& c) const {
-  return !c.closing && !c.waiting && c.out.empty() && c.pending.empty() && c.state.out_files.empty() &&
-         !held(c) && !c.waits_for_writes && c.held_requests.empty() && c.backlog.empty() && !c.recv_paused &&
-         (!c.state.notify || c.state.notify->by_open.empty()) && !c.state.dir_lease_watches &&
-         c.state.async.ready.empty();
-}
-
-// Runs on this worker: the connection leaves it whole. Its address stays
-// (this worker's index): tasks posted to it are routed to the bulk worker
-// from now on, and those already queued here are passed on (run_conn_task).
-void Worker::move_to_bulk(Conn& c, OffWorkerNext next) {
-  auto it = conns_.find(c.id);
-  std::unique_ptr<Conn> moving = std::move(it->second);
-  conns_.erase(it);
-  reactor_->release(moving->id);
-  moving->moved = true;
-  ++metrics_.connections_moved;
-  bulk_target_->arrive(std::move(moving), next);
-}
-
-// On the sending worker's thread. The route is set with the connection
-// queued, under the lock posts take: a task routed here finds it adopted
-// (on_wake adopts arrivals before it runs tasks).
-void Worker::arrive(std::unique_ptr<Conn> conn, OffWorkerNext next) {
-  {
-    std::lock_guard lock(posted_mu_);
-    routes_->set(conn->id, this);
-    arrivals_.push_back({std::move(conn), next});
-  }
-  reactor_->wake();
-}
-
-// On this (the bulk) worker's thread: the connection goes on where it
-// stopped, its stream of large frames received by this worker's receiver.
-void Worker::adopt(std::unique_ptr<Conn> conn, OffWorkerNext next) {
-  Conn& c = *conn;
-  rebind_metrics(c.state, metrics_);
-  c.state.changes = &changes_;
-  conns_.emplace(c.id, std::move(conn));
-  if (!reactor_->adopt(c.id, c.fd)) {  // cannot watch it: end it as a lost connection
-    c.off_worker = Conn::OffWorker::No;
-    c.closing = c.recv_ended = true;
-    return maybe_destroy(c);
-  }
-  if (!bulk_) return end_off_worker_receive(c);
-  if (next == OffWorkerNext::Body) return start_off_worker_receive(c);
-  receive_next_header_off_worker(c);
-}
-
-// The reactor receives again; after a failure or a drop it sees the
-// stream's end and reports it (on_recv_end), which frees the connection.
-void Worker::end_off_worker_receive(Conn& c) {
-  c.off_worker = Conn::OffWorker::No;
-  c.off_worker_run = 0;
-  if (c.closing) return reactor_->resume_recv(c.id);
-  if (c.recv_paused) return maybe_resume_reading(c);
-  reactor_->resume_recv(c.id);
-}
-
 FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
-  c.last_frame_large = frame.size() >= kRecvInPlaceMin;
-  if (held(c) || c.waits_for_writes) return hold_request(c, frame);
+  c.reader.last_frame_large = frame.size() >= kRecvInPlaceMin;
+  if (held(c) || c.reader.waits_for_writes) return hold_request(c, frame);
   // READ data still to go out by sendfile is the file as it is when it is
   // sent: a request after the READ that may change it waits until the
   // data is read into memory (rare: pipelined large READs and a WRITE).
@@ -466,7 +292,7 @@ FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
   }
   if (held(c)) arm_hold(c);
   if (fr == smb2::FrameResult::Hold) {
-    c.waits_for_writes = true;
+    c.reader.waits_for_writes = true;
     return hold_request(c, frame);
   }
   if (fr != smb2::FrameResult::Ok) return FrameAssembler::Next::Stop;
@@ -487,62 +313,6 @@ size_t Worker::queued_bytes(const Conn& c) const {
   return n;
 }
 
-// Keeps FRAME, in order, until the login hold ends or the connection's
-// WRITEs are done.
-FrameAssembler::Next Worker::hold_request(Conn& c, ByteSpan frame) {
-  // Requests behind a held SESSION_SETUP wait for it, so that pipelining
-  // does not get around the throttle. A client has no reason to send
-  // much meanwhile: more than kMaxHeldRequestBytes drops the connection.
-  if (held(c) && c.held_requests.size() + frame.size() > kMaxHeldRequestBytes) {
-    LOG_INFO("%s: too many requests while a login answer is held", c.state.client_address.c_str());
-    return FrameAssembler::Next::Stop;
-  }
-  uint32_t len = uint32_t(frame.size());
-  const uint8_t header[4] = {0, uint8_t(len >> 16), uint8_t(len >> 8), uint8_t(len)};
-  c.held_requests.insert(c.held_requests.end(), header, header + 4);
-  c.held_requests.insert(c.held_requests.end(), frame.begin(), frame.end());
-  // Behind WRITEs, nothing more is read until they are done: what is held
-  // is the one frame (and what was already received stays in the backlog).
-  return c.waits_for_writes && !held(c) ? FrameAssembler::Next::Pause : FrameAssembler::Next::Continue;
-}
-
-void Worker::arm_hold(Conn& c) {
-  uint64_t id = c.id;
-  timer_.schedule(c.state.hold_replies_until_ms, [this, id] { post([this, id] { release_hold(id); }); });
-}
-
-void Worker::release_hold(uint64_t conn_id) {
-  Conn* c = receiving_conn(conn_id);
-  if (!c || !held(*c)) return;
-  if (smb2::monotonic_ms() < c->state.hold_replies_until_ms) return arm_hold(*c);  // extended meanwhile
-  c->state.hold_replies_until_ms = 0;
-  flush(*c);
-  if (c->waits_for_writes && c->state.writes_in_flight) return;  // the WRITEs' end runs them
-  run_held_requests(*c);
-}
-
-// The requests that waited, in order; one of them may set a new hold (or
-// go behind a new WRITE), and process_one then keeps the rest back again.
-void Worker::run_held_requests(Conn& c) {
-  c.waits_for_writes = false;
-  Bytes waiting;
-  waiting.swap(c.held_requests);
-  for (size_t at = 0; at + 4 <= waiting.size() && !c.closing;) {
-    size_t len = (size_t(waiting[at + 1]) << 16) | (size_t(waiting[at + 2]) << 8) | waiting[at + 3];
-    FrameAssembler::Next next = process_one(c, ByteSpan(waiting.data() + at + 4, len));
-    at += 4 + len;
-    if (next == FrameAssembler::Next::Stop) return drop(c, "protocol error");
-    if (next == FrameAssembler::Next::Pause) {
-      // Over the send-queue bound, or behind new WRITEs: the rest waits in
-      // the backlog, ahead of anything received after it.
-      c.backlog.insert(c.backlog.begin(), waiting.begin() + ptrdiff_t(at), waiting.end());
-      pause_reading(c, {});
-      break;
-    }
-  }
-  flush(c);
-}
-
 // FED is what the framer was given; when it paused, the part it did not
 // take is kept for later.
 void Worker::after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed) {
@@ -561,13 +331,16 @@ void Worker::after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed) {
 // keeps its capacity, so pipelined 1 MiB replies cost no fresh memory each)
 // and are queued once what was queued has gone out.
 void Worker::flush(Conn& c) {
-  if (!c.waiting && !c.pending.empty() && !held(c)) {
-    metrics_.bytes_sent += c.pending.size();
-    for (const auto& f : c.state.out_files) metrics_.bytes_sent += f.length;
-    c.out.append(c.pending, c.state.out_files);
-    send_now(c);
-  }
+  send_pending(c);
   maybe_resume_reading(c);  // the socket may have taken it all
+}
+
+void Worker::send_pending(Conn& c) {
+  if (c.waiting || c.pending.empty() || held(c)) return;
+  metrics_.bytes_sent += c.pending.size();
+  for (const auto& f : c.state.out_files) metrics_.bytes_sent += f.length;
+  c.out.append(c.pending, c.state.out_files);
+  send_now(c);
 }
 
 // Replies almost always fit the socket buffer: they go to the kernel inline
@@ -595,37 +368,6 @@ void Worker::wait_for_room(Conn& c) {
   c.msg.msg_iov = &c.iov;
   c.msg.msg_iovlen = 1;
   reactor_->start_send(c.id, c.fd, &c.msg);
-}
-
-// REST (bytes after the last frame handled) waits in the backlog. The
-// commit path has none: it pauses at the end of its frame.
-void Worker::pause_reading(Conn& c, ByteSpan rest) {
-  c.backlog.insert(c.backlog.end(), rest.begin(), rest.end());
-  if (c.recv_paused) return;
-  c.recv_paused = true;
-  reactor_->pause_recv(c.id);
-}
-
-// Once half of the bound has gone out, the backlog is framed (it may pause
-// again) and the reactor receives again. A loop, not recursion through
-// flush(): a client that reads fast may empty the queue at every pause.
-void Worker::maybe_resume_reading(Conn& c) {
-  if (c.resuming) return;
-  c.resuming = true;
-  size_t limit = ctx_.config.global.max_send_queue_bytes;
-  // Not while the BulkReceiver fills the frame buffer: its end comes back here.
-  while (c.recv_paused && !c.closing && !c.waits_for_writes && c.off_worker == Conn::OffWorker::No &&
-         queued_bytes(c) <= limit / 2) {
-    c.state.credits_throttled = false;
-    c.recv_paused = false;
-    Bytes backlog = std::exchange(c.backlog, {});
-    if (!backlog.empty())
-      after_framing(c, c.framer.feed(backlog, [&](ByteSpan frame) { return process_one(c, frame); }), backlog);
-    if (c.closing) break;
-    if (!c.recv_paused) reactor_->resume_recv(c.id);
-    flush(c);
-  }
-  c.resuming = false;
 }
 
 void Worker::on_send(uint64_t conn_id, int result) {
@@ -676,16 +418,14 @@ void Worker::drop(Conn& c, const char* why) {
   LOG_INFO("%s: closing connection (%s)", c.state.client_address.c_str(), why);
   c.closing = true;
   shutdown(c.fd, SHUT_RDWR);  // ends the pending recv; the connection is freed after it
-  if (c.recv_paused) {  // ...which must be armed to see that end
-    c.recv_paused = false;
-    // Receiving off the worker: the receiver sees the end and the reactor
-    // resumes after it (end_off_worker_receive).
-    if (c.off_worker == Conn::OffWorker::No) reactor_->resume_recv(c.id);
-  }
+  // ...which must be armed to see that end. Receiving off the worker: the
+  // receiver sees the end and the reactor resumes after it
+  // (end_off_worker_receive).
+  c.reader.unpause_to_close();
 }
 
 void Worker::maybe_destroy(Conn& c) {
-  if (!c.recv_ended || c.waiting || c.off_worker == Conn::OffWorker::Receiving) return;
+  if (!c.recv_ended || c.waiting || c.reader.receiving_off_worker()) return;
   if (c.moved) routes_->erase(c.id);
   smb2::teardown_connection(c.state, ctx_);
   close(c.fd);
@@ -730,7 +470,7 @@ void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
   // A task may end a hold early (smb2::end_previous_session).
   if (held(c) && smb2::monotonic_ms() >= c.state.hold_replies_until_ms) return release_hold(conn_id);
   // The last of the connection's large WRITEs is done: what waited runs.
-  if (c.waits_for_writes && !c.state.writes_in_flight && !held(c)) return run_held_requests(c);
+  if (c.reader.waits_for_writes && !c.state.writes_in_flight && !held(c)) return run_held_requests(c);
   flush(c);
 }
 

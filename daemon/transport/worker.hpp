@@ -28,6 +28,7 @@
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/engine/metrics.hpp"
 #include "smb2/engine/server_context.hpp"
+#include "transport/conn_reader.hpp"
 #include "transport/conn_routes.hpp"
 #include "transport/delay_timer.hpp"
 #include "transport/frame_assembler.hpp"
@@ -74,6 +75,14 @@ class Worker final : public io::ReactorHandler {
   // Instead of init(): runs on REACTOR (no listeners). The unit tests drive
   // the worker through a fake reactor this way.
   void use_reactor(std::unique_ptr<io::Reactor> reactor) { reactor_ = std::move(reactor); }
+  // With use_reactor(): the large frames' rest goes to BULK (a fake in the
+  // unit tests, which then call on_off_worker_done).
+  void use_bulk_receiver(std::unique_ptr<io::BulkReceiver> bulk) { bulk_ = std::move(bulk); }
+  // The receive state of connection CONN_ID (null: gone, or moving).
+  const ConnReader* reader(uint64_t conn_id) const {
+    auto it = conns_.find(conn_id);
+    return it == conns_.end() ? nullptr : &it->second->reader;
+  }
   // The SMB state of connection CONN_ID, or null: lets the unit tests put a
   // connection in the state a login would (logged_in), without a login.
   smb2::ConnState* conn_state(uint64_t conn_id) {
@@ -104,6 +113,9 @@ class Worker final : public io::ReactorHandler {
   void on_wake() override;
   void on_tick() override;
   void on_readable(uint64_t token) override;
+  // The worker's BulkReceiver finished a job (on this worker's thread: the
+  // receiver posts it here).
+  void on_off_worker_done(const io::BulkReceiver::Done& d);
   // Thread-safe: runs `task` on this worker's thread for connection
   // `conn_id` (dropped if it is gone), then flushes what it wrote. Oplock
   // and lease breaks and waking CREATEs come this way (smb2/leases/lease.hpp).
@@ -142,7 +154,10 @@ class Worker final : public io::ReactorHandler {
     FrameAssembler& framer;
   };
   struct Conn {
-    explicit Conn(size_t max_frame) : framer(max_frame), framer_owner(framer) { state.frame_owner = &framer_owner; }
+    Conn(size_t max_frame, io::Reactor& reactor, uint64_t conn_id)
+        : id(conn_id), framer(max_frame), framer_owner(framer), reader(reactor, conn_id) {
+      state.frame_owner = &framer_owner;
+    }
     Conn(const Conn&) = delete;
     Conn& operator=(const Conn&) = delete;
     std::string address;  // counted in ResourceBudget's per-address table
@@ -151,6 +166,8 @@ class Worker final : public io::ReactorHandler {
     smb2::ConnState state;
     FrameAssembler framer;
     FramerOwner framer_owner;
+    // Who receives its bytes, what waits (transport/conn_reader.hpp).
+    ConnReader reader;
     Bytes pending;  // responses the processor appended (with state.out_files), not yet queued
     SendQueue out;  // what the socket has not taken yet, in order
     // The socket was full: the reactor sends the front of `out` (memory)
@@ -160,40 +177,16 @@ class Worker final : public io::ReactorHandler {
     msghdr msg{};
     bool closing = false;
     bool recv_ended = false;
+    bool moved = false;  // came from another worker (in ConnRoutes)
     int64_t last_activity_s = 0;
     int64_t accepted_s = 0;  // for "login timeout"
-    // Over "max send queue size": its requests are not read (the reactor
-    // paused receiving) until half of the queue has gone out. Bytes that
-    // arrived after the pause, starting at a frame boundary, wait here.
-    bool recv_paused = false;
-    bool resuming = false;  // in maybe_resume_reading
-    Bytes backlog;
-    bool last_frame_large = false;  // then the next header is read in place too
-    // The rest of a large frame is received off the worker: Stopping while
-    // the reactor's receive ends (pause_recv), Receiving while the
-    // BulkReceiver fills the frame buffer (nothing else touches the framer
-    // or receives from the socket then).
-    enum class OffWorker { No, Stopping, Receiving } off_worker = OffWorker::No;
-    // The job receiving is for the next frame's header only (after a large
-    // frame, until a small one comes).
-    bool off_worker_header = false;
-    uint64_t off_worker_run = 0;  // bytes of large frames in a row received off the worker
-    bool moved = false;           // came from another worker (in ConnRoutes)
     uint64_t bytes_received = 0;
     uint64_t bytes_received_in_place = 0;  // of those, straight into the frame buffer
-    // Requests that arrived while the replies are held (ConnState::
-    // hold_replies_until_ms), or from the first one that must wait for the
-    // connection's large WRITEs (smb2::FrameResult::Hold), each with its
-    // 4-byte header, in order.
-    Bytes held_requests;
-    // A request waits for the connection's WRITEs in flight: no further
-    // request is read (the reactor is paused) until they are done and the
-    // held ones have run.
-    bool waits_for_writes = false;
   };
   // The login throttle's hold: requests wait in held_requests, replies in
   // pending, until release_hold runs (woken through timer_).
   static bool held(const Conn& c) { return c.state.hold_replies_until_ms != 0; }
+  static int64_t now_s();  // steady clock, seconds (idle and login timeouts)
   void arm_hold(Conn& c);
   void release_hold(uint64_t conn_id);
   FrameAssembler::Next hold_request(Conn& c, ByteSpan frame);
@@ -208,19 +201,20 @@ class Worker final : public io::ReactorHandler {
   void maybe_receive_off_worker(Conn& c);
   void start_off_worker_receive(Conn& c);
   void receive_next_header_off_worker(Conn& c);
-  void on_off_worker_done(const io::BulkReceiver::Done& d);
   void end_off_worker_receive(Conn& c);
-  enum class OffWorkerNext { Body, Header };
+  using OffWorkerNext = ConnReader::Job;
   void continue_off_worker(Conn& c, OffWorkerNext next);
   bool may_move(const Conn& c) const;
   void move_to_bulk(Conn& c, OffWorkerNext next);
   void arrive(std::unique_ptr<Conn> conn, OffWorkerNext next);
   void adopt(std::unique_ptr<Conn> conn, OffWorkerNext next);
+  void run_off_worker_done(Conn& c, const io::BulkReceiver::Done& d);
   size_t queued_bytes(const Conn& c) const;
   void pause_reading(Conn& c, ByteSpan rest);
   void maybe_resume_reading(Conn& c);
   void expire_logins(int64_t now);
   void flush(Conn& c);
+  void send_pending(Conn& c);
   void send_now(Conn& c);
   void wait_for_room(Conn& c);
   void run_conn_task(uint64_t conn_id, const smb2::ConnTask& task);

@@ -17,6 +17,7 @@
 #include "io/bulk_receiver.hpp"
 
 using ringsmb::io::BulkReceiver;
+using ringsmb::io::ThreadBulkReceiver;
 
 namespace {
 
@@ -74,7 +75,7 @@ struct Results {
 TEST_CASE("the receiver fills a large body in order and takes the next header", "[io]") {
   Pair p;
   Results r;
-  BulkReceiver bulk(r.callback());
+  ThreadBulkReceiver bulk(r.callback());
   REQUIRE(bulk.start());
   std::vector<uint8_t> sent(3 << 20);  // more than one slice
   std::iota(sent.begin(), sent.end(), uint8_t(0));
@@ -101,7 +102,7 @@ TEST_CASE("the receiver fills a large body in order and takes the next header", 
 TEST_CASE("a header-only job waits for the header and takes nothing past it", "[io]") {
   Pair p;
   Results r;
-  BulkReceiver bulk(r.callback());
+  ThreadBulkReceiver bulk(r.callback());
   REQUIRE(bulk.start());
   uint8_t header[4] = {};
   bulk.submit({3, p.ours, header, false});
@@ -127,7 +128,7 @@ TEST_CASE("a header-only job waits for the header and takes nothing past it", "[
 TEST_CASE("a stream that ends before the body is full is reported as failed, with what came", "[io]") {
   Pair p;
   Results r;
-  BulkReceiver bulk(r.callback());
+  ThreadBulkReceiver bulk(r.callback());
   REQUIRE(bulk.start());
   std::vector<uint8_t> body(100000);
   bulk.submit({9, p.ours, body});
@@ -145,7 +146,7 @@ TEST_CASE("a stream that ends before the body is full is reported as failed, wit
 TEST_CASE("a socket shut down by its owner ends the job; jobs of several sockets run together", "[io]") {
   Pair stalled, streaming;
   Results r;
-  BulkReceiver bulk(r.callback());
+  ThreadBulkReceiver bulk(r.callback());
   REQUIRE(bulk.start());
   std::vector<uint8_t> a(1 << 20), b(1 << 20);
   bulk.submit({1, stalled.ours, a});  // its client announced a frame and sends nothing
@@ -168,7 +169,7 @@ TEST_CASE("stopping the receiver with a job still running ends its thread", "[io
   Results r;
   std::vector<uint8_t> body(1 << 20);
   {
-    BulkReceiver bulk(r.callback());
+    ThreadBulkReceiver bulk(r.callback());
     REQUIRE(bulk.start());
     bulk.submit({5, p.ours, body});
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
