@@ -147,7 +147,8 @@ std::optional<std::string> token_problem(const std::string& key, std::string_vie
       return cat(raw_key, ": '", *t, "' is not expanded by ringsmb (only %U, %S and %H are)");
     return std::nullopt;
   }
-  if (!is_host_key(key) && has_substitution(value))
+  // shadow:format is a strftime format: its %H is the hour.
+  if (!is_host_key(key) && key != "shadow:format" && has_substitution(value))
     return cat(raw_key, ": %U, %S and %H are not expanded in this key (only in path, comment, the user lists and "
                         "recycle:repository)");
   return std::nullopt;

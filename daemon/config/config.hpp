@@ -68,6 +68,21 @@ struct RecycleConfig {
   bool operator==(const RecycleConfig&) const = default;
 };
 
+// Samba's vfs_shadow_copy2 options ("shadow:KEY", vfs/snapshots.hpp): the
+// share's snapshots as Previous Versions. On while "vfs objects" names
+// shadow_copy2.
+struct ShadowCopyConfig {
+  bool enabled = false;
+  std::string snapdir = ".snapshots";  // relative to the mount point, or absolute beneath it
+  std::string format = "@GMT-%Y.%m.%d-%H.%M.%S";
+  bool localtime = false;
+  bool sort_descending = true;  // "desc" (the default); "asc" and anything else: oldest first
+  std::string mountpoint;       // "": the mount point of the share's path
+  std::string basedir;
+  std::string snapsharepath;
+  bool operator==(const ShadowCopyConfig&) const = default;
+};
+
 struct ShareConfig {
   std::string name;  // as written in the section header
   std::string path;
@@ -101,8 +116,9 @@ struct ShareConfig {
   bool store_dos_attributes = false;  // HIDDEN/SYSTEM/ARCHIVE in user.DOSATTRIB; Samba defaults to yes (see docs)
   bool nt_acl_support = true;  // NT security descriptors stored (trusted.ringsmb.ntacl); no: the mode alone
   bool acl_flag_inherited_canonicalization = true;  // SE_DACL_AUTO_INHERITED only with ..._REQ, as Windows
-  std::vector<std::string> vfs_objects;  // Samba's module names, as written ("recycle")
+  std::vector<std::string> vfs_objects;  // Samba's module names, as written ("recycle", "shadow_copy2")
   RecycleConfig recycle;
+  ShadowCopyConfig shadow;
   int line = 0;  // where the section starts, for messages
 };
 

@@ -68,5 +68,7 @@ std::expected<bool, Err> apply_share_key(ShareConfig& s, const std::string& key,
 // "vfs objects" and the "recycle:" keys (recycle_keys.cpp); false: not one of them.
 std::expected<bool, Err> apply_recycle_key(ShareConfig& s, const std::string& key, std::string_view value);
 bool is_known_vfs_object(std::string_view name);
+// The shadow:* keys (config_shadow.cpp); false: not one of them.
+std::expected<bool, Err> apply_shadow_key(ShareConfig& s, const std::string& key, std::string_view value);
 
 }  // namespace ringsmb::config::detail

@@ -381,7 +381,9 @@ std::expected<bool, Err> apply_share_key(ShareConfig& s, const std::string& key,
     if (!r) return std::unexpected(std::move(r.error()));
     return true;
   }
-  return apply_recycle_key(s, key, value);
+  auto recycle = apply_recycle_key(s, key, value);  // and "vfs objects"
+  if (!recycle || *recycle) return recycle;
+  return apply_shadow_key(s, key, value);
 }
 
 }  // namespace ringsmb::config::detail

@@ -40,6 +40,8 @@ struct ShareInfo {
   // The recycle bin (smb2/files/recycle.hpp); its repository is relative to
   // the share root, with %U, %S and %H expanded for this tree connect.
   RecycleConfig recycle;
+  // Previous Versions from snapshots ("vfs objects = shadow_copy2"); unset: off.
+  std::optional<ShadowCopyConfig> shadow_copy;
   // force user / force group, resolved by the control plane at tree
   // connect: file operations on the tree run with this identity instead of
   // the session's. force_user carries the forced user's uid, primary gid and

@@ -96,6 +96,8 @@ void fill_share_options(const config::ShareConfig& share, ShareInfo& info) {
   info.directory_mask = share.directory_mask;
   info.veto_files = share.veto_files;
   info.recycle = share.recycle;
+  info.shadow_copy.reset();
+  if (share.shadow.enabled) info.shadow_copy = share.shadow;
 }
 
 NtStatus resolve_forced_identity(const config::ShareConfig& share, const ShareSubject& subject, ShareInfo& info,

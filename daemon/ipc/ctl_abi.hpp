@@ -277,6 +277,7 @@ enum Attr : uint16_t {
   ATTR_LOCKS,              // bytes: kLockRecordSize-byte records, host order {u64 offset, u64 length, u32 LOCK_* bits}
   ATTR_LOCK_COUNT,         // u32, the open's byte-range locks (ATTR_LOCKS may carry fewer)
   ATTR_CLOSED_COUNT,       // u32, CLOSE_SHARE reply: tree connects disconnected
+  ATTR_SHADOW_COPY,        // string, "key=value" lines: the share's shadow_copy2 settings (absent: off)
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;

@@ -169,6 +169,38 @@ void decode_recycle(const Message& m, config::RecycleConfig& r) {
   r.noversions = split_veto(m.str(ATTR_RECYCLE_NOVERSIONS));
 }
 
+// ShadowCopyConfig as "key=value" lines (values hold no newline: they
+// come from one line of the config file).
+std::string encode_shadow_copy(const config::ShadowCopyConfig& c) {
+  return "snapdir=" + c.snapdir + "\nformat=" + c.format + "\nlocaltime=" + (c.localtime ? "1" : "0") +
+         "\nsort_descending=" + (c.sort_descending ? "1" : "0") + "\nmountpoint=" + c.mountpoint +
+         "\nbasedir=" + c.basedir + "\nsnapsharepath=" + c.snapsharepath;
+}
+
+config::ShadowCopyConfig decode_shadow_copy(std::string_view text) {
+  config::ShadowCopyConfig c;
+  c.enabled = true;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view key = line.substr(0, eq);
+    std::string value(line.substr(eq + 1));
+    if (key == "snapdir") c.snapdir = value;
+    else if (key == "format") c.format = value;
+    else if (key == "localtime") c.localtime = value == "1";
+    else if (key == "sort_descending") c.sort_descending = value == "1";
+    else if (key == "mountpoint") c.mountpoint = value;
+    else if (key == "basedir") c.basedir = value;
+    else if (key == "snapsharepath") c.snapsharepath = value;
+  }
+  return c;
+}
+
 void encode_force_identity(MsgBuilder& b, const ShareInfo& s) {
   if (s.force_user) {
     const UnixUser& u = *s.force_user;
@@ -204,6 +236,7 @@ void decode_share_options(const Message& m, uint32_t flags, ShareInfo& s) {
   }
   if (m.has(ATTR_FORCE_GID)) s.force_gid = m.u32(ATTR_FORCE_GID);
   decode_recycle(m, s.recycle);
+  if (m.has(ATTR_SHADOW_COPY)) s.shadow_copy = decode_shadow_copy(m.str(ATTR_SHADOW_COPY));
 }
 
 }  // namespace
@@ -223,6 +256,7 @@ void encode_share(MsgBuilder& b, const ShareInfo& s, uint32_t extra_flags) {
       .u32(ATTR_CREATE_MASK, s.create_mask)
       .u32(ATTR_DIRECTORY_MASK, s.directory_mask);
   if (!s.veto_files.empty()) b.str(ATTR_VETO_FILES, join_veto(s.veto_files));
+  if (s.shadow_copy) b.str(ATTR_SHADOW_COPY, encode_shadow_copy(*s.shadow_copy));
   encode_force_identity(b, s);
   encode_recycle(b, s.recycle);
 }

@@ -134,6 +134,9 @@ struct Open {
   bool entry_changed = false;
   std::shared_ptr<FileNode> node;  // share modes / delete-on-close, shared by all opens of the file
   DirCursor dir;
+  // An open in a snapshot (Previous Versions, smb2/snapshots/): the
+  // snapshot's copy of the share root, which `path` is relative to. Read-only.
+  std::shared_ptr<UniqueFd> snapshot_root;
   std::unique_ptr<StreamRef> stream;  // set for a named stream; fd, path and node are then the file's fd and
                                       // path and the stream's node
   OpenCharge charge;  // counted against the process's and the user's open files while it lives

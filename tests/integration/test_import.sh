@@ -38,6 +38,7 @@ cat > "$S/smb.conf" <<CONF
    comment = Holiday photos
    valid users = rsmb_imp1
    vfs objects = catia fruit streams_xattr
+   shadow:format = daily-%Y%m%d-%H%M
 
 [docs]
    path = $T/docs
@@ -69,6 +70,7 @@ report() { check "$1" grep -qF -- "$2" "$T/${3:-dry.txt}"; }
 report "dry run: share [photos] is imported" "  [photos]  ($S/smb.conf:$(line_of '^\[photos\]'))"
 report "dry run: a vfs module ringsmb lacks is reported with file:line" \
   "$S/smb.conf:$(line_of 'vfs objects'): [photos] 'vfs objects = catia fruit streams_xattr': vfs objects: 'catia' is not supported"
+report "dry run: shadow:format (a strftime format, not a substitution) is carried" "      shadow:format = daily-%Y%m%d-%H%M"
 report "dry run: a global key ringsmb lacks is reported" "$S/smb.conf:$(line_of 'passdb backend'): 'passdb backend = tdbsam': ringsmb has no such key"
 report "dry run: Samba's state directory is not taken" "$S/smb.conf:$(line_of 'state directory'): 'state directory = $S/state': about the old server itself"
 report "dry run: [homes] is imported" "  [homes]  ($S/smb.conf:$(line_of '^\[homes\]'))"

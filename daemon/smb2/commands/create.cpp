@@ -25,6 +25,7 @@
 #include "smb2/pipes/pipe_io.hpp"
 #include "smb2/security/security_info.hpp"
 #include "smb2/files/share_options.hpp"
+#include "smb2/snapshots/snapshots.hpp"
 #include "smb2/streams/stream_io.hpp"
 #include "vfs/allocation.hpp"
 #include "vfs/dos_xattr.hpp"
@@ -392,14 +393,17 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
     return st;
 
-  // MS-SMB2 3.3.5.9.4: an open of a snapshot (SMB2_CREATE_TIMEWARP_TOKEN)
-  // names no snapshot here: ringsmbd keeps none.
-  if (!c.contexts.empty() && has_create_context(c.contexts, wire::create_context::kTimewarpToken)) return NtStatus::ObjectNameNotFound;
   std::vector<vfs::Ea> create_eas;
   if (!c.contexts.empty() && (st = find_create_eas(*req.tree, c.contexts, create_eas)) != NtStatus::Success)
     return st;
   auto path = vfs::parse_smb_path(c.name);
   if (!path) return path.error();
+  // MS-SMB2 3.3.5.9.4: an open in a snapshot (smb2/snapshots/snapshots.hpp).
+  SnapshotTarget snapshot;
+  if ((st = find_snapshot(req, c.contexts, path->path, snapshot)) != NtStatus::Success) return st;
+  c.root_fd = snapshot.root ? snapshot.root->get() : req.tree->root.get();
+  c.in_snapshot = bool(snapshot.root);
+  if (c.in_snapshot && (st = check_snapshot_create(c.disposition, c.options)) != NtStatus::Success) return st;
   // MS-FSA 2.1.5.1: a stream, named or the explicit $DATA one, is never a
   // directory; that check precedes any lookup.
   c.data_stream = path->data_stream_type || !path->stream.empty();
@@ -519,7 +523,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     release(req, open->node, open.get());
     return st;
   }
-  if (durable.request()) grant_durable(req, durable, *open, o.action, contexts);
+  open->snapshot_root = std::move(snapshot.root);
+  if (durable.request() && !open->snapshot_root) grant_durable(req, durable, *open, o.action, contexts);
   if (durable.app_instance) remember_app_instance(req, durable, *open, path->path);
   uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
   if (o.new_attributes) attrs = vfs::merge_dos_attributes(attrs, *o.new_attributes);

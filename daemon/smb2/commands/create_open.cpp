@@ -39,8 +39,9 @@
 namespace ringsmb::smb2::create {
 namespace {
 
-int open_flags_for(uint32_t access, bool is_dir) {
+int open_flags_for(uint32_t access, bool is_dir, bool read_only = false) {
   if (is_dir) return O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+  if (read_only) access &= ~(FILE_WRITE_DATA | FILE_APPEND_DATA);
   bool rd = access & (FILE_READ_DATA | FILE_EXECUTE);
   bool wr = access & (FILE_WRITE_DATA | FILE_APPEND_DATA);
   int f = wr ? (rd ? O_RDWR : O_WRONLY) : O_RDONLY;
@@ -57,8 +58,8 @@ int open_parent(int root, std::string_view parent) {
 // the parent exists under the exact name. Only a miss on the parent walks
 // the path component by component through the folded-name index; the
 // leaf's case is settled in open_or_create, which stats it anyway.
-NtStatus locate(Request& req, const vfs::SmbPath& p, Target& t) {
-  int root = req.tree->root.get();
+NtStatus locate(Request& req, const CreateRequest& c, const vfs::SmbPath& p, Target& t) {
+  int root = c.root_fd;
   bool fold = !req.tree->share.case_sensitive;
   t.path = p.path;
   vfs::split_parent(t.path, t.parent, t.leaf);
@@ -146,14 +147,14 @@ NtStatus open_existing(Request& req, const CreateRequest& c, uint32_t access, Ta
   const bool maximum = asked & MAXIMUM_ALLOWED;
   if (maximum) access &= asked | mode_access(req, st);
   if (maximum && !(asked & kWriteData) && is_readonly_file(st)) access &= ~kWriteData;
-  int flags = open_flags_for(access, st.is_directory);
+  int flags = open_flags_for(access, st.is_directory, c.in_snapshot);
   if (overwrite) {  // the data is replaced: the descriptor must be writable
     bool rd = access & kReadData;
     flags = (flags & ~O_ACCMODE) | (rd ? O_RDWR : O_WRONLY);
   }
   std::string leaf(t.leaf.empty() ? "." : t.leaf);
   int fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), flags, 0);
-  if (fd == -EACCES && maximum && !overwrite)
+  if (fd == -EACCES && maximum && !overwrite && !c.in_snapshot)
     fd = open_for_maximum(t.parent_fd.get(), leaf.c_str(), st.is_directory, asked, access);
   // Attributes only: no read permission needed. The open is then granted
   // nothing the mode does not give (check_open_access).
@@ -178,11 +179,11 @@ NtStatus open_existing(Request& req, const CreateRequest& c, uint32_t access, Ta
 // Returns false when the slow path must decide: a miss (maybe another case,
 // maybe a create), a directory opened for writing, a symlink, a permission
 // error that an attribute-only open may get around.
-bool open_exact(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, Target& t,
+bool open_exact(const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, Target& t,
                 Opened& o, NtStatus& status) {
   if ((c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF) || p.path.empty()) return false;
-  int fd = vfs::open_beneath(req.tree->root.get(), p.path.c_str(),
-                             open_flags_for(access, c.options & FILE_DIRECTORY_FILE), 0);
+  int fd = vfs::open_beneath(c.root_fd, p.path.c_str(),
+                             open_flags_for(access, c.options & FILE_DIRECTORY_FILE, c.in_snapshot), 0);
   if (fd < 0) return false;
   o.fd.reset(fd);
   auto st = vfs::stat_fd(fd);
@@ -242,6 +243,7 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
   }
   if (st.error() != NtStatus::ObjectNameNotFound) return st.error();
   if (t.vetoed || c.disposition == FILE_OPEN || c.disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
+  if (c.in_snapshot) return NtStatus::MediaWriteProtected;  // nothing is made in a snapshot
   if (NtStatus s = check_tree_change(*req.tree, Change::CreateName); s != NtStatus::Success) return s;
   // MS-FSA 2.1.5.1.1: a new file cannot be both read-only and deleted on close.
   if ((c.options & FILE_DELETE_ON_CLOSE) && (c.file_attributes & vfs::FILE_ATTRIBUTE_READONLY))
@@ -301,8 +303,8 @@ void undo_create(Request& req, const Target& t, const Opened& o, const std::stri
 NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, Target& t,
                      Opened& o) {
   NtStatus st;
-  if (open_exact(req, c, access, p, t, o, st)) return st;
-  if ((st = locate(req, p, t)) != NtStatus::Success) return st;
+  if (open_exact(c, access, p, t, o, st)) return st;
+  if ((st = locate(req, c, p, t)) != NtStatus::Success) return st;
   if ((st = open_or_create(req, c, access, t, o)) != NtStatus::Success) return st;
   auto stat = vfs::stat_fd(o.fd.get());
   if (!stat) return stat.error();

@@ -43,6 +43,10 @@ struct CreateRequest {
   ByteSpan name;
   ByteSpan contexts;
   bool data_stream = false;  // the name asked for the data stream explicitly ("dir::$DATA")
+  // What names are relative to: the share root, or a snapshot's copy of it
+  // (smb2/snapshots/), where every descriptor is opened read-only.
+  int root_fd = -1;
+  bool in_snapshot = false;
 };
 
 // Where the file lives: its parent directory fd and leaf name.

@@ -33,6 +33,7 @@
 #include "smb2/engine/negotiated_sizes.hpp"
 #include "smb2/fsctl/object_id.hpp"
 #include "smb2/pipes/pipe_io.hpp"
+#include "smb2/snapshots/snapshots.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -155,6 +156,7 @@ constexpr std::array kFsctls{
     FsctlSpec{FSCTL_PIPE_TRANSCEIVE, true, pipe_transceive},
     FsctlSpec{FSCTL_PIPE_PEEK, true, pipe_peek},
     FsctlSpec{FSCTL_LMR_REQUEST_RESILIENCY, true, resiliency},
+    FsctlSpec{FSCTL_SRV_ENUMERATE_SNAPSHOTS, true, fsctl_enumerate_snapshots},
 };
 
 const FsctlSpec* find_fsctl(uint32_t ctl_code) {

@@ -23,6 +23,7 @@
 #include "smb2/engine/negotiated_sizes.hpp"
 #include "smb2/engine/output_buffer.hpp"
 #include "smb2/files/share_options.hpp"
+#include "smb2/snapshots/snapshots.hpp"
 #include "vfs/dir_entries.hpp"
 #include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
@@ -128,11 +129,11 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
     if (eas) e.ea_size = vfs::ea_list_size(open.fd.get());
   } else if (e.name == "..") {
     if (open.path.empty()) {
-      st = vfs::stat_fd(req.tree->root.get());  // the share root is its own parent
+      st = vfs::stat_fd(open_root_fd(*req.tree, open));  // the share root is its own parent
     } else {
       std::string_view parent, leaf;
       vfs::split_parent(open.path, parent, leaf);
-      int pfd = vfs::open_beneath(req.tree->root.get(), parent.empty() ? "." : std::string(parent).c_str(),
+      int pfd = vfs::open_beneath(open_root_fd(*req.tree, open), parent.empty() ? "." : std::string(parent).c_str(),
                                   O_PATH | O_DIRECTORY, 0);
       if (pfd >= 0) {
         st = vfs::stat_fd(pfd);

@@ -2,7 +2,7 @@
 //
 // File classes: Basic (times, READONLY), EndOfFile, Allocation,
 // Disposition(Ex), Rename(Ex), Position, Mode, FullEa (vfs/ea_store.hpp;
-// EAS_NOT_SUPPORTED where they cannot be stored); Link is not supported.
+// EAS_NOT_SUPPORTED where they cannot be stored), Link (smb2/links/hard_link.hpp).
 //
 // Deliberate differences from Windows:
 //  - CreationTime and ChangeTime, which Linux cannot set, are kept in the
@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "common/log.hpp"
+#include "smb2/links/hard_link.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"
@@ -707,7 +708,7 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
     case FileInfoClass::RenameEx: return set_rename(req, open, buf, true);
     case FileInfoClass::Position: return set_position(open, buf);
     case FileInfoClass::Mode: return set_mode_info(open, buf);
-    case FileInfoClass::Link: return NtStatus::NotSupported;
+    case FileInfoClass::Link: return set_hard_link(req, open, buf, false);
     case FileInfoClass::FullEa: return set_full_ea(*req.tree, open, buf);
     default: return NtStatus::InvalidInfoClass;
   }

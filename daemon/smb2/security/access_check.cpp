@@ -52,6 +52,10 @@ NtStatus check_tree_change(const state::Tree& tree, Change) {
 }
 
 NtStatus check_change(const state::Tree& tree, const state::Open& open, Change c) {
+  // A snapshot is read-only (smb2/snapshots/snapshots.hpp); a new name for
+  // its file would be on another volume.
+  if (open.snapshot_root)
+    return c == Change::Rename || c == Change::CreateName ? NtStatus::NotSameDevice : NtStatus::MediaWriteProtected;
   if (check_tree_change(tree, c) != NtStatus::Success) return NtStatus::AccessDenied;
   const uint32_t needed = change_rule(c).any_of;
   if (needed && !(open.granted_access & needed)) return NtStatus::AccessDenied;

@@ -57,7 +57,8 @@ const ChangeRule& change_rule(Change c);
 
 // ACCESS_DENIED unless the tree lets its user change files (IPC$ pipes
 // aside: a pipe write is an RPC message, not a change) and the open was
-// granted one of the rights the change needs.
+// granted one of the rights the change needs. An open in a snapshot
+// changes nothing: MEDIA_WRITE_PROTECTED (NOT_SAME_DEVICE for a new name).
 NtStatus check_change(const state::Tree& tree, const state::Open& open, Change c);
 // For changes made before an open exists (CREATE making or overwriting a name).
 NtStatus check_tree_change(const state::Tree& tree, Change c);

@@ -698,3 +698,23 @@ TEST_CASE("Kerberos keys: realm, kerberos method, dedicated keytab file", "[conf
   CHECK_FALSE(kerberos_keytab(global("kerberos method = system keytab")));  // no realm
   CHECK(err("[global]\nkerberos method = sometimes\n").find("bad kerberos method") != std::string::npos);
 }
+
+TEST_CASE("vfs objects = shadow_copy2 and the shadow: keys", "[config][snapshots]") {
+  auto c = ok("[s]\n path = /srv/s\n vfs objects = acl_xattr shadow_copy2\n shadow:snapdir = /srv/.snaps\n"
+              " shadow:format = daily-%Y%m%d-%H%M\n shadow:sort = asc\n shadow:localtime = yes\n");
+  REQUIRE(c.warnings.empty());
+  const ShareConfig& s = c.config.shares.at(0);
+  CHECK(s.shadow.enabled);
+  CHECK(s.shadow.snapdir == "/srv/.snaps");
+  CHECK(s.shadow.format == "daily-%Y%m%d-%H%M");
+  CHECK_FALSE(s.shadow.sort_descending);
+  CHECK(s.shadow.localtime);
+  CHECK_FALSE(ok("[s]\n path = /srv/s\n vfs objects = recycle\n").config.shares.at(0).shadow.enabled);
+  CHECK_FALSE(ok("[s]\n path = /srv/s\n").config.shares.at(0).shadow.enabled);
+  CHECK(err("[s]\n path = /srv/s\n shadow:snapdir = ../../etc\n").find("t.conf:3:") != std::string::npos);
+  CHECK(err("[s]\n path = /srv/s\n shadow:snapdir = .snap/../../x\n").find("'..'") != std::string::npos);
+  CHECK(err("[s]\n path = /srv/s\n shadow:mountpoint = /srv\n shadow:snapdir = /var/snaps\n")
+            .find("t.conf:4:") != std::string::npos);
+  CHECK(err("[s]\n path = /srv/s\n shadow:mountpoint = srv\n").find("absolute") != std::string::npos);
+  CHECK(err("[s]\n path = /srv/s\n shadow:format = %Q\n").find("t.conf:3:") != std::string::npos);
+}
