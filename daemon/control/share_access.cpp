@@ -96,6 +96,7 @@ void fill_share_options(const config::ShareConfig& share, ShareInfo& info) {
   info.directory_mask = share.directory_mask;
   info.veto_files = share.veto_files;
   info.recycle = share.recycle;
+  info.fruit = share.fruit;
 }
 
 NtStatus resolve_forced_identity(const config::ShareConfig& share, const ShareSubject& subject, ShareInfo& info,

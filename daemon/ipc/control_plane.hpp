@@ -85,6 +85,7 @@ struct ShareInfo {
   // The recycle bin (smb2/files/recycle.hpp); its repository is relative to
   // the share root, with %U, %S and %H expanded for this tree connect.
   config::RecycleConfig recycle;
+  config::FruitOptions fruit;  // Apple's extensions (smb2/fruit/)
   // force user / force group, resolved by the control plane at tree
   // connect: file operations on the tree run with this identity instead of
   // the session's. force_user carries the forced user's uid, primary gid and

@@ -1,0 +1,34 @@
+#include "smb2/fruit/afp_streams.hpp"
+
+#include <strings.h>
+
+#include "vfs/stream_store.hpp"
+
+namespace ringsmb::smb2::fruit {
+namespace {
+
+const std::string& key_of(std::string_view name) {
+  // Both names are valid stream names, so the key always exists.
+  static const std::string info = *vfs::stream_xattr_name(kAfpInfoStream);
+  static const std::string resource = *vfs::stream_xattr_name(kAfpResourceStream);
+  return name == kAfpInfoStream ? info : resource;
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace
+
+const std::string& afp_info_key() { return key_of(kAfpInfoStream); }
+const std::string& afp_resource_key() { return key_of(kAfpResourceStream); }
+
+bool is_afp_info(std::string_view name) { return same_name(name, kAfpInfoStream); }
+bool is_afp_resource(std::string_view name) { return same_name(name, kAfpResourceStream); }
+
+bool valid_afp_info(ByteSpan data) {
+  return data.size() >= kAfpInfoBytes && load_be32(data.data()) == kAfpSignature &&
+         load_be32(data.data() + 4) == kAfpVersion;
+}
+
+}  // namespace ringsmb::smb2::fruit
