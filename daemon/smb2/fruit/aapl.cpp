@@ -40,13 +40,6 @@ uint64_t server_caps(const Request& req, uint64_t client_caps, uint8_t& flags) {
   return caps;
 }
 
-void store_be32_at(uint8_t* p, uint32_t v) {
-  p[0] = uint8_t(v >> 24);
-  p[1] = uint8_t(v >> 16);
-  p[2] = uint8_t(v >> 8);
-  p[3] = uint8_t(v);
-}
-
 // The 16-byte compressed FinderInfo: type and creator (files only), Finder
 // flags, extended flags, date added (from the creation time).
 void compressed_finder_info(int fd, const vfs::FileStat& st, uint8_t* out) {
@@ -56,7 +49,7 @@ void compressed_finder_info(int fd, const vfs::FileStat& st, uint8_t* out) {
     date = uint32_t(unix_s - kUnixTo2000Seconds);
   }
   std::memset(out, 0, 16);
-  store_be32_at(out + 12, date);
+  store_be32(out + 12, date);
   auto info = vfs::read_stream_range(fd, afp_info_key(), 0, kAfpInfoBytes);
   if (!info || info->size() < kAfpInfoBytes) return;
   const uint8_t* fi = info->data() + kAfpFinderInfoAt;
