@@ -447,6 +447,7 @@ TEST_CASE("fruit: Samba's vfs_fruit keys", "[config][share-options]") {
   CHECK(s.fruit.resource == FruitOptions::Resource::Stream);
   CHECK_FALSE(s.fruit.zero_file_id);
   CHECK(s.fruit.model == "Xserve");
+  CHECK(share("vfs objects = fruit\nfruit:time machine max size = 4T").fruit.time_machine_max_size == 4ull << 40);
   // [global] carries defaults for every share, fruit:copyfile among them.
   auto g = ok("[global]\nfruit:copyfile = yes\n[s]\npath = /srv/s\nvfs objects = fruit\n");
   CHECK(g.config.shares.at(0).fruit.copyfile);
