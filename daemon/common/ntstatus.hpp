@@ -64,6 +64,7 @@ namespace ringsmb {
   X(NoneMapped, 0xC0000073)                              \
   X(RangeNotLocked, 0xC000007E)                          \
   X(DiskFull, 0xC000007F)                                \
+  X(AllottedSpaceExceeded, 0xC0000099)                   \
   X(InsufficientResources, 0xC000009A)                   \
   X(MediaWriteProtected, 0xC00000A2)                     \
   X(BadImpersonationLevel, 0xC00000A5)                   \

@@ -81,6 +81,28 @@ struct ShadowCopyConfig {
   std::string basedir;
   std::string snapsharepath;
   bool operator==(const ShadowCopyConfig&) const = default;
+// Apple's SMB extensions for macOS clients, with the names and meanings of
+// Samba's vfs_fruit options (docs/macos-clients.md). Off unless "vfs objects"
+// names fruit. Samba reads fruit:aapl, fruit:model, fruit:copyfile and
+// fruit:nfs_aces from [global] only; here every key may also be set per
+// share, and written in [global] it is every share's default.
+struct FruitOptions {
+  enum class Metadata : uint8_t { Stream, Netatalk };
+  enum class Resource : uint8_t { File, Stream, Xattr };
+  bool enabled = false;  // "vfs objects" names fruit
+  bool aapl = true;      // answer the AAPL create context
+  bool copyfile = false;  // offer macOS copyfile (a server-side copy of every stream)
+  bool nfs_aces = true;   // the UNIX mode in directory listings and ACLs
+  bool time_machine = false;
+  uint64_t time_machine_max_size = 0;  // bytes; 0: the volume's own size
+  bool posix_rename = true;
+  bool veto_appledouble = true;  // hide and refuse "._" AppleDouble files
+  bool wipe_intentionally_left_blank_rfork = false;
+  bool delete_empty_adfiles = false;
+  bool zero_file_id = true;  // file ids read as 0 once AAPL is negotiated
+  Metadata metadata = Metadata::Netatalk;
+  Resource resource = Resource::File;
+  std::string model = "MacSamba";  // the model string in the AAPL answer
 };
 
 struct ShareConfig {
@@ -119,6 +141,7 @@ struct ShareConfig {
   std::vector<std::string> vfs_objects;  // Samba's module names, as written ("recycle", "shadow_copy2")
   RecycleConfig recycle;
   ShadowCopyConfig shadow;
+  FruitOptions fruit;
   int line = 0;  // where the section starts, for messages
 };
 

@@ -306,6 +306,36 @@ std::expected<void, Err> set_force_group(ShareConfig& s, std::string_view v) {
   return store(s.force_group, parse_unix_name(v, "force group", true));
 }
 
+std::expected<void, Err> set_fruit_metadata(ShareConfig& s, std::string_view v) {
+  std::string m = to_lower(trim(v));
+  if (m == "stream") s.fruit.metadata = FruitOptions::Metadata::Stream;
+  else if (m == "netatalk") s.fruit.metadata = FruitOptions::Metadata::Netatalk;
+  else return std::unexpected(cat("fruit:metadata: '", trim(v), "' (use stream or netatalk)"));
+  return {};
+}
+
+std::expected<void, Err> set_fruit_resource(ShareConfig& s, std::string_view v) {
+  std::string m = to_lower(trim(v));
+  if (m == "file") s.fruit.resource = FruitOptions::Resource::File;
+  else if (m == "stream") s.fruit.resource = FruitOptions::Resource::Stream;
+  else if (m == "xattr") s.fruit.resource = FruitOptions::Resource::Xattr;
+  else return std::unexpected(cat("fruit:resource: '", trim(v), "' (use file, stream or xattr)"));
+  return {};
+}
+
+// fruit:locking and fruit:encoding: Samba's netatalk interop. Only the
+// values that need nothing of ringsmb are accepted.
+std::expected<void, Err> accept_fruit_value(std::string_view key, std::string_view v,
+                                            std::initializer_list<std::string_view> ok) {
+  std::string m = to_lower(trim(v));
+  for (auto o : ok)
+    if (m == o) return {};
+  return std::unexpected(cat(key, ": '", trim(v), "' is not supported"));
+}
+
+#define FRUIT_BOOL(key, field) \
+  {key, [](ShareConfig& s, std::string_view v) { return store(s.fruit.field, parse_bool_value(v)); }}
+
 // Samba's synonyms are listed next to the key they stand for.
 constexpr ShareKey kShareKeys[] = {
     {"path", [](ShareConfig& s, std::string_view v) { return store(s.path, parse_share_path(v)); }},
@@ -353,7 +383,30 @@ constexpr ShareKey kShareKeys[] = {
      [](ShareConfig& s, std::string_view v) {
        return store(s.acl_flag_inherited_canonicalization, parse_bool_value(v));
      }},
+    FRUIT_BOOL("fruit:aapl", aapl),
+    FRUIT_BOOL("fruit:copyfile", copyfile),
+    FRUIT_BOOL("fruit:nfs_aces", nfs_aces),
+    FRUIT_BOOL("fruit:timemachine", time_machine),
+    FRUIT_BOOL("fruit:posix_rename", posix_rename),
+    FRUIT_BOOL("fruit:veto_appledouble", veto_appledouble),
+    FRUIT_BOOL("fruit:wipe_intentionally_left_blank_rfork", wipe_intentionally_left_blank_rfork),
+    FRUIT_BOOL("fruit:delete_empty_adfiles", delete_empty_adfiles),
+    FRUIT_BOOL("fruit:zero_file_id", zero_file_id),
+    {"fruit:timemachinemaxsize",
+     [](ShareConfig& s, std::string_view v) {
+       return store(s.fruit.time_machine_max_size, parse_bytes(v, 0, 1ull << 60));
+     }},
+    {"fruit:model",
+     [](ShareConfig& s, std::string_view v) { return store(s.fruit.model, non_empty(v, "fruit:model")); }},
+    {"fruit:metadata", set_fruit_metadata},
+    {"fruit:resource", set_fruit_resource},
+    {"fruit:ressource", set_fruit_resource},  // Samba's old spelling
+    {"fruit:locking",
+     [](ShareConfig&, std::string_view v) { return accept_fruit_value("fruit:locking", v, {"none", "netatalk"}); }},
+    {"fruit:encoding",
+     [](ShareConfig&, std::string_view v) { return accept_fruit_value("fruit:encoding", v, {"native", "private"}); }},
 };
+#undef FRUIT_BOOL
 
 }  // namespace
 

@@ -85,7 +85,9 @@ std::expected<uint64_t, Err> parse_size(std::string_view raw) {
   else if (suffix == "k" || suffix == "kb" || suffix == "kib") mult = 1024;
   else if (suffix == "m" || suffix == "mb" || suffix == "mib") mult = 1024 * 1024;
   else if (suffix == "g" || suffix == "gb" || suffix == "gib") mult = 1024 * 1024 * 1024;
+  else if (suffix == "t" || suffix == "tb" || suffix == "tib") mult = uint64_t{1} << 40;  // fruit:time machine max size = 4T
   else return std::unexpected(cat("'", v, "' is not a number"));
+  if (n > UINT64_MAX / mult) return std::unexpected(cat("'", v, "' is too large"));
   return n * mult;
 }
 

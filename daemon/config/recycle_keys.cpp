@@ -44,9 +44,11 @@ std::expected<void, Err> set_vfs_objects(ShareConfig& s, std::string_view v) {
   if (!list) return std::unexpected(list.error());
   s.vfs_objects = std::move(*list);
   s.recycle.enabled = s.shadow.enabled = false;
+  s.fruit.enabled = false;  // Apple's extensions (docs/macos-clients.md)
   for (const auto& m : s.vfs_objects) {
     if (iequals(m, "recycle")) s.recycle.enabled = true;
     if (iequals(m, "shadow_copy2")) s.shadow.enabled = true;
+    if (iequals(m, "fruit")) s.fruit.enabled = true;
   }
   return {};
 }
@@ -84,7 +86,7 @@ std::expected<bool, Err> apply_recycle_key(ShareConfig& s, const std::string& ke
 // Modules whose meaning ringsmb has (or does not need: its own stream and
 // ACL storage stand in for them); any other is reported and ignored.
 bool is_known_vfs_object(std::string_view name) {
-  for (std::string_view m : {"recycle", "shadow_copy2", "streams_xattr", "acl_xattr", "io_uring"})
+  for (std::string_view m : {"recycle", "shadow_copy2", "streams_xattr", "acl_xattr", "io_uring", "fruit", "catia", "xattr_tdb"})
     if (iequals(m, name)) return true;
   return false;
 }

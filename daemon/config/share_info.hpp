@@ -42,6 +42,7 @@ struct ShareInfo {
   RecycleConfig recycle;
   // Previous Versions from snapshots ("vfs objects = shadow_copy2"); unset: off.
   std::optional<ShadowCopyConfig> shadow_copy;
+  FruitOptions fruit;  // Apple's extensions (smb2/fruit/)
   // force user / force group, resolved by the control plane at tree
   // connect: file operations on the tree run with this identity instead of
   // the session's. force_user carries the forced user's uid, primary gid and

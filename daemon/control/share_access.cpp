@@ -98,6 +98,7 @@ void fill_share_options(const config::ShareConfig& share, ShareInfo& info) {
   info.recycle = share.recycle;
   info.shadow_copy.reset();
   if (share.shadow.enabled) info.shadow_copy = share.shadow;
+  info.fruit = share.fruit;
 }
 
 NtStatus resolve_forced_identity(const config::ShareConfig& share, const ShareSubject& subject, ShareInfo& info,

@@ -278,6 +278,9 @@ enum Attr : uint16_t {
   ATTR_LOCK_COUNT,         // u32, the open's byte-range locks (ATTR_LOCKS may carry fewer)
   ATTR_CLOSED_COUNT,       // u32, CLOSE_SHARE reply: tree connects disconnected
   ATTR_SHADOW_COPY,        // string, "key=value" lines: the share's shadow_copy2 settings (absent: off)
+  ATTR_FRUIT_FLAGS,        // u32 FruitFlag bits: Apple's extensions of a share (SHARE_CONFIG, TREE_CONNECT replies)
+  ATTR_FRUIT_TM_MAX_SIZE,  // u64 bytes, fruit:time machine max size; absent: none
+  ATTR_FRUIT_MODEL,        // string, fruit:model
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -306,6 +309,20 @@ inline constexpr uint32_t RECYCLE_KEEPTREE = 1u << 0;
 inline constexpr uint32_t RECYCLE_VERSIONS = 1u << 1;
 inline constexpr uint32_t RECYCLE_TOUCH = 1u << 2;
 inline constexpr uint32_t RECYCLE_TOUCH_MTIME = 1u << 3;
+// Bits of ATTR_FRUIT_FLAGS (config::FruitOptions); absent: fruit is off.
+inline constexpr uint32_t FRUIT_ENABLED = 1u << 0;
+inline constexpr uint32_t FRUIT_AAPL = 1u << 1;
+inline constexpr uint32_t FRUIT_COPYFILE = 1u << 2;
+inline constexpr uint32_t FRUIT_NFS_ACES = 1u << 3;
+inline constexpr uint32_t FRUIT_TIME_MACHINE = 1u << 4;
+inline constexpr uint32_t FRUIT_POSIX_RENAME = 1u << 5;
+inline constexpr uint32_t FRUIT_VETO_APPLEDOUBLE = 1u << 6;
+inline constexpr uint32_t FRUIT_WIPE_BLANK_RFORK = 1u << 7;
+inline constexpr uint32_t FRUIT_DELETE_EMPTY_ADFILES = 1u << 8;
+inline constexpr uint32_t FRUIT_ZERO_FILE_ID = 1u << 9;
+inline constexpr uint32_t FRUIT_METADATA_NETATALK = 1u << 10;  // else stream
+inline constexpr uint32_t FRUIT_RESOURCE_STREAM = 1u << 11;    // else file (xattr: neither)
+inline constexpr uint32_t FRUIT_RESOURCE_XATTR = 1u << 12;
 inline constexpr uint32_t LOG_SOURCE_ADMIN = 0;
 inline constexpr uint32_t LOG_SOURCE_CONFIG = 1;
 inline constexpr uint32_t SESSION_SIGNED = 1u << 0;     // requests must be signed

@@ -32,6 +32,9 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_RECYCLE_MINSIZE] = p[ATTR_RECYCLE_MAXSIZE] = u64p;
   p[ATTR_RECYCLE_EXCLUDE] = p[ATTR_RECYCLE_EXCLUDE_DIR] = p[ATTR_RECYCLE_NOVERSIONS] = strp(4096);
   p[ATTR_SHADOW_COPY] = strp(8192);
+  p[ATTR_FRUIT_FLAGS] = u32p;
+  p[ATTR_FRUIT_TM_MAX_SIZE] = u64p;
+  p[ATTR_FRUIT_MODEL] = strp(128);
   p[ATTR_CLIENT_ADDRESS] = strp(128);
   p[ATTR_ACCOUNT] = strp(257);  // 256 bytes of name + NUL
   p[ATTR_SHARE_NAME] = strp(257);

@@ -211,6 +211,42 @@ void encode_force_identity(MsgBuilder& b, const ShareInfo& s) {
   if (s.force_gid) b.u32(ATTR_FORCE_GID, *s.force_gid);
 }
 
+void encode_fruit(MsgBuilder& b, const config::FruitOptions& f) {
+  if (!f.enabled) return;
+  using R = config::FruitOptions::Resource;
+  uint32_t flags = FRUIT_ENABLED | (f.aapl ? FRUIT_AAPL : 0) | (f.copyfile ? FRUIT_COPYFILE : 0) |
+                   (f.nfs_aces ? FRUIT_NFS_ACES : 0) | (f.time_machine ? FRUIT_TIME_MACHINE : 0) |
+                   (f.posix_rename ? FRUIT_POSIX_RENAME : 0) | (f.veto_appledouble ? FRUIT_VETO_APPLEDOUBLE : 0) |
+                   (f.wipe_intentionally_left_blank_rfork ? FRUIT_WIPE_BLANK_RFORK : 0) |
+                   (f.delete_empty_adfiles ? FRUIT_DELETE_EMPTY_ADFILES : 0) |
+                   (f.zero_file_id ? FRUIT_ZERO_FILE_ID : 0) |
+                   (f.metadata == config::FruitOptions::Metadata::Netatalk ? FRUIT_METADATA_NETATALK : 0) |
+                   (f.resource == R::Stream ? FRUIT_RESOURCE_STREAM : 0) |
+                   (f.resource == R::Xattr ? FRUIT_RESOURCE_XATTR : 0);
+  b.u32(ATTR_FRUIT_FLAGS, flags).str(ATTR_FRUIT_MODEL, f.model);
+  if (f.time_machine_max_size) b.u64(ATTR_FRUIT_TM_MAX_SIZE, f.time_machine_max_size);
+}
+
+void decode_fruit(const Message& m, config::FruitOptions& f) {
+  uint32_t flags = m.u32(ATTR_FRUIT_FLAGS, 0);
+  using R = config::FruitOptions::Resource;
+  f.enabled = flags & FRUIT_ENABLED;
+  f.aapl = flags & FRUIT_AAPL;
+  f.copyfile = flags & FRUIT_COPYFILE;
+  f.nfs_aces = flags & FRUIT_NFS_ACES;
+  f.time_machine = flags & FRUIT_TIME_MACHINE;
+  f.posix_rename = flags & FRUIT_POSIX_RENAME;
+  f.veto_appledouble = flags & FRUIT_VETO_APPLEDOUBLE;
+  f.wipe_intentionally_left_blank_rfork = flags & FRUIT_WIPE_BLANK_RFORK;
+  f.delete_empty_adfiles = flags & FRUIT_DELETE_EMPTY_ADFILES;
+  f.zero_file_id = flags & FRUIT_ZERO_FILE_ID;
+  f.metadata = flags & FRUIT_METADATA_NETATALK ? config::FruitOptions::Metadata::Netatalk
+                                                : config::FruitOptions::Metadata::Stream;
+  f.resource = flags & FRUIT_RESOURCE_STREAM ? R::Stream : flags & FRUIT_RESOURCE_XATTR ? R::Xattr : R::File;
+  f.time_machine_max_size = m.u64(ATTR_FRUIT_TM_MAX_SIZE, 0);
+  if (m.has(ATTR_FRUIT_MODEL)) f.model = std::string(m.str(ATTR_FRUIT_MODEL));
+}
+
 // Options absent from an older peer keep their defaults, except the
 // booleans, which are flag bits and read as "off" (never grant a lease or an
 // oplock the other side did not say yes to).
@@ -237,6 +273,7 @@ void decode_share_options(const Message& m, uint32_t flags, ShareInfo& s) {
   if (m.has(ATTR_FORCE_GID)) s.force_gid = m.u32(ATTR_FORCE_GID);
   decode_recycle(m, s.recycle);
   if (m.has(ATTR_SHADOW_COPY)) s.shadow_copy = decode_shadow_copy(m.str(ATTR_SHADOW_COPY));
+  decode_fruit(m, s.fruit);
 }
 
 }  // namespace
@@ -259,6 +296,7 @@ void encode_share(MsgBuilder& b, const ShareInfo& s, uint32_t extra_flags) {
   if (s.shadow_copy) b.str(ATTR_SHADOW_COPY, encode_shadow_copy(*s.shadow_copy));
   encode_force_identity(b, s);
   encode_recycle(b, s.recycle);
+  encode_fruit(b, s.fruit);
 }
 
 void encode_tree_connect_reply(MsgBuilder& b, const TreeConnectReply& r) {

@@ -90,6 +90,9 @@ struct StreamRef {
   std::string key;   // vfs::stream_xattr_name(name)
   std::shared_ptr<FileNode> base;
   bool base_is_directory = false;
+  // On a share with Apple's extensions: which of macOS's metadata streams
+  // this is (smb2/fruit/afp_streams.hpp kAfp*), 0 for any other.
+  uint8_t afp = 0;
 };
 
 // The delayed LastWriteTime update of the writes through one open

@@ -83,9 +83,15 @@ add_share() {  # add_share NAME PATH [extra lines...]
 # (tests/conformance/smbtorture-run), next to [share]: [noncanonical] keeps
 # SE_DACL_AUTO_INHERITED as sent (smb2.acls_non_canonical, as Samba's test
 # share does).
+#
+# And the shares of tests/conformance/fruit.conf for the vfs.fruit tests
+# (Apple's extensions), all on [share]'s directory, which smbtorture-run
+# also hands to tests as torture:localdir ({sharedir}: TORTURE_SHARE_DIR).
 add_conformance_shares() {
   owned_dir "$T/noncanonical"
   add_share noncanonical "$T/noncanonical" "writeable = yes" "acl flag inherited canonicalization = no"
+  { echo; sed "s|@SHARE_DIR@|$T/share|g" "$RINGSMB_SOURCE_DIR/tests/conformance/fruit.conf"; } >> "$T/ringsmb.conf"
+  export TORTURE_SHARE_DIR=$T/share
 }
 
 add_user() {  # add_user NAME PASSWORD [UNIX_USER (default: TEST_UNIX_USER)]

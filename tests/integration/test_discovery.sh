@@ -32,13 +32,26 @@ find_dtd() {
   echo "$T/avahi-service.dtd"
 }
 "$RINGSMBCTL" -c "$T/moved.conf" discovery avahi --print > "$T/moved.service"
+
+# Time Machine: shares with fruit:time machine = yes are announced in
+# _adisk._tcp, the records macOS reads to offer a backup disk.
+printf '[global]\n[backups]\n  path = %s\n  vfs objects = catia fruit streams_xattr\n  fruit:time machine = yes\n' "$T" > "$T/tm.conf"
+printf '[plain]\n  path = %s\n  vfs objects = fruit\n[Mac Backups]\n  path = %s\n  vfs objects = fruit\n  fruit:time machine = yes\n' "$T" "$T" >> "$T/tm.conf"
+"$RINGSMBCTL" -c "$T/tm.conf" discovery avahi --print > "$T/tm.service"
+check "no Time Machine share: no _adisk._tcp" bash -c "! grep -q _adisk '$T/moved.service'"
+check "Time Machine shares: _adisk._tcp" grep -q '<type>_adisk._tcp</type>' "$T/tm.service"
+check "... sys=waMa=0,adVF=0x100" grep -qx '    <txt-record>sys=waMa=0,adVF=0x100</txt-record>' "$T/tm.service"
+check "... dk0=adVN=backups,adVF=0x82" grep -qx '    <txt-record>dk0=adVN=backups,adVF=0x82</txt-record>' "$T/tm.service"
+check "... dk1=adVN=Mac Backups,adVF=0x82" grep -qx '    <txt-record>dk1=adVN=Mac Backups,adVF=0x82</txt-record>' "$T/tm.service"
+check "... not a fruit share without time machine" bash -c "! grep -q 'adVN=plain' '$T/tm.service'"
 if DTD=$(find_dtd); then
-  for f in "$RINGSMB_SOURCE_DIR/conf/avahi/ringsmb.service" "$T/moved.service"; do
+  for f in "$RINGSMB_SOURCE_DIR/conf/avahi/ringsmb.service" "$T/moved.service" "$T/tm.service"; do
     check "$(basename "$f") is valid against avahi-service.dtd (xmllint)" xmllint --noout --nonet --dtdvalid "$DTD" "$f"
   done
 else
   echo "SKIP: avahi-service.dtd not found and apt-get download avahi-daemon failed; well-formedness only"
   check "the file is well-formed XML (xmllint)" xmllint --noout --nonet "$T/moved.service"
+  check "the Time Machine file is well-formed XML (xmllint)" xmllint --noout --nonet "$T/tm.service"
 fi
 
 OUT=$T/etc/avahi/services/ringsmb.service

@@ -39,6 +39,8 @@ cat > "$S/smb.conf" <<CONF
    valid users = rsmb_imp1
    vfs objects = catia fruit streams_xattr
    shadow:format = daily-%Y%m%d-%H%M
+   fruit:time machine = yes
+   inherit acls = yes
 
 [docs]
    path = $T/docs
@@ -68,9 +70,11 @@ ctl() { "$RINGSMBCTL" --config "$T/ringsmb.conf" --no-reload "$@"; }
 ctl import samba "$S/smb.conf" > "$T/dry.txt" 2>&1 || { cat "$T/dry.txt"; fail "dry run"; }
 report() { check "$1" grep -qF -- "$2" "$T/${3:-dry.txt}"; }
 report "dry run: share [photos] is imported" "  [photos]  ($S/smb.conf:$(line_of '^\[photos\]'))"
-report "dry run: a vfs module ringsmb lacks is reported with file:line" \
-  "$S/smb.conf:$(line_of 'vfs objects'): [photos] 'vfs objects = catia fruit streams_xattr': vfs objects: 'catia' is not supported"
 report "dry run: shadow:format (a strftime format, not a substitution) is carried" "      shadow:format = daily-%Y%m%d-%H%M"
+report "dry run: unknown key reported with file:line" \
+  "$S/smb.conf:$(line_of 'inherit acls'): [photos] 'inherit acls = yes': ringsmb has no such key"
+report "dry run: vfs objects naming fruit is carried (Apple's extensions)" "      vfs objects = catia fruit streams_xattr"
+report "dry run: ... with its fruit: keys" "      fruit:time machine = yes"
 report "dry run: a global key ringsmb lacks is reported" "$S/smb.conf:$(line_of 'passdb backend'): 'passdb backend = tdbsam': ringsmb has no such key"
 report "dry run: Samba's state directory is not taken" "$S/smb.conf:$(line_of 'state directory'): 'state directory = $S/state': about the old server itself"
 report "dry run: [homes] is imported" "  [homes]  ($S/smb.conf:$(line_of '^\[homes\]'))"

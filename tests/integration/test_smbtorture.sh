@@ -16,7 +16,7 @@ start_server
 TORTURE_TIMEOUT=${TORTURE_TIMEOUT:-60} "$RINGSMB_SOURCE_DIR/tests/conformance/smbtorture-run" \
   //127.0.0.1/share torture%Torture-1 "$PORT" "$list" "$T/torture" | tail -1
 while IFS=$'\t' read -r name verdict secs; do
-  if [ "$verdict" = pass ]; then pass "$name (${secs}s)"; else fail "$name: $verdict"; sed 's/^/    /' "$T/torture/logs/${name// /_}.log" | tail -15; fi
+  if [ "$verdict" = pass ]; then pass "$name (${secs}s)"; else fail "$name: $verdict"; sed 's/^/    /' "$T/torture/logs/$(tr ' /' '__' <<< "$name").log" | tail -15; fi
 done < "$T/torture/results.tsv"
 
 # The floor: how many core-list tests passed, against tests/conformance/core.floor

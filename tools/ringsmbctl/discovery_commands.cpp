@@ -86,10 +86,48 @@ struct AvahiOptions {
   bool force = false;
 };
 
+std::string xml_escaped(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// The shares Time Machine may back up to (fruit:time machine = yes on a
+// share whose vfs objects name fruit), in configuration order.
+std::vector<std::string> time_machine_shares(const config::Config& cfg) {
+  std::vector<std::string> names;
+  for (const auto& s : cfg.shares)
+    if (s.fruit.enabled && s.fruit.time_machine) names.push_back(s.name);
+  return names;
+}
+
+// _adisk._tcp, which macOS reads to offer a share as a backup disk: one
+// dkN record per Time Machine share (adVN: its name; adVF=0x82: an SMB
+// share Time Machine may use), and sys (waMa=0: no AirPort MAC; adVF=0x100:
+// the records are for SMB). The port is not used; 9 (discard), as Samba.
+void append_adisk_service(std::ostringstream& o, const std::vector<std::string>& shares) {
+  if (shares.empty()) return;
+  o << "  <service>\n"
+    << "    <type>_adisk._tcp</type>\n"
+    << "    <port>9</port>\n"
+    << "    <txt-record>sys=waMa=0,adVF=0x100</txt-record>\n";
+  for (size_t i = 0; i < shares.size(); ++i)
+    o << "    <txt-record>dk" << i << "=adVN=" << xml_escaped(shares[i]) << ",adVF=0x82</txt-record>\n";
+  o << "  </service>\n";
+}
+
 // avahi-daemon's service file (avahi.service(5), avahi-service.dtd) for the
 // first "tcp port": the Finder connects to the port the SRV record names.
-// conf/avahi/ringsmb.service is this text for port 445 (test_discovery).
-std::string avahi_service_xml(uint16_t port) {
+// conf/avahi/ringsmb.service is this text for port 445 and no Time Machine
+// share (test_discovery).
+std::string avahi_service_xml(uint16_t port, const std::vector<std::string>& time_machine) {
   std::ostringstream o;
   o << "<?xml version=\"1.0\" standalone='no'?>\n"
     << "<!DOCTYPE service-group SYSTEM \"avahi-service.dtd\">\n"
@@ -110,8 +148,9 @@ std::string avahi_service_xml(uint16_t port) {
     << "    <type>_device-info._tcp</type>\n"
     << "    <port>0</port>\n"
     << "    <txt-record>model=RackMac</txt-record>\n"
-    << "  </service>\n"
-    << "</service-group>\n";
+    << "  </service>\n";
+  append_adisk_service(o, time_machine);
+  o << "</service-group>\n";
   return o.str();
 }
 
@@ -125,7 +164,8 @@ int cmd_avahi(const Context& ctx, const AvahiOptions& o) {
   if (!cfg) return fail_loading(cfg.error());
   if (cfg->global.tcp_ports.empty()) return fail("the configuration has no tcp port");
   uint16_t port = cfg->global.tcp_ports.front();
-  std::string text = avahi_service_xml(port);
+  const std::vector<std::string> time_machine = time_machine_shares(*cfg);
+  std::string text = avahi_service_xml(port, time_machine);
   if (o.print) {
     std::cout << text;
     return kExitOk;
@@ -150,6 +190,8 @@ int cmd_avahi(const Context& ctx, const AvahiOptions& o) {
   if (auto w = config::write_file_atomically(o.output, text); !w)
     return fail(w.error().starts_with("permission denied") ? kExitPermission : kExitError, w.error());
   std::cout << "wrote " << o.output << " (_smb._tcp on port " << port << ")\n";
+  if (!time_machine.empty())
+    std::cout << "Time Machine (_adisk._tcp): " << time_machine.size() << " share(s)\n";
   return kExitOk;
 }
 

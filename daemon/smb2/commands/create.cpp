@@ -26,6 +26,7 @@
 #include "smb2/security/security_info.hpp"
 #include "smb2/files/share_options.hpp"
 #include "smb2/snapshots/snapshots.hpp"
+#include "smb2/fruit/afp_streams.hpp"
 #include "smb2/streams/stream_io.hpp"
 #include "vfs/allocation.hpp"
 #include "vfs/dos_xattr.hpp"
@@ -506,6 +507,7 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     open->stream = std::make_unique<state::StreamRef>(
         state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),
                          hold.keep(), o.st.is_directory});
+    open->stream->afp = fruit::afp_stream_of(req, open->stream->name);
     open->is_directory = false;
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "smb2/fruit/aapl.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/security_info.hpp"
 #include "wire/smb2_body.hpp"
@@ -138,8 +139,10 @@ bool has_create_context(ByteSpan buffer, std::string_view name) {
 NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open& open, const vfs::FileStat& st,
                                 const LeaseAnswer* lease, Bytes& out) {
   size_t last = SIZE_MAX;
+  ByteSpan aapl_query;
   bool ok = for_each_create_context(buffer, [&](const CreateContext& c) {
     ByteWriter w(out);
+    if (c.name == "AAPL") aapl_query = c.data;  // answered last (smb2/fruit/aapl.hpp)
     if (c.name == wire::create_context::kMaximalAccess) {
       size_t data = begin_context(out, wire::create_context::kMaximalAccess, last);
       w.u32(uint32_t(NtStatus::Success));
@@ -147,7 +150,7 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
       end_context(out, last, data);
     } else if (c.name == wire::create_context::kQueryOnDiskId) {
       size_t data = begin_context(out, wire::create_context::kQueryOnDiskId, last);
-      w.u64(st.file_id);
+      w.u64(fruit::reported_file_id(req, st.file_id));
       w.u64(st.device);
       w.zeros(16);  // Reserved (DiskFileId, VolumeId, Reserved: MS-SMB2 2.2.14.2.9)
       end_context(out, last, data);
@@ -171,6 +174,7 @@ NtStatus answer_create_contexts(Request& req, ByteSpan buffer, const state::Open
     }
     end_context(out, last, data);
   }
+  if (aapl_query.data()) fruit::answer_aapl(req, aapl_query, out);
   return NtStatus::Success;
 }
 

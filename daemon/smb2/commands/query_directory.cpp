@@ -24,6 +24,7 @@
 #include "smb2/engine/output_buffer.hpp"
 #include "smb2/files/share_options.hpp"
 #include "smb2/snapshots/snapshots.hpp"
+#include "smb2/fruit/aapl.hpp"
 #include "vfs/dir_entries.hpp"
 #include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
@@ -221,6 +222,8 @@ NtStatus handle_query_directory(Request& req, ByteWriter& w) {
       }
       break;
     }
+    if ((req.conn.aapl_flags & fruit::kAaplReaddirAttr) && q.cls == FileInfoClass::IdBothDirectory)
+      fruit::fill_readdir_attr(req, open->fd.get(), e, out.data() + at);
     if (prev != SIZE_MAX) store_le32(out.data() + prev, uint32_t(at - prev));
     prev = at;
     ++count;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "smb2/fruit/time_machine.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/files/delayed_write_time.hpp"
 #include "smb2/engine/dispatch.hpp"
@@ -286,6 +287,7 @@ NtStatus query_filesystem(Request& req, const QueryInfoRequest& q, state::Open& 
   vol.serial_number = volume_serial(dev);
   NtStatus s = vfs::encode_fs_info(cls, open.fd.get(), vol, data);
   if (s != NtStatus::Success) return s;
+  fruit::limit_time_machine_size(req, cls, data);
   return fit(data, q.output_length, rule);
 }
 

@@ -273,6 +273,9 @@ struct ConnState {
   // (then the processor erases expired sessions after it, and only then).
   uint32_t sessions_in_progress = 0;
   bool sessions_expired = false;
+  // What an AAPL create context turned on for this connection
+  // (smb2/fruit/aapl.hpp kAapl*); 0: none, the Windows behaviour.
+  uint8_t aapl_flags = 0;
 
   std::unordered_map<uint64_t, std::unique_ptr<state::Session>> sessions;
   std::unordered_map<uint64_t, std::unique_ptr<state::Open>> opens;  // by volatile id

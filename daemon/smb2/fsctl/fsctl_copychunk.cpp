@@ -29,6 +29,7 @@
 #include "smb2/security/access_check.hpp"
 #include "smb2/fsctl/fsctl.hpp"
 #include "smb2/fsctl/fsctl_copychunk.hpp"
+#include "smb2/fruit/copyfile.hpp"
 #include "smb2/files/frozen_times.hpp"
 #include "smb2/leases/lease.hpp"
 #include "state/lock_table.hpp"
@@ -257,6 +258,7 @@ NtStatus fsctl_copychunk(FsctlCall& call) {
   state::Open& dst = *call.open;
   bool write_only = call.q.ctl_code == FSCTL_SRV_COPYCHUNK_WRITE;
   if (NtStatus s = check_access(req, *src, dst, write_only); s != NtStatus::Success) return s;
+  if (fruit::is_copyfile(req, copy->chunk_count, *src, dst)) return fruit::copyfile(*src, dst, call.out);
   return copy_chunks(req, *src, dst, *copy, call.out);
 }
 

@@ -16,6 +16,7 @@
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/async_write.hpp"
+#include "smb2/fruit/afp_streams.hpp"
 #include "smb2/security/security_info.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/fd_io.hpp"
@@ -159,6 +160,7 @@ NtStatus set_stream_eof(state::Open& open, ByteSpan buf) {
   if (buf.size() < 8) return NtStatus::InfoLengthMismatch;
   uint64_t eof = load_le64(buf.data());
   if (eof > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
+  if (open.stream->afp == fruit::kAfpInfo) return fruit::set_afp_info_eof(eof);
   return vfs::set_stream_size(open.fd.get(), open.stream->key, eof);
 }
 
@@ -191,6 +193,12 @@ NtStatus open_stream(Request& req, uint32_t disposition, const StreamTarget& tar
   const int fd = target.fd;
   const std::string& key = *target.key;
   auto existing = vfs::stream_entry(fd, key);
+  if (existing && fruit::afp_absent(req, target.name, existing->size)) {
+    if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE) return NtStatus::ObjectNameNotFound;
+    out.created = true;  // an empty resource fork is made anew
+    out.action = FILE_CREATED;
+    return NtStatus::Success;
+  }
   if (existing) {
     if (disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
     out.size = existing->size;
@@ -225,7 +233,9 @@ NtStatus open_stream(Request& req, uint32_t disposition, const StreamTarget& tar
 NtStatus read_stream(Request& req, state::Open& open, uint64_t offset, uint32_t length, uint32_t minimum,
                      ByteWriter& w) {
   (void)req;
-  auto data = vfs::read_stream_range(open.fd.get(), open.stream->key, offset, length);
+  auto data = open.stream->afp == fruit::kAfpInfo
+                  ? fruit::read_afp_info(open.fd.get(), offset, length)
+                  : vfs::read_stream_range(open.fd.get(), open.stream->key, offset, length);
   if (!data) return data.error();
   uint32_t got = uint32_t(data->size());
   if ((got == 0 && length > 0) || got < minimum) return NtStatus::EndOfFile;
@@ -252,7 +262,8 @@ NtStatus write_stream(Request& req, state::Open& open, uint64_t offset, ByteSpan
                                             true);
     if (st != NtStatus::Success) return st;
   }
-  NtStatus s = vfs::write_stream_at(open.fd.get(), open.stream->key, offset, data);
+  NtStatus s = open.stream->afp == fruit::kAfpInfo ? fruit::write_afp_info(open, offset, data)
+                                                   : vfs::write_stream_at(open.fd.get(), open.stream->key, offset, data);
   if (s != NtStatus::Success) return s;
   open.position = offset + data.size();
   w.u16(17);
@@ -291,6 +302,7 @@ NtStatus query_stream_information(Request& req, state::Open& open, const vfs::Fi
     auto listed = vfs::list_streams(open.fd.get());
     if (!listed) return listed.error();
     streams = std::move(*listed);
+    fruit::hide_empty_afp_streams(req, streams);
   }
   vfs::encode_stream_information(is_directory, size, allocation, streams, data);
   return NtStatus::Success;
@@ -318,6 +330,10 @@ std::optional<NtStatus> set_stream_info(Request& req, state::Open& open, vfs::Fi
 }
 
 bool close_stream(ServerContext& server, state::Open& open, int fd, bool delete_stream) {
+  if (open.stream->afp != fruit::kAfpNone && !delete_stream) {  // an empty AFP stream does not exist
+    auto size = vfs::stream_size(fd, open.stream->key);
+    delete_stream = size && *size == 0;
+  }
   if (delete_stream) vfs::remove_stream(fd, open.stream->key);  // gone already is fine
   auto base = std::move(open.stream->base);
   if (!base) return false;

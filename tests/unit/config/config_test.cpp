@@ -433,6 +433,27 @@ TEST_CASE("Samba-only keys in a real smb.conf only warn", "[config]") {
   CHECK(out.warnings[3] == "t.conf:8: unknown key 'inherit acls' in [data]");
 }
 
+TEST_CASE("fruit: Samba's vfs_fruit keys", "[config][share-options]") {
+  auto off = share("vfs objects = catia streams_xattr acl_xattr\nfruit:time machine = yes");
+  CHECK_FALSE(off.fruit.enabled);  // fruit: keys alone turn nothing on
+  auto s = share(
+      "vfs objects = catia fruit streams_xattr\nfruit:time machine = yes\nfruit:time machine max size = 32K\n"
+      "fruit:metadata = stream\nfruit:resource = stream\nfruit:zero_file_id = no\nfruit:model = Xserve");
+  CHECK(s.fruit.enabled);
+  CHECK(s.fruit.aapl);
+  CHECK(s.fruit.time_machine);
+  CHECK(s.fruit.time_machine_max_size == 32 * 1024);
+  CHECK(s.fruit.metadata == FruitOptions::Metadata::Stream);
+  CHECK(s.fruit.resource == FruitOptions::Resource::Stream);
+  CHECK_FALSE(s.fruit.zero_file_id);
+  CHECK(s.fruit.model == "Xserve");
+  CHECK(share("vfs objects = fruit\nfruit:time machine max size = 4T").fruit.time_machine_max_size == 4ull << 40);
+  // [global] carries defaults for every share, fruit:copyfile among them.
+  auto g = ok("[global]\nfruit:copyfile = yes\n[s]\npath = /srv/s\nvfs objects = fruit\n");
+  CHECK(g.config.shares.at(0).fruit.copyfile);
+  CHECK(err("[s]\npath = /srv\nfruit:metadata = afp\n") == "t.conf:3: fruit:metadata: 'afp' (use stream or netatalk)");
+}
+
 TEST_CASE("access list keys", "[config][share-options]") {
   auto s = share(
       "read list = alice, @staff\nwrite list = bob +media\ninvalid users = \"Guest User\" &ng\n"

@@ -98,9 +98,9 @@ TEST_CASE("recycle: a repository outside the share is refused with its line", "[
 }
 
 TEST_CASE("vfs objects: unknown modules are reported, not fatal", "[config][recycle]") {
-  auto c = check("[a]\npath = /srv/a\nvfs objects = catia recycle\n");
+  auto c = check("[a]\npath = /srv/a\nvfs objects = full_audit recycle\n");
   REQUIRE(c.errors.empty());
   REQUIRE(c.warnings.size() == 1);
-  CHECK(c.warnings[0].find("t.conf:3: vfs objects: 'catia' is not supported") != std::string::npos);
+  CHECK(c.warnings[0].find("t.conf:3: vfs objects: 'full_audit' is not supported") != std::string::npos);
   CHECK(c.config.shares.at(0).recycle.enabled);
 }

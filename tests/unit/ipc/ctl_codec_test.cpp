@@ -257,6 +257,11 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   rp.share.veto_files = {"*.tmp", "My Secret", ".DS_Store"};
   rp.share.force_user = UnixUser{1234, 2345, {2345, 3456}};
   rp.share.force_gid = 4567;
+  rp.share.fruit.enabled = true;
+  rp.share.fruit.time_machine = true;
+  rp.share.fruit.time_machine_max_size = 1ull << 40;
+  rp.share.fruit.resource = config::FruitOptions::Resource::Stream;
+  rp.share.fruit.model = "Xserve";
   MsgBuilder b(CMD_TREE_CONNECT, 3, false);
   encode_tree_connect_reply(b, rp);
   Wire w(b.wire());
@@ -279,6 +284,12 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   CHECK(out.share.force_user->gid == 2345);
   CHECK(out.share.force_user->groups == std::vector<uint32_t>{2345, 3456});
   CHECK(out.share.force_gid == std::optional<uint32_t>(4567));
+  CHECK(out.share.fruit.enabled);
+  CHECK(out.share.fruit.aapl);
+  CHECK(out.share.fruit.time_machine);
+  CHECK(out.share.fruit.time_machine_max_size == 1ull << 40);
+  CHECK(out.share.fruit.resource == config::FruitOptions::Resource::Stream);
+  CHECK(out.share.fruit.model == "Xserve");
 }
 
 TEST_CASE("tree connect reply without options: defaults, no forced identity", "[ipc][share-options]") {
@@ -302,6 +313,7 @@ TEST_CASE("tree connect reply without options: defaults, no forced identity", "[
   CHECK(out.share.create_mask == 0744);
   CHECK(out.share.directory_mask == 0755);
   CHECK(out.share.veto_files.empty());
+  CHECK_FALSE(out.share.fruit.enabled);  // fruit off: nothing sent, nothing turned on
   CHECK_FALSE(out.share.force_user);
   CHECK_FALSE(out.share.force_gid);
 }

@@ -1,0 +1,106 @@
+#include "smb2/fruit/afp_streams.hpp"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "state/session.hpp"
+#include "vfs/stream_store.hpp"
+
+namespace ringsmb::smb2::fruit {
+namespace {
+
+const std::string& key_of(std::string_view name) {
+  // Both names are valid stream names, so the key always exists.
+  static const std::string info = *vfs::stream_xattr_name(kAfpInfoStream);
+  static const std::string resource = *vfs::stream_xattr_name(kAfpResourceStream);
+  return name == kAfpInfoStream ? info : resource;
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace
+
+const std::string& afp_info_key() { return key_of(kAfpInfoStream); }
+const std::string& afp_resource_key() { return key_of(kAfpResourceStream); }
+
+bool is_afp_info(std::string_view name) { return same_name(name, kAfpInfoStream); }
+bool is_afp_resource(std::string_view name) { return same_name(name, kAfpResourceStream); }
+
+bool valid_afp_info(ByteSpan data) {
+  return data.size() >= kAfpInfoBytes && load_be32(data.data()) == kAfpSignature &&
+         load_be32(data.data() + 4) == kAfpVersion;
+}
+
+}  // namespace ringsmb::smb2::fruit
+
+namespace ringsmb::smb2::fruit {
+namespace {
+
+Bytes blank_afp_info() {
+  Bytes b(kAfpInfoBytes, 0);
+  store_be32(b.data(), kAfpSignature);
+  store_be32(b.data() + 4, kAfpVersion);
+  return b;
+}
+
+bool zero_finder_info(ByteSpan info) {
+  for (size_t i = 0; i < kAfpFinderInfoBytes; ++i)
+    if (info[kAfpFinderInfoAt + i]) return false;
+  return true;
+}
+
+}  // namespace
+
+uint8_t afp_stream_of(const Request& req, std::string_view stream_name) {
+  if (!req.tree || !req.tree->share.fruit.enabled) return kAfpNone;
+  return is_afp_info(stream_name) ? kAfpInfo : is_afp_resource(stream_name) ? kAfpResource : kAfpNone;
+}
+
+void hide_empty_afp_streams(const Request& req, std::vector<vfs::StreamEntry>& streams) {
+  if (!req.tree || !req.tree->share.fruit.enabled) return;
+  std::erase_if(streams, [](const vfs::StreamEntry& s) {
+    return s.size == 0 && (is_afp_info(s.name) || is_afp_resource(s.name));
+  });
+}
+
+bool afp_absent(const Request& req, std::string_view stream_name, uint64_t size) {
+  return size == 0 && afp_stream_of(req, stream_name) == kAfpResource;
+}
+
+Result<Bytes> read_afp_info(int fd, uint64_t offset, uint32_t length) {
+  if (offset > kAfpInfoBytes) return Bytes{};  // macOS's own reads are off by one at most
+  auto data = vfs::read_stream_range(fd, afp_info_key(), 0, std::min<size_t>(length, kAfpInfoBytes));
+  if (!data) return data;
+  if (data->empty()) {
+    Bytes blank = blank_afp_info();
+    blank.resize(std::min<size_t>(length, kAfpInfoBytes));
+    return blank;
+  }
+  return data;
+}
+
+NtStatus write_afp_info(const state::Open& open, uint64_t offset, ByteSpan data) {
+  if (data.size() < 3 || (offset != 0 && data.size() < kAfpInfoBytes) || std::memcmp(data.data(), "AFP", 3) != 0)
+    return NtStatus::InvalidParameter;
+  if (data.size() <= kAfpFinderInfoAt) return NtStatus::Success;  // no FinderInfo in it: nothing to keep
+  Bytes info(kAfpInfoBytes, 0);
+  std::memcpy(info.data(), data.data(), std::min(data.size(), kAfpInfoBytes));
+  const int fd = open.fd.get();
+  const std::string& key = open.stream->key;
+  // Another open's close may have removed it while it was empty.
+  if (NtStatus s = vfs::create_stream(fd, key, open.stream->name);
+      s != NtStatus::Success && s != NtStatus::ObjectNameCollision)
+    return s;
+  if (zero_finder_info(info)) return vfs::set_stream_size(fd, key, 0);  // goes at close
+  return vfs::write_stream_at(fd, key, 0, info);
+}
+
+NtStatus set_afp_info_eof(uint64_t eof) {
+  return eof > kAfpInfoBytes ? NtStatus::AllottedSpaceExceeded : NtStatus::Success;
+}
+
+}  // namespace ringsmb::smb2::fruit

@@ -1,0 +1,71 @@
+// The two streams macOS keeps Mac metadata in (smb2/fruit/): AFP_AfpInfo,
+// 60 bytes holding the 32-byte FinderInfo, and AFP_Resource, the resource
+// fork. Both live in the named-stream store (vfs/stream_store.hpp) like any
+// other stream; this names their keys and the AfpInfo layout.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/bytes.hpp"
+#include "smb2/engine/dispatch.hpp"
+#include "vfs/stream_store.hpp"
+
+namespace ringsmb::smb2::fruit {
+
+inline constexpr std::string_view kAfpInfoStream = "AFP_AfpInfo";
+inline constexpr std::string_view kAfpResourceStream = "AFP_Resource";
+
+// AfpInfo (Apple's AFP_AfpInfo stream): Signature "AFP\0", Version
+// 0x00010000, Reserved, BackupTime, FinderInfo[32], ProDOSInfo[6],
+// Reserved[6]; big-endian, as on the Mac.
+inline constexpr size_t kAfpInfoBytes = 60;
+inline constexpr size_t kAfpFinderInfoAt = 16, kAfpFinderInfoBytes = 32;
+inline constexpr uint32_t kAfpSignature = 0x41465000;  // "AFP\0"
+inline constexpr uint32_t kAfpVersion = 0x00010000;
+
+// The stream-store keys of the two streams (vfs::stream_xattr_name).
+const std::string& afp_info_key();
+const std::string& afp_resource_key();
+
+// Whether `name` (a stream name, UTF-8, without ":$DATA") is one of them,
+// compared as stream names are (without case).
+bool is_afp_info(std::string_view name);
+bool is_afp_resource(std::string_view name);
+
+// An AfpInfo a Mac would accept: 60 bytes or more, the signature and version.
+bool valid_afp_info(ByteSpan data);
+
+// state::StreamRef::afp: which AFP stream an open names.
+inline constexpr uint8_t kAfpNone = 0, kAfpInfo = 1, kAfpResource = 2;
+// kAfpInfo or kAfpResource for those names on a share with fruit on, else kAfpNone.
+uint8_t afp_stream_of(const Request& req, std::string_view stream_name);
+
+// How macOS (and Samba's fruit) treat the two streams, where the stream
+// store alone would treat them as any other:
+//
+//  - An empty AFP_AfpInfo or AFP_Resource does not exist: it is left out of
+//    stream listings, removed when an open of it closes, and an empty
+//    AFP_Resource is not found by FILE_OPEN.
+//  - AFP_AfpInfo is always 60 bytes: a read starts at 0 whatever the
+//    offset (nothing from 61 on); one not written yet reads as a blank
+//    AfpInfo; a write must start with "AFP" (3 bytes or more; 60 or more
+//    past offset 0), writes the first 60 bytes at 0, and a FinderInfo of
+//    zeros empties the stream, which then goes at close; EndOfFile past 60
+//    is STATUS_ALLOTTED_SPACE_EXCEEDED, and any other size changes nothing.
+
+// Drops the empty AFP streams from a listing of a fruit share's file.
+void hide_empty_afp_streams(const Request& req, std::vector<vfs::StreamEntry>& streams);
+// Whether an existing stream of `size` bytes named `stream_name` counts as
+// absent when opened.
+bool afp_absent(const Request& req, std::string_view stream_name, uint64_t size);
+// READ of AFP_AfpInfo: up to `length` bytes of it.
+Result<Bytes> read_afp_info(int fd, uint64_t offset, uint32_t length);
+// WRITE of AFP_AfpInfo through `open`.
+NtStatus write_afp_info(const state::Open& open, uint64_t offset, ByteSpan data);
+// EndOfFile of AFP_AfpInfo.
+NtStatus set_afp_info_eof(uint64_t eof);
+
+}  // namespace ringsmb::smb2::fruit
