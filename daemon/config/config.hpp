@@ -81,6 +81,8 @@ struct ShadowCopyConfig {
   std::string basedir;
   std::string snapsharepath;
   bool operator==(const ShadowCopyConfig&) const = default;
+};
+
 // Apple's SMB extensions for macOS clients, with the names and meanings of
 // Samba's vfs_fruit options (docs/macos-clients.md). Off unless "vfs objects"
 // names fruit. Samba reads fruit:aapl, fruit:model, fruit:copyfile and
