@@ -337,11 +337,18 @@ newer_deb() {
   echo "$version"
 }
 NEWER=$(newer_deb)
+# upgrade_quietly [DEB]: dpkg -i as unattended-upgrades runs it; debconf's
+# developer log shows every question a maintainer script put (INPUT), even
+# those the noninteractive frontend answers with their default.
 upgrade_quietly() {
-  timeout 120 "${ROOT_CMD[@]}" env DEBIAN_FRONTEND=noninteractive dpkg -i /tmp/ringsmb-newer.deb < /dev/null > "$T/upgrade.log" 2>&1
+  timeout 120 "${ROOT_CMD[@]}" env DEBIAN_FRONTEND=noninteractive DEBCONF_DEBUG=developer \
+    dpkg -i "${1:-/tmp/ringsmb-newer.deb}" < /dev/null > "$T/upgrade.log" 2>&1
+}
+asked_nothing() {  # prints what it found
+  ! grep -iE 'conffile|configuration file|\*\*\* ringsmb.conf|INPUT .*ucf/' "$T/upgrade.log"
 }
 check "a newer build installs non-interactively (no conffile prompt, no --force-conf*)" upgrade_quietly
-check "... asked nothing about the configuration" bash -c "! grep -qiE 'conffile|configuration file|\*\*\* ringsmb.conf' '$T/upgrade.log'"
+check "... asked nothing about the configuration (not even through debconf)" asked_nothing
 check "... and is the installed version" test "$(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f='${Version}' ringsmb)" = "$NEWER"
 check "... the share ringsmbctl added is still in /etc/ringsmb/ringsmb.conf" grep -qx '\[photos\]' "$ROOT/etc/ringsmb/ringsmb.conf"
 lists_photos() { in_root ringsmbctl share list | grep -q photos; }
@@ -357,6 +364,52 @@ check "... and /etc/ringsmb" test ! -e "$ROOT/etc/ringsmb"
 check "... and the unit's enablement" test ! -e "$ROOT/etc/systemd/system/multi-user.target.wants/ringsmb.service"
 check "... and the binaries" test ! -e "$ROOT/usr/sbin/ringsmbd"
 check "... and the Avahi file ringsmbctl wrote" test ! -e "$AVAHI"
+
+# --- upgrade from the dpkg conffile layout -----------------------------------
+# Up to 0.1.0 /etc/ringsmb/ringsmb.conf was a dpkg conffile and the
+# maintainer scripts knew nothing of ucf. That package, remade from this
+# one (a lower version, the template as the conffile, a postinst without
+# ucf), is installed into the purged root, ringsmbctl adds a share, and
+# this package then installs over it without a question, keeping the file.
+old_layout_deb() {
+  local dir=$T/old
+  rm -rf "$dir"
+  dpkg-deb -R "$DEB" "$dir"
+  sed -i "s/^Version: .*/Version: $(dpkg-deb -f "$DEB" Version)~old1/" "$dir/DEBIAN/control"
+  install -d "$dir/etc/ringsmb"
+  mv "$dir/usr/share/ringsmb/ringsmb.conf" "$dir/etc/ringsmb/ringsmb.conf"
+  rm -f "$dir/usr/share/ringsmb/ringsmb.conf.md5sum"
+  echo /etc/ringsmb/ringsmb.conf >> "$dir/DEBIAN/conffiles"
+  { printf '#!/bin/sh\nset -e\n[ "$1" = configure ] && install -d -m 0700 /var/lib/ringsmb\n'
+    sed -n '/^# Automatically added by dh_/,$p' "$dir/DEBIAN/postinst"; } > "$dir/DEBIAN/postinst.old"
+  mv "$dir/DEBIAN/postinst.old" "$dir/DEBIAN/postinst"
+  chmod 755 "$dir/DEBIAN/postinst"
+  (cd "$dir" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | xargs -0 md5sum > DEBIAN/md5sums)
+  dpkg-deb --root-owner-group -b "$dir" "$ROOT/tmp/ringsmb-old.deb" > /dev/null
+}
+old_layout_deb
+conf_listed() {  # conf_listed PATTERN: the line dpkg keeps for ringsmb.conf matches PATTERN
+  dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f='${Conffiles}\n' ringsmb | grep -F ' /etc/ringsmb/ringsmb.conf ' | grep -qE "$1"
+}
+check "the conffile layout installs into the purged root" in_root dpkg -i /tmp/ringsmb-old.deb
+check "... ringsmb.conf a dpkg conffile there" conf_listed '^ /etc/ringsmb/ringsmb.conf [0-9a-f]+$'
+mkdir -p "$ROOT/srv/docs"
+check "ringsmbctl share add rewrites the conffile" in_root ringsmbctl share add docs --path /srv/docs
+cp "$ROOT/etc/ringsmb/ringsmb.conf" "$T/edited.conf"
+check "this package installs over it non-interactively" upgrade_quietly "/tmp/$(basename "$DEB")"
+check "... asked nothing about the configuration (not even through debconf)" asked_nothing
+check "... kept the file ringsmbctl wrote" cmp "$T/edited.conf" "$ROOT/etc/ringsmb/ringsmb.conf"
+lists_docs() { in_root ringsmbctl share list | grep -q docs; }
+check "... ringsmbctl lists its share" lists_docs
+check "... ucf tracks it for ringsmb now" grep -qE '^ringsmb[[:space:]]+/etc/ringsmb/ringsmb.conf$' "$ROOT/var/lib/ucf/registry"
+check "... the new template beside it (ringsmb.conf.ucf-dist)" \
+  cmp "$ROOT/usr/share/ringsmb/ringsmb.conf" "$ROOT/etc/ringsmb/ringsmb.conf.ucf-dist"
+check "... dpkg keeps it only as an obsolete conffile" conf_listed ' obsolete$'
+check "the next upgrade asks nothing either" upgrade_quietly
+check "... (debconf)" asked_nothing
+check "... and keeps the share" lists_docs
+check "dpkg --purge then removes it" in_root dpkg --purge ringsmb
+check "... and /etc/ringsmb" test ! -e "$ROOT/etc/ringsmb"
 
 echo "test_deb_package: $((SECONDS - start)) s"
 if [ "$FAILURES" -ne 0 ]; then echo "--- server log"; tail -30 "$T/server.log" 2>/dev/null || true; fi
