@@ -109,8 +109,13 @@
 //                      open file  {SESSION_ID, TREE_ID, SHARE_NAME, PATH,
 //                                  ACCOUNT, CLIENT_ADDRESS, FILE_ID?,
 //                                  OPEN_FLAGS?, OPLOCK_LEVEL?, LEASE_STATE?,
-//                                  LEASE_KEY?, LOCK_COUNT?, LOCKS?}
-//                    FILE_ID is what CLOSE_FILE takes. LEASE_STATE is the
+//                                  LEASE_KEY?, LOCK_COUNT?, LOCKS?,
+//                                  KEPT_FOR_MS?}
+//                    FILE_ID is what CLOSE_FILE takes. The open files
+//                    include the durable opens kept for their client's
+//                    reconnect (OPEN_DISCONNECTED): the session, tree,
+//                    account and client address they had, and KEPT_FOR_MS,
+//                    the time left before they are closed. LEASE_STATE is the
 //                    caching the open's lease or oplock holds at the
 //                    snapshot; LOCKS the open's first kMaxLocksPerEntry
 //                    byte-range locks, LOCK_COUNT all of them.
@@ -136,8 +141,9 @@
 //   CLOSE_FILE       A->D req {FILE_ID} reply {STATUS}: ringsmbd closes that
 //                    open as a CLOSE would (its locks and lease go; a durable
 //                    open can no longer be reconnected); the client's next
-//                    request on the handle gets FILE_CLOSED. NotFound when no
-//                    open has that id.
+//                    request on the handle gets FILE_CLOSED. A disconnected
+//                    durable open is closed at once (no reconnect finds it).
+//                    NotFound when no open has that id.
 //   CLOSE_SHARE      A->D req {SHARE_NAME} reply {STATUS, CLOSED_COUNT}:
 //                    ringsmbd disconnects every tree connect to the share
 //                    (case-insensitive name) and closes their opens, as a
@@ -281,6 +287,7 @@ enum Attr : uint16_t {
   ATTR_FRUIT_FLAGS,        // u32 FruitFlag bits: Apple's extensions of a share (SHARE_CONFIG, TREE_CONNECT replies)
   ATTR_FRUIT_TM_MAX_SIZE,  // u64 bytes, fruit:time machine max size; absent: none
   ATTR_FRUIT_MODEL,        // string, fruit:model
+  ATTR_KEPT_FOR_MS,        // u32, a disconnected durable open (OPEN_DISCONNECTED): ms until it is closed
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -333,6 +340,7 @@ inline constexpr uint32_t OPEN_DIRECTORY = 1u << 0;
 inline constexpr uint32_t OPEN_DURABLE = 1u << 1;    // DHnQ or DH2Q granted: it may outlive its connection
 inline constexpr uint32_t OPEN_RESILIENT = 1u << 2;  // FSCTL_LMR_REQUEST_RESILIENCY
 inline constexpr uint32_t OPEN_LEASE_BREAKING = 1u << 3;  // a break of its lease or oplock awaits the client's ack
+inline constexpr uint32_t OPEN_DISCONNECTED = 1u << 4;  // a durable open kept after its connection ended
 inline constexpr uint32_t LOCK_EXCLUSIVE = 1u << 0;
 inline constexpr size_t kLockRecordSize = 20;
 inline constexpr size_t kMaxLocksPerEntry = 64;  // ATTR_LOCKS of one open; ATTR_LOCK_COUNT has them all

@@ -53,6 +53,7 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_DIALECT] = p[ATTR_SESSION_FLAGS] = p[ATTR_TREE_ID] = p[ATTR_MORE_ENTRIES] = u32p;
   p[ATTR_CONNECTION_ID] = p[ATTR_FILE_ID] = u64p;
   p[ATTR_OPEN_FLAGS] = p[ATTR_OPLOCK_LEVEL] = p[ATTR_LEASE_STATE] = p[ATTR_LOCK_COUNT] = p[ATTR_CLOSED_COUNT] = u32p;
+  p[ATTR_KEPT_FOR_MS] = u32p;
   p[ATTR_LEASE_KEY] = exactp(16);
   p[ATTR_LOCKS] = binp(kLockRecordSize * kMaxLocksPerEntry);
   return p;

@@ -64,6 +64,7 @@ void put_entry(MsgBuilder& b, const OpenFileStatus& o) {
   if (o.lease_key) b.bytes(ATTR_LEASE_KEY, ByteSpan(o.lease_key->data(), o.lease_key->size()));
   b.u32(ATTR_LOCK_COUNT, std::max<uint32_t>(o.lock_count, uint32_t(o.locks.size())));
   if (!o.locks.empty()) b.bytes(ATTR_LOCKS, lock_records(o.locks));
+  if (o.flags & OPEN_DISCONNECTED) b.u32(ATTR_KEPT_FOR_MS, o.kept_for_ms);
 }
 
 Bytes finish(MsgBuilder& b) {
@@ -117,6 +118,7 @@ bool decode_open_details(const Table& tb, OpenFileStatus& o) {
   o.oplock_level = uint8_t(u32_of(tb, ATTR_OPLOCK_LEVEL));
   o.lease_state = u32_of(tb, ATTR_LEASE_STATE);
   o.lock_count = u32_of(tb, ATTR_LOCK_COUNT);
+  o.kept_for_ms = u32_of(tb, ATTR_KEPT_FOR_MS);
   if (tb[ATTR_LEASE_KEY]) {
     std::array<uint8_t, 16> key{};
     memcpy(key.data(), nla_data(tb[ATTR_LEASE_KEY]), key.size());  // the policy fixes its size

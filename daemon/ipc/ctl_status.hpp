@@ -59,6 +59,7 @@ struct OpenFileStatus {
   std::optional<std::array<uint8_t, 16>> lease_key;
   uint32_t lock_count = 0;        // every byte-range lock of the open
   std::vector<LockStatus> locks;  // the first abi::kMaxLocksPerEntry of them
+  uint32_t kept_for_ms = 0;       // OPEN_DISCONNECTED: until the kept open is closed
 };
 
 inline constexpr uint8_t kOplockLevelLease = 0xFF;  // SMB2_OPLOCK_LEVEL_LEASE

@@ -37,7 +37,7 @@ void print_prometheus(std::ostream& o, const ServerStatus* s) {
   o << "# HELP ringsmb_up 1 if ringsmbd answered, 0 if it is not running\n# TYPE ringsmb_up gauge\n"
     << "ringsmb_up " << (s ? 1 : 0) << "\n";
   if (!s) return;
-  std::map<Labels, size_t> connections{{{}, 0}}, sessions, trees, files;
+  std::map<Labels, size_t> connections{{{}, 0}}, sessions, trees, files, kept;
   std::map<Labels, size_t> connections_by_dialect;
   for (const auto& c : s->connections) {
     ++connections[{}];
@@ -45,12 +45,14 @@ void print_prometheus(std::ostream& o, const ServerStatus* s) {
   }
   for (const auto& x : s->sessions) ++sessions[{{"user", x.user}}];
   for (const auto& x : s->trees) ++trees[{{"share", x.share}}];
-  for (const auto& x : s->open_files) ++files[{{"share", x.share}, {"user", x.user}}];
+  for (const auto& x : s->open_files)
+    ++(x.flags & abi::OPEN_DISCONNECTED ? kept : files)[{{"share", x.share}, {"user", x.user}}];
   gauge(o, "ringsmb_connections", "Client connections", connections);
   gauge(o, "ringsmb_connections_by_dialect", "Client connections by negotiated SMB dialect", connections_by_dialect);
   gauge(o, "ringsmb_sessions", "Logged-in sessions by user", sessions);
   gauge(o, "ringsmb_tree_connects", "Tree connects by share", trees);
   gauge(o, "ringsmb_open_files", "Open files by share and user", files);
+  gauge(o, "ringsmb_disconnected_opens", "Durable opens kept for their client's reconnect, by share and user", kept);
 }
 
 }  // namespace ringsmb::ipc

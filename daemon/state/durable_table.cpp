@@ -147,6 +147,14 @@ std::vector<KeptOpen> DurableTable::expire(int64_t now_ms, uint32_t worker) {
   return take_if([=](const KeptOpen& k) { return k.worker == worker && k.deadline_ms <= now_ms; });
 }
 
+void DurableTable::for_each_kept(const std::function<void(const KeptOpen&)>& visit) {
+  if (!kept()) return;
+  for (Shard& s : shards_) {
+    std::lock_guard lock(s.mu);
+    for (const auto& [id, k] : s.kept) visit(k);
+  }
+}
+
 std::vector<KeptOpen> DurableTable::take_all() {
   std::vector<KeptOpen> out;
   for (Shard& s : shards_) {

@@ -47,6 +47,7 @@ struct KeptOpen {
   std::unique_ptr<Open> open;
   Guid client_guid{};    // of the connection it was opened on (Open.ClientGuid)
   std::string owner;     // the session's user (Open.DurableOwner)
+  std::string client_address;  // of the connection it was opened on (for status and logs)
   std::string share;     // a reconnect must come through a tree of the same share
   std::shared_ptr<const KeptRoot> share_root;  // for delete-on-close when it expires
   std::shared_ptr<const config::RecycleConfig> recycle;  // the share's recycle bin then; null: none
@@ -93,6 +94,9 @@ class DurableTable {
   std::vector<KeptOpen> expire(int64_t now_ms, uint32_t worker);
   // Takes everything (shutdown).
   std::vector<KeptOpen> take_all();
+  // Runs VISIT on every kept open, under its shard's lock: VISIT copies
+  // what it needs and takes no other lock.
+  void for_each_kept(const std::function<void(const KeptOpen&)>& visit);
   size_t kept() const { return kept_.load(std::memory_order_relaxed); }
   // The shared descriptor of the directory TREE_ROOT names (a tree's share
   // root), duplicated the first time, charged to OPEN_FILES; null when

@@ -105,6 +105,7 @@ std::expected<ipc::ServerStatus, std::string> AdminEndpoint::gather(const std::v
     w->post([p, w, i] {
       ipc::ServerStatus part;
       w->collect_status(part);
+      if (i == 0) w->collect_kept_opens(part);  // the server's, not a worker's
       std::lock_guard lock(p->mu);
       p->parts[i] = std::move(part);
       if (--p->left == 0) p->cv.notify_all();
@@ -176,7 +177,8 @@ std::expected<ipc::ServerStatus, std::string> AdminEndpoint::snapshot_for(Cmd cm
   return status;
 }
 
-std::expected<size_t, std::string> AdminEndpoint::on_every_worker(std::function<size_t(Worker&)> act) {
+std::expected<size_t, std::string> AdminEndpoint::on_workers(const std::vector<Worker*>& workers,
+                                                             std::function<size_t(Worker&)> act) {
   struct Sum {
     std::mutex mu;
     std::condition_variable cv;
@@ -184,8 +186,8 @@ std::expected<size_t, std::string> AdminEndpoint::on_every_worker(std::function<
     size_t total = 0;
   };
   auto sum = std::make_shared<Sum>();
-  sum->left = workers_.size();
-  for (Worker* w : workers_)
+  sum->left = workers.size();
+  for (Worker* w : workers)
     w->post([sum, w, act] {
       size_t n = act(*w);
       std::lock_guard lock(sum->mu);
@@ -201,7 +203,7 @@ std::expected<size_t, std::string> AdminEndpoint::on_every_worker(std::function<
 
 std::vector<Bytes> AdminEndpoint::close_share(const ipc::Message& m) {
   std::string share = m.str(ATTR_SHARE_NAME);
-  auto n = on_every_worker([share](Worker& w) { return w.close_share(share); });
+  auto n = on_workers(workers_, [share](Worker& w) { return w.close_share(share); });
   if (!n) return {status_reply(m, NtStatus::IoTimeout, n.error())};
   LOG_INFO("CLOSE_SHARE '%s' requested by ringsmbctl: %zu tree connect(s) disconnected", share.c_str(), *n);
   ipc::MsgBuilder b(CMD_CLOSE_SHARE, m.seq, false);
@@ -221,14 +223,19 @@ std::vector<Bytes> AdminEndpoint::handle(const ipc::Message& m, uint32_t from_po
     }
     case CMD_CLOSE_SESSION: {
       uint64_t id = m.u64(ATTR_SESSION_ID);
-      auto n = on_every_worker([id](Worker& w) -> size_t { return w.close_session(id) ? 1 : 0; });
+      auto n = on_workers(workers_, [id](Worker& w) -> size_t { return w.close_session(id) ? 1 : 0; });
       if (!n) return {status_reply(m, NtStatus::IoTimeout, n.error())};
       return {status_reply(m, *n ? NtStatus::Success : NtStatus::NotFound)};
     }
     case CMD_CLOSE_FILE: {
       uint64_t id = m.u64(ATTR_FILE_ID);
-      auto n = on_every_worker([id](Worker& w) -> size_t { return w.close_file(id) ? 1 : 0; });
+      auto n = on_workers(workers_, [id](Worker& w) -> size_t { return w.close_file(id) ? 1 : 0; });
       if (!n) return {status_reply(m, NtStatus::IoTimeout, n.error())};
+      if (*n == 0 && !workers_.empty()) {  // not on a connection: a disconnected durable open?
+        auto kept = on_workers({workers_[0]}, [id](Worker& w) -> size_t { return w.close_kept_file(id) ? 1 : 0; });
+        if (!kept) return {status_reply(m, NtStatus::IoTimeout, kept.error())};
+        n = kept;
+      }
       return {status_reply(m, *n ? NtStatus::Success : NtStatus::NotFound)};
     }
     case CMD_CLOSE_SHARE: return close_share(m);

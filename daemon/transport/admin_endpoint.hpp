@@ -63,9 +63,10 @@ class AdminEndpoint {
   std::vector<Bytes> handle(const ipc::Message& m, uint32_t from_port);
   std::expected<ipc::ServerStatus, std::string> snapshot_for(ipc::abi::Cmd cmd, uint32_t from_port);
   Bytes status_reply(const ipc::Message& m, NtStatus status, const std::string& text = {});
-  // Runs ACT on every worker's thread and sums what each returns; an error
-  // when a worker does not answer within kGatherTimeoutMs.
-  std::expected<size_t, std::string> on_every_worker(std::function<size_t(Worker&)> act);
+  // Runs ACT on each of WORKERS' threads and sums what each returns; an
+  // error when a worker does not answer within kGatherTimeoutMs.
+  std::expected<size_t, std::string> on_workers(const std::vector<Worker*>& workers,
+                                                std::function<size_t(Worker&)> act);
   std::vector<Bytes> close_share(const ipc::Message& m);
   void watchdog_round();
 

@@ -136,6 +136,12 @@ class Worker final : public io::ReactorHandler {
   // On the worker thread: closes the open whose FileId.Persistent is
   // FILE_ID if a connection of this worker holds it; false when none does.
   bool close_file(uint64_t file_id);
+  // The durable opens the server keeps for their clients' reconnect (the
+  // whole server's: asked of one worker only), as open files with
+  // OPEN_DISCONNECTED.
+  void collect_kept_opens(ipc::ServerStatus& out) const;
+  // Closes the kept open FILE_ID (any worker may); false when none is kept.
+  bool close_kept_file(uint64_t file_id);
   // On the worker thread: disconnects every tree connect to SHARE (any
   // case) of this worker's sessions; how many it ended.
   size_t close_share(const std::string& share);

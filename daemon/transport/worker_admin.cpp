@@ -7,7 +7,9 @@
 #include <algorithm>
 
 #include "common/log.hpp"
+#include "smb2/durable/durable.hpp"
 #include "smb2/files/delayed_write_time.hpp"
+#include "smb2/leases/lease.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "transport/worker.hpp"
 
@@ -32,28 +34,35 @@ uint32_t open_flags(const state::Open& o, bool lease_breaking) {
   return f;
 }
 
-// The caching and the byte-range locks of open O, read under the file's
-// shard locks (other workers change them).
-void add_open_details(smb2::ServerContext& ctx, const state::Open& o, ipc::OpenFileStatus& out) {
-  out.file_id = o.persistent_id;
+// The caching and the byte-range locks of an open, read under the file's
+// shard locks (other workers change them); true when a break of its lease
+// or oplock awaits the client. OWNER is the Open (the lock table's key,
+// only compared), NODE and LEASE its own.
+bool add_caching_and_locks(smb2::ServerContext& ctx, const void* owner, const std::shared_ptr<state::FileNode>& node,
+                           const std::shared_ptr<state::Lease>& lease, ipc::OpenFileStatus& out) {
   bool breaking = false;
-  if (o.lease && o.node) {
-    state::CacheGrant g = ctx.files.current_grant(o.node, o.lease);
+  if (lease && node) {
+    state::CacheGrant g = ctx.files.current_grant(node, lease);
     out.oplock_level = g.oplock_level;
     out.lease_state = g.lease_state;
     breaking = g.lease_breaking;
-    if (!o.lease->is_oplock) {
+    if (!lease->is_oplock) {
       std::array<uint8_t, 16> key{};
-      std::copy(o.lease->key.begin(), o.lease->key.end(), key.begin());
+      std::copy(lease->key.begin(), lease->key.end(), key.begin());
       out.lease_key = key;
     }
   }
-  out.flags = open_flags(o, breaking);
-  if (!o.node) return;
-  std::vector<state::ByteRange> locks = ctx.locks.locks_of(o.node->device, o.node->inode, &o);
+  if (!node) return breaking;
+  std::vector<state::ByteRange> locks = ctx.locks.locks_of(node->device, node->inode, owner);
   out.lock_count = uint32_t(locks.size());
   for (size_t i = 0; i < locks.size() && i < ipc::abi::kMaxLocksPerEntry; ++i)
     out.locks.push_back({locks[i].offset, locks[i].length, locks[i].exclusive});
+  return breaking;
+}
+
+void add_open_details(smb2::ServerContext& ctx, const state::Open& o, ipc::OpenFileStatus& out) {
+  out.file_id = o.persistent_id;
+  out.flags = open_flags(o, add_caching_and_locks(ctx, &o, o.node, o.lease, out));
 }
 
 }  // namespace
@@ -81,6 +90,37 @@ void Worker::collect_status(ipc::ServerStatus& out) const {
       add_open_details(ctx_, *o, out.open_files.back());
     }
   }
+}
+
+void Worker::collect_kept_opens(ipc::ServerStatus& out) const {
+  // Copied under the durable table's lock, detailed after it: the file
+  // and lock tables have locks of their own (the Open is then only a key).
+  struct Kept {
+    ipc::OpenFileStatus row;
+    const void* owner;
+    std::shared_ptr<state::FileNode> node;
+    std::shared_ptr<state::Lease> lease;
+  };
+  std::vector<Kept> kept;
+  int64_t now = smb2::monotonic_ms();
+  ctx_.durables.for_each_kept([&](const state::KeptOpen& k) {
+    const state::Open& o = *k.open;
+    ipc::OpenFileStatus row{o.session_id, o.tree_id, k.share, o.path, k.owner, k.client_address};
+    row.file_id = o.persistent_id;
+    row.flags = open_flags(o, false) | ipc::abi::OPEN_DISCONNECTED;
+    row.kept_for_ms = uint32_t(std::clamp<int64_t>(k.deadline_ms - now, 0, UINT32_MAX));
+    kept.push_back({std::move(row), &o, o.node, o.lease});
+  });
+  for (Kept& k : kept) {
+    if (add_caching_and_locks(ctx_, k.owner, k.node, k.lease, k.row)) k.row.flags |= ipc::abi::OPEN_LEASE_BREAKING;
+    out.open_files.push_back(std::move(k.row));
+  }
+}
+
+bool Worker::close_kept_file(uint64_t file_id) {
+  if (!smb2::close_kept_open(ctx_, file_id)) return false;
+  LOG_INFO("disconnected durable open 0x%llx closed by the administrator", static_cast<unsigned long long>(file_id));
+  return true;
 }
 
 bool Worker::close_session(uint64_t session_id) {
@@ -140,10 +180,10 @@ size_t Worker::close_share(const std::string& share) {
       // Share names compare ASCII-folded, as the configuration's do.
       for (const auto& [tid, t] : s->trees)
         if (strcasecmp(t->share.name.c_str(), share.c_str()) == 0) trees.push_back(tid);
+      if (trees.empty()) continue;
       for (uint32_t tid : trees) smb2::disconnect_tree(st, ctx_, *s, tid);
-      if (!trees.empty())
-        LOG_INFO("%s: %zu tree connect(s) of '%s' to share '%s' closed by the administrator",
-                 st.client_address.c_str(), trees.size(), s->user.c_str(), share.c_str());
+      LOG_INFO("%s: %zu tree connect(s) of '%s' to share '%s' closed by the administrator",
+               st.client_address.c_str(), trees.size(), s->user.c_str(), share.c_str());
       closed += trees.size();
     }
   }

@@ -13,6 +13,13 @@ share_close: `share close NAME` disconnects the tree connects of two
   clients (one with a file open): their next request gets
   NETWORK_NAME_DELETED, the open file is released, a tree connect to
   another share stays, and a new tree connect to the share works.
+disconnected: a durable open whose client's connection ended is kept for
+  its reconnect: `status` lists it under "Disconnected durable opens" (not
+  as an open file) with its share, path, user, last client and the time
+  left, `status --json` with disconnected and kept_for_ms, --locks with
+  the lock it still holds, --prometheus as ringsmb_disconnected_opens; its
+  client reconnects it (DHnC); kept again, `file close ID` closes it for
+  good and the reconnect then gets OBJECT_NAME_NOT_FOUND.
 disabled_session: a session that logged in before `user disable` keeps
   working (as in Samba); a new login with the password gets
   ACCOUNT_DISABLED.
@@ -25,6 +32,7 @@ import re
 import struct
 import subprocess
 import sys
+import time
 
 import rawsmb
 import smb2user
@@ -162,6 +170,75 @@ def test_share_close():
           out)
 
 
+def wait_until(condition, seconds=5.0):
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def logged_in_as(client_guid):
+    """A session and tree connect from the client CLIENT_GUID (a reconnect
+    must come from the client that made the open)."""
+    c = smb2user.UserConn()
+    body = struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, 0, client_guid, 0, 0, 0) + struct.pack("<H", 0x0210)
+    check("NEGOTIATE", c.request(0, body)[0] == OK)
+    check("login", c.login(USER, PASSWORD) == OK)
+    check("tree connect", c.tree_connect(rawsmb.SHARE) == OK)
+    return c
+
+
+def test_disconnected():
+    client = os.urandom(16)
+    c = logged_in_as(client)
+    key = os.urandom(16)
+    st, o = leased_open(c, "kept.bin", key)
+    check("CREATE kept.bin with an RWH lease and DHnQ", st == OK, name(st))
+    if st != OK:
+        return
+    check("exclusive lock 0+10 on kept.bin", c.lock_fid(o.fid, 0, 10, EXCLUSIVE | FAIL_IMMEDIATELY) == OK)
+    fid_hex = "0x%016x" % struct.unpack_from("<Q", o.fid, 0)[0]
+    j = open_of("kept.bin")
+    check("while connected: status --json has it, not disconnected",
+          j is not None and j["disconnected"] is False and j["kept_for_ms"] is None, str(j))
+    c.abort()
+    check("after the connection ends: status --json marks it disconnected",
+          wait_until(lambda: (open_of("kept.bin") or {}).get("disconnected") is True))
+    j = open_of("kept.bin") or {}
+    check("... with the time left, its user, share and lock",
+          0 < (j.get("kept_for_ms") or 0) and j.get("user") == USER and j.get("share") == rawsmb.SHARE and
+          j.get("lock_count") == 1 and j.get("file_id") == fid_hex, str(j))
+    rc, text = ctl("status", "--locks")
+    rows = [l for l in text.splitlines() if l.strip().startswith(fid_hex)]
+    check("status: listed under 'Disconnected durable opens: 1' with the time left, not as an open file",
+          rc == 0 and "Disconnected durable opens: 1" in text and "Open files: 0" in text and
+          any("kept.bin" in l and USER in l and re.search(r"\d+ s$", l) for l in rows), text)
+    check("status --locks: the lock it still holds", any(re.search(r"exclusive\s+0\s+10$", l) for l in rows), text)
+    rc, prom = ctl("status", "--prometheus")
+    check("status --prometheus: ringsmb_disconnected_opens 1",
+          re.search(r'^ringsmb_disconnected_opens\{share="%s",user="%s"\} 1$' % (rawsmb.SHARE, USER), prom, re.M),
+          prom)
+    d = logged_in_as(client)
+    dhnc = rawsmb.create_contexts([(b"RqLs", key + struct.pack("<IIQ", RWH, 0, 0)), (b"DHnC", o.fid)])
+    st, _ = d.create_ex("kept.bin", READ_WRITE, oplock=LEASE, contexts=dhnc)
+    check("its client reconnects it (DHnC)", st == OK, name(st))
+    check("... and it is an open file again", wait_until(lambda: (open_of("kept.bin") or {}).get("disconnected") is False))
+    d.abort()
+    check("kept again when that connection ends",
+          wait_until(lambda: (open_of("kept.bin") or {}).get("disconnected") is True))
+    rc, out = ctl("file", "close", fid_hex)
+    check("file close ID of the disconnected open: exit 0", rc == 0 and "closed open file " + fid_hex in out, out)
+    check("... gone from status", open_of("kept.bin") is None)
+    e = logged_in_as(client)
+    st, _ = e.create_ex("kept.bin", READ_WRITE, oplock=LEASE, contexts=dhnc)
+    check("... and its reconnect gets OBJECT_NAME_NOT_FOUND", st == NOT_FOUND, name(st))
+    st, o2 = e.create_ex("kept.bin", READ_WRITE, disposition=1)
+    check("... its lock gone with it", st == OK and e.lock_fid(o2.fid, 0, 10, EXCLUSIVE | FAIL_IMMEDIATELY) == OK,
+          name(st))
+
+
 def test_disabled_session():
     # USER was logged in before the test disabled it (see test_admin_ops.sh).
     c = smb2user.logged_in(USER, PASSWORD, rawsmb.SHARE)
@@ -179,7 +256,7 @@ def test_disabled_session():
 
 def main():
     tests = {"locks_leases": test_locks_leases, "file_close": test_file_close, "share_close": test_share_close,
-             "disabled_session": test_disabled_session}
+             "disabled_session": test_disabled_session, "disconnected": test_disconnected}
     for t in sys.argv[7:]:
         tests[t]()
     print(f"{rawsmb.results['pass']} passed, {rawsmb.results['fail']} failed")

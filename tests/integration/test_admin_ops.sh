@@ -14,6 +14,7 @@ start_server
 probe() { python3 "$RINGSMB_SOURCE_DIR/tests/integration/admin_ops.py" "$PORT" share other "$RINGSMBCTL" "$T/ringsmb.conf" "alice%Alice-Pass-1" "$@"; }
 check "status --locks --leases lists an open's lease and byte-range locks (raw client)" probe locks_leases
 check "file close ends one open: FILE_CLOSED, its lock and lease go (raw client)" probe file_close
+check "status shows a disconnected durable open; file close ends it (raw clients)" probe disconnected
 check "share close disconnects the share's tree connects: NETWORK_NAME_DELETED (raw clients)" probe share_close
 check "user disable keeps the sessions already open, refuses new logins (raw client)" probe disabled_session
 

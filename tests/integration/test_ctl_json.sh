@@ -137,7 +137,7 @@ want = {
   'tree_connects': {'session_id': str, 'tree_id': int, 'share': str, 'user': str, 'client': str},
   'open_files': {'file_id': str, 'session_id': str, 'tree_id': int, 'share': str, 'path': str, 'user': str,
                  'client': str, 'directory': bool, 'durable': bool, 'resilient': bool, 'oplock': str,
-                 'lease_state': str, 'breaking': bool, 'lock_count': int, 'locks': list},
+                 'lease_state': str, 'breaking': bool, 'lock_count': int, 'locks': list, 'disconnected': bool},
 }
 for name, types in want.items():
     assert d[name], name + ' is empty'

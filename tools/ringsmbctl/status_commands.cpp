@@ -1,6 +1,7 @@
 // `status [--json|--prometheus]` and `session close ID`: questions for ringsmbd, which
 // holds connections, sessions, tree connects and open files in its workers
 // (LIST_*, GET_METRICS and CLOSE_SESSION in daemon/ipc/ctl_abi.hpp).
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <iomanip>
@@ -81,13 +82,17 @@ std::string hex_bytes(const std::array<uint8_t, 16>& b) {
   return out;
 }
 
+bool disconnected(const ipc::OpenFileStatus& x) { return x.flags & OPEN_DISCONNECTED; }
+
 void print_open_files(const ipc::ServerStatus& s, Details d) {
-  std::cout << "\nOpen files: " << s.open_files.size() << "\n";
-  if (s.open_files.empty()) return;
+  size_t live = std::ranges::count_if(s.open_files, [](const auto& x) { return !disconnected(x); });
+  std::cout << "\nOpen files: " << live << "\n";
+  if (live == 0) return;
   std::vector<std::string> header{"FILE ID", "SESSION ID", "SHARE", "PATH", "USER", "CLIENT"};
   if (d.leases) header.insert(header.end(), {"CACHING", "DURABLE"});
   Table t(header);
   for (const auto& x : s.open_files) {
+    if (disconnected(x)) continue;
     std::vector<std::string> row{hex_id(x.file_id), hex_id(x.session_id), x.share, x.path.empty() ? "." : x.path,
                                  x.user, x.client_address};
     if (d.leases) {
@@ -96,6 +101,20 @@ void print_open_files(const ipc::ServerStatus& s, Details d) {
     }
     t.add(std::move(row));
   }
+  t.print(std::cout);
+}
+
+// Durable opens whose connection ended, kept for their client's reconnect
+// (MS-SMB2 3.3.7.1): what they hold stays held until then.
+void print_disconnected(const ipc::ServerStatus& s) {
+  size_t kept = std::ranges::count_if(s.open_files, disconnected);
+  std::cout << "\nDisconnected durable opens: " << kept << "\n";
+  if (kept == 0) return;
+  Table t({"FILE ID", "SHARE", "PATH", "USER", "LAST CLIENT", "CLOSED IN"});
+  for (const auto& x : s.open_files)
+    if (disconnected(x))
+      t.add({hex_id(x.file_id), x.share, x.path.empty() ? "." : x.path, x.user, x.client_address,
+             std::to_string((x.kept_for_ms + 999) / 1000) + " s"});
   t.print(std::cout);
 }
 
@@ -159,6 +178,7 @@ void print_text(const ipc::ServerStatus& s, Details d) {
     t.print(std::cout);
   }
   print_open_files(s, d);
+  print_disconnected(s);
   if (d.locks) print_locks(s);
   if (d.leases) print_leases(s);
 }
@@ -200,6 +220,8 @@ std::string json_open_details(const ipc::OpenFileStatus& x) {
                     ", \"lease_state\": " + json_string(x.oplock_level ? ipc::lease_state_name(x.lease_state) : "") +
                     ", \"lease_key\": " + (x.lease_key ? json_string(hex_bytes(*x.lease_key)) : std::string("null")) +
                     ", \"breaking\": " + (x.flags & OPEN_LEASE_BREAKING ? yes : no) +
+                    ", \"disconnected\": " + (x.flags & OPEN_DISCONNECTED ? yes : no) +
+                    ", \"kept_for_ms\": " + (x.flags & OPEN_DISCONNECTED ? std::to_string(x.kept_for_ms) : "null") +
                     ", \"lock_count\": " + std::to_string(x.lock_count) + ", \"locks\": [";
   for (size_t i = 0; i < x.locks.size(); ++i)
     out += std::string(i ? ", " : "") + "{\"offset\": " + std::to_string(x.locks[i].offset) +
@@ -311,8 +333,8 @@ void add_status_commands(CLI::App& app, Context& ctx) {
   auto prometheus = std::make_shared<bool>(false);
   auto* status = app.add_subcommand(
       "status",
-      "Show connections, sessions (user, client, dialect, signing, encryption), tree connects and open files (with "
-      "the FILE ID that 'file close' takes)");
+      "Show connections, sessions (user, client, dialect, signing, encryption), tree connects, open files (with "
+      "the FILE ID that 'file close' takes) and the durable opens kept for a disconnected client's reconnect");
   status->add_flag("--json", *json, "Print JSON instead of tables");
   status->add_flag("--prometheus", *prometheus,
                    "Print gauges and counters in the Prometheus text format (for the node exporter's textfile "

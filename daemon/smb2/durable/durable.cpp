@@ -166,6 +166,7 @@ bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Ope
   state::KeptOpen k;
   k.client_guid = conn.client_guid;
   k.owner = conn.find_session(o.session_id)->user;
+  k.client_address = conn.client_address;
   k.share = tree->share.name;
   k.share_root = server.durables.share_root(tree->root.get(), &server.budget.open_files);
   if (tree->share.recycle.enabled) k.recycle = std::make_shared<const config::RecycleConfig>(tree->share.recycle);
@@ -446,6 +447,13 @@ void close_unreachable_holder(ServerContext& server, const state::BreakNotice& b
   std::vector<state::KeptOpen> all = server.durables.take_lease(lease);
   close_kept(server, std::move(*first), "a break it cannot answer");
   for (state::KeptOpen& k : all) close_kept(server, std::move(k), "a break it cannot answer");
+}
+
+bool close_kept_open(ServerContext& server, uint64_t persistent_id) {
+  auto kept = server.durables.take(persistent_id, [](const state::KeptOpen&) { return NtStatus::Success; });
+  if (!kept) return false;
+  close_kept(server, std::move(*kept), "closed by the administrator");
+  return true;
 }
 
 void close_kept_opens(ServerContext& server) {

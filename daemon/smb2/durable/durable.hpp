@@ -100,6 +100,9 @@ size_t expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_
 // A break notice whose holder has no connection: the kept opens of that
 // lease or oplock are closed (their wakeups posted).
 void close_unreachable_holder(ServerContext& server, const state::BreakNotice& b);
+// `ringsmbctl file close`: the kept open PERSISTENT_ID is closed as by
+// CLOSE, so no reconnect finds it; false when none is kept.
+bool close_kept_open(ServerContext& server, uint64_t persistent_id);
 // Shutdown: every kept open is closed as by CLOSE (delete-on-close
 // included). A restart loses durable state.
 void close_kept_opens(ServerContext& server);

@@ -193,6 +193,23 @@ TEST_CASE("LIST_OPEN_FILES carries an open's id, caching and byte-range locks", 
   CHECK(lease_state_name(0x3) == "RH");
 }
 
+TEST_CASE("LIST_OPEN_FILES: a disconnected durable open carries the time it is kept for", "[ipc][status]") {
+  ServerStatus s;
+  OpenFileStatus kept{0x11, 3, "media", "k.bin", "alice", "192.0.2.7"};
+  kept.file_id = 0x99;
+  kept.flags = OPEN_DURABLE | OPEN_DISCONNECTED;
+  kept.kept_for_ms = 59000;
+  OpenFileStatus live{0x12, 4, "media", "l.bin", "bob", "192.0.2.8"};
+  live.kept_for_ms = 1234;  // not sent for a live open
+  s.open_files = {kept, live};
+  auto back = decode_all(encode_list_replies(CMD_LIST_OPEN_FILES, 6, s), CMD_LIST_OPEN_FILES, 6);
+  REQUIRE(back.open_files.size() == 2);
+  CHECK(back.open_files[0].flags == (OPEN_DURABLE | OPEN_DISCONNECTED));
+  CHECK(back.open_files[0].kept_for_ms == 59000);
+  CHECK(back.open_files[0].client_address == "192.0.2.7");
+  CHECK(back.open_files[1].kept_for_ms == 0);
+}
+
 TEST_CASE("LIST_OPEN_FILES: LOCKS of a length that is no whole record is rejected", "[ipc][status]") {
   MsgBuilder b(CMD_LIST_OPEN_FILES, 3, false);
   b.u32(ATTR_STATUS, 0).begin_nest(ATTR_ENTRY);

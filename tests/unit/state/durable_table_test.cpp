@@ -104,6 +104,22 @@ TEST_CASE("the CreateGuid index answers only the client that made the open", "[d
   CHECK_FALSE(t.find_create_guid(guid(1), guid(9)));
 }
 
+TEST_CASE("for_each_kept visits every kept open once, and takes none", "[durable]") {
+  DurableTable t;
+  int visited = 0;
+  t.for_each_kept([&](const KeptOpen&) { ++visited; });
+  CHECK(visited == 0);
+  for (uint64_t id = 1; id <= 40; ++id) t.keep(kept(id, 0, 1000));
+  uint64_t sum = 0;
+  t.for_each_kept([&](const KeptOpen& k) {
+    ++visited;
+    sum += k.open->persistent_id;
+  });
+  CHECK(visited == 40);
+  CHECK(sum == 40 * 41 / 2);
+  CHECK(t.kept() == 40);
+}
+
 TEST_CASE("take_all empties the table", "[durable]") {
   DurableTable t;
   for (uint64_t id = 1; id <= 40; ++id) t.keep(kept(id, uint32_t(id % 3), 1000));
