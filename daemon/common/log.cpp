@@ -1,5 +1,7 @@
 #include "common/log.hpp"
 
+#include "common/log_event.hpp"
+
 #include <errno.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,10 +53,15 @@ bool journal_matches(const char* v, int fd) {
 
 std::atomic<int> g_journal{-1};  // -1: not looked at yet
 
+thread_local LogClient t_client;
+thread_local bool t_client_active = false;
+
 // One line of text: the journal or a file each get one write per line, so
-// lines of different threads never mix.
+// lines of different threads never mix. A line about a client goes to the
+// journal with its fields when it can.
 void write_line(LogLevel level, std::string_view line) {
   if (stderr_is_journal()) {
+    if (t_client_active && journal_send_line(level, line, t_client)) return;
     fprintf(stderr, "<%d>%s%s%.*s\n", kPriority[int(level)], g_ident_in_line ? log_identifier() : "",
             g_ident_in_line ? ": " : "", int(line.size()), line.data());
     return;
@@ -63,6 +70,33 @@ void write_line(LogLevel level, std::string_view line) {
 }
 
 }  // namespace
+
+LogClientScope::LogClientScope(std::string_view client, std::string_view user, std::string_view share) {
+  if (t_client_active) outer_ = std::make_unique<LogClient>(t_client);
+  t_client.client.assign(client);  // assign keeps the strings' storage: no allocation per request
+  t_client.user.assign(user);
+  t_client.share.assign(share);
+  t_client_active = true;
+}
+
+LogClientScope::~LogClientScope() {
+  if (outer_) {
+    t_client = std::move(*outer_);
+    return;
+  }
+  t_client.client.clear();
+  t_client.user.clear();
+  t_client.share.clear();
+  t_client_active = false;
+}
+
+const LogClient* log_client() { return t_client_active ? &t_client : nullptr; }
+
+void log_client_about(std::string_view user, std::string_view share) {
+  if (!t_client_active) return;
+  t_client.user.assign(user);
+  t_client.share.assign(share);
+}
 
 LogLevel log_level_for(int level) {
   if (level <= 0) return LogLevel::Warn;

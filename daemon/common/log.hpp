@@ -8,7 +8,9 @@
 // - syslog, once a daemon has detached from its terminal.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 
 namespace ringsmb {
 
@@ -36,6 +38,35 @@ void log_write(LogLevel level, const char* fmt, ...) __attribute__((format(print
 
 // Each line of TEXT as its own log line, PREFIX before it ("reload: ").
 void log_lines(LogLevel level, const char* prefix, const std::string& text);
+
+// The client, user and share a log line is about.
+struct LogClient {
+  std::string client;  // the address, as in the line ("192.0.2.7")
+  std::string user;    // "" until known
+  std::string share;   // "" outside a tree connect
+};
+
+// While a LogClientScope lives, every line its thread logs is about that
+// client: under the journal each is sent with the fields SMB_CLIENT,
+// SMB_USER and SMB_SHARE (common/log_event.hpp), so that
+// `journalctl SMB_CLIENT=192.0.2.7` or `SMB_USER=alice` finds them.
+// The transport opens one around the work it does for a connection; the
+// request path adds the session's user and the tree's share once known.
+// A scope opened within another one (rare) restores it when it ends.
+class LogClientScope {
+ public:
+  explicit LogClientScope(std::string_view client, std::string_view user = {}, std::string_view share = {});
+  ~LogClientScope();
+  LogClientScope(const LogClientScope&) = delete;
+  LogClientScope& operator=(const LogClientScope&) = delete;
+
+ private:
+  std::unique_ptr<LogClient> outer_;
+};
+// The innermost scope's client of this thread; null outside any.
+const LogClient* log_client();
+// Sets the user and share of this thread's innermost scope (none: nothing).
+void log_client_about(std::string_view user, std::string_view share);
 
 // The name in stderr lines and syslog, e.g. "ringsmbd"; the program's file
 // name until set.

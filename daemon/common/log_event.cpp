@@ -27,6 +27,20 @@ std::string upper(const char* key) {
   return k;
 }
 
+// The journal's name of a field: the client, user and share under the
+// names an administrator filters on whatever the event, the rest ours.
+std::string journal_key(const char* key) {
+  for (const char* known : {"client", "user", "share"})
+    if (strcmp(key, known) == 0) return "SMB_" + upper(key);
+  return "RINGSMB_" + upper(key);
+}
+
+bool has_field(std::initializer_list<LogField> fields, const char* key) {
+  for (const LogField& f : fields)
+    if (strcmp(f.key, key) == 0) return true;
+  return false;
+}
+
 void journal_field(std::string& d, const std::string& key, std::string_view value) {
   if (value.find('\n') == std::string_view::npos) {
     d += key + "=";
@@ -73,16 +87,24 @@ std::string event_suffix(const char* event, std::initializer_list<LogField> fiel
   return s;
 }
 
-std::string journal_datagram(LogLevel level, const char* identifier, const std::string& message, const char* event,
-                             std::initializer_list<LogField> fields) {
+std::string journal_datagram(LogLevel level, const char* identifier, std::string_view message, const char* event,
+                             std::initializer_list<LogField> fields, const LogClient* scope) {
   static constexpr int kPriority[] = {3, 4, 6, 7};  // err, warning, info, debug
   std::string d;
   journal_field(d, "MESSAGE", message);
   journal_field(d, "PRIORITY", std::to_string(kPriority[int(level)]));
   journal_field(d, "SYSLOG_IDENTIFIER", identifier);
-  journal_field(d, "RINGSMB_EVENT", event);
-  for (const LogField& f : fields) journal_field(d, "RINGSMB_" + upper(f.key), f.value);
+  if (event) journal_field(d, "RINGSMB_EVENT", event);
+  for (const LogField& f : fields) journal_field(d, journal_key(f.key), f.value);
+  if (!scope) return d;
+  for (const LogField& f : {LogField{"client", scope->client}, LogField{"user", scope->user},
+                            LogField{"share", scope->share}})
+    if (!f.value.empty() && !has_field(fields, f.key)) journal_field(d, journal_key(f.key), f.value);
   return d;
+}
+
+bool journal_send_line(LogLevel level, std::string_view line, const LogClient& scope) {
+  return journal_send(kJournalSocket, journal_datagram(level, log_identifier(), line, nullptr, {}, &scope));
 }
 
 bool journal_send(const char* path, const std::string& datagram) {
@@ -108,7 +130,7 @@ void log_event(LogLevel level, const char* event, std::initializer_list<LogField
   va_end(ap);
   std::string message = line + event_suffix(event, fields);
   if (stderr_is_journal() &&
-      journal_send(kJournalSocket, journal_datagram(level, log_identifier(), message, event, fields)))
+      journal_send(kJournalSocket, journal_datagram(level, log_identifier(), message, event, fields, log_client())))
     return;
   log_write(level, "%s", message.c_str());  // stderr or syslog, as every other line
 }

@@ -1,10 +1,13 @@
 // Log lines an operator acts on (login failures, lockouts, refused share
 // access, limits hit) with structured fields (docs/monitoring.md):
 // - under systemd (stderr is the journal: $JOURNAL_STREAM matches it), sent
-//   with the journal's native protocol carrying RINGSMB_EVENT, RINGSMB_CLIENT,
-//   RINGSMB_USER, RINGSMB_SHARE, ... beside MESSAGE (journalctl
-//   RINGSMB_EVENT=login_failure); no libsystemd needed: the protocol is a
-//   datagram of KEY=value lines on /run/systemd/journal/socket;
+//   with the journal's native protocol carrying RINGSMB_EVENT, SMB_CLIENT,
+//   SMB_USER, SMB_SHARE, RINGSMB_<KEY> for the other keys, beside MESSAGE
+//   (journalctl RINGSMB_EVENT=login_failure); no libsystemd needed: the
+//   protocol is a datagram of KEY=value lines on
+//   /run/systemd/journal/socket. Every other line about a client (within a
+//   LogClientScope, common/log.hpp) goes the same way with SMB_CLIENT,
+//   SMB_USER and SMB_SHARE;
 // - otherwise (stderr, or syslog once detached) the line as before with a
 //   stable " | event=NAME key=value..." suffix that fail2ban can match.
 // The message text ends with that suffix in both cases.
@@ -36,10 +39,15 @@ std::string log_printable(const std::string& s);
 // [A-Za-z0-9._:@/+-] is quoted ("...", with \" and \\), an empty one is "".
 std::string event_suffix(const char* event, std::initializer_list<LogField> fields);
 // The journal datagram: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, RINGSMB_EVENT
-// and RINGSMB_<KEY> for each field (the binary form where a value holds a
-// newline).
-std::string journal_datagram(LogLevel level, const char* identifier, const std::string& message, const char* event,
-                             std::initializer_list<LogField> fields);
+// (EVENT null: none), SMB_CLIENT, SMB_USER, SMB_SHARE for those keys and
+// RINGSMB_<KEY> for the others (the binary form where a value holds a
+// newline); then what SCOPE knows of the client and the fields lack (its
+// empty values left out).
+std::string journal_datagram(LogLevel level, const char* identifier, std::string_view message, const char* event,
+                             std::initializer_list<LogField> fields, const LogClient* scope = nullptr);
+// A plain line about SCOPE's client, sent to the journal; false when it
+// cannot be (the caller writes it to stderr).
+bool journal_send_line(LogLevel level, std::string_view line, const LogClient& scope);
 // Sends DATAGRAM to the journal socket at PATH; false when it cannot.
 bool journal_send(const char* path, const std::string& datagram);
 

@@ -204,6 +204,7 @@ kerberos::AcceptorSettings acceptor_settings(const config::GlobalConfig& g, cons
 KerberosLoginReply LocalControlPlane::kerberos_login(const KerberosLoginRequest& req) {
   KerberosLoginReply reply;
   const char* from = req.client_address.c_str();
+  LogClientScope about(req.client_address);  // ringsmb-ctld's lines are about the client too
   auto keytab = config::kerberos_keytab(cfg_.global);
   if (!keytab) {
     LOG_WARN("%s: Kerberos login refused: Kerberos is not configured (realm, kerberos method)", from);
@@ -219,6 +220,7 @@ KerberosLoginReply LocalControlPlane::kerberos_login(const KerberosLoginRequest&
     LOG_WARN("%s: Kerberos login of %s refused: %s", from, accepted->client_principal.c_str(), id.error().c_str());
     return reply;
   }
+  log_client_about(accepted->local_name, {});
   LOG_INFO("%s: Kerberos login of %s (service %s) as Unix user '%s'", from, accepted->client_principal.c_str(),
            accepted->service_principal.c_str(), accepted->local_name.c_str());
   reply.login.status = NtStatus::Success;

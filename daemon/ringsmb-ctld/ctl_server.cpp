@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 
 #include "common/log.hpp"
 #include "control/local_control_plane.hpp"
@@ -64,6 +65,11 @@ std::vector<Outgoing> CtlServer::handle(const uint8_t* data, size_t len, uint32_
 }
 
 std::vector<Outgoing> CtlServer::dispatch(const Message& m, uint32_t from_port) {
+  // A request about a client (a login, a tree connect): what it logs is
+  // about that client, user and share (the journal's SMB_* fields).
+  std::optional<LogClientScope> about;
+  if (m.has(ATTR_CLIENT_ADDRESS))
+    about.emplace(m.str(ATTR_CLIENT_ADDRESS), m.str(ATTR_ACCOUNT), m.str(ATTR_SHARE_NAME));
   auto reply = [&](Bytes b) { return std::vector<Outgoing>{{from_port, std::move(b)}}; };
   switch (Cmd(m.cmd)) {
     case CMD_HEARTBEAT: return reply(status_reply(m, NtStatus::Success));

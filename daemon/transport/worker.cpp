@@ -274,6 +274,7 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
 }
 
 FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
+  LogClientScope about(c.state.client_address);  // the request path adds user and share
   c.reader.last_frame_large = frame.size() >= kRecvInPlaceMin;
   if (held(c) || c.reader.waits_for_writes) return hold_request(c, frame);
   // READ data still to go out by sendfile is the file as it is when it is
@@ -403,6 +404,7 @@ void Worker::on_recv_end(uint64_t conn_id, int) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) return;
   Conn& c = *it->second;
+  LogClientScope about(c.state.client_address);
   LOG_DEBUG("%s: %llu of %llu bytes received in place", c.state.client_address.c_str(),
             (unsigned long long)c.bytes_received_in_place, (unsigned long long)c.bytes_received);
   c.recv_ended = true;
@@ -415,6 +417,7 @@ void Worker::on_recv_end(uint64_t conn_id, int) {
 
 void Worker::drop(Conn& c, const char* why) {
   if (c.closing) return;
+  LogClientScope about(c.state.client_address);
   LOG_INFO("%s: closing connection (%s)", c.state.client_address.c_str(), why);
   c.closing = true;
   shutdown(c.fd, SHUT_RDWR);  // ends the pending recv; the connection is freed after it
@@ -460,6 +463,7 @@ void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
   }
   if (it->second->closing) return;
   Conn& c = *it->second;
+  LogClientScope about(c.state.client_address);
   try {
     task(c.state, c.pending);
   } catch (const std::exception& e) {

@@ -133,6 +133,7 @@ bool Worker::close_session(uint64_t session_id) {
       if (o->session_id == session_id) to_close.push_back(vid);
     for (uint64_t vid : to_close) smb2::close_open(st, ctx_, vid);
     std::string user = it->second->user;
+    LogClientScope about(st.client_address, user);
     if (it->second->state == state::Session::State::Valid && ctx_.control) ctx_.control->logout(user);
     st.sessions.erase(it);
     ctx_.sessions.remove(session_id);
@@ -160,6 +161,8 @@ bool Worker::close_file(uint64_t file_id) {
     if (it == st.opens.end()) continue;
     state::Open& open = *it->second;
     std::string path = open.path;
+    const state::Session* session = st.find_session(open.session_id);
+    LogClientScope about(st.client_address, session ? std::string_view(session->user) : std::string_view());
     // As a CLOSE does: a pending write time is set before the handle goes.
     smb2::write_time_at_close(open);
     smb2::close_open(st, ctx_, it->first);
@@ -181,6 +184,7 @@ size_t Worker::close_share(const std::string& share) {
       for (const auto& [tid, t] : s->trees)
         if (strcasecmp(t->share.name.c_str(), share.c_str()) == 0) trees.push_back(tid);
       if (trees.empty()) continue;
+      LogClientScope about(st.client_address, s->user, share);
       for (uint32_t tid : trees) smb2::disconnect_tree(st, ctx_, *s, tid);
       LOG_INFO("%s: %zu tree connect(s) of '%s' to share '%s' closed by the administrator",
                st.client_address.c_str(), trees.size(), s->user.c_str(), share.c_str());

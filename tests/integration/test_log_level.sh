@@ -6,7 +6,9 @@
 # logged whichever way the reload is asked for, a refused reload is logged.
 # Under the journal ($JOURNAL_STREAM matching stderr) every line carries its
 # syslog priority (<3>, <4>, <6>, <7>), and ringsmb-ctld's lines its own name
-# (its own journal stream when journald is there).
+# (its own journal stream when journald is there). Under journald, every
+# line about a client goes with the journal's native protocol and carries
+# SMB_CLIENT, SMB_USER and SMB_SHARE once known.
 source "$(dirname "$0")/lib.sh"
 
 wait_for() {  # wait_for command...: up to 5 s
@@ -125,4 +127,78 @@ check "ringsmb-ctld opens its own journal stream, named ringsmb-ctld, with prior
   bash -c "head -c 24 '$T/stream.txt' | cmp -s - <(printf 'ringsmb-ctld\n\n6\n1\n0\n0\n0\n')"
 check "... and writes its lines there, each with its priority" grep -qE '^<6>ringsmb-ctld \(pid [0-9]+\) ready' "$T/stream.txt"
 check "... not on the stream it inherited" bash -c "! grep -q 'ready, ABI' '$T/ctld.err'"
+
+# Under journald, lines about a client carry SMB_CLIENT, SMB_USER and
+# SMB_SHARE. ringsmbd runs in a private mount namespace where a listener on
+# a fresh /run/systemd/journal/socket stands in for journald's native
+# socket; stderr is the journal stream ($JOURNAL_STREAM).
+cat > "$T/journal_socket.py" <<'PY'
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)  # as journald's: threads serving a share run as its user
+with open(sys.argv[3] + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+with open(sys.argv[2], "ab", buffering=0) as out:
+    while True:
+        out.write(s.recv(65536) + b"\x1e")
+PY
+cat > "$T/journal-ns.sh" <<INNER
+set -eu
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /run/systemd/journal
+python3 "$T/journal_socket.py" /run/systemd/journal/socket "$T/journal.dgrams" "$T/journal.pid" < /dev/null > /dev/null 2>&1 &
+for _ in \$(seq 1 50); do [ -e "$T/journal.pid" ] && break; sleep 0.1; done
+export JOURNAL_STREAM=\$(stat -c '%d:%i' "$T/server.log")
+exec "$RINGSMBD" "\$@"
+INNER
+printf '#!/bin/sh\nexec unshare --mount --propagation private bash "%s" "$@"\n' "$T/journal-ns.sh" > "$T/ringsmbd-journal"
+chmod 755 "$T/ringsmbd-journal"
+set_file_level 2
+: > "$T/journal.dgrams"
+REAL_RINGSMBD=$RINGSMBD
+RINGSMBD=$T/ringsmbd-journal
+start_server
+RINGSMBD=$REAL_RINGSMBD
+smb "alice%secret-A1" share "ls" > /dev/null 2>&1 || true
+smb "alice%wrong-password" share "ls" > /dev/null 2>&1 || true
+# share close while alice is connected: its line is about her tree connect.
+rm -f "$T/cmds"
+mkfifo "$T/cmds"
+timeout 60 smbclient //127.0.0.1/share -p "$PORT" -U "alice%secret-A1" < "$T/cmds" > /dev/null 2>&1 &
+LONG_PID=$!
+exec 3> "$T/cmds"
+echo "ls" >&3
+for _ in $(seq 1 50); do CTL status | grep -q "share  *alice" && break; sleep 0.1; done
+CTL share close share > /dev/null
+exec 3>&-
+wait "$LONG_PID" || true
+stop_server
+[ -s "$T/journal.pid" ] && kill "$(cat "$T/journal.pid")" 2> /dev/null || true
+# journal_has 'python condition over m, a dict of one datagram's fields': some datagram meets it.
+journal_has() {
+  python3 - "$T/journal.dgrams" "$1" <<'PY'
+import sys
+records = [r for r in open(sys.argv[1], "rb").read().split(b"\x1e") if r]
+def fields(r):
+    m = {}
+    for line in r.decode().splitlines():
+        k, _, v = line.partition("=")
+        m[k] = v
+    return m
+ms = [fields(r) for r in records]
+sys.exit(0 if any(eval(sys.argv[2], {}, {"m": m, "ms": ms}) for m in ms) else 1)
+PY
+}
+check "a session's line goes to the journal with SMB_CLIENT and SMB_USER" journal_has \
+  "\"for 'alice'\" in m.get('MESSAGE', '') and m.get('SMB_CLIENT') == '127.0.0.1' and m.get('SMB_USER') == 'alice' and m.get('SYSLOG_IDENTIFIER') == 'ringsmbd' and m.get('PRIORITY') == '6'"
+check "a tree connect's line carries SMB_SHARE too" journal_has \
+  "'closed by the administrator' in m.get('MESSAGE', '') and m.get('SMB_USER') == 'alice' and m.get('SMB_SHARE') == 'share' and m.get('PRIORITY') == '6'"
+check "ringsmb-ctld's login_failure event: SMB_CLIENT, SMB_USER and RINGSMB_EVENT" journal_has \
+  "m.get('RINGSMB_EVENT') == 'login_failure' and m.get('SMB_USER') == 'alice' and m.get('SMB_CLIENT') == '127.0.0.1' and m.get('SYSLOG_IDENTIFIER') == 'ringsmb-ctld'"
+check "every datagram is about a client (SMB_CLIENT)" journal_has "all('SMB_CLIENT' in x for x in ms)"
+check "no line about a client fell back to the stream" bash -c "! grep -E '^<[0-9]>127\.0\.0\.1: ' '$T/server.log'"
+check "... and the session's line is not on the stream as well" bash -c "! grep -q \"for 'alice'\" '$T/server.log'"
+check "lines about no client stay on the stream, with their priority" grep -qE '^<6>.*listening' "$T/server.log"
 finish

@@ -203,6 +203,7 @@ void change_identity(Request& req, state::Session& s, const ipc::LoginReply& log
            (unsigned long long)s.session_id, login.user.c_str(),
            login.is_guest ? " (guest)" : login.is_anonymous ? " (anonymous)" : "", s.user.c_str());
   if (req.server.control) req.server.control->logout(s.user);  // one login counted per session
+  log_client_about(login.user, {});
   s.user = login.user;
   s.is_guest = login.is_guest;
   s.is_anonymous = login.is_anonymous;
@@ -283,6 +284,7 @@ NtStatus complete_login(Request& req, state::Session& s, const ipc::LoginReply& 
   if (s.is_anonymous) flags_out |= SMB2_SESSION_FLAG_IS_NULL;
   if (s.encrypt_data) flags_out |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
   write_response(w, flags_out, blob);
+  log_client_about(s.user, {});
   LOG_INFO("%s: session 0x%llx for '%s'%s", req.conn.client_address.c_str(), (unsigned long long)s.session_id,
            s.user.c_str(), s.is_guest ? " (guest)" : s.is_anonymous ? " (anonymous)" : "");
   return NtStatus::Success;

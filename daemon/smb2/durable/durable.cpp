@@ -121,6 +121,7 @@ bool create_waits(ConnState& conn, const state::Guid& create_guid, uint64_t self
 }
 
 void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {
+  LogClientScope about(k.client_address, k.owner, k.share);
   LOG_DEBUG("durable open %s (0x%llx) closed: %s", k.open->path.c_str(), (unsigned long long)k.open->persistent_id,
             why);
   int root = k.share_root ? k.share_root->fd.get() : -1;

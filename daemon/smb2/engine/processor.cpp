@@ -392,6 +392,8 @@ FrameResult ChainProcessor::one(ByteSpan pdu, const Header& h, Bytes& out) {
   w.zeros(wire::kHeaderSize);  // written after the handler ran
   if (resumed && cancel_) status = NtStatus::Cancelled;
   if (status == NtStatus::Success) status = resolve(req, *spec);
+  log_client_about(req.session ? std::string_view(req.session->user) : std::string_view(),
+                   req.tree ? std::string_view(req.tree->share.name) : std::string_view());
   if (status == NtStatus::Success) status = enter_channel_sequence(req);
   Scopes scopes;
   if (req.tree) scopes.share = req.tree->metrics_slot;

@@ -28,11 +28,46 @@ TEST_CASE("log event: the journal datagram carries the fields", "[log]") {
                                    "login_failure", {{"client", "192.0.2.1"}, {"user", "alice"}});
   CHECK(d ==
         "MESSAGE=authentication failure | event=login_failure\nPRIORITY=4\nSYSLOG_IDENTIFIER=ringsmbd\n"
-        "RINGSMB_EVENT=login_failure\nRINGSMB_CLIENT=192.0.2.1\nRINGSMB_USER=alice\n");
+        "RINGSMB_EVENT=login_failure\nSMB_CLIENT=192.0.2.1\nSMB_USER=alice\n");
   // A value with a newline takes the binary form: KEY\n, le64 length, value, \n.
   std::string b = journal_datagram(LogLevel::Error, "x", "m", "e", {{"share", "a\nb"}});
-  std::string want = std::string("RINGSMB_SHARE\n") + std::string("\x03\0\0\0\0\0\0\0", 8) + "a\nb\n";
+  std::string want = std::string("SMB_SHARE\n") + std::string("\x03\0\0\0\0\0\0\0", 8) + "a\nb\n";
   CHECK(b.substr(b.size() - want.size()) == want);
+}
+
+TEST_CASE("log event: keys other than client, user and share are ours", "[log]") {
+  std::string d = journal_datagram(LogLevel::Warn, "ringsmbd", "m", "connection_refused",
+                                   {{"client", "192.0.2.1"}, {"limit", "max connections"}});
+  CHECK(d.ends_with("RINGSMB_EVENT=connection_refused\nSMB_CLIENT=192.0.2.1\nRINGSMB_LIMIT=max connections\n"));
+}
+
+TEST_CASE("log event: a scope adds what the fields lack", "[log]") {
+  LogClient scope{"192.0.2.9", "bob", "docs"};
+  std::string d = journal_datagram(LogLevel::Info, "ringsmbd", "m", "e", {{"user", "alice"}}, &scope);
+  CHECK(d.ends_with("RINGSMB_EVENT=e\nSMB_USER=alice\nSMB_CLIENT=192.0.2.9\nSMB_SHARE=docs\n"));
+  LogClient no_share{"192.0.2.9", "bob", ""};
+  std::string line = journal_datagram(LogLevel::Debug, "ringsmbd", "a line", nullptr, {}, &no_share);
+  CHECK(line == "MESSAGE=a line\nPRIORITY=7\nSYSLOG_IDENTIFIER=ringsmbd\nSMB_CLIENT=192.0.2.9\nSMB_USER=bob\n");
+}
+
+TEST_CASE("log client scope: nested scopes restore the outer one", "[log]") {
+  CHECK(log_client() == nullptr);
+  {
+    LogClientScope outer("192.0.2.1");
+    log_client_about("alice", "docs");
+    REQUIRE(log_client());
+    CHECK(log_client()->user == "alice");
+    {
+      LogClientScope inner("192.0.2.2", "bob");
+      CHECK(log_client()->client == "192.0.2.2");
+      CHECK(log_client()->share.empty());
+    }
+    CHECK(log_client()->client == "192.0.2.1");
+    CHECK(log_client()->share == "docs");
+  }
+  CHECK(log_client() == nullptr);
+  log_client_about("nobody", "");  // outside a scope: nothing
+  CHECK(log_client() == nullptr);
 }
 
 TEST_CASE("log event: journal_send delivers one datagram to the socket", "[log]") {
