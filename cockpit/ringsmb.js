@@ -211,15 +211,22 @@ let passwdUser = null;
 function loadUsers() {
     return ctlJson(["user", "list"]).then(doc => {
         showError("users", null);
-        fillTable("users-table", doc.users, ["name", "unix_user"], (td, user, row) => {
-            row.dataset.name = user.name;
-            button(td, "Set password", () => {
-                passwdUser = user.name;
-                $("user-passwd-name").textContent = user.name;
-                $("user-passwd").hidden = false;
-            });
-            confirmButton(td, "Delete", "user:" + user.name, () => change("users", ["user", "del", user.name], undefined, loadUsers));
-        });
+        fillTable("users-table", doc.users, ["name", "unix_user", u => u.disabled ? "disabled" : "enabled"],
+                  (td, user, row) => {
+                      row.dataset.name = user.name;
+                      row.dataset.disabled = user.disabled ? "yes" : "no";
+                      // smbpasswd -d / -e: new logins refused or allowed again, the password kept.
+                      const verb = user.disabled ? "enable" : "disable";
+                      button(td, user.disabled ? "Enable" : "Disable", () =>
+                          change("users", ["user", verb, user.name], undefined, loadUsers));
+                      button(td, "Set password", () => {
+                          passwdUser = user.name;
+                          $("user-passwd-name").textContent = user.name;
+                          $("user-passwd").hidden = false;
+                      });
+                      confirmButton(td, "Delete", "user:" + user.name, () =>
+                          change("users", ["user", "del", user.name], undefined, loadUsers));
+                  });
     }).catch(error => showError("users", error));
 }
 
@@ -262,8 +269,31 @@ function loadStatus() {
                           change("status", ["session", "close", session.session_id], undefined, loadStatus));
                   });
         fillTable("trees-table", s.tree_connects, ["session_id", "share", "user", "client"]);
-        fillTable("files-table", s.open_files, ["session_id", "share", f => f.path || ".", "user", "client"]);
+        fillTable("files-table", s.open_files,
+                  ["file_id", "session_id", "share", f => f.path || ".", "user", "client", caching,
+                      f => String(f.lock_count), openState],
+                  (td, file, row) => {
+                      row.dataset.fileId = file.file_id;
+                      confirmButton(td, "Close", "file:" + file.file_id, () =>
+                          change("status", ["file", "close", file.file_id], undefined, loadStatus));
+                  });
+        const locks = s.open_files.flatMap(f => f.locks.map(l => ({ ...l, file_id: f.file_id, path: f.path || "." })));
+        fillTable("locks-table", locks, ["file_id", "path", l => l.exclusive ? "exclusive" : "shared", "offset", "length"]);
     }).catch(error => showError("status", error));
+}
+
+// "lease RWH", "oplock batch", "-"; "(breaking)" while a break awaits the client.
+function caching(f) {
+    const held = f.oplock === "lease" ? "lease " + f.lease_state : f.oplock === "none" ? "-" : "oplock " + f.oplock;
+    return held + (f.breaking ? " (breaking)" : "");
+}
+
+// A durable open whose client went away is kept for its reconnect until
+// its timeout; what it holds stays held meanwhile.
+function openState(f) {
+    if (f.disconnected)
+        return "disconnected, closed in " + Math.ceil(f.kept_for_ms / 1000) + " s";
+    return f.durable ? "open (durable)" : "open";
 }
 
 // --- service -----------------------------------------------------------------

@@ -1,8 +1,10 @@
 """Drives ringsmb's Cockpit page in headless Chromium (Selenium) against a
 cockpit-ws and a ringsmbd that test_cockpit.sh started: adds a user and a
 share through the forms, then smbclient uses them; edits and deletes them;
-closes a session from the status tab; and checks that bad input shows the
-same error text as ringsmbctl on the command line.
+disables and enables the user; closes a session, an open file and a
+disconnected durable open from the status tab, which lists byte-range
+locks; and checks that bad input, or a button for what is already gone,
+shows the same error text as ringsmbctl on the command line.
 
 Prints PASS:/FAIL: lines (test_cockpit.sh counts them); exits 1 on a failure.
 
@@ -14,6 +16,7 @@ the new SMB user maps to), WORK (a scratch directory).
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import time
@@ -175,6 +178,114 @@ def smb_uses_them():
     report(os.path.exists(path) and open(path).read().startswith("written through"), "the file arrived")
 
 
+def enable_disable(page):
+    """Disable and Enable act on logins (smbclient sees it); a button for a
+    user deleted meanwhile shows ringsmbctl's error."""
+    page.tab("users")
+    wait_for(lambda: page.row("users-table", "data-name", "carol"))
+    page.click_row_button("users-table", "data-name", "carol", "Disable")
+    shown = wait_for(lambda: (r := page.row("users-table", "data-name", "carol")) and
+                     r.get_attribute("data-disabled") == "yes")
+    carol = next((u for u in cli_json("user", "list")["users"] if u["name"] == "carol"), {})
+    report(shown and carol.get("disabled") is True and "disabled user 'carol'" in page.text("users-message"),
+           "Disable marks the user disabled (page and ringsmbctl user list)", carol)
+    r = smbclient("carol%secret-C3", "docs", "ls")
+    report("NT_STATUS_ACCOUNT_DISABLED" in r.stdout + r.stderr, "the disabled user's login is refused", r.stdout + r.stderr)
+    page.click_row_button("users-table", "data-name", "carol", "Enable")
+    report(wait_for(lambda: (r := page.row("users-table", "data-name", "carol")) and
+                    r.get_attribute("data-disabled") == "no"), "Enable marks the user enabled again")
+    r = smbclient("carol%secret-C3", "docs", "ls")
+    report(r.returncode == 0, "the enabled user logs in again", r.stdout + r.stderr)
+    # A user deleted by someone else while the page showed it.
+    cli("user", "add", "dave", "--password-stdin", "--unix-user", ENV["UNIX_USER"], stdin="secret-D1\n")
+    page.tab("users")
+    wait_for(lambda: page.row("users-table", "data-name", "dave"))
+    cli("user", "del", "dave")
+    wanted = cli("user", "disable", "dave").stderr.rstrip()
+    page.click_row_button("users-table", "data-name", "dave", "Disable")
+    report(wanted and wait_for(lambda: page.text("users-error") == wanted),
+           "Disable of a user deleted meanwhile shows ringsmbctl's error", f"{wanted!r} {page.text('users-error')!r}")
+
+
+def raw_smb():
+    """The raw SMB2 client of the integration tests (rawsmb reads its port
+    and share from the command line when imported)."""
+    sys.argv[1:] = [ENV["SMB_PORT"], "docs"]
+    import rawsmb
+    import smb2user
+    return rawsmb, smb2user
+
+
+READ_WRITE = 0x1 | 0x2 | 0x80 | 0x100 | 0x10000
+FILE_CLOSED, OBJECT_NAME_NOT_FOUND = 0xC0000128, 0xC0000034
+
+
+def durable_open(rawsmb, conn, path, key):
+    """PATH opened with an RWH lease and a durable handle (DHnQ), so that it
+    is kept when the connection ends; its FileId and its id as status shows it."""
+    contexts = rawsmb.create_contexts([(b"RqLs", key + struct.pack("<IIQ", 7, 0, 0)), (b"DHnQ", b"\0" * 16)])
+    st, o = conn.create_ex(path, READ_WRITE, disposition=5, oplock=0xFF, contexts=contexts)
+    if st != 0:
+        raise AssertionError(f"CREATE {path}: 0x{st:08x}")
+    return o.fid, "0x%016x" % struct.unpack_from("<Q", o.fid, 0)[0]
+
+
+def file_row_text(page, file_id):
+    row = page.row("files-table", "data-file-id", file_id)
+    return row.text if row else ""
+
+
+def open_in_cli(file_id):
+    return next((f for f in cli_json("status")["open_files"] if f["file_id"] == file_id), None)
+
+
+def files_and_locks(page):
+    rawsmb, smb2user = raw_smb()
+    c = smb2user.logged_in("carol", "secret-C3", "docs")
+    fid, file_id = durable_open(rawsmb, c, "held.bin", os.urandom(16))
+    c.write_fid(fid, b"h" * 64)
+    locked = c.lock_fid(fid, 0, 10, 0x2 | 0x10) == 0  # exclusive, fail immediately
+    page.tab("status")
+    report(locked and wait_for(lambda: "open (durable)" in file_row_text(page, file_id)),
+           "the status tab lists the open file by its FILE ID, durable", file_row_text(page, file_id))
+    lock_rows = [r.text for r in page.d.find_elements(By.CSS_SELECTOR, "#locks-table tbody tr")]
+    report(any(file_id in r and "exclusive" in r and r.endswith("0 10") for r in lock_rows),
+           "... and its byte-range lock", lock_rows)
+    page.confirm_click("files-table", "data-file-id", file_id, "Close")
+    gone = wait_for(lambda: open_in_cli(file_id) is None and page.row("files-table", "data-file-id", file_id) is None)
+    st, _ = c.read_fid(fid, 10)
+    report(gone and st == FILE_CLOSED, "Close ends the open: gone from status, the client's READ gets FILE_CLOSED",
+           f"0x{st:08x}")
+
+    # A durable open whose connection ended: kept, shown disconnected, and closed for good by Close.
+    key = os.urandom(16)
+    kept_fid, kept_id = durable_open(rawsmb, c, "kept.bin", key)
+    c.abort()
+    report(wait_for(lambda: "disconnected, closed in" in file_row_text(page, kept_id), timeout=12),
+           "a durable open of a client gone away is listed as disconnected", file_row_text(page, kept_id))
+    entry = open_in_cli(kept_id) or {}
+    report(entry.get("disconnected") is True and entry.get("kept_for_ms", 0) > 0,
+           "... as ringsmbctl status --json has it", entry)
+    page.confirm_click("files-table", "data-file-id", kept_id, "Close")
+    report(wait_for(lambda: open_in_cli(kept_id) is None), "Close ends the disconnected open")
+    d = smb2user.logged_in("carol", "secret-C3", "docs")
+    reconnect = rawsmb.create_contexts([(b"RqLs", key + struct.pack("<IIQ", 7, 0, 0)), (b"DHnC", kept_fid)])
+    st, _ = d.create_ex("kept.bin", READ_WRITE, oplock=0xFF, contexts=reconnect)
+    report(st == OBJECT_NAME_NOT_FOUND, "... so that its client's reconnect finds nothing", f"0x{st:08x}")
+
+    # Closed elsewhere while the page still showed it: ringsmbctl's error.
+    fid3, id3 = durable_open(rawsmb, d, "third.bin", os.urandom(16))
+    wait_for(lambda: page.row("files-table", "data-file-id", id3))
+    page.d.execute_script("clearInterval(timer)")  # the row stays while the test acts
+    cli("file", "close", id3)
+    wanted = cli("file", "close", id3).stderr.rstrip()
+    page.confirm_click("files-table", "data-file-id", id3, "Close")
+    report(wanted and wait_for(lambda: page.text("status-error") == wanted),
+           "Close of an open closed meanwhile shows ringsmbctl's error", f"{wanted!r} {page.text('status-error')!r}")
+    d.abort()
+    page.tab("status")  # the refresh again
+
+
 def open_edit_form(page):
     page.tab("shares")
     wait_for(lambda: page.row("shares-table", "data-name", "docs"))
@@ -301,7 +412,7 @@ def main():
         for step in (service_tab, users_tab, shares_tab):
             step(page)
         smb_uses_them()
-        for step in (edit_tab, status_tab, counters_tab, password_and_delete):
+        for step in (enable_disable, edit_tab, files_and_locks, status_tab, counters_tab, password_and_delete):
             step(page)
         severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         report(not severe, "no script errors in the browser console", severe)
