@@ -104,6 +104,7 @@ namespace ringsmb {
   X(NotAReparsePoint, 0xC0000275)                        \
   X(NetworkSessionExpired, 0xC000035C)                   \
   X(FileSystemLimitation, 0xC0000427)                    \
+  X(RequestOutOfSequence, 0xC000042A)                    \
   X(FileNotAvailable, 0xC0000467)                        \
   X(InvalidLockRange, 0xC00001A1)                        \
   X(SomeNotMapped, 0x00000107)                           \

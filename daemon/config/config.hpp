@@ -147,9 +147,22 @@ struct ShareConfig {
   int line = 0;  // where the section starts, for messages
 };
 
+// Samba's per-interface options in `interfaces`
+// ("eth0;capability=RSS,speed=10000000000"): what
+// FSCTL_QUERY_NETWORK_INTERFACE_INFO reports for the interfaces that entry
+// names, in place of what the kernel says.
+struct InterfaceOverride {
+  std::string entry;       // the `interfaces` entry (name, address or network)
+  uint64_t speed_bps = 0;  // 0: the kernel's
+  bool rss = false;        // capability=RSS
+  bool rdma = false;       // capability=RDMA: accepted, not reported (no SMB Direct transport)
+  uint32_t if_index = 0;   // 0: the kernel's
+};
+
 struct GlobalConfig {
   std::vector<uint16_t> tcp_ports{445};  // "tcp port" / "smb ports"
-  std::vector<std::string> interfaces;   // addresses or interface names
+  std::vector<std::string> interfaces;   // addresses or interface names, options stripped
+  std::vector<InterfaceOverride> interface_overrides;  // the entries that had options
   bool bind_interfaces_only = false;
   // "metrics listen": where ringsmbd serves /metrics over HTTP
   // (docs/monitoring.md); port 0: not at all (the default).

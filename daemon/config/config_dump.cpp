@@ -22,6 +22,26 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
+// `interfaces` as it parses back: entries with options quoted, as Samba writes them.
+std::string interfaces_text(const GlobalConfig& g) {
+  std::vector<std::string> out;
+  for (const std::string& entry : g.interfaces) {
+    std::string text = entry;
+    for (const InterfaceOverride& o : g.interface_overrides) {
+      if (o.entry != entry) continue;
+      std::vector<std::string> opts;
+      if (o.rss) opts.push_back("capability=RSS");
+      if (o.rdma) opts.push_back("capability=RDMA");
+      if (o.speed_bps) opts.push_back("speed=" + num(o.speed_bps));
+      if (o.if_index) opts.push_back("if_index=" + num(o.if_index));
+      text = "\"" + entry + (opts.empty() ? "" : ";" + join(opts, ",")) + "\"";
+      break;
+    }
+    out.push_back(std::move(text));
+  }
+  return join(out, " ");
+}
+
 const char* signing_name(SigningPolicy p) {
   switch (p) {
     case SigningPolicy::Auto: return "auto";
@@ -101,7 +121,7 @@ std::vector<Setting> global_settings(const GlobalConfig& g) {
       {"dedicated keytab file", g.dedicated_keytab_file},
       {"server string", g.server_string},
       {"tcp port", join(ports, " ")},
-      {"interfaces", join(g.interfaces, " ")},
+      {"interfaces", interfaces_text(g)},
       {"bind interfaces only", yes_no(g.bind_interfaces_only)},
       {"server min protocol", dialect_name(g.min_protocol)},
       {"server max protocol", dialect_name(g.max_protocol)},

@@ -32,6 +32,16 @@ std::expected<uint64_t, Err> parse_size(std::string_view v);
 std::expected<uint32_t, Err> parse_ranged(std::string_view v, uint64_t lo, uint64_t hi);
 
 std::expected<bool, Err> parse_bool_value(std::string_view v);
+// Samba's `interfaces` list: entries, each optionally followed by
+// ";key=value,key=value" (speed in bit/s with an optional decimal
+// K/M/G/T, capability=RSS|RDMA, if_index, options=dynamic|nodynamic).
+// Quoted as Samba wants it or not: a bare "speed=..." word after an entry
+// with options belongs to it.
+struct InterfaceList {
+  std::vector<std::string> entries;
+  std::vector<InterfaceOverride> overrides;
+};
+std::expected<InterfaceList, Err> parse_interfaces(std::string_view v);
 // `as_max` picks how the family names resolve: SMB2 is 2.02 as a minimum and
 // 2.10 as a maximum, SMB3 is 3.00 / 3.11.
 std::expected<uint16_t, Err> parse_dialect(std::string_view v, bool as_max);

@@ -99,11 +99,18 @@ std::expected<void, Err> set_log_level(GlobalConfig& g, GlobalState& st, std::st
   return store(g.log_level, parse_ranged((*toks)[0], 0, 10));
 }
 
+std::expected<void, Err> set_interfaces(GlobalConfig& g, GlobalState&, std::string_view v) {
+  auto list = parse_interfaces(v);
+  if (!list) return std::unexpected(list.error());
+  g.interfaces = std::move(list->entries);
+  g.interface_overrides = std::move(list->overrides);
+  return {};
+}
+
 constexpr GlobalKey kGlobalKeys[] = {
     {"tcpport", set_ports},
     {"smbports", set_ports},
-    {"interfaces",
-     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.interfaces, split_list(v, false)); }},
+    {"interfaces", set_interfaces},
     {"metricslisten", set_metrics_listen},
     {"bindinterfacesonly",
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.bind_interfaces_only, parse_bool_value(v)); }},

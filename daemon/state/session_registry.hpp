@@ -32,6 +32,9 @@ struct SessionHome {
   crypto::SigningAlgorithm signing_algorithm = crypto::SigningAlgorithm::HmacSha256;
   Bytes signing_key;
   bool guest_or_anonymous = false;
+  // Session.Connection's cipher (none: 2.x, or no common one): a binding
+  // from a connection with another cipher is refused.
+  std::optional<crypto::Aead> cipher;
 };
 
 class SessionRegistry {

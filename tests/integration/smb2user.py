@@ -60,9 +60,13 @@ assert _md4(b"abc").hex() == "a448017aaf21d8525fc10ae87aa6729d"  # RFC 1320 test
 NTLM_FLAGS = 0x00000001 | 0x00000004 | 0x00000200 | 0x00008000 | 0x00080000 | 0x00800000 | 0x20000000 | 0x80000000
 
 
-def _ntlmv2_response(user, password, domain, server_challenge, target_info):
+def _ntowf_v2(user, password, domain):
     nt_hash = _md4(password.encode("utf-16-le"))
-    ntowf = hmac.new(nt_hash, (user.upper() + domain).encode("utf-16-le"), hashlib.md5).digest()
+    return hmac.new(nt_hash, (user.upper() + domain).encode("utf-16-le"), hashlib.md5).digest()
+
+
+def _ntlmv2_response(user, password, domain, server_challenge, target_info):
+    ntowf = _ntowf_v2(user, password, domain)
     filetime = int((time.time() + 11644473600) * 10_000_000)
     temp = b"\x01\x01" + b"\0" * 6 + struct.pack("<Q", filetime) + os.urandom(8) + b"\0" * 4 + target_info + b"\0" * 4
     proof = hmac.new(ntowf, server_challenge + temp, hashlib.md5).digest()
@@ -82,6 +86,8 @@ class UserConn(rawsmb.Conn):
         ti_len, _, ti_off = struct.unpack_from("<HHI", chal, 40)
         target_info = chal[ti_off:ti_off + ti_len]
         nt = _ntlmv2_response(user, password, domain, server_challenge, target_info)
+        # NTLMv2's SessionBaseKey; without NTLMSSP_NEGOTIATE_KEY_EXCH it is the session key.
+        self.session_key = hmac.new(_ntowf_v2(user, password, domain), nt[:16], hashlib.md5).digest()
         fields = [b"\0" * 24, nt, domain.encode("utf-16-le"), user.encode("utf-16-le"), "WS".encode("utf-16-le"), b""]
         off = 64
         head, payload = b"", b""

@@ -25,20 +25,35 @@ NtStatus verify_with(Request& req, const state::SessionHome& home) {
   return NtStatus::Success;
 }
 
+// A binding across signing algorithms. MS-SMB2 3.3.5.5 names no status
+// for it; Windows (and Samba, whose smbtorture bind_negative_smb3sign*
+// tests check it) answers REQUEST_OUT_OF_SEQUENCE when the session signs
+// with AES-GMAC and NOT_SUPPORTED when the new connection does, before
+// any other check.
+NtStatus check_signing_algorithms(const Request& req, const state::SessionHome& home) {
+  using crypto::SigningAlgorithm;
+  if (home.signing_algorithm == req.conn.signing_algorithm) return NtStatus::Success;
+  if (home.signing_algorithm >= SigningAlgorithm::AesGmac) return NtStatus::RequestOutOfSequence;
+  if (req.conn.signing_algorithm >= SigningAlgorithm::AesGmac) return NtStatus::NotSupported;
+  return NtStatus::Success;
+}
+
 }  // namespace
 
 // The checks of 3.3.5.5 step 4 that do not depend on a second channel
-// existing, in its order, then the refusal of a server that is not
-// IsMultiChannelCapable (the negotiate response never offers
-// SMB2_GLOBAL_CAP_MULTI_CHANNEL).
+// existing, in the order Windows makes them, then the refusal of a
+// server that is not IsMultiChannelCapable (the negotiate response never
+// offers SMB2_GLOBAL_CAP_MULTI_CHANNEL).
 NtStatus refuse_binding(Request& req) {
   std::optional<state::SessionHome> home = req.server.sessions.find(req.hdr.session_id);
   if (!home) return NtStatus::UserSessionDeleted;
   if (NtStatus st = verify_with(req, *home); st != NtStatus::Success) return st;
-  if (!req.hdr.is_signed()) return NtStatus::InvalidParameter;
+  if (NtStatus st = check_signing_algorithms(req, *home); st != NtStatus::Success) return st;
   // Binding is an SMB 3.x feature: a 2.x connection cannot bind at all.
   if (!req.conn.is_smb3()) return NtStatus::RequestNotAccepted;
+  if (!req.hdr.is_signed()) return NtStatus::InvalidParameter;
   if (home->dialect != req.conn.dialect) return NtStatus::InvalidParameter;
+  if (home->cipher != req.conn.cipher) return NtStatus::InvalidParameter;
   if (home->guest_or_anonymous) return NtStatus::NotSupported;
   return NtStatus::RequestNotAccepted;
 }

@@ -428,7 +428,7 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
     // Where the session lives, for a later reconnect that supersedes it;
     // and this one may supersede an earlier one (3.3.5.5.3).
     req.server.sessions.add(s->session_id, {req.conn.address, s->user, req.conn.dialect, req.conn.signing_algorithm,
-                                            s->keys.signing_key, s->is_guest || s->is_anonymous});
+                                            s->keys.signing_key, s->is_guest || s->is_anonymous, req.conn.cipher});
     register_client(req, *s);
     if (previous_session_id && previous_session_id != s->session_id && !s->is_guest && !s->is_anonymous)
       end_previous_session(req, previous_session_id, s->user);

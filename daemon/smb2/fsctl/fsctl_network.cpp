@@ -30,14 +30,35 @@ std::string address_text(const NetInterface& i) {
   return buf;
 }
 
+// Whether ENTRY of `interfaces` ("eth0", "192.168.1.10/24") names I.
+bool names(const std::string& entry, const NetInterface& i, const std::string& addr) {
+  std::string host = entry.substr(0, entry.find('/'));
+  return host == i.name || host == addr;
+}
+
+// Where the server listens: the `interfaces` entries under `bind
+// interfaces only`, else every address (loopback reported only when an
+// entry names it).
 bool is_bound(const config::GlobalConfig& g, const NetInterface& i, bool loopback) {
-  if (!g.bind_interfaces_only || g.interfaces.empty()) return !loopback;
   std::string addr = address_text(i);
-  for (const std::string& entry : g.interfaces) {
-    std::string host = entry.substr(0, entry.find('/'));
-    if (host == i.name || host == addr) return true;
+  bool named = std::ranges::any_of(g.interfaces, [&](const std::string& e) { return names(e, i, addr); });
+  if (!g.bind_interfaces_only || g.interfaces.empty()) return !loopback || named;
+  return named;
+}
+
+// The `interfaces` options of the entry that names I, if any: they replace
+// what the kernel says.
+void apply_override(const config::GlobalConfig& g, NetInterface& i) {
+  std::string addr = address_text(i);
+  for (const config::InterfaceOverride& o : g.interface_overrides) {
+    if (!names(o.entry, i, addr)) continue;
+    if (o.speed_bps) i.link_speed_bps = o.speed_bps;
+    if (o.if_index) i.if_index = o.if_index;
+    // capability=RDMA is not reported: ringsmbd has no SMB Direct transport,
+    // and a client told otherwise would try one.
+    i.rss_capable = i.rss_capable || o.rss;
+    return;
   }
-  return false;
 }
 
 uint64_t link_speed_bps(const std::string& name, bool loopback) {
@@ -87,6 +108,7 @@ std::vector<NetInterface> bound_interfaces(const config::GlobalConfig& global) {
     if (!is_bound(global, i, loopback)) continue;
     i.link_speed_bps = link_speed_bps(i.name, loopback);
     i.rss_capable = !loopback && has_rss(i.name);
+    apply_override(global, i);
     out.push_back(std::move(i));
   }
   freeifaddrs(list);

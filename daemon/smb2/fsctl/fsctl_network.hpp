@@ -26,9 +26,11 @@ inline constexpr size_t kNetworkInterfaceInfoSize = 152;
 
 // The addresses of the interfaces that are up and that the server listens
 // on: those `interfaces` names (by interface name or address) under `bind
-// interfaces only`, else every one but loopback. Link speed from
-// /sys/class/net/<if>/speed; unknown (virtual devices) is reported as
-// 1 Gbit/s, loopback as 10 Gbit/s.
+// interfaces only`, else every one but loopback (unless `interfaces` names
+// it). Link speed from /sys/class/net/<if>/speed; unknown (virtual
+// devices) is reported as 1 Gbit/s, loopback as 10 Gbit/s. RSS_CAPABLE
+// when the NIC has more than one receive queue. An `interfaces` entry's
+// options (speed=, capability=RSS, if_index=) replace these.
 std::vector<NetInterface> bound_interfaces(const config::GlobalConfig& global);
 
 // The NETWORK_INTERFACE_INFO chain, entries 152 bytes apart, the last

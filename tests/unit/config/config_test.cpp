@@ -106,6 +106,32 @@ TEST_CASE("interfaces, paths and names", "[config]") {
         "t.conf:2: bind interfaces only: 'sometimes' is not a boolean (use yes or no)");
 }
 
+TEST_CASE("interfaces with Samba's per-interface options", "[config]") {
+  auto quoted = global("interfaces = \"eth0;capability=RSS,speed=10000000000\" lo");
+  CHECK(quoted.interfaces == std::vector<std::string>{"eth0", "lo"});
+  REQUIRE(quoted.interface_overrides.size() == 1);
+  CHECK(quoted.interface_overrides[0].entry == "eth0");
+  CHECK(quoted.interface_overrides[0].rss);
+  CHECK(quoted.interface_overrides[0].speed_bps == 10'000'000'000);
+  // Unquoted, the commas split Samba's form: the option words still belong to lo.
+  auto bare = global("interfaces = lo;capability=RSS,speed=10G,if_index=7 192.168.1.10/24");
+  CHECK(bare.interfaces == std::vector<std::string>{"lo", "192.168.1.10/24"});
+  REQUIRE(bare.interface_overrides.size() == 1);
+  CHECK(bare.interface_overrides[0].entry == "lo");
+  CHECK(bare.interface_overrides[0].rss);
+  CHECK(bare.interface_overrides[0].speed_bps == 10'000'000'000);
+  CHECK(bare.interface_overrides[0].if_index == 7);
+  CHECK(global("interfaces = \"eth1;speed=2500M\"").interface_overrides[0].speed_bps == 2'500'000'000);
+  CHECK(err("[global]\ninterfaces = \"eth0;capability=FAST\"\n") ==
+        "t.conf:2: interfaces: interface capability 'FAST' is neither RSS nor RDMA");
+  CHECK(err("[global]\ninterfaces = \"eth0;speed=fast\"\n") ==
+        "t.conf:2: interfaces: speed 'fast' is not a number of bit/s (10G, 1000000000)");
+  CHECK(err("[global]\ninterfaces = \"eth0;colour=red\"\n") ==
+        "t.conf:2: interfaces: unknown interface option 'colour' (speed, capability, if_index, options)");
+  CHECK(err("[global]\ninterfaces = \";speed=1G\"\n") ==
+        "t.conf:2: interfaces: interface entry ';speed=1G' names no interface");
+}
+
 TEST_CASE("protocols", "[config]") {
   CHECK(global("server min protocol = SMB2_10").min_protocol == kDialect210);
   CHECK(global("server min protocol = smb3_00").min_protocol == kDialect300);

@@ -1,5 +1,7 @@
 // The FSCTL families of smb2/fsctl_*.cpp: server-side copy, sparse
 // ranges, reparse points, network interfaces; and the dialect's sizes.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -308,6 +310,32 @@ TEST_CASE("NETWORK_INTERFACE_INFO encoding and the bound interfaces", "[smb2][fs
   CHECK(r.u32(36) == 152);
   CHECK(f.call(handle_ioctl, wire::Command::Ioctl, ioctl_body(kNetworkInterfaces, kNoFile, {}, 100)).status ==
         NtStatus::BufferTooSmall);
+}
+
+TEST_CASE("an interfaces entry's options replace what the kernel says", "[smb2][fsctl]") {
+  config::GlobalConfig g;
+  g.bind_interfaces_only = true;
+  g.interfaces = {"lo"};
+  auto plain = bound_interfaces(g);
+  REQUIRE_FALSE(plain.empty());
+  CHECK_FALSE(plain[0].rss_capable);
+  CHECK(plain[0].link_speed_bps == 10'000'000'000);  // loopback
+  g.interface_overrides = {{"lo", 25'000'000'000, true, false, 42}};
+  for (const NetInterface& i : bound_interfaces(g)) {
+    CHECK(i.name == "lo");
+    CHECK(i.rss_capable);
+    CHECK(i.link_speed_bps == 25'000'000'000);
+    CHECK(i.if_index == 42);
+  }
+  // Not bound to it, the server still listens on loopback (any address):
+  // reported when an entry names it, left out otherwise.
+  g.bind_interfaces_only = false;
+  auto named = bound_interfaces(g);
+  CHECK(std::ranges::any_of(named, [](const NetInterface& i) { return i.name == "lo"; }));
+  g.interfaces.clear();
+  g.interface_overrides.clear();
+  auto all = bound_interfaces(g);
+  CHECK_FALSE(std::ranges::any_of(all, [](const NetInterface& i) { return i.name == "lo"; }));
 }
 
 TEST_CASE("dialect 2.0.2 advertises and enforces 64 KiB sizes", "[smb2]") {

@@ -55,7 +55,7 @@ struct BindFixture : Smb2Fixture {
     home.dialect = 0x0311;
     home.signing_algorithm = crypto::SigningAlgorithm::AesGmac;
     home.signing_key = Bytes(16, 0x5A);
-    conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;  // this connection's: not the one to use
+    conn.signing_algorithm = crypto::SigningAlgorithm::AesGmac;
   }
   void publish() { server.sessions.add(kForeignSession, home); }
 
@@ -119,11 +119,40 @@ TEST_CASE("each binding case gets its own status", "[smb2][session_bind]") {
     CHECK(a.verifies);
   }
   SECTION("a 2.1 connection cannot bind at all, even to a 3.x session") {
+    fx.home.dialect = 0x0300;
+    fx.home.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
     fx.conn.dialect = 0x0210;
+    fx.conn.signing_algorithm = crypto::SigningAlgorithm::HmacSha256;
     fx.publish();
     Answer a = fx.send(fx.signed_setup(kBinding));
     CHECK(a.status == uint32_t(NtStatus::RequestNotAccepted));
     CHECK(a.verifies);  // in the session's algorithm, not the connection's HMAC
+  }
+  SECTION("a session signing with AES-GMAC, a connection with another algorithm") {
+    fx.conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
+    fx.publish();
+    Answer a = fx.send(fx.signed_setup(kBinding));
+    CHECK(a.status == uint32_t(NtStatus::RequestOutOfSequence));
+    CHECK(a.verifies);
+  }
+  SECTION("a connection signing with AES-GMAC, a session with another algorithm") {
+    fx.home.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
+    fx.publish();
+    CHECK(fx.send(fx.signed_setup(kBinding)).status == uint32_t(NtStatus::NotSupported));
+  }
+  SECTION("the algorithms are checked before the dialect") {
+    fx.home.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
+    fx.home.dialect = 0x0300;
+    fx.publish();
+    CHECK(fx.send(fx.signed_setup(kBinding)).status == uint32_t(NtStatus::NotSupported));
+  }
+  SECTION("a session of another cipher") {
+    fx.home.cipher = crypto::Aead::Aes128Gcm;
+    fx.conn.cipher = crypto::Aead::Aes128Ccm;
+    fx.publish();
+    Answer a = fx.send(fx.signed_setup(kBinding));
+    CHECK(a.status == uint32_t(NtStatus::InvalidParameter));
+    CHECK(a.verifies);
   }
   SECTION("a guest or anonymous session") {
     fx.home.guest_or_anonymous = true;
