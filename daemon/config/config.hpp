@@ -102,6 +102,7 @@ struct FruitOptions {
   bool wipe_intentionally_left_blank_rfork = false;
   bool delete_empty_adfiles = false;
   bool zero_file_id = true;  // file ids read as 0 once AAPL is negotiated
+  bool netatalk_locking = false;  // fruit:locking = netatalk: Netatalk's open/deny locks refuse opens
   Metadata metadata = Metadata::Netatalk;
   Resource resource = Resource::File;
   std::string model = "MacSamba";  // the model string in the AAPL answer

@@ -330,8 +330,8 @@ std::expected<void, Err> set_fruit_resource(ShareConfig& s, std::string_view v) 
   return {};
 }
 
-// fruit:locking and fruit:encoding: Samba's netatalk interop. Only the
-// values that need nothing of ringsmb are accepted.
+// fruit:locking and fruit:encoding: Samba's netatalk interop, with
+// Samba's values.
 std::expected<void, Err> accept_fruit_value(std::string_view key, std::string_view v,
                                             std::initializer_list<std::string_view> ok) {
   std::string m = to_lower(trim(v));
@@ -409,7 +409,11 @@ constexpr ShareKey kShareKeys[] = {
     {"fruit:resource", set_fruit_resource},
     {"fruit:ressource", set_fruit_resource},  // Samba's old spelling
     {"fruit:locking",
-     [](ShareConfig&, std::string_view v) { return accept_fruit_value("fruit:locking", v, {"none", "netatalk"}); }},
+     [](ShareConfig& s, std::string_view v) {
+       auto ok = accept_fruit_value("fruit:locking", v, {"none", "netatalk"});
+       if (ok) s.fruit.netatalk_locking = to_lower(trim(v)) == "netatalk";
+       return ok;
+     }},
     {"fruit:encoding",
      [](ShareConfig&, std::string_view v) { return accept_fruit_value("fruit:encoding", v, {"native", "private"}); }},
 };

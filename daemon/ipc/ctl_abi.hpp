@@ -330,6 +330,7 @@ inline constexpr uint32_t FRUIT_ZERO_FILE_ID = 1u << 9;
 inline constexpr uint32_t FRUIT_METADATA_NETATALK = 1u << 10;  // else stream
 inline constexpr uint32_t FRUIT_RESOURCE_STREAM = 1u << 11;    // else file (xattr: neither)
 inline constexpr uint32_t FRUIT_RESOURCE_XATTR = 1u << 12;
+inline constexpr uint32_t FRUIT_LOCKING_NETATALK = 1u << 13;
 inline constexpr uint32_t LOG_SOURCE_ADMIN = 0;
 inline constexpr uint32_t LOG_SOURCE_CONFIG = 1;
 inline constexpr uint32_t SESSION_SIGNED = 1u << 0;     // requests must be signed

@@ -222,7 +222,8 @@ void encode_fruit(MsgBuilder& b, const config::FruitOptions& f) {
                    (f.zero_file_id ? FRUIT_ZERO_FILE_ID : 0) |
                    (f.metadata == config::FruitOptions::Metadata::Netatalk ? FRUIT_METADATA_NETATALK : 0) |
                    (f.resource == R::Stream ? FRUIT_RESOURCE_STREAM : 0) |
-                   (f.resource == R::Xattr ? FRUIT_RESOURCE_XATTR : 0);
+                   (f.resource == R::Xattr ? FRUIT_RESOURCE_XATTR : 0) |
+                   (f.netatalk_locking ? FRUIT_LOCKING_NETATALK : 0);
   b.u32(ATTR_FRUIT_FLAGS, flags).str(ATTR_FRUIT_MODEL, f.model);
   if (f.time_machine_max_size) b.u64(ATTR_FRUIT_TM_MAX_SIZE, f.time_machine_max_size);
 }
@@ -240,6 +241,7 @@ void decode_fruit(const Message& m, config::FruitOptions& f) {
   f.wipe_intentionally_left_blank_rfork = flags & FRUIT_WIPE_BLANK_RFORK;
   f.delete_empty_adfiles = flags & FRUIT_DELETE_EMPTY_ADFILES;
   f.zero_file_id = flags & FRUIT_ZERO_FILE_ID;
+  f.netatalk_locking = flags & FRUIT_LOCKING_NETATALK;
   f.metadata = flags & FRUIT_METADATA_NETATALK ? config::FruitOptions::Metadata::Netatalk
                                                 : config::FruitOptions::Metadata::Stream;
   f.resource = flags & FRUIT_RESOURCE_STREAM ? R::Stream : flags & FRUIT_RESOURCE_XATTR ? R::Xattr : R::File;

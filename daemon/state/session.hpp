@@ -93,6 +93,12 @@ struct StreamRef {
   // On a share with Apple's extensions: which of macOS's metadata streams
   // this is (smb2/fruit/afp_streams.hpp kAfp*), 0 for any other.
   uint8_t afp = 0;
+  // A delete of it is ignored (a resource fork with fruit:resource = file:
+  // smb2/fruit/afp_streams.hpp); its file's delete removes it.
+  bool ignore_delete = false;
+  // AFP_AfpInfo on a share with fruit:metadata = netatalk: a write or a
+  // delete of it reaches Netatalk's attribute too (smb2/fruit/netatalk.hpp).
+  bool netatalk_metadata = false;
 };
 
 // The delayed LastWriteTime update of the writes through one open

@@ -247,13 +247,13 @@ NtStatus create_stream(int fd, const std::string& key, std::string_view name) {
   return write_value(fd, key, name, {}, XATTR_CREATE);
 }
 
-NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data) {
-  if (offset > max_stream_bytes() || data.size() > max_stream_bytes() - offset) return NtStatus::DiskFull;
+NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data, uint64_t limit_bytes) {
+  if (offset > limit_bytes || data.size() > limit_bytes - offset) return NtStatus::DiskFull;
   return change(fd, key, offset, data, false);
 }
 
-NtStatus set_stream_size(int fd, const std::string& key, uint64_t size) {
-  if (size > max_stream_bytes()) return NtStatus::DiskFull;
+NtStatus set_stream_size(int fd, const std::string& key, uint64_t size, uint64_t limit_bytes) {
+  if (size > limit_bytes) return NtStatus::DiskFull;
   return change(fd, key, size, {}, true);
 }
 

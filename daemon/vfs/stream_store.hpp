@@ -83,9 +83,11 @@ NtStatus create_stream(int fd, const std::string& key, std::string_view name);
 // workers do not lose updates; past what one value holds the stream moves
 // to a sidecar (DiskFull when there are none; nothing changes then), which
 // belongs to the file's owner. DiskFull past max_stream_bytes() and past
-// the owner's sidecar bound (vfs/stream_sidecar.hpp).
-NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data);
-NtStatus set_stream_size(int fd, const std::string& key, uint64_t size);
+// the owner's sidecar bound (vfs/stream_sidecar.hpp); a caller may give
+// another bound than max_stream_bytes() for a stream of its own kind.
+NtStatus write_stream_at(int fd, const std::string& key, uint64_t offset, ByteSpan data,
+                         uint64_t limit_bytes = max_stream_bytes());
+NtStatus set_stream_size(int fd, const std::string& key, uint64_t size, uint64_t limit_bytes = max_stream_bytes());
 // Removes the stream (and its sidecar); ObjectNameNotFound if it is not there.
 NtStatus remove_stream(int fd, const std::string& key);
 // Renames stream `from` to `to_name` (key `to_key`). With `replace`, an

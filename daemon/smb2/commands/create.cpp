@@ -27,6 +27,7 @@
 #include "smb2/files/share_options.hpp"
 #include "smb2/snapshots/snapshots.hpp"
 #include "smb2/fruit/afp_streams.hpp"
+#include "smb2/fruit/netatalk.hpp"
 #include "smb2/streams/stream_io.hpp"
 #include "vfs/allocation.hpp"
 #include "vfs/dos_xattr.hpp"
@@ -430,6 +431,8 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
     if ((st = apply_security(req, c, t, o, access)) != NtStatus::Success) return st;
     if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
     if (o.truncate && (st = check_overwrite_attributes(req, c, o)) != NtStatus::Success) return st;
+    if (!o.created && (st = fruit::check_netatalk_locks(req, o.fd.get(), o.st, access, c.share_access)) != NtStatus::Success)
+      return st;
   } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success ||
              (st = apply_security(req, c, t, o, access)) != NtStatus::Success) {
     undo_create(req, t, o, stream_key);  // a stream is checked against its file's descriptor
@@ -508,6 +511,9 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
         state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),
                          hold.keep(), o.st.is_directory});
     open->stream->afp = fruit::afp_stream_of(req, open->stream->name);
+    open->stream->ignore_delete = open->stream->afp == fruit::kAfpResource &&
+                                  fruit::keeps_resource_fork(req, open->stream->name);
+    open->stream->netatalk_metadata = open->stream->afp == fruit::kAfpInfo && fruit::netatalk_metadata(req);
     open->is_directory = false;
   }
 

@@ -25,6 +25,9 @@
 #include "smb2/pipes/pipe_io.hpp"
 #include "smb2/security/security_info.hpp"
 #include "smb2/files/share_options.hpp"
+#include "smb2/fruit/adouble_convert.hpp"
+#include "smb2/fruit/afp_streams.hpp"
+#include "smb2/fruit/netatalk.hpp"
 #include "smb2/streams/stream_io.hpp"
 #include "vfs/allocation.hpp"
 #include "vfs/dos_xattr.hpp"
@@ -339,6 +342,20 @@ NtStatus check_stream_data_access(Request& req, const CreateRequest& c, uint32_t
   return NtStatus::Success;
 }
 
+// Before AFP_AfpInfo or AFP_Resource of an existing file is opened on a
+// fruit share: macOS's "._" file next to it becomes its streams, and
+// Netatalk's metadata its AfpInfo (smb2/fruit/).
+void prepare_afp_stream(Request& req, const CreateRequest& c, const vfs::SmbPath& p, Target& t, const Opened& o) {
+  const uint8_t afp = fruit::afp_stream_of(req, p.stream);
+  if (afp == fruit::kAfpNone) return;
+  if (!t.parent_fd) {  // the one-open fast path did not open it
+    int fd = open_parent(c.root_fd, t.parent);
+    if (fd >= 0) t.parent_fd.reset(fd);
+  }
+  if (t.parent_fd) fruit::convert_appledouble(req, t.parent_fd.get(), t.leaf, o.fd.get(), o.st);
+  if (afp == fruit::kAfpInfo && fruit::netatalk_metadata(req)) fruit::import_netatalk_metadata(o.fd.get());
+}
+
 }  // namespace
 
 // A named stream: the file is opened (or made, when the disposition may
@@ -357,6 +374,7 @@ NtStatus open_stream_target(Request& req, const CreateRequest& c, uint32_t acces
   if (st != NtStatus::Success) return st;
   if (!o.st.is_directory && !S_ISREG(o.st.mode)) return NtStatus::ObjectNameInvalid;
   if ((st = check_stream_data_access(req, c, access, o)) != NtStatus::Success) return st;
+  if (!o.created) prepare_afp_stream(req, c, p, t, o);
   StreamCreate sc;
   const StreamTarget target{o.fd.get(), &o.st, o.created, &key, p.stream};
   if ((st = open_stream(req, c.disposition, target, sc)) != NtStatus::Success) return st;

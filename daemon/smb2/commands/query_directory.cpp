@@ -222,7 +222,8 @@ NtStatus handle_query_directory(Request& req, ByteWriter& w) {
       }
       break;
     }
-    if ((req.conn.aapl_flags & fruit::kAaplReaddirAttr) && q.cls == FileInfoClass::IdBothDirectory)
+    if ((req.conn.aapl_flags & fruit::kAaplReaddirAttr) && q.cls == FileInfoClass::IdBothDirectory &&
+        fruit::fruit_share(req))  // AAPL is the connection's; Mac metadata only where fruit is on
       fruit::fill_readdir_attr(req, open->fd.get(), e, out.data() + at);
     if (prev != SIZE_MAX) store_le32(out.data() + prev, uint32_t(at - prev));
     prev = at;

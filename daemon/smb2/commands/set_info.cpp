@@ -55,6 +55,7 @@
 #include "smb2/leases/directory_lease.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/files/frozen_times.hpp"
+#include "smb2/fruit/aapl.hpp"
 #include "smb2/engine/negotiated_sizes.hpp"
 #include "smb2/notify/notify_buffer.hpp"
 #include "smb2/notify/notify_report.hpp"
@@ -461,8 +462,10 @@ NtStatus set_rename(Request& req, state::Open& open, ByteSpan buf, bool ex) {
   // Windows refuses to rename a directory while files below it are open;
   // those only a lease kept open were broken and waited for already
   // (break_handles_before_rename). Only this connection's opens are
-  // visible here.
-  if (open.is_directory && !opens_below(req, open, from).empty()) return NtStatus::AccessDenied;
+  // visible here. macOS expects POSIX's rename instead, and Samba's
+  // fruit:posix_rename gives it once AAPL is negotiated.
+  if (open.is_directory && !fruit::posix_rename(req) && !opens_below(req, open, from).empty())
+    return NtStatus::AccessDenied;
   if (!open.is_directory) {
     if (NtStatus s = check_parent_sharing(req.server, src_dir.get()); s != NtStatus::Success) return s;
     if (to_parent != from_parent)
@@ -586,7 +589,7 @@ NtStatus break_handles_before_rename(Request& req, state::Open& open) {
   state::Waiter waiter{req.conn.address, req.async_id ? req.async_id : next_async_id(req.conn)};
   bool can_wait = req.async_id || has_room_to_wait(req);
   std::shared_ptr<state::FileNode> waits_on;
-  if (open.is_directory)
+  if (open.is_directory && !fruit::posix_rename(req))  // POSIX's rename leaves the opens below be
     if (NtStatus s = break_handles_below(req, open, can_wait ? &waiter : nullptr, waits_on); s != NtStatus::Success)
       return s;  // nothing registered: a refusal comes before any break
   if (open.node && open.node->lease_count.load(std::memory_order_relaxed)) {

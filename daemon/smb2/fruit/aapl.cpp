@@ -8,7 +8,9 @@
 #include "common/unicode.hpp"
 #include "smb2/commands/create_contexts.hpp"
 #include "smb2/engine/conn_state.hpp"
+#include "smb2/fruit/adouble_convert.hpp"
 #include "smb2/fruit/afp_streams.hpp"
+#include "smb2/fruit/netatalk.hpp"
 #include "smb2/security/security_info.hpp"
 #include "vfs/stream_store.hpp"
 
@@ -63,7 +65,7 @@ void compressed_finder_info(int fd, const vfs::FileStat& st, uint8_t* out) {
 bool fruit_share(const Request& req) { return req.tree && req.tree->share.fruit.enabled; }
 
 void answer_aapl(Request& req, ByteSpan query, Bytes& out) {
-  if (!fruit_share(req) || !req.tree->share.fruit.aapl || (req.conn.aapl_flags & kAaplNegotiated)) return;
+  if (!fruit_share(req) || !req.tree->share.fruit.aapl) return;
   if (query.size() != kAaplQueryBytes || load_le32(query.data()) != kAaplServerQuery) return;
   const uint64_t wanted = load_le64(query.data() + 8), client_caps = load_le64(query.data() + 16);
   uint8_t flags = kAaplNegotiated;
@@ -86,11 +88,15 @@ void answer_aapl(Request& req, ByteSpan query, Bytes& out) {
     w.bytes(model);
   }
   append_create_context(out, "AAPL", data);
-  req.conn.aapl_flags = flags;
+  req.conn.aapl_flags |= flags;  // a later query turns off nothing an earlier one turned on
 }
 
+bool aapl_negotiated(const Request& req) { return (req.conn.aapl_flags & kAaplNegotiated) && fruit_share(req); }
+
+bool posix_rename(const Request& req) { return aapl_negotiated(req) && req.tree->share.fruit.posix_rename; }
+
 uint64_t reported_file_id(const Request& req, uint64_t id) {
-  bool zero = (req.conn.aapl_flags & kAaplNegotiated) && fruit_share(req) && req.tree->share.fruit.zero_file_id;
+  bool zero = aapl_negotiated(req) && req.tree->share.fruit.zero_file_id;
   return zero ? 0 : id;
 }
 
@@ -103,6 +109,8 @@ void fill_readdir_attr(Request& req, int dir_fd, const vfs::DirEntry& e, uint8_t
     if (!own) return;
     fd = own.get();
   }
+  if (e.name != ".") convert_appledouble(req, dir_fd, e.name, fd, e.st);  // as Samba, per entry
+  if (netatalk_metadata(req)) import_netatalk_metadata(fd);
   uint32_t max_access = req.tree->maximal_access & descriptor_maximal_access(req, fd, e.st);
   store_le32(entry + kEaSizeAt, max_access);
   entry[kShortNameLengthAt] = kShortNameBytes;

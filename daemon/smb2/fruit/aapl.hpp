@@ -33,9 +33,17 @@ bool fruit_share(const Request& req);
 
 // Appends the answer to the AAPL server query `query` (the request context's
 // data) to the response contexts `out`, and records on the connection what
-// it turned on. Only the first valid query of a connection is answered, as
-// Samba does; a query of another command or size is ignored.
+// it turned on. Every valid query is answered, as Samba does (a client
+// may ask again on the same connection); a query of another command or
+// size is ignored.
 void answer_aapl(Request& req, ByteSpan query, Bytes& out);
+
+// Whether AAPL was negotiated on this connection, on a fruit share.
+bool aapl_negotiated(const Request& req);
+
+// Whether a directory with open files below it may be renamed (POSIX's
+// rename, as macOS expects): fruit:posix_rename once AAPL is negotiated.
+bool posix_rename(const Request& req);
 
 // The on-disk file id to report (QFid, directory listings): 0 once AAPL is
 // negotiated on a share with fruit:zero_file_id, as Samba does (macOS then

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "smb2/fruit/aapl.hpp"
+#include "smb2/fruit/netatalk.hpp"
 #include "state/session.hpp"
 #include "vfs/stream_store.hpp"
 
@@ -60,15 +62,29 @@ uint8_t afp_stream_of(const Request& req, std::string_view stream_name) {
   return is_afp_info(stream_name) ? kAfpInfo : is_afp_resource(stream_name) ? kAfpResource : kAfpNone;
 }
 
-void hide_empty_afp_streams(const Request& req, std::vector<vfs::StreamEntry>& streams) {
+uint64_t max_resource_fork_bytes() { return std::max<uint64_t>(vfs::max_stream_bytes(), uint64_t{1} << 30); }
+
+void filter_stream_list(const Request& req, int fd, std::vector<vfs::StreamEntry>& streams) {
   if (!req.tree || !req.tree->share.fruit.enabled) return;
-  std::erase_if(streams, [](const vfs::StreamEntry& s) {
-    return s.size == 0 && (is_afp_info(s.name) || is_afp_resource(s.name));
+  const bool hide_empty = aapl_negotiated(req);
+  std::erase_if(streams, [&](const vfs::StreamEntry& s) {
+    if (is_afp_info(s.name) && s.size != 0 && s.size != kAfpInfoBytes) {
+      vfs::remove_stream(fd, afp_info_key());  // not an AfpInfo: Samba removes it too
+      return true;
+    }
+    return s.size == 0 && (hide_empty || is_afp_info(s.name) || is_afp_resource(s.name));
   });
 }
 
 bool afp_absent(const Request& req, std::string_view stream_name, uint64_t size) {
   return size == 0 && afp_stream_of(req, stream_name) == kAfpResource;
+}
+
+bool empty_stream_hidden(const Request& req, uint64_t size) { return size == 0 && aapl_negotiated(req); }
+
+bool keeps_resource_fork(const Request& req, std::string_view stream_name) {
+  return afp_stream_of(req, stream_name) == kAfpResource &&
+         req.tree->share.fruit.resource == config::FruitOptions::Resource::File;
 }
 
 Result<Bytes> read_afp_info(int fd, uint64_t offset, uint32_t length) {
@@ -95,6 +111,7 @@ NtStatus write_afp_info(const state::Open& open, uint64_t offset, ByteSpan data)
   if (NtStatus s = vfs::create_stream(fd, key, open.stream->name);
       s != NtStatus::Success && s != NtStatus::ObjectNameCollision)
     return s;
+  if (open.stream->netatalk_metadata) export_netatalk_metadata(fd, info);
   if (zero_finder_info(info)) return vfs::set_stream_size(fd, key, 0);  // goes at close
   return vfs::write_stream_at(fd, key, 0, info);
 }

@@ -55,12 +55,32 @@ uint8_t afp_stream_of(const Request& req, std::string_view stream_name);
 //    past offset 0), writes the first 60 bytes at 0, and a FinderInfo of
 //    zeros empties the stream, which then goes at close; EndOfFile past 60
 //    is STATUS_ALLOTTED_SPACE_EXCEEDED, and any other size changes nothing.
+//    An open of it reports 60 bytes. One of another size (written through
+//    a share without fruit) is invalid: a listing removes it.
+//  - With fruit:resource = file (the resource fork is a file to macOS,
+//    Samba keeps it in the AppleDouble file), a delete of a non-empty
+//    AFP_Resource stream is ignored, as on a Mac; the fork goes with its
+//    file. Resource forks are bounded by max_resource_fork_bytes(), not
+//    by "max stream size" alone.
+//  - Once AAPL is negotiated on the connection, any empty named stream is
+//    left out of listings and not found by FILE_OPEN, as Samba does.
 
-// Drops the empty AFP streams from a listing of a fruit share's file.
-void hide_empty_afp_streams(const Request& req, std::vector<vfs::StreamEntry>& streams);
+// The bound on a resource fork: "max stream size" or 1 GiB, whichever is
+// more (Samba keeps forks in files; the per-user bound on sidecar space
+// still applies).
+uint64_t max_resource_fork_bytes();
+
+// Drops from the listing of a fruit share's file (open as `fd`) the streams
+// that do not exist for macOS, and removes an invalid AFP_AfpInfo.
+void filter_stream_list(const Request& req, int fd, std::vector<vfs::StreamEntry>& streams);
 // Whether an existing stream of `size` bytes named `stream_name` counts as
 // absent when opened.
 bool afp_absent(const Request& req, std::string_view stream_name, uint64_t size);
+// Whether FILE_OPEN of an existing stream of `size` bytes is answered
+// STATUS_OBJECT_NAME_NOT_FOUND (an empty stream once AAPL is negotiated).
+bool empty_stream_hidden(const Request& req, uint64_t size);
+// Whether a delete of this open's stream leaves it be (see above).
+bool keeps_resource_fork(const Request& req, std::string_view stream_name);
 // READ of AFP_AfpInfo: up to `length` bytes of it.
 Result<Bytes> read_afp_info(int fd, uint64_t offset, uint32_t length);
 // WRITE of AFP_AfpInfo through `open`.

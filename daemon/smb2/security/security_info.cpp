@@ -14,6 +14,7 @@
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/commands/create_contexts.hpp"
+#include "smb2/fruit/nfs_aces.hpp"
 #include "smb2/engine/thread_identity.hpp"
 #include "vfs/security_descriptor.hpp"
 #include "vfs/paths.hpp"
@@ -255,7 +256,9 @@ NtStatus query_security_info(Request& req, state::Open& open, uint32_t additiona
   if ((additional_info & kInfoMask) && !(open.granted_access & READ_CONTROL)) return NtStatus::AccessDenied;
   auto st = vfs::stat_fd(open.fd.get());
   if (!st) return st.error();
-  data = nt::serialize(descriptor_of(req, open.fd.get(), *st), additional_info & kInfoMask);
+  nt::SecurityDescriptor sd = descriptor_of(req, open.fd.get(), *st);
+  if (fruit::nfs_aces_on(req)) fruit::add_nfs_aces(sd, *st);
+  data = nt::serialize(sd, additional_info & kInfoMask);
   if (data.size() > output_length) return NtStatus::BufferTooSmall;
   return NtStatus::Success;
 }
@@ -269,7 +272,9 @@ NtStatus set_security_info(Request& req, state::Open& open, uint32_t info, ByteS
     if (NtStatus s = check_change(*req.tree, open, Change::Dacl); s != NtStatus::Success) return s;
   auto want = nt::parse(buf);
   if (!want) return want.error();
-  if ((info & kInfoMask) == 0) return NtStatus::Success;
+  std::optional<uint32_t> nfs_mode;
+  if (fruit::nfs_aces_on(req)) nfs_mode = fruit::take_nfs_aces(*want, info);
+  if ((info & kInfoMask) == 0) return nfs_mode ? fruit::apply_nfs_mode(open.fd.get(), *nfs_mode) : NtStatus::Success;
   const int fd = open.fd.get();
   auto st = vfs::stat_fd(fd);
   if (!st) return st.error();
@@ -288,7 +293,9 @@ NtStatus set_security_info(Request& req, state::Open& open, uint32_t info, ByteS
       nt::map_generic_aces(*next.dacl);
     }
   }
-  return settle(req, fd, *st, next);
+  NtStatus s = settle(req, fd, *st, next);
+  if (s == NtStatus::Success && nfs_mode) s = fruit::apply_nfs_mode(fd, *nfs_mode);
+  return s;
 }
 
 NtStatus check_create_in_parent(Request& req, int parent_fd, bool directory, ParentSecurity& parent) {

@@ -17,6 +17,9 @@
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/async_write.hpp"
 #include "smb2/fruit/afp_streams.hpp"
+#include "smb2/fruit/netatalk.hpp"
+#include "smb2/fruit/samba_streams.hpp"
+#include "smb2/fruit/aapl.hpp"
 #include "smb2/security/security_info.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/fd_io.hpp"
@@ -156,12 +159,17 @@ NtStatus rename_stream_to(Request& req, state::Open& open, ByteSpan buf, bool ex
   return NtStatus::Success;
 }
 
+// The most bytes the open's stream may hold.
+uint64_t stream_limit(const state::Open& open) {
+  return open.stream->afp == fruit::kAfpResource ? fruit::max_resource_fork_bytes() : vfs::max_stream_bytes();
+}
+
 NtStatus set_stream_eof(state::Open& open, ByteSpan buf) {
   if (buf.size() < 8) return NtStatus::InfoLengthMismatch;
   uint64_t eof = load_le64(buf.data());
   if (eof > uint64_t(INT64_MAX)) return NtStatus::InvalidParameter;
   if (open.stream->afp == fruit::kAfpInfo) return fruit::set_afp_info_eof(eof);
-  return vfs::set_stream_size(open.fd.get(), open.stream->key, eof);
+  return vfs::set_stream_size(open.fd.get(), open.stream->key, eof, stream_limit(open));
 }
 
 NtStatus set_stream_delete_pending(Request& req, state::Open& open, bool pending) {
@@ -200,6 +208,7 @@ NtStatus open_stream(Request& req, uint32_t disposition, const StreamTarget& tar
     return NtStatus::Success;
   }
   if (existing) {
+    if (disposition == FILE_OPEN && fruit::empty_stream_hidden(req, existing->size)) return NtStatus::ObjectNameNotFound;
     if (disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
     out.size = existing->size;
     out.name = std::move(existing->name);
@@ -263,7 +272,8 @@ NtStatus write_stream(Request& req, state::Open& open, uint64_t offset, ByteSpan
     if (st != NtStatus::Success) return st;
   }
   NtStatus s = open.stream->afp == fruit::kAfpInfo ? fruit::write_afp_info(open, offset, data)
-                                                   : vfs::write_stream_at(open.fd.get(), open.stream->key, offset, data);
+                                                   : vfs::write_stream_at(open.fd.get(), open.stream->key, offset, data,
+                                                                          stream_limit(open));
   if (s != NtStatus::Success) return s;
   open.position = offset + data.size();
   w.u16(17);
@@ -278,6 +288,7 @@ NtStatus write_stream(Request& req, state::Open& open, uint64_t offset, ByteSpan
 void apply_stream_size(const state::Open& open, vfs::FileStat& st) {
   auto size = vfs::stream_size(open.fd.get(), open.stream->key);
   st.end_of_file = size ? *size : 0;
+  if (open.stream->afp == fruit::kAfpInfo) st.end_of_file = fruit::kAfpInfoBytes;  // always, for macOS
   st.allocation_size = vfs::stream_allocation(st.end_of_file);
   st.is_directory = false;
   if (st.attributes) st.attributes = stream_attributes(st.attributes);
@@ -299,10 +310,12 @@ NtStatus query_stream_information(Request& req, state::Open& open, const vfs::Fi
   }
   std::vector<vfs::StreamEntry> streams;
   if (req.tree->streams) {
+    if (fruit::fruit_share(req)) fruit::import_samba_streams(open.fd.get());
+    if (fruit::netatalk_metadata(req)) fruit::import_netatalk_metadata(open.fd.get());
     auto listed = vfs::list_streams(open.fd.get());
     if (!listed) return listed.error();
     streams = std::move(*listed);
-    fruit::hide_empty_afp_streams(req, streams);
+    fruit::filter_stream_list(req, open.fd.get(), streams);
   }
   vfs::encode_stream_information(is_directory, size, allocation, streams, data);
   return NtStatus::Success;
@@ -330,11 +343,14 @@ std::optional<NtStatus> set_stream_info(Request& req, state::Open& open, vfs::Fi
 }
 
 bool close_stream(ServerContext& server, state::Open& open, int fd, bool delete_stream) {
-  if (open.stream->afp != fruit::kAfpNone && !delete_stream) {  // an empty AFP stream does not exist
+  if (open.stream->afp != fruit::kAfpNone && (!delete_stream || open.stream->ignore_delete)) {
     auto size = vfs::stream_size(fd, open.stream->key);
-    delete_stream = size && *size == 0;
+    delete_stream = size && *size == 0;  // an empty AFP stream does not exist
   }
-  if (delete_stream) vfs::remove_stream(fd, open.stream->key);  // gone already is fine
+  if (delete_stream) {
+    vfs::remove_stream(fd, open.stream->key);  // gone already is fine
+    if (open.stream->netatalk_metadata) fruit::export_netatalk_metadata(fd, {});
+  }
   auto base = std::move(open.stream->base);
   if (!base) return false;
   bool pending = server.files.is_delete_pending(base);

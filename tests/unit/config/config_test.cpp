@@ -473,6 +473,9 @@ TEST_CASE("fruit: Samba's vfs_fruit keys", "[config][share-options]") {
   CHECK(s.fruit.resource == FruitOptions::Resource::Stream);
   CHECK_FALSE(s.fruit.zero_file_id);
   CHECK(s.fruit.model == "Xserve");
+  CHECK_FALSE(s.fruit.netatalk_locking);
+  CHECK(share("vfs objects = fruit\nfruit:locking = NetAtalk").fruit.netatalk_locking);
+  CHECK_FALSE(share("vfs objects = fruit\nfruit:locking = none").fruit.netatalk_locking);
   CHECK(share("vfs objects = fruit\nfruit:time machine max size = 4T").fruit.time_machine_max_size == 4ull << 40);
   // [global] carries defaults for every share, fruit:copyfile among them.
   auto g = ok("[global]\nfruit:copyfile = yes\n[s]\npath = /srv/s\nvfs objects = fruit\n");

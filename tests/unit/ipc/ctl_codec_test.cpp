@@ -262,6 +262,7 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   rp.share.fruit.time_machine_max_size = 1ull << 40;
   rp.share.fruit.resource = config::FruitOptions::Resource::Stream;
   rp.share.fruit.model = "Xserve";
+  rp.share.fruit.netatalk_locking = true;
   MsgBuilder b(CMD_TREE_CONNECT, 3, false);
   encode_tree_connect_reply(b, rp);
   Wire w(b.wire());
@@ -289,6 +290,7 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   CHECK(out.share.fruit.time_machine);
   CHECK(out.share.fruit.time_machine_max_size == 1ull << 40);
   CHECK(out.share.fruit.resource == config::FruitOptions::Resource::Stream);
+  CHECK(out.share.fruit.netatalk_locking);
   CHECK(out.share.fruit.model == "Xserve");
 }
 
