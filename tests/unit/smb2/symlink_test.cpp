@@ -22,7 +22,6 @@ namespace {
 
 constexpr uint32_t kGetReparse = 0x000900A8, kSetReparse = 0x000900A4, kDeleteReparse = 0x000900AC;
 constexpr uint32_t FILE_OPEN_REPARSE_POINT = 0x00200000;
-constexpr uint32_t kOpen = 1, kCreate = 2;
 
 Bytes windows_symlink(std::string_view target, bool relative) {
   Bytes name = vfs::utf8_to_utf16le(target);
