@@ -2,7 +2,7 @@
 # Symbolic and hard links from the Linux kernel's cifs client (6.12, in a
 # QEMU guest: tests/vm/run) on a share with "client symlinks = yes",
 # mounted with reparse=nfs: ln -s makes real Linux symlinks on the host
-# (relative, absolute, '..'), ls -l and readlink in the guest show them;
+# (relative and '..'; absolute targets: see docs/security.md), ls -l and readlink in the guest show them;
 # a tar with symlinks and hard links extracted onto the mount lists the
 # same on the host (find -printf '%y %n %l %p') as a local extraction.
 source "$(dirname "$0")/../integration/lib.sh"
