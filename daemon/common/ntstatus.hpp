@@ -102,6 +102,9 @@ namespace ringsmb {
   X(AccountLockedOut, 0xC0000234)                        \
   X(TooManyLinks, 0xC0000265)                            \
   X(NotAReparsePoint, 0xC0000275)                        \
+  X(IoReparseTagInvalid, 0xC0000276)                     \
+  X(IoReparseTagMismatch, 0xC0000277)                    \
+  X(IoReparseDataInvalid, 0xC0000278)                    \
   X(NetworkSessionExpired, 0xC000035C)                   \
   X(FileSystemLimitation, 0xC0000427)                    \
   X(RequestOutOfSequence, 0xC000042A)                    \

@@ -141,6 +141,7 @@ struct ShareConfig {
   bool store_dos_attributes = false;  // HIDDEN/SYSTEM/ARCHIVE in user.DOSATTRIB; Samba defaults to yes (see docs)
   bool nt_acl_support = true;  // NT security descriptors stored (trusted.ringsmb.ntacl); no: the mode alone
   bool acl_flag_inherited_canonicalization = true;  // SE_DACL_AUTO_INHERITED only with ..._REQ, as Windows
+  bool client_symlinks = false;  // FSCTL_SET/DELETE_REPARSE_POINT make and remove Linux symlinks
   std::vector<std::string> vfs_objects;  // Samba's module names, as written ("recycle", "shadow_copy2")
   RecycleConfig recycle;
   ShadowCopyConfig shadow;

@@ -186,6 +186,7 @@ std::vector<Setting> share_settings(const ShareConfig& s, const GlobalConfig& gl
       {"store dos attributes", yes_no(s.store_dos_attributes)},
       {"nt acl support", yes_no(s.nt_acl_support)},
       {"acl flag inherited canonicalization", yes_no(s.acl_flag_inherited_canonicalization)},
+      {"client symlinks", yes_no(s.client_symlinks)},
   };
 }
 

@@ -286,6 +286,23 @@ std::expected<void, Err> set_writeable(ShareConfig& s, std::string_view v) {
   return {};
 }
 
+// Samba's symlink settings, taken where ringsmb does what they say: names
+// resolve beneath the share root, so a symlink never leads out of it
+// ("wide links = no"), and one inside it is followed ("follow symlinks = yes").
+std::expected<void, Err> refuse_wide_links(ShareConfig&, std::string_view v) {
+  auto b = parse_bool_value(v);
+  if (!b) return std::unexpected(b.error());
+  if (*b) return std::unexpected(Err("wide links = yes is not supported: a symlink never leads out of a share"));
+  return {};
+}
+
+std::expected<void, Err> refuse_no_follow_symlinks(ShareConfig&, std::string_view v) {
+  auto b = parse_bool_value(v);
+  if (!b) return std::unexpected(b.error());
+  if (!*b) return std::unexpected(Err("follow symlinks = no is not supported: symlinks inside a share are followed"));
+  return {};
+}
+
 std::expected<void, Err> set_guest_ok(ShareConfig& s, std::string_view v) { return store(s.guest_ok, parse_bool_value(v)); }
 std::expected<void, Err> set_browseable(ShareConfig& s, std::string_view v) {
   return store(s.browseable, parse_bool_value(v));
@@ -386,6 +403,9 @@ constexpr ShareKey kShareKeys[] = {
     {"storedosattributes",
      [](ShareConfig& s, std::string_view v) { return store(s.store_dos_attributes, parse_bool_value(v)); }},
     {"ntaclsupport", [](ShareConfig& s, std::string_view v) { return store(s.nt_acl_support, parse_bool_value(v)); }},
+    {"clientsymlinks", [](ShareConfig& s, std::string_view v) { return store(s.client_symlinks, parse_bool_value(v)); }},
+    {"widelinks", refuse_wide_links},
+    {"followsymlinks", refuse_no_follow_symlinks},
     {"aclflaginheritedcanonicalization",
      [](ShareConfig& s, std::string_view v) {
        return store(s.acl_flag_inherited_canonicalization, parse_bool_value(v));

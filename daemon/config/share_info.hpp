@@ -34,6 +34,8 @@ struct ShareInfo {
   // SE_DACL_AUTO_INHERITED kept only with SE_DACL_AUTO_INHERIT_REQ, as
   // Windows does ("acl flag inherited canonicalization").
   bool acl_flag_inherited_canonicalization = true;
+  // Clients may make symbolic links ("client symlinks", smb2/fsctl/fsctl_symlink.cpp).
+  bool client_symlinks = false;
   uint32_t create_mask = 0744;
   uint32_t directory_mask = 0755;
   std::vector<std::string> veto_files;

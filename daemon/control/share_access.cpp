@@ -92,6 +92,7 @@ void fill_share_options(const config::ShareConfig& share, ShareInfo& info) {
   info.streams = share.streams;
   info.nt_acl_support = share.nt_acl_support;
   info.acl_flag_inherited_canonicalization = share.acl_flag_inherited_canonicalization;
+  info.client_symlinks = share.client_symlinks;
   info.create_mask = share.create_mask;
   info.directory_mask = share.directory_mask;
   info.veto_files = share.veto_files;

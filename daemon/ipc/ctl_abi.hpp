@@ -312,6 +312,7 @@ inline constexpr uint32_t SHARE_STORE_DOS_ATTRIBUTES = 1u << 9;
 inline constexpr uint32_t SHARE_STREAMS = 1u << 11;
 inline constexpr uint32_t SHARE_NT_ACL_SUPPORT = 1u << 12;
 inline constexpr uint32_t SHARE_ACL_FLAG_CANONICALIZATION = 1u << 13;
+inline constexpr uint32_t SHARE_CLIENT_SYMLINKS = 1u << 14;
 inline constexpr uint32_t RECYCLE_KEEPTREE = 1u << 0;
 inline constexpr uint32_t RECYCLE_VERSIONS = 1u << 1;
 inline constexpr uint32_t RECYCLE_TOUCH = 1u << 2;

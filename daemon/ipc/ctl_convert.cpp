@@ -260,6 +260,7 @@ void decode_share_options(const Message& m, uint32_t flags, ShareInfo& s) {
   s.streams = flags & SHARE_STREAMS;
   s.nt_acl_support = flags & SHARE_NT_ACL_SUPPORT;
   s.acl_flag_inherited_canonicalization = flags & SHARE_ACL_FLAG_CANONICALIZATION;
+  s.client_symlinks = flags & SHARE_CLIENT_SYMLINKS;
   s.create_mask = m.u32(ATTR_CREATE_MASK, s.create_mask) & 07777;
   s.directory_mask = m.u32(ATTR_DIRECTORY_MASK, s.directory_mask) & 07777;
   s.veto_files = split_veto(m.str(ATTR_VETO_FILES));
@@ -286,7 +287,8 @@ void encode_share(MsgBuilder& b, const ShareInfo& s, uint32_t extra_flags) {
                    (s.hide_dot_files ? SHARE_HIDE_DOT_FILES : 0) | (s.oplocks ? SHARE_OPLOCKS : 0) |
                    (s.leases ? SHARE_LEASES : 0) | (s.store_dos_attributes ? SHARE_STORE_DOS_ATTRIBUTES : 0) |
                    (s.streams ? SHARE_STREAMS : 0) | (s.nt_acl_support ? SHARE_NT_ACL_SUPPORT : 0) |
-                   (s.acl_flag_inherited_canonicalization ? SHARE_ACL_FLAG_CANONICALIZATION : 0);
+                   (s.acl_flag_inherited_canonicalization ? SHARE_ACL_FLAG_CANONICALIZATION : 0) |
+                   (s.client_symlinks ? SHARE_CLIENT_SYMLINKS : 0);
   b.str(ATTR_SHARE_NAME, s.name)
       .str(ATTR_SHARE_PATH, s.path)
       .str(ATTR_SHARE_COMMENT, s.comment)

@@ -48,6 +48,12 @@ void put_short_name(ByteWriter& w, std::string_view name) {
   w.zeros(fscc::kShortNameBytes - n);
 }
 
+// MS-FSCC 2.4.14: EaSize holds the reparse tag of a reparse point (a symlink).
+uint32_t ea_size_or_tag(const DirEntry& e) {
+  const uint32_t tag = reparse_tag(e.st);
+  return tag ? tag : e.ea_size;
+}
+
 void put_entry(ByteWriter& w, FileInfoClass cls, const DirEntry& e, const Bytes& name) {
   const auto name_len = static_cast<uint32_t>(name.size());
   if (cls == FileInfoClass::Names) {
@@ -59,15 +65,15 @@ void put_entry(ByteWriter& w, FileInfoClass cls, const DirEntry& e, const Bytes&
   }
   put_common_head(w, e, name_len);
   switch (cls) {
-    case FileInfoClass::FullDirectory: w.u32(e.ea_size); break;  // EaSize (never a reparse tag: none is reported)
+    case FileInfoClass::FullDirectory: w.u32(ea_size_or_tag(e)); break;
     case FileInfoClass::IdFullDirectory:
-      w.u32(e.ea_size);
+      w.u32(ea_size_or_tag(e));
       w.u32(0);  // Reserved
       w.u64(e.st.file_id);
       break;
     case FileInfoClass::BothDirectory:
     case FileInfoClass::IdBothDirectory:
-      w.u32(e.ea_size);
+      w.u32(ea_size_or_tag(e));
       put_short_name(w, e.name);
       if (cls == FileInfoClass::IdBothDirectory) {
         w.u16(0);  // Reserved2

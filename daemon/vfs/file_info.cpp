@@ -178,10 +178,13 @@ Result<FileStat> stat_at(int dirfd, const char* name) {
   return file_stat_from_statx(stx);
 }
 
+uint32_t reparse_tag(const FileStat& st) { return S_ISLNK(st.mode) ? IO_REPARSE_TAG_SYMLINK : 0; }
+
 uint32_t dos_attributes(const FileStat& st, std::string_view name, bool hide_dot_files) {
   uint32_t attrs = 0;
   if (st.is_directory) attrs |= FILE_ATTRIBUTE_DIRECTORY;
   if (S_ISREG(st.mode)) attrs |= FILE_ATTRIBUTE_ARCHIVE;
+  if (S_ISLNK(st.mode)) attrs |= FILE_ATTRIBUTE_REPARSE_POINT;  // a symbolic link (MS-FSCC 2.1.2.4)
   // READONLY on a Windows directory does not stop writes inside it (Explorer
   // uses it to mark customised folders), so only files get it.
   if (!st.is_directory && !(st.mode & S_IWUSR)) attrs |= FILE_ATTRIBUTE_READONLY;
@@ -210,7 +213,7 @@ NtStatus encode_file_info(FileInfoClass cls, const FileStat& st, const OpenInfo&
     case FileInfoClass::NetworkOpen: put_network_open(w, st); break;
     case FileInfoClass::AttributeTag:
       w.u32(attributes_or_normal(st));
-      w.u32(0);  // ReparseTag: we expose no reparse points
+      w.u32(reparse_tag(st));
       break;
     case FileInfoClass::Stream: put_streams(w, st); break;
     case FileInfoClass::Compression: put_compression(w, st); break;

@@ -58,6 +58,11 @@ FileStat file_stat_from_statx(const struct statx& stx);
 // files when `hide_dot_files`. NORMAL only when nothing else applies.
 uint32_t dos_attributes(const FileStat& st, std::string_view name, bool hide_dot_files);
 
+// The reparse tag a file reports: IO_REPARSE_TAG_SYMLINK for a symbolic
+// link (FILE_ATTRIBUTE_REPARSE_POINT is then set), 0 for every other file.
+inline constexpr uint32_t IO_REPARSE_TAG_SYMLINK = 0xA000000C;  // MS-FSCC 2.1.2.1
+uint32_t reparse_tag(const FileStat& st);
+
 using wire::FileInfoClass;  // wire/fscc.hpp
 
 // Per-open state the file-info encoders need beyond the stat.

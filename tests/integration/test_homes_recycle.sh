@@ -50,6 +50,7 @@ check "//127.0.0.1/homes is one's own home" bash -c "smbclient //127.0.0.1/homes
 expect_status "another user's name is BAD_NETWORK_NAME" NT_STATUS_BAD_NETWORK_NAME smb "$U1" $HOME2 "ls"
 expect_status "a name that is nobody's is BAD_NETWORK_NAME" NT_STATUS_BAD_NETWORK_NAME smb "$U1" rsmb_nobody_here "ls"
 timeout 60 smbclient -L 127.0.0.1 -p "$PORT" -U "$U1" -g > "$T/list.out" 2>&1 || true
+check "smbclient -L shows the user's own home" grep -q "^Disk|$HOME1|" "$T/list.out"
 check "smbclient -L does not show another user's home" bash -c "! grep -q '|$HOME2|' '$T/list.out'"
 check "... nor [homes] itself (browseable = no)" bash -c "! grep -qi '^Disk|homes|' '$T/list.out'"
 

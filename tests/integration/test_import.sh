@@ -41,11 +41,13 @@ cat > "$S/smb.conf" <<CONF
    shadow:format = daily-%Y%m%d-%H%M
    fruit:time machine = yes
    inherit acls = yes
+   wide links = no
 
 [docs]
    path = $T/docs
    read only = yes
    guest ok = no
+   follow symlinks = no
 
 [scratch]
    path = /srv/scratch/%m
@@ -75,6 +77,9 @@ report "dry run: unknown key reported with file:line" \
   "$S/smb.conf:$(line_of 'inherit acls'): [photos] 'inherit acls = yes': ringsmb has no such key"
 report "dry run: vfs objects naming fruit is carried (Apple's extensions)" "      vfs objects = catia fruit streams_xattr"
 report "dry run: ... with its fruit: keys" "      fruit:time machine = yes"
+report "dry run: wide links = no (what ringsmb does) is carried" "      wide links = no"
+report "dry run: follow symlinks = no is refused with its line" \
+  "$S/smb.conf:$(line_of 'follow symlinks'): [docs] 'follow symlinks = no': follow symlinks = no is not supported"
 report "dry run: a global key ringsmb lacks is reported" "$S/smb.conf:$(line_of 'passdb backend'): 'passdb backend = tdbsam': ringsmb has no such key"
 report "dry run: Samba's state directory is not taken" "$S/smb.conf:$(line_of 'state directory'): 'state directory = $S/state': about the old server itself"
 report "dry run: [homes] is imported" "  [homes]  ($S/smb.conf:$(line_of '^\[homes\]'))"

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "common/log.hpp"
+#include "smb2/fsctl/fsctl_reparse.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"
@@ -381,6 +382,13 @@ NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest
                            leased || level == state::kOplockBatch, w);
 }
 
+// STATUS_STOPPED_ON_SYMLINK carries the Symbolic Link Error Response
+// (MS-SMB2 2.2.2.2.1) for the client to resolve the link with.
+void write_symlink_error(Request& req, const create::Opened& o, ByteWriter& w) {
+  w.bytes(symlink_error_body(o.symlink_target, o.symlink_unparsed_bytes, req.conn.dialect));
+  req.error_keeps_body = true;
+}
+
 }  // namespace
 
 NtStatus handle_create(Request& req, ByteWriter& w) {
@@ -427,7 +435,10 @@ NtStatus handle_create(Request& req, ByteWriter& w) {
   Target t;
   Opened o;
   if (stream_key.empty()) {
-    if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) return st;
+    if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) {
+      if (st == NtStatus::StoppedOnSymlink) write_symlink_error(req, o, w);
+      return st;
+    }
     if ((st = apply_security(req, c, t, o, access)) != NtStatus::Success) return st;
     if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
     if (o.truncate && (st = check_overwrite_attributes(req, c, o)) != NtStatus::Success) return st;

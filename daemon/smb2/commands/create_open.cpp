@@ -57,11 +57,40 @@ int open_parent(int root, std::string_view parent) {
                            0);
 }
 
+// A directory of PATH that openat2 would not follow beneath the root: the
+// first symlink on the way (one leading out of the share, or through
+// another that does) stops the CREATE with its target and the rest of the
+// name, for the client to resolve (MS-SMB2 2.2.2.2.1). ACCESS_DENIED when
+// the refusal was no symlink of the path.
+NtStatus stop_at_directory_link(int root, std::string_view dirs, std::string_view path, Opened& o) {
+  state::UniqueFd dir(vfs::open_beneath(root, ".", O_PATH | O_DIRECTORY, 0));
+  for (size_t start = 0; dir && start < dirs.size();) {
+    const size_t end = std::min(dirs.find('/', start), dirs.size());
+    const std::string comp(dirs.substr(start, end - start));
+    struct stat st;
+    if (fstatat(dir.get(), comp.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) break;
+    if (S_ISLNK(st.st_mode)) {
+      std::string target(4096, '\0');
+      const ssize_t n = readlinkat(dir.get(), comp.c_str(), target.data(), target.size());
+      if (n <= 0 || size_t(n) >= target.size()) break;
+      target.resize(size_t(n));
+      const size_t rest_bytes = vfs::utf8_to_utf16le(path.substr(end)).size();  // "\rest", as the client sent it
+      if (rest_bytes > 0xFFFF) break;
+      o.symlink_target = std::move(target);
+      o.symlink_unparsed_bytes = uint16_t(rest_bytes);
+      return NtStatus::StoppedOnSymlink;
+    }
+    dir.reset(vfs::open_beneath(dir.get(), comp.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW, 0));
+    start = end + 1;
+  }
+  return NtStatus::AccessDenied;
+}
+
 // Finds the parent directory of the target. The common case costs one open:
 // the parent exists under the exact name. Only a miss on the parent walks
 // the path component by component through the folded-name index; the
 // leaf's case is settled in open_or_create, which stats it anyway.
-NtStatus locate(Request& req, const CreateRequest& c, const vfs::SmbPath& p, Target& t) {
+NtStatus locate(Request& req, const CreateRequest& c, const vfs::SmbPath& p, Target& t, Opened& o) {
   int root = c.root_fd;
   bool fold = !req.tree->share.case_sensitive;
   t.path = p.path;
@@ -75,6 +104,7 @@ NtStatus locate(Request& req, const CreateRequest& c, const vfs::SmbPath& p, Tar
       if (NtStatus v = veto_status(req.tree->share, t.path); v != NtStatus::Success) return v;
     fd = open_parent(root, t.parent);
   }
+  if (fd == -EXDEV || fd == -ELOOP) return stop_at_directory_link(root, t.parent, t.path, o);
   if (fd < 0) return (-fd == ENOENT || -fd == ENOTDIR) ? NtStatus::ObjectPathNotFound : vfs::open_beneath_status(fd);
   t.parent_fd.reset(fd);
   return NtStatus::Success;
@@ -137,8 +167,34 @@ int open_for_maximum(int dir_fd, const char* leaf, bool is_dir, uint32_t asked, 
   return fd;
 }
 
+// A symlink met as the last component of a name, not opened as the
+// reparse point it is: STATUS_STOPPED_ON_SYMLINK with its target, which the
+// client resolves (MS-SMB2 3.3.5.9; the server never follows it out of the
+// share, docs/security.md).
+NtStatus stop_on_symlink(const Target& t, Opened& o) {
+  std::string target(4096, '\0');
+  const ssize_t n = readlinkat(t.parent_fd.get(), std::string(t.leaf).c_str(), target.data(), target.size());
+  if (n <= 0 || size_t(n) >= target.size()) return NtStatus::AccessDenied;
+  target.resize(size_t(n));
+  o.symlink_target = std::move(target);
+  return NtStatus::StoppedOnSymlink;
+}
+
+// The symlink itself (FILE_OPEN_REPARSE_POINT), never what it points at;
+// its data cannot be overwritten.
+NtStatus open_symlink(const CreateRequest& c, Target& t, Opened& o) {
+  if (overwrites(c)) return NtStatus::AccessDenied;
+  const int fd = vfs::open_beneath(t.parent_fd.get(), std::string(t.leaf).c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (fd < 0) return vfs::open_beneath_status(fd);
+  o.fd.reset(fd);
+  o.action = FILE_OPENED;
+  return NtStatus::Success;
+}
+
 NtStatus open_existing(Request& req, const CreateRequest& c, uint32_t access, Target& t, const vfs::FileStat& st,
                        Opened& o) {
+  if (S_ISLNK(st.mode) && !t.leaf.empty())
+    return (c.options & FILE_OPEN_REPARSE_POINT) ? open_symlink(c, t, o) : stop_on_symlink(t, o);
   if (NtStatus s = check_existing(c, st); s != NtStatus::Success) return s;
   bool overwrite = overwrites(c);
   if (overwrite && st.is_directory) return NtStatus::InvalidParameter;
@@ -165,10 +221,6 @@ NtStatus open_existing(Request& req, const CreateRequest& c, uint32_t access, Ta
     fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
     o.path_only = fd >= 0;
   }
-  // A symlink opened as the reparse point it is (FSCTL_GET_REPARSE_POINT
-  // reads it): the link itself, never what it points at.
-  if (fd == -ELOOP && S_ISLNK(st.mode) && (c.options & FILE_OPEN_REPARSE_POINT) && !overwrite)
-    fd = vfs::open_beneath(t.parent_fd.get(), leaf.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0) return vfs::open_beneath_status(fd);
   o.fd.reset(fd);
   o.unopened = wanted & ~access;
@@ -185,8 +237,10 @@ NtStatus open_existing(Request& req, const CreateRequest& c, uint32_t access, Ta
 bool open_exact(const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, Target& t,
                 Opened& o, NtStatus& status) {
   if ((c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF) || p.path.empty()) return false;
+  // A symlink asked for as a reparse point is never followed: the slow path opens it.
+  const int nofollow = (c.options & FILE_OPEN_REPARSE_POINT) ? O_NOFOLLOW : 0;
   int fd = vfs::open_beneath(c.root_fd, p.path.c_str(),
-                             open_flags_for(access, c.options & FILE_DIRECTORY_FILE, c.in_snapshot), 0);
+                             open_flags_for(access, c.options & FILE_DIRECTORY_FILE, c.in_snapshot) | nofollow, 0);
   if (fd < 0) return false;
   o.fd.reset(fd);
   auto st = vfs::stat_fd(fd);
@@ -307,7 +361,7 @@ NtStatus open_target(Request& req, const CreateRequest& c, uint32_t access, cons
                      Opened& o) {
   NtStatus st;
   if (open_exact(c, access, p, t, o, st)) return st;
-  if ((st = locate(req, c, p, t)) != NtStatus::Success) return st;
+  if ((st = locate(req, c, p, t, o)) != NtStatus::Success) return st;
   if ((st = open_or_create(req, c, access, t, o)) != NtStatus::Success) return st;
   auto stat = vfs::stat_fd(o.fd.get());
   if (!stat) return stat.error();

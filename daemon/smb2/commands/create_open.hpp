@@ -79,6 +79,10 @@ struct Opened {
   // The attributes a new file was given in the server-private metadata
   // (apply_new_attributes), reported without reading them back.
   std::optional<uint32_t> new_attributes;
+  // STATUS_STOPPED_ON_SYMLINK: the target of the symlink met (its error
+  // response), and the bytes of the client's name after the link's component.
+  std::string symlink_target;
+  uint16_t symlink_unparsed_bytes = 0;
 };
 
 // A stream open's registration on its file (state::kStreamHolder), dropped

@@ -152,6 +152,8 @@ constexpr std::array kFsctls{
     FsctlSpec{FSCTL_GET_COMPRESSION, true, fsctl_get_compression},
     FsctlSpec{FSCTL_SET_COMPRESSION, true, fsctl_set_compression},
     FsctlSpec{FSCTL_GET_REPARSE_POINT, true, fsctl_get_reparse_point},
+    FsctlSpec{FSCTL_SET_REPARSE_POINT, true, fsctl_set_reparse_point},
+    FsctlSpec{FSCTL_DELETE_REPARSE_POINT, true, fsctl_delete_reparse_point},
     FsctlSpec{FSCTL_CREATE_OR_GET_OBJECT_ID, true, object_id},
     FsctlSpec{FSCTL_PIPE_TRANSCEIVE, true, pipe_transceive},
     FsctlSpec{FSCTL_PIPE_PEEK, true, pipe_peek},

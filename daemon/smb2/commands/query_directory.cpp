@@ -119,6 +119,17 @@ NtStatus load_cursor(const Request& req, state::Open& open, const std::string& p
   return NtStatus::Success;
 }
 
+// A symlink whose target, resolved beneath the share root, is a directory
+// is listed as a directory symlink (DIRECTORY and REPARSE_POINT, as
+// Windows lists mklink /D), so that a Windows client treats it as one.
+bool link_leads_to_directory(const Request& req, const state::Open& open, const std::string& name) {
+  const std::string path = open.path.empty() ? name : open.path + "/" + name;
+  const int fd = vfs::open_beneath(open_root_fd(*req.tree, open), path.c_str(), O_PATH | O_DIRECTORY, 0);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
+}
+
 // Stats a cursor entry; false when it vanished.
 bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   Result<vfs::FileStat> st = Unexpected(NtStatus::ObjectNameNotFound);
@@ -159,6 +170,7 @@ bool stat_entry(const Request& req, const state::Open& open, vfs::DirEntry& e) {
   e.st = *st;
   e.st.attributes = reported_attributes_at(req.tree->share, e.st, open.fd.get(), e.name);
   vfs::apply_file_meta(meta, e.st);
+  if (S_ISLNK(e.st.mode) && link_leads_to_directory(req, open, e.name)) e.st.attributes |= vfs::FILE_ATTRIBUTE_DIRECTORY;
   return true;
 }
 

@@ -8,6 +8,7 @@
 //                         FILE_LEVEL_TRIM
 //   fsctl_compression.cpp GET_COMPRESSION, SET_COMPRESSION
 //   fsctl_reparse.cpp     GET_REPARSE_POINT
+//   fsctl_symlink.cpp     SET_REPARSE_POINT, DELETE_REPARSE_POINT
 //   fsctl_network.cpp     QUERY_NETWORK_INTERFACE_INFO
 //   ioctl.cpp             VALIDATE_NEGOTIATE_INFO, CREATE_OR_GET_OBJECT_ID,
 //                         DFS referrals, the IPC$ pipe FSCTLs
@@ -58,6 +59,9 @@ NtStatus fsctl_get_compression(FsctlCall&);
 NtStatus fsctl_set_compression(FsctlCall&);
 // fsctl_reparse.cpp
 NtStatus fsctl_get_reparse_point(FsctlCall&);
+// fsctl_symlink.cpp
+NtStatus fsctl_set_reparse_point(FsctlCall&);
+NtStatus fsctl_delete_reparse_point(FsctlCall&);
 // fsctl_network.cpp
 NtStatus fsctl_query_network_interface_info(FsctlCall&);
 

@@ -28,12 +28,14 @@ constexpr ChangeRule kChangeRules[] = {
     {Change::Owner, WRITE_OWNER, "set owner or group"},
     {Change::CreateName, 0, "create a file or directory"},
     {Change::Overwrite, 0, "overwrite or supersede"},
+    // MS-FSA 2.1.5.10.37: FILE_WRITE_DATA or FILE_WRITE_ATTRIBUTES.
+    {Change::Reparse, FILE_WRITE_DATA | FILE_WRITE_ATTRIBUTES, "set or delete a reparse point"},
 };
 
 constexpr bool rules_in_enum_order() {
   for (size_t i = 0; i < std::size(kChangeRules); ++i)
     if (size_t(kChangeRules[i].change) != i) return false;
-  return std::size(kChangeRules) == size_t(Change::Overwrite) + 1;
+  return std::size(kChangeRules) == size_t(Change::Reparse) + 1;
 }
 static_assert(rules_in_enum_order(), "kChangeRules is indexed by Change");
 

@@ -41,6 +41,7 @@ enum class Change : uint8_t {
   Owner,            // SET_INFO security, OWNER/GROUP_SECURITY_INFORMATION
   CreateName,       // CREATE making a new file or directory
   Overwrite,        // CREATE with FILE_OVERWRITE(_IF) / FILE_SUPERSEDE
+  Reparse,          // FSCTL_SET_REPARSE_POINT, FSCTL_DELETE_REPARSE_POINT
 };
 
 struct ChangeRule {

@@ -568,6 +568,18 @@ TEST_CASE("veto files, hide dot files and the boolean share options", "[config][
           "t.conf:3: " + std::string(key) + ": 'sometimes' is not a boolean (use yes or no)");
 }
 
+TEST_CASE("client symlinks, and Samba's wide links and follow symlinks as ringsmb does them", "[config][share-options]") {
+  CHECK_FALSE(share("").client_symlinks);
+  CHECK(share("client symlinks = yes").client_symlinks);
+  CHECK_FALSE(share("wide links = no\nfollow symlinks = yes").client_symlinks);
+  CHECK(err("[s]\npath = /srv\nwide links = yes\n") ==
+        "t.conf:3: wide links = yes is not supported: a symlink never leads out of a share");
+  CHECK(err("[s]\npath = /srv\nfollow symlinks = no\n") ==
+        "t.conf:3: follow symlinks = no is not supported: symlinks inside a share are followed");
+  CHECK(err("[s]\npath = /srv\nclient symlinks = maybe\n") ==
+        "t.conf:3: client symlinks: 'maybe' is not a boolean (use yes or no)");
+}
+
 TEST_CASE("share option keys in [global] are defaults for every share", "[config][share-options]") {
   auto out = ok("[global]\nsmb2 leases = no\nhosts deny = 10.\nveto files = /*.tmp/\n[a]\npath = /a\n"
                 "[b]\npath = /b\nsmb2 leases = yes\n");

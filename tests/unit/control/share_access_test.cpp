@@ -111,6 +111,7 @@ TEST_CASE("share options reach ShareInfo", "[ipc][share-access]") {
   s.store_dos_attributes = true;
   s.nt_acl_support = false;
   s.acl_flag_inherited_canonicalization = false;
+  s.client_symlinks = true;
   s.create_mask = 0600;
   s.directory_mask = 0700;
   s.veto_files = {"*.tmp"};
@@ -123,6 +124,7 @@ TEST_CASE("share options reach ShareInfo", "[ipc][share-access]") {
   CHECK(info.streams);  // the share default (yes); ShareInfo starts with no
   CHECK_FALSE(info.nt_acl_support);
   CHECK_FALSE(info.acl_flag_inherited_canonicalization);
+  CHECK(info.client_symlinks);
   CHECK(info.create_mask == 0600);
   CHECK(info.directory_mask == 0700);
   CHECK(info.veto_files == std::vector<std::string>{"*.tmp"});

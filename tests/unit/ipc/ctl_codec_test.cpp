@@ -252,6 +252,7 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   rp.share.streams = true;
   rp.share.nt_acl_support = false;
   rp.share.acl_flag_inherited_canonicalization = false;
+  rp.share.client_symlinks = true;
   rp.share.create_mask = 0600;
   rp.share.directory_mask = 0700;
   rp.share.veto_files = {"*.tmp", "My Secret", ".DS_Store"};
@@ -277,6 +278,7 @@ TEST_CASE("tree connect reply carries the share options and the forced identity"
   CHECK(out.share.streams);
   CHECK_FALSE(out.share.nt_acl_support);
   CHECK_FALSE(out.share.acl_flag_inherited_canonicalization);
+  CHECK(out.share.client_symlinks);
   CHECK(out.share.create_mask == 0600);
   CHECK(out.share.directory_mask == 0700);
   CHECK(out.share.veto_files == std::vector<std::string>{"*.tmp", "My Secret", ".DS_Store"});
