@@ -30,6 +30,8 @@ enum class MapToGuest { Never, BadUser, BadPassword };
 // Kerberos; "secrets only" (Samba's default) names Samba's secrets.tdb,
 // which ringsmb does not read, so Kerberos stays off with it.
 enum class KerberosMethod { SecretsOnly, DedicatedKeytab, SystemKeytab, SecretsAndKeytab };
+// "security": user (and auto) or ads, a member of an Active Directory domain.
+enum class SecurityMode { User, Ads };
 // "data plane": who serves SMB. Ringsmbd (the default): ringsmbd, with
 // ringsmb-ctld verifying logins (the NT hash never leaves ctld). Ksmbd: the
 // kernel's ksmbd.ko, driven by ringsmb-ctld (kmod-shim/, docs/kmod-shim.md);
@@ -185,6 +187,10 @@ struct GlobalConfig {
   // Kerberos (docs/kerberos.md): "realm" (stored upper case), "kerberos
   // method", "dedicated keytab file" ("FILE:/path" or a path).
   std::string realm;
+  // With "security = ads", "secrets only" (the default) reads the system
+  // keytab, where a domain join (realm join, adcli) puts the machine's keys:
+  // ringsmb does not read Samba's secrets.tdb.
+  SecurityMode security = SecurityMode::User;
   KerberosMethod kerberos_method = KerberosMethod::SecretsOnly;
   std::string dedicated_keytab_file;
   std::string netbios_name = "RINGSMB";

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/sid_text.hpp"
 #include "config/config_internal.hpp"
 #include "config/substitution.hpp"
 
@@ -37,6 +38,10 @@ struct Checker {
       why = cat("'", entry, "': NIS netgroups are not supported and never match");
       return false;
     }
+    // A domain's SIDs (a PAC's) cannot be looked up here.
+    std::string_view bare = entry;
+    if (bare.starts_with('@') || bare.starts_with('+')) bare.remove_prefix(1);
+    if (parse_sid_text(bare)) return true;
     if (entry.starts_with('@') || entry.starts_with('+')) {
       if (sys.unix_group_exists(entry.substr(1))) return true;
       why = cat("'", entry, "': no Unix group '", entry.substr(1), "'");
@@ -44,6 +49,8 @@ struct Checker {
     }
     if (!smb_users || smb_users->contains(to_lower(entry))) return true;
     if (iequals(entry, c.config.global.guest_account)) return true;  // guests match by that name
+    // "DOMAIN\user": a domain account's name as NSS (winbind, sssd) gives it.
+    if (entry.find('\\') != std::string::npos && sys.unix_user_exists(entry)) return true;
     why = cat("'", entry, "': no such user in the users db");
     return false;
   }

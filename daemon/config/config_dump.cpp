@@ -116,6 +116,7 @@ std::vector<Setting> global_settings(const GlobalConfig& g) {
   return {
       {"workgroup", g.workgroup},
       {"netbios name", g.netbios_name},
+      {"security", g.security == SecurityMode::Ads ? "ads" : "user"},
       {"realm", g.realm},
       {"kerberos method", kerberos_method_name(g.kerberos_method)},
       {"dedicated keytab file", g.dedicated_keytab_file},

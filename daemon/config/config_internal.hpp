@@ -51,6 +51,7 @@ std::expected<EncryptionPolicy, Err> parse_encryption(std::string_view v);
 std::expected<MapToGuest, Err> parse_map_to_guest(std::string_view v);
 std::expected<DataPlane, Err> parse_data_plane(std::string_view v);
 std::expected<KerberosMethod, Err> parse_kerberos_method(std::string_view v);
+std::expected<SecurityMode, Err> parse_security(std::string_view v);
 std::expected<std::string, Err> parse_netbios(std::string_view v, std::string_view what);
 std::expected<void, Err> check_share_name(std::string_view name);
 // Octal permission bits, "0744" or "744", at most 07777.

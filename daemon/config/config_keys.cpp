@@ -147,6 +147,8 @@ constexpr GlobalKey kGlobalKeys[] = {
        for (char& c : g.realm) c = char(toupper(static_cast<unsigned char>(c)));
        return {};
      }},
+    {"security",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.security, parse_security(v)); }},
     {"kerberosmethod",
      [](GlobalConfig& g, GlobalState&, std::string_view v) {
        return store(g.kerberos_method, parse_kerberos_method(v));

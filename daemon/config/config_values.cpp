@@ -185,6 +185,13 @@ std::expected<KerberosMethod, Err> parse_kerberos_method(std::string_view raw) {
                              "' (use dedicated keytab, system keytab, secrets and keytab or secrets only)"));
 }
 
+std::expected<SecurityMode, Err> parse_security(std::string_view raw) {
+  std::string v = enum_form(raw);
+  if (v == "user" || v == "auto") return SecurityMode::User;
+  if (v == "ads") return SecurityMode::Ads;
+  return std::unexpected(cat("security '", trim(raw), "' is not supported (use user or ads)"));
+}
+
 std::expected<std::string, Err> parse_netbios(std::string_view raw, std::string_view what) {
   std::string_view v = trim(raw);
   // NetBIOS names are 15 bytes plus a type byte on the wire.
@@ -267,7 +274,9 @@ namespace ringsmb::config {
 std::optional<std::string> kerberos_keytab(const GlobalConfig& g) {
   if (g.realm.empty()) return std::nullopt;
   switch (g.kerberos_method) {
-    case KerberosMethod::SecretsOnly: return std::nullopt;
+    case KerberosMethod::SecretsOnly:
+      if (g.security == SecurityMode::Ads) return std::string();
+      return std::nullopt;
     case KerberosMethod::SystemKeytab:
     case KerberosMethod::SecretsAndKeytab: return std::string();
     case KerberosMethod::DedicatedKeytab:

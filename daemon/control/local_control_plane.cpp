@@ -14,6 +14,7 @@
 
 #include "auth/ntlmssp.hpp"
 #include "auth/user_db.hpp"
+#include "control/domain_account.hpp"
 #include "control/home_shares.hpp"
 #include "control/login_throttle.hpp"
 #include "control/pipe_table.hpp"
@@ -61,6 +62,7 @@ class LocalControlPlane final : public ControlPlane {
   LoginReply guest_login() const;
   LoginReply verify(const LoginRequest& req, const auth::NtlmAuthenticate& msg);
   std::expected<UnixUser, std::string> kerberos_identity(const std::string& local_name);
+  std::expected<std::string, std::string> domain_account(const kerberos::Accepted& accepted);
   std::optional<UnixUser> subject_identity(const TreeConnectRequest& req) const;
   Caller caller_of(const std::string& user, bool is_guest) const;
   AccountLookup account_lookup() const;
@@ -215,20 +217,54 @@ KerberosLoginReply LocalControlPlane::kerberos_login(const KerberosLoginRequest&
     LOG_WARN("%s: Kerberos login refused: %s", from, accepted.error().reason.c_str());
     return reply;
   }
-  auto id = kerberos_identity(accepted->local_name);
-  if (!id) {
-    LOG_WARN("%s: Kerberos login of %s refused: %s", from, accepted->client_principal.c_str(), id.error().c_str());
+  const char* principal = accepted->client_principal.c_str();
+  std::expected<std::string, std::string> account =
+      accepted->logon_info ? domain_account(*accepted) : std::expected<std::string, std::string>(accepted->local_name);
+  if (account) {
+    auto id = kerberos_identity(*account);
+    if (id) reply.login.unix_user = *id;
+    else account = std::unexpected(id.error());
+  }
+  if (account && accepted->logon_info) {
+    auto sids = session_sids(*accepted->logon_info);
+    if (sids) reply.login.sids = std::move(*sids);
+    else account = std::unexpected(sids.error());
+  }
+  if (!account) {
+    LOG_WARN("%s: Kerberos login of %s refused: %s", from, principal, account.error().c_str());
     return reply;
   }
-  log_client_about(accepted->local_name, {});
-  LOG_INFO("%s: Kerberos login of %s (service %s) as Unix user '%s'", from, accepted->client_principal.c_str(),
-           accepted->service_principal.c_str(), accepted->local_name.c_str());
+  log_client_about(*account, {});
+  if (accepted->logon_info)
+    LOG_INFO("%s: Kerberos login of %s (service %s, %s, %zu group SIDs) as Unix user '%s'", from, principal,
+             accepted->service_principal.c_str(), reply.login.sids[0].c_str(), reply.login.sids.size() - 1,
+             account->c_str());
+  else
+    LOG_INFO("%s: Kerberos login of %s (service %s) as Unix user '%s'", from, principal,
+             accepted->service_principal.c_str(), account->c_str());
   reply.login.status = NtStatus::Success;
-  reply.login.user = accepted->local_name;
+  reply.login.user = *account;
   reply.login.session_key = accepted->session_key;
-  reply.login.unix_user = *id;
   reply.response_token = std::move(accepted->response_token);
   return reply;
+}
+
+// A domain account (its ticket has a PAC with logon info) is the first
+// Unix account NSS knows by one of its names (domain_account.hpp). Root is
+// never a domain account's: a domain user named "root" is refused.
+std::expected<std::string, std::string> LocalControlPlane::domain_account(const kerberos::Accepted& accepted) {
+  const kerberos::LogonInfo& info = *accepted.logon_info;
+  auto names = domain_account_names(info, principal_realm(accepted.client_principal));
+  for (const std::string& name : names) {
+    auto id = auth::lookup_unix_identity(name);
+    if (!id) continue;
+    if (id->uid == 0) return std::unexpected("domain account '" + name + "' maps to uid 0, which is never a domain user's");
+    return name;
+  }
+  std::string tried;
+  for (const std::string& name : names) tried += (tried.empty() ? "'" : ", '") + name + "'";
+  return std::unexpected("domain account " + info.domain_name + "\\" + info.account_name + " (" +
+                         info.user_sid().to_string() + ") has no Unix account: NSS knows none of " + tried);
 }
 
 // A principal's account is the Unix account auth_to_local names. A users
@@ -283,7 +319,8 @@ TreeConnectReply LocalControlPlane::tree_connect(const TreeConnectRequest& req) 
     reply.status = NtStatus::Success;
     return reply;
   }
-  ShareSubject subject{req.user, req.is_guest || req.user.empty(), req.client_address, std::nullopt};
+  ShareSubject subject{req.user, req.is_guest || req.user.empty(), req.client_address, std::nullopt, {}};
+  if (!subject.is_guest) subject.sids = req.sids;
   std::optional<ResolvedShare> resolved;
   {
     std::lock_guard lock(mu_);

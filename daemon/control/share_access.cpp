@@ -10,6 +10,7 @@
 #include "auth/user_db.hpp"
 #include "common/log.hpp"
 #include "common/log_event.hpp"
+#include "common/sid_text.hpp"
 #include "config/host_match.hpp"
 
 namespace ringsmb::control {
@@ -48,10 +49,25 @@ bool unix_group_contains(const std::string& group, const UnixUser& identity) {
   return gid && has_gid(identity, *gid);
 }
 
+namespace {
+
+// A SID entry of a user list, in the canonical text the subject's SIDs
+// come in; nullopt for any other entry.
+std::optional<std::string> sid_entry(std::string_view entry) {
+  if (entry.starts_with('@') || entry.starts_with('+')) entry.remove_prefix(1);
+  auto sid = parse_sid_text(entry);
+  if (!sid) return std::nullopt;
+  return sid_text(sid->authority, sid->sub);
+}
+
+}  // namespace
+
 bool user_list_contains(const std::vector<std::string>& list, const ShareSubject& subject, const GroupCheck& in_group) {
   for (const auto& entry : list) {
     if (entry.empty()) continue;
-    if (entry[0] == '@' || entry[0] == '+') {
+    if (auto sid = sid_entry(entry)) {
+      if (std::find(subject.sids.begin(), subject.sids.end(), *sid) != subject.sids.end()) return true;
+    } else if (entry[0] == '@' || entry[0] == '+') {
       if (subject.unix_user && in_group(entry.substr(1), *subject.unix_user)) return true;
     } else if (entry[0] == '&') {
       continue;  // NIS netgroups are not supported

@@ -14,12 +14,14 @@
 namespace ringsmb::control {
 
 // Who asks: the SMB account (empty for anonymous) and, when known, the Unix
-// identity it maps to, against which "@group" entries are checked.
+// identity it maps to, against which "@group" entries are checked, and a
+// domain account's SIDs (its PAC's, as text), against which SID entries are.
 struct ShareSubject {
   std::string user;
   bool is_guest = false;  // guest or anonymous
   std::string client_address;
   std::optional<ipc::UnixUser> unix_user;
+  std::vector<std::string> sids;
 };
 
 // Whether `identity` is a member of the Unix group `group` (primary or
@@ -28,7 +30,10 @@ using GroupCheck = std::function<bool(const std::string& group, const ipc::UnixU
 bool unix_group_contains(const std::string& group, const ipc::UnixUser& identity);
 
 // True when `subject` matches a user list entry: a name (ASCII
-// case-insensitive), "@group" or "+group" (Unix group); "&netgroup" never.
+// case-insensitive), "@group" or "+group" (Unix group, looked up through
+// NSS: @"DOMAIN\group" is a domain group as winbind or sssd name it),
+// a SID ("S-1-5-21-...-1105", with or without "@"/"+": one of the
+// subject's PAC SIDs, as Samba takes SIDs in these lists); "&netgroup" never.
 bool user_list_contains(const std::vector<std::string>& list, const ShareSubject& subject, const GroupCheck& in_group);
 
 struct ShareAccess {

@@ -42,6 +42,10 @@ struct LoginReply {
   bool is_anonymous = false;
   std::array<uint8_t, 16> session_key{};  // zero for guest / anonymous
   UnixUser unix_user;
+  // A domain account's Windows SIDs from its PAC (MS-PAC LOGON_INFO), as
+  // text: the user's first, then its groups'. They count in NT ACL checks
+  // and in "valid users"-style lists; empty for local and MIT accounts.
+  std::vector<std::string> sids;
   // How long the data plane holds the answer back (the login throttle,
   // control/login_throttle.hpp), success or failure; 0: answer now.
   uint32_t delay_ms = 0;
@@ -64,6 +68,7 @@ struct TreeConnectRequest {
   std::string user;
   bool is_guest = false;
   std::string client_address;
+  std::vector<std::string> sids;  // the session's (LoginReply::sids)
 };
 
 struct TreeConnectReply {

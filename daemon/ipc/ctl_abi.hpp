@@ -73,7 +73,7 @@
 //   LOGIN_EXT        same request; the reply adds GROUPS (supplementary gids).
 //                    ringsmbd uses LOGIN_EXT; LOGIN exists for a ksmbd shim.
 //   SHARE_CONFIG     D->C req {SHARE_NAME} reply {STATUS, SHARE_*, ENCRYPTION}
-//   TREE_CONNECT     D->C req {SHARE_NAME, ACCOUNT, LOGIN_FLAGS, CLIENT_ADDRESS?}
+//   TREE_CONNECT     D->C req {SHARE_NAME, ACCOUNT, LOGIN_FLAGS, CLIENT_ADDRESS?, SIDS?}
 //                    reply {STATUS, SHARE_NAME, SHARE_PATH, SHARE_COMMENT,
 //                    SHARE_FLAGS, ENCRYPTION}
 //   TREE_DISCONNECT  D->C one-way {SHARE_NAME, ACCOUNT}
@@ -86,13 +86,14 @@
 //   RPC_CLOSE        D->C req {RPC_HANDLE}                   reply {STATUS}
 //   SPNEGO_AUTHEN    D->C req {SPNEGO_BLOB, CLIENT_ADDRESS?}
 //                    reply {STATUS, ACCOUNT?, LOGIN_FLAGS, SESSION_KEY?, UID, GID,
-//                    GROUPS, SPNEGO_BLOB?, DELAY_MS?}
+//                    GROUPS, SPNEGO_BLOB?, DELAY_MS?, SIDS?}
 //                    A Kerberos login: the request's SPNEGO_BLOB is the krb5
 //                    mechanism token from the client's SPNEGO (the GSS-framed
 //                    AP-REQ), the reply's the GSS token with the AP-REP. C
 //                    checks the ticket with its keytab; D sees only the
 //                    session key and the identity. Without a keytab
-//                    configured: STATUS=LogonFailure.
+//                    configured: STATUS=LogonFailure. SIDS: a domain
+//                    account's SIDs from the ticket's PAC (user first).
 //   LIST_CONNECTIONS / LIST_SESSIONS / LIST_TREE_CONNECTS / LIST_OPEN_FILES
 //                    A->D req {} reply {STATUS, MORE_ENTRIES?, ENTRY*}. ringsmbd
 //                    holds this state, so A asks it directly: ringsmbd binds an
@@ -178,6 +179,9 @@ inline constexpr uint8_t kGenlVersion = 1;     // genlmsghdr.version
 inline constexpr uint32_t kAbiVersion = 2;     // STARTING_UP's ATTR_ABI_VERSION; 2: request channels
 inline constexpr size_t kMaxMessage = 64 * 1024;
 inline constexpr size_t kMaxRpcData = 60 * 1024;  // leaves room for headers in kMaxMessage
+// ATTR_SIDS' longest text: about 900 domain SIDs; a login with more is
+// refused by the control plane (Windows' own token holds at most 1024).
+inline constexpr size_t kMaxSidsText = 40 * 1024;
 inline constexpr const char* kPidFileName = "ringsmb-ctld.pid";
 // ringsmbd's admin socket (LIST_*, CLOSE_SESSION, RELOAD, SHUTDOWN from A).
 inline constexpr const char* kDataPlanePidFileName = "ringsmbd.pid";
@@ -288,6 +292,7 @@ enum Attr : uint16_t {
   ATTR_FRUIT_TM_MAX_SIZE,  // u64 bytes, fruit:time machine max size; absent: none
   ATTR_FRUIT_MODEL,        // string, fruit:model
   ATTR_KEPT_FOR_MS,        // u32, a disconnected durable open (OPEN_DISCONNECTED): ms until it is closed
+  ATTR_SIDS,               // string, Windows SIDs as text separated by one space, user first (kMaxSidsText)
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;

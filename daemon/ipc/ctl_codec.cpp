@@ -35,6 +35,7 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_FRUIT_FLAGS] = u32p;
   p[ATTR_FRUIT_TM_MAX_SIZE] = u64p;
   p[ATTR_FRUIT_MODEL] = strp(128);
+  p[ATTR_SIDS] = strp(kMaxSidsText + 1);
   p[ATTR_CLIENT_ADDRESS] = strp(128);
   p[ATTR_ACCOUNT] = strp(257);  // 256 bytes of name + NUL
   p[ATTR_SHARE_NAME] = strp(257);

@@ -10,6 +10,32 @@ namespace ringsmb::ipc {
 
 using namespace abi;
 
+namespace {
+
+// ATTR_SIDS: one space between SIDs. A text beyond kMaxSidsText is never
+// sent (the control plane refuses such a login); the policy drops it too.
+std::string join_sids(const std::vector<std::string>& sids) {
+  std::string out;
+  for (const auto& s : sids) {
+    if (!out.empty()) out += ' ';
+    out += s;
+  }
+  return out;
+}
+
+std::vector<std::string> split_sids(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    size_t space = text.find(' ');
+    if (space != 0) out.emplace_back(text.substr(0, space));
+    if (space == std::string_view::npos) break;
+    text.remove_prefix(space + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
 void encode_login_request(MsgBuilder& b, const LoginRequest& r) {
   b.bytes(ATTR_SERVER_CHALLENGE, r.server_challenge)
       .bytes(ATTR_NTLM_CHALLENGE, r.challenge_msg)
@@ -42,6 +68,7 @@ void encode_login_reply(MsgBuilder& b, const LoginReply& r, bool with_groups) {
     if (!raw.empty()) memcpy(raw.data(), r.unix_user.groups.data(), raw.size());
     b.bytes(ATTR_GROUPS, raw);
   }
+  if (!r.sids.empty()) b.str(ATTR_SIDS, join_sids(r.sids));
 }
 
 LoginReply decode_login_reply(const Message& m) {
@@ -64,6 +91,7 @@ LoginReply decode_login_reply(const Message& m) {
   ByteSpan g = m.bytes(ATTR_GROUPS);  // a multiple of 4 by parse_message
   r.unix_user.groups.resize(g.size() / 4);
   if (!g.empty()) memcpy(r.unix_user.groups.data(), g.data(), g.size());
+  r.sids = split_sids(m.str(ATTR_SIDS));
   return r;
 }
 
@@ -100,6 +128,7 @@ void encode_tree_connect_request(MsgBuilder& b, const TreeConnectRequest& r) {
       .str(ATTR_ACCOUNT, r.user)
       .u32(ATTR_LOGIN_FLAGS, r.is_guest ? LOGIN_GUEST : 0)
       .str(ATTR_CLIENT_ADDRESS, r.client_address);
+  if (!r.sids.empty()) b.str(ATTR_SIDS, join_sids(r.sids));
 }
 
 TreeConnectRequest decode_tree_connect_request(const Message& m) {
@@ -108,6 +137,7 @@ TreeConnectRequest decode_tree_connect_request(const Message& m) {
   r.user = m.str(ATTR_ACCOUNT);
   r.is_guest = m.u32(ATTR_LOGIN_FLAGS) & LOGIN_GUEST;
   r.client_address = m.str(ATTR_CLIENT_ADDRESS);
+  r.sids = split_sids(m.str(ATTR_SIDS));
   return r;
 }
 

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <utility>
 
+#include "kerberos/pac.hpp"
+
 namespace ringsmb::kerberos {
 
 namespace {
@@ -148,10 +150,53 @@ std::expected<void, Refusal> identify(const AcceptorSettings& s, gss_ctx_id_t ct
   if (!is_smb_service_principal(out.service_principal, s.realm))
     return std::unexpected(Refusal{"ticket of " + out.client_principal + " is for " + out.service_principal +
                                    ", not a cifs/ or host/ service" + (s.realm.empty() ? "" : " of " + s.realm)});
-  auto local = local_name(client, out.client_principal);
-  if (!local) return std::unexpected(local.error());
-  out.local_name = *local;
   return {};
+}
+
+constexpr char kMsPacAttribute[] = "urn:mspac:";  // MIT's name for the whole PAC
+
+// Whether the ticket carries a PAC at all, signature checked or not: MIT's
+// mspac module names its buffers ("urn:mspac:logon-info", ...) among the
+// client name's attributes whether or not the signature verified.
+bool ticket_has_pac(gss_name_t client) {
+  OM_uint32 minor = 0;
+  BufferSet attrs;
+  OM_uint32 major = gss_inquire_name(&minor, client, nullptr, nullptr, &attrs.s);
+  if (GSS_ERROR(major) || attrs.s == GSS_C_NO_BUFFER_SET) return false;
+  constexpr std::string_view kPrefix = kMsPacAttribute;
+  for (size_t i = 0; i < attrs.s->count; ++i) {
+    std::string_view name(static_cast<const char*>(attrs.s->elements[i].value), attrs.s->elements[i].length);
+    if (name.starts_with(kPrefix)) return true;
+  }
+  return false;
+}
+
+// The PAC's logon info, from MIT's mspac authdata module, which checked the
+// server signature with the service key when the ticket was accepted
+// (krb5_pac_verify). MIT treats a PAC that fails the check as absent (or
+// not authenticated), so a ticket that has one but yields none here is a
+// PAC whose signature failed: refused, never mapped as if it had no PAC.
+// A PAC without LOGON_INFO (MIT's KDC) yields nullopt.
+std::expected<std::optional<LogonInfo>, Refusal> verified_logon_info(gss_name_t client,
+                                                                     const std::string& principal) {
+  bool present = ticket_has_pac(client);
+  gss_buffer_desc attr{sizeof(kMsPacAttribute) - 1, const_cast<char*>(kMsPacAttribute)};
+  int authenticated = 0, complete = 0, more = -1;
+  Buffer value, display;
+  OM_uint32 minor = 0;
+  OM_uint32 major =
+      gss_get_name_attribute(&minor, client, &attr, &authenticated, &complete, &value.b, &display.b, &more);
+  Refusal unsigned_pac{"the PAC in the ticket of " + principal +
+                       " fails its server signature check (PAC_SERVER_CHECKSUM)"};
+  if (GSS_ERROR(major)) {
+    if (!present) return std::nullopt;
+    if (major == GSS_S_UNAVAILABLE) return std::unexpected(unsigned_pac);
+    return std::unexpected(gss_refusal("PAC", major, minor));
+  }
+  if (!authenticated) return std::unexpected(unsigned_pac);
+  auto pac = parse_pac(ByteSpan(static_cast<const uint8_t*>(value.b.value), value.b.length));
+  if (!pac) return std::unexpected(Refusal{"the PAC in the ticket of " + principal + " is malformed: " + pac.error()});
+  return pac->logon_info;
 }
 
 }  // namespace
@@ -182,6 +227,15 @@ std::expected<Accepted, Refusal> accept_ap_req(const AcceptorSettings& settings,
   if (GSS_ERROR(major) || major != GSS_S_COMPLETE) return std::unexpected(gss_refusal("AP-REQ", major, minor));
   Accepted out;
   if (auto ok = identify(settings, ctx.c, client.n, out); !ok) return std::unexpected(ok.error());
+  auto logon = verified_logon_info(client.n, out.client_principal);
+  if (!logon) return std::unexpected(logon.error());
+  out.logon_info = std::move(*logon);
+  // auth_to_local names the account of a ticket without logon info; with
+  // one, the control plane looks the domain account up (NSS), and the
+  // auth_to_local name, when there is one, is only a hint.
+  auto local = local_name(client.n, out.client_principal);
+  if (local) out.local_name = *local;
+  else if (!out.logon_info) return std::unexpected(local.error());
   auto key = session_key(ctx.c);
   if (!key) return std::unexpected(key.error());
   out.session_key = *key;

@@ -10,9 +10,11 @@
 #include <array>
 #include <cstdint>
 #include <expected>
+#include <optional>
 #include <string>
 
 #include "common/bytes.hpp"
+#include "kerberos/pac.hpp"
 
 namespace ringsmb::kerberos {
 
@@ -25,7 +27,12 @@ struct AcceptorSettings {
 struct Accepted {
   std::string client_principal;   // "alice@EXAMPLE.TEST"
   std::string service_principal;  // "cifs/nas.example.test@EXAMPLE.TEST"
-  std::string local_name;         // the Unix account auth_to_local maps the client to
+  // The Unix account auth_to_local maps the client to; may be empty when
+  // logon_info is there (a domain account, mapped through NSS instead).
+  std::string local_name;
+  // The PAC's LOGON_INFO (MS-PAC 2.5), its server signature verified;
+  // nullopt for a ticket without a PAC or with one that has no logon info.
+  std::optional<LogonInfo> logon_info;
   // MS-SMB2 3.3.5.5.3: the GSS session key (the sub-session key of the
   // exchange), its first 16 bytes, zero-padded when shorter.
   std::array<uint8_t, 16> session_key{};

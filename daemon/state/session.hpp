@@ -19,6 +19,7 @@
 #include "state/file_table.hpp"
 #include "state/resource_budget.hpp"
 #include "vfs/dir_entries.hpp"
+#include "vfs/ntacl.hpp"
 
 namespace ringsmb::state {
 
@@ -61,6 +62,9 @@ struct Tree {
   // Who file operations on this tree run as: the session's Unix user, or
   // what the share's force user / force group make of it.
   UnixUser identity;
+  // The domain SIDs (a PAC's: user, then groups) that count in NT ACL
+  // checks on this tree beside the Unix identity's; none under force user.
+  std::vector<vfs::ntacl::Sid> windows_sids;
   // This share's slot in the worker's per-share counters (smb2/engine/metrics.hpp;
   // UINT32_MAX: none), looked up once at TREE_CONNECT.
   uint32_t metrics_slot = UINT32_MAX;
@@ -211,6 +215,8 @@ struct Session {
   bool is_guest = false;
   bool is_anonymous = false;
   UnixUser unix_user;
+  // A domain account's SIDs as the login gave them (ipc::LoginReply::sids).
+  std::vector<std::string> sids;
   // This user's slot in the worker's per-user counters (smb2/engine/metrics.hpp;
   // UINT32_MAX: none), looked up once when the login completes.
   uint32_t metrics_slot = UINT32_MAX;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/sid_text.hpp"
 #include "vfs/security_descriptor.hpp"
 
 namespace ringsmb::vfs::ntacl {
@@ -149,6 +150,12 @@ std::string Sid::to_string() const {
   std::string s = "S-" + std::to_string(revision) + "-" + std::to_string(authority);
   for (uint32_t x : sub) s += "-" + std::to_string(x);
   return s;
+}
+
+std::optional<Sid> sid_from_text(std::string_view text) {
+  auto parts = parse_sid_text(text);
+  if (!parts) return std::nullopt;
+  return Sid{1, parts->authority, std::move(parts->sub)};
 }
 
 Sid world_sid() { return make_sid(1, {0}); }

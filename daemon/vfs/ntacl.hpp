@@ -119,6 +119,8 @@ Sid unix_user_sid(uint32_t uid);
 Sid unix_group_sid(uint32_t gid);
 inline constexpr uint32_t kMachineRidBase = 1000;  // = rpc::kRidBase
 std::optional<uint32_t> uid_of(const Sid& sid, const Sid& machine_sid);
+// "S-1-5-21-..." (common/sid_text.hpp); nullopt when it is not a SID.
+std::optional<Sid> sid_from_text(std::string_view text);
 std::optional<uint32_t> gid_of(const Sid& sid);
 
 // Parses a self-relative descriptor (MS-DTYP 2.4.6): every offset and size

@@ -34,6 +34,18 @@ for i, name in enumerate(sorted(os.listdir(src))):
 PY
   rm -rf "$seeds"
 fi
+# The PAC target starts from MS-PAC's example LOGON_INFO (the unit tests'
+# copy), bare and inside a PACTYPE next to a server checksum buffer.
+if [ "$name" = fuzz_pac ] && [ -z "$(ls -A "$corpus")" ]; then
+  python3 - "$here/../unit/kerberos/pac_spec_example.inc" "$corpus" <<'PY'
+import os, re, struct, sys
+info = bytes.fromhex("".join(re.findall(r'"([0-9a-f]+)"', open(sys.argv[1]).read())))
+open(os.path.join(sys.argv[2], "seed-logon-info"), "wb").write(info)
+pad = (-len(info)) % 8
+pac = struct.pack("<II", 2, 0) + struct.pack("<IIQ", 1, len(info), 40) + struct.pack("<IIQ", 6, 16, 40 + len(info) + pad)
+open(os.path.join(sys.argv[2], "seed-pac"), "wb").write(pac + info + bytes(pad) + bytes(16))
+PY
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 log=$(mktemp)

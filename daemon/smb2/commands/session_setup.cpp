@@ -181,6 +181,7 @@ void install_identity(Request& req, state::Session& s, const ipc::LoginReply& lo
   s.is_guest = login.is_guest;
   s.is_anonymous = login.is_anonymous;
   s.unix_user = login.unix_user;
+  s.sids = login.sids;
   s.user_open_count = req.server.budget.user_open_count(login.user);
   if (login.is_guest || login.is_anonymous) return;
   s.keys = crypto::derive_session_keys(req.conn.dialect, login.session_key, s.preauth_hash, req.conn.cipher);
@@ -189,7 +190,8 @@ void install_identity(Request& req, state::Session& s, const ipc::LoginReply& lo
 }
 
 bool identity_changes(const state::Session& s, const ipc::LoginReply& login) {
-  return s.user != login.user || s.is_guest != login.is_guest || s.is_anonymous != login.is_anonymous;
+  return s.user != login.user || s.is_guest != login.is_guest || s.is_anonymous != login.is_anonymous ||
+         s.sids != login.sids;
 }
 
 // Re-authentication as another user, a guest or anonymously (3.3.5.5.2,
@@ -208,6 +210,7 @@ void change_identity(Request& req, state::Session& s, const ipc::LoginReply& log
   s.is_guest = login.is_guest;
   s.is_anonymous = login.is_anonymous;
   s.unix_user = login.unix_user;
+  s.sids = login.sids;
   s.user_open_count = req.server.budget.user_open_count(login.user);
   std::optional<state::SessionHome> home = req.server.sessions.find(s.session_id);
   if (home) {

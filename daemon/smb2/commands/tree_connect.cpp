@@ -72,6 +72,15 @@ NtStatus decide_encryption(Request& req, state::Tree& t) {
 
 // force user replaces the whole identity (uid, primary group, groups, as
 // Samba does); force group then replaces the primary group only.
+// The session's domain SIDs; a forced user has its own identity, not theirs.
+std::vector<vfs::ntacl::Sid> tree_windows_sids(const state::Session& s, const ipc::ShareInfo& share) {
+  std::vector<vfs::ntacl::Sid> out;
+  if (share.force_user) return out;
+  for (const std::string& text : s.sids)
+    if (auto sid = vfs::ntacl::sid_from_text(text)) out.push_back(std::move(*sid));
+  return out;
+}
+
 ipc::UnixUser tree_identity(const state::Session& s, const ipc::ShareInfo& share) {
   ipc::UnixUser id = share.force_user ? *share.force_user : s.unix_user;
   if (share.force_gid) id.gid = *share.force_gid;
@@ -93,7 +102,7 @@ NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
   if (name.empty()) return NtStatus::BadNetworkName;
 
   state::Session& s = *req.session;
-  ipc::TreeConnectRequest tcr{name, s.user, s.is_guest || s.is_anonymous, req.conn.client_address};
+  ipc::TreeConnectRequest tcr{name, s.user, s.is_guest || s.is_anonymous, req.conn.client_address, s.sids};
   ipc::TreeConnectReply reply = req.server.control->tree_connect(tcr);
   if (reply.status != NtStatus::Success) return reply.status;
 
@@ -101,6 +110,7 @@ NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
   t->share = reply.share;
   t->writable = reply.writable;
   t->identity = tree_identity(s, t->share);
+  t->windows_sids = tree_windows_sids(s, t->share);
   t->maximal_access = t->share.is_ipc ? kFileAllAccess : (t->writable ? kFileAllAccess : kReadOnlyAccess);
   NtStatus st = decide_encryption(req, *t);
   if (st != NtStatus::Success) return st;

@@ -242,6 +242,7 @@ nt::Token user_token(const ServerContext& server, const state::Session& session,
   t.sids.push_back(nt::unix_group_sid(u.gid));
   for (uint32_t g : u.groups)
     if (g != u.gid) t.sids.push_back(nt::unix_group_sid(g));
+  t.sids.insert(t.sids.end(), tree.windows_sids.begin(), tree.windows_sids.end());
   t.sids.push_back(nt::world_sid());
   if (!session.is_guest && !session.is_anonymous) t.sids.push_back(nt::authenticated_users_sid());
   return t;

@@ -453,10 +453,10 @@ TEST_CASE("Samba-only keys in a real smb.conf only warn", "[config]") {
   auto out = ok(
       "[global]\n   security = user\n   passdb backend = tdbsam\n   load printers = no\n"
       "[data]\n   path = /srv/data\n   vfs objects = acl_xattr\n   inherit acls = yes\n");
-  // acl_xattr is accepted: ringsmb stores ACLs itself.
-  REQUIRE(out.warnings.size() == 4);
-  CHECK(out.warnings[0] == "t.conf:2: unknown key 'security' in [global]");
-  CHECK(out.warnings[3] == "t.conf:8: unknown key 'inherit acls' in [data]");
+  // acl_xattr is accepted: ringsmb stores ACLs itself; so is security.
+  REQUIRE(out.warnings.size() == 3);
+  CHECK(out.warnings[0] == "t.conf:3: unknown key 'passdb backend' in [global]");
+  CHECK(out.warnings[2] == "t.conf:8: unknown key 'inherit acls' in [data]");
 }
 
 TEST_CASE("fruit: Samba's vfs_fruit keys", "[config][share-options]") {
@@ -759,6 +759,18 @@ TEST_CASE("Kerberos keys: realm, kerberos method, dedicated keytab file", "[conf
   CHECK(kerberos_keytab(global("realm = X\nkerberos method = secrets and keytab")) == "");
   CHECK_FALSE(kerberos_keytab(global("kerberos method = system keytab")));  // no realm
   CHECK(err("[global]\nkerberos method = sometimes\n").find("bad kerberos method") != std::string::npos);
+}
+
+TEST_CASE("security = ads reads the system keytab where Samba would read secrets.tdb", "[config]") {
+  CHECK(global("").security == SecurityMode::User);
+  CHECK(global("security = auto").security == SecurityMode::User);
+  auto g = global("security = ADS\nrealm = example.test");
+  CHECK(g.security == SecurityMode::Ads);
+  CHECK(kerberos_keytab(g) == "");
+  CHECK(kerberos_keytab(global("security = ads\nrealm = X\nkerberos method = dedicated keytab\n"
+                               "dedicated keytab file = /k")) == "FILE:/k");
+  CHECK_FALSE(kerberos_keytab(global("security = ads")));  // no realm
+  CHECK(err("[global]\nsecurity = domain\n").find("security 'domain' is not supported") != std::string::npos);
 }
 
 TEST_CASE("vfs objects = shadow_copy2 and the shadow: keys", "[config][snapshots]") {

@@ -160,3 +160,28 @@ TEST_CASE("force user and force group resolve to ids", "[ipc][share-access]") {
   s.force_group = "no-such-group-ringsmb";
   CHECK(resolve_forced_identity(s, alice(), info) == NtStatus::NoSuchGroup);
 }
+
+TEST_CASE("SID entries of user lists match a domain login's PAC SIDs", "[control]") {
+  ShareSubject domain_user{"EXAMPLE\\alice", false, "192.0.2.10", UnixUser{1500, 1500, {}},
+                           {"S-1-5-21-1-2-3-1104", "S-1-5-21-1-2-3-513", "S-1-5-21-1-2-3-1105"}};
+  config::ShareConfig s = share(false);
+  s.valid_users = {"@S-1-5-21-1-2-3-1105"};
+  CHECK(decide_share_access(s, domain_user, fake_groups).status == NtStatus::Success);
+  s.valid_users = {"s-1-5-21-1-2-3-1104"};  // the user's own SID, any case
+  CHECK(decide_share_access(s, domain_user, fake_groups).status == NtStatus::Success);
+  s.valid_users = {"+S-1-5-21-1-2-3-1106"};
+  CHECK(decide_share_access(s, domain_user, fake_groups).status == NtStatus::AccessDenied);
+  // A local user has no PAC SIDs; the SID never matches a name either.
+  s.valid_users = {"@S-1-5-21-1-2-3-1105"};
+  CHECK(decide_share_access(s, alice(), fake_groups).status == NtStatus::AccessDenied);
+  s.valid_users = {"S-1-5-21-1-2-3-1105"};
+  ShareSubject named{"S-1-5-21-1-2-3-1105", false, "192.0.2.10", std::nullopt};
+  CHECK(decide_share_access(s, named, fake_groups).status == NtStatus::AccessDenied);
+  s.valid_users.clear();
+  s.invalid_users = {"@S-1-5-21-1-2-3-513"};
+  CHECK(decide_share_access(s, domain_user, fake_groups).status == NtStatus::AccessDenied);
+  s.invalid_users.clear();
+  s.write_list = {"@S-1-5-21-1-2-3-1105"};
+  s.read_only = true;
+  CHECK(decide_share_access(s, domain_user, fake_groups).writable);
+}

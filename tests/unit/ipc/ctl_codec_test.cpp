@@ -77,6 +77,39 @@ TEST_CASE("login reply carries identity, key and groups", "[ipc]") {
   CHECK(out.unix_user.gid == 100);
   CHECK(out.unix_user.groups == in.unix_user.groups);
   CHECK_FALSE(out.is_guest);
+  CHECK(out.sids.empty());
+}
+
+TEST_CASE("a domain login's SIDs travel in the reply and in tree connects", "[ipc]") {
+  LoginReply in;
+  in.status = NtStatus::Success;
+  in.user = "EXAMPLE\\alice";
+  in.unix_user = {1500, 1500, {}};
+  in.sids = {"S-1-5-21-1-2-3-1104", "S-1-5-21-1-2-3-513", "S-1-18-1"};
+  MsgBuilder b(CMD_SPNEGO_AUTHEN, 7, false);
+  encode_login_reply(b, in, true);
+  Wire w(b.wire());
+  auto m = w.parse();
+  REQUIRE(m);
+  CHECK(decode_login_reply(*m).sids == in.sids);
+
+  TreeConnectRequest rq{"data", "EXAMPLE\\alice", false, "10.0.0.1", in.sids};
+  MsgBuilder b2(CMD_TREE_CONNECT, 3, true);
+  encode_tree_connect_request(b2, rq);
+  Wire w2(b2.wire());
+  auto m2 = w2.parse();
+  REQUIRE(m2);
+  CHECK(decode_tree_connect_request(*m2).sids == in.sids);
+
+  // The most a session carries fits one message.
+  LoginReply big = in;
+  big.sids.assign(kMaxSidsText / 47, "S-1-5-21-3167651404-3865080224-2280184895-1115");
+  MsgBuilder b3(CMD_SPNEGO_AUTHEN, 8, false);
+  encode_login_reply(b3, big, true);
+  Wire w3(b3.wire());
+  auto m3 = w3.parse();
+  REQUIRE(m3);
+  CHECK(decode_login_reply(*m3).sids.size() == big.sids.size());
 }
 
 TEST_CASE("a success without an identity is a logon failure", "[ipc]") {
