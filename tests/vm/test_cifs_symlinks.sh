@@ -2,7 +2,7 @@
 # Symbolic and hard links from the Linux kernel's cifs client (6.12, in a
 # QEMU guest: tests/vm/run) on a share with "client symlinks = yes",
 # mounted with reparse=nfs: ln -s makes real Linux symlinks on the host
-# (relative and '..'; absolute targets: see docs/security.md), ls -l and readlink in the guest show them;
+# (relative, '..' and absolute targets as given), ls -l and readlink in the guest show them;
 # a tar with symlinks and hard links extracted onto the mount lists the
 # same on the host (find -printf '%y %n %l %p') as a local extraction.
 source "$(dirname "$0")/../integration/lib.sh"
@@ -35,6 +35,7 @@ grep -iE "^tar:|CIFS:|VFS:" "$T/guest.log" | head -20 || true
 S="$T/share"
 check "ln -s up kept its '..' target" test "$(readlink "$S/up")" = ../../../../etc/passwd
 check "dlink is a symlink to d" test "$(readlink "$S/dlink")" = d
+check "ln -s of an absolute path kept it absolute" test "$(readlink "$S/abs")" = /etc/hostname
 check "hard is d/f.txt's inode" test "$(stat -c %i "$S/hard")" = "$(stat -c %i "$S/d/f.txt")"
 listing() { (cd "$1" && find t -printf '%y %n %l %p\n' | sort); }
 listing "$T/local" > "$T/local.list"

@@ -50,10 +50,17 @@ Result<std::string> windows_symlink_target(ByteSpan data) {
   if (size_t(sub_offset) + sub_length > paths.size()) return Unexpected(NtStatus::IoReparseDataInvalid);
   auto name = utf16_target(paths.subspan(sub_offset, sub_length));
   if (!name) return name;
-  std::string target = std::move(*name);
+  std::string& target = *name;
   // "\??\C:\dir" names a disk of the client, which the server cannot reach.
   if (!(flags & SYMLINK_FLAG_RELATIVE) && target.starts_with("\\??\\")) return Unexpected(NtStatus::NotSupported);
   std::replace(target.begin(), target.end(), '\\', '/');
+  // The Linux client writes an absolute target ("/etc/passwd") as an
+  // absolute symlink whose SubstituteName lost its leading separator.
+  if (!(flags & SYMLINK_FLAG_RELATIVE) && !target.starts_with('/')) {
+    std::string rooted(1, '/');
+    rooted.append(target);
+    target = std::move(rooted);
+  }
   return checked_target(std::move(target));
 }
 

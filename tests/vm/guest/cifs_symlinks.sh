@@ -16,6 +16,7 @@ mkdir $mnt/d && echo inside > $mnt/d/f.txt
 ln -s d/f.txt $mnt/rel && pass "ln -s d/f.txt rel" || fail "ln -s d/f.txt rel"
 ln -s ../../../../etc/passwd $mnt/up && pass "ln -s ../../../../etc/passwd up" || fail "ln -s ../.. up"
 ln -s d $mnt/dlink && pass "ln -s d dlink" || fail "ln -s d dlink"
+ln -s /etc/hostname $mnt/abs && pass "ln -s /etc/hostname abs" || fail "ln -s /etc/hostname abs"
 [ "$(readlink $mnt/rel)" = d/f.txt ] && pass "readlink rel" || fail "readlink rel: $(readlink $mnt/rel)"
 [ "$(readlink $mnt/up)" = ../../../../etc/passwd ] && pass "readlink up" || fail "readlink up: $(readlink $mnt/up)"
 ls -l $mnt | grep -q ' rel -> d/f.txt$' && pass "ls -l shows rel -> d/f.txt" || { fail "ls -l"; ls -l $mnt; }
