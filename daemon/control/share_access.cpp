@@ -116,6 +116,9 @@ void fill_share_options(const config::ShareConfig& share, ShareInfo& info) {
   info.shadow_copy.reset();
   if (share.shadow.enabled) info.shadow_copy = share.shadow;
   info.fruit = share.fruit;
+  // fruit:veto_appledouble (Samba's default): macOS keeps its metadata in
+  // streams here, so "._" AppleDouble files are neither listed nor made.
+  if (share.fruit.enabled && share.fruit.veto_appledouble) info.veto_files.push_back("._*");
 }
 
 NtStatus resolve_forced_identity(const config::ShareConfig& share, const ShareSubject& subject, ShareInfo& info,

@@ -18,7 +18,7 @@ write_config "smb2 max read = 1M" "smb2 max write = 2M" "smb2 max trans = 512k" 
 # write list share, rsmb_force to [force], u1 to the rest; [rl], which both
 # write to, to their team group (rsmb_team, setgid).
 owned_dir "$T/share" rsmb_u1
-for d in inv valid deny allow allow2 mask dot nodot veto dosattr; do owned_dir "$T/$d" rsmb_u1; done
+for d in inv valid deny allow allow2 mask dot nodot veto mac dosattr; do owned_dir "$T/$d" rsmb_u1; done
 owned_dir "$T/wl" rsmb_u2
 owned_dir "$T/force" rsmb_force
 getent group rsmb_team >/dev/null || groupadd rsmb_team
@@ -36,13 +36,15 @@ add_share force "$T/force" "writeable = yes" "force user = rsmb_force" "force gr
 add_share dot "$T/dot"
 add_share nodot "$T/nodot" "hide dot files = no"
 add_share veto "$T/veto" "writeable = yes" "veto files = /*.tmp/Secret/"
+add_share mac "$T/mac" "writeable = yes" "vfs objects = catia fruit streams_xattr" "veto files = /*.tmp/"
 add_share dosattr "$T/dosattr" "writeable = yes" "store dos attributes = yes"
 add_user u1 'pw-one' rsmb_u1
 add_user u2 'pw-two' rsmb_u2
 echo data > "$T/data"
 for d in dot nodot; do echo x > "$T/$d/.hidden"; echo x > "$T/$d/shown"; done
 echo x > "$T/veto/a.tmp"; mkdir "$T/veto/secret"; echo x > "$T/veto/secret/f"; echo x > "$T/veto/ok.txt"
-chown -R rsmb_u1: "$T/veto" "$T/dot" "$T/nodot"
+echo x > "$T/mac/._old.txt"; echo x > "$T/mac/b.tmp"; echo x > "$T/mac/doc.txt"
+chown -R rsmb_u1: "$T/veto" "$T/dot" "$T/nodot" "$T/mac"
 start_server
 U1=u1%pw-one
 U2=u2%pw-two
@@ -100,6 +102,12 @@ check "veto: a.tmp and secret are not listed" bash -c "! grep -Eiq 'a\\.tmp|secr
 expect_status "veto: get a.tmp fails" NT_STATUS_OBJECT_NAME_NOT_FOUND smb "$U1" veto "get a.tmp $T/x"
 expect_status "veto: case-insensitive (allinfo SECRET)" NT_STATUS_OBJECT_NAME_NOT_FOUND smb "$U1" veto "allinfo SECRET"
 expect_status "veto: a listing asking for it finds nothing" NT_STATUS_NO_SUCH_FILE smb "$U1" veto "ls SECRET"
+# fruit:veto_appledouble (default yes on a fruit share): ._* joins the share's veto files
+smb "$U1" mac "ls" > "$T/ls_mac" 2>&1 || true
+check "fruit: doc.txt is listed" grep -q "doc.txt" "$T/ls_mac"
+check "fruit: ._old.txt (AppleDouble) and b.tmp (veto files) are not listed" bash -c "! grep -Eq '\._old|b\.tmp' $T/ls_mac"
+expect_status "fruit: an AppleDouble file cannot be made" NT_STATUS_OBJECT_NAME_NOT_FOUND smb "$U1" mac "put $T/mac/doc.txt ._new.txt"
+check "fruit: ... and none was" test ! -e "$T/mac/._new.txt"
 expect_status "veto: nothing inside a vetoed directory" NT_STATUS_OBJECT_PATH_NOT_FOUND smb "$U1" veto "get secret\\f $T/x"
 expect_status "veto: a vetoed name cannot be created" NT_STATUS_OBJECT_NAME_NOT_FOUND smb "$U1" veto "put $T/data new.tmp"
 check "veto: new.tmp was not created" test ! -e "$T/veto/new.tmp"

@@ -185,3 +185,17 @@ TEST_CASE("SID entries of user lists match a domain login's PAC SIDs", "[control
   s.read_only = true;
   CHECK(decide_share_access(s, domain_user, fake_groups).writable);
 }
+
+TEST_CASE("fruit:veto_appledouble vetoes ._* names on a fruit share", "[ipc][share-access]") {
+  config::ShareConfig share;
+  share.veto_files = {"*.tmp"};
+  ipc::ShareInfo info;
+  fill_share_options(share, info);
+  CHECK(info.veto_files == std::vector<std::string>{"*.tmp"});  // fruit off: nothing added
+  share.fruit.enabled = true;
+  fill_share_options(share, info);
+  CHECK(info.veto_files == std::vector<std::string>{"*.tmp", "._*"});
+  share.fruit.veto_appledouble = false;
+  fill_share_options(share, info);
+  CHECK(info.veto_files == std::vector<std::string>{"*.tmp"});
+}
