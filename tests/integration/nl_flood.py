@@ -20,14 +20,29 @@ import time
 NETLINK_USERSOCK = 2
 
 
+RETRIES = [300]  # for the whole squat: at most 3 s of waiting
+
+
+def bind_port(s, port):
+    # The kernel's port table grows in a deferred worker; while a loaded
+    # machine has not run it, binds fail with EBUSY for a moment: retry.
+    while True:
+        try:
+            s.bind((port, 0))
+            return True
+        except OSError as e:
+            if e.errno not in (errno.EBUSY, errno.ENOMEM, errno.ENOBUFS) or RETRIES[0] == 0:
+                return False
+            RETRIES[0] -= 1
+            time.sleep(0.01)
+
+
 def squat(count, out):
     first = int(open("/proc/sys/kernel/ns_last_pid").read()) + 1
     socks, last = [], first - 1
     for port in range(first, first + count):
         s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_USERSOCK)
-        try:
-            s.bind((port, 0))
-        except OSError:
+        if not bind_port(s, port):
             s.close()
             continue
         socks.append(s)
