@@ -119,7 +119,9 @@ class Page:
             if buttons:
                 buttons[0].click()
             return bool(buttons)
-        if not wait_for(click):
+        # 30 s: in a sanitizer build on a busy machine, a table's reload
+        # (ringsmbctl ... --json) can replace the row for longer than 10 s.
+        if not wait_for(click, timeout=30.0):
             raise AssertionError(f"no {label} button in {table_id} row {value}")
 
     def confirm_click(self, table_id, attribute, value, label):
