@@ -66,6 +66,7 @@
 #include "smb2/files/share_options.hpp"
 #include "smb2/streams/stream_io.hpp"
 #include "vfs/allocation.hpp"
+#include "vfs/directory_empty.hpp"
 #include "vfs/ea_store.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/file_meta.hpp"
@@ -289,27 +290,6 @@ NtStatus set_allocation(Request& req, state::Open& open, ByteSpan buf) {
   return s;
 }
 
-// Is the directory behind `fd` empty ("." and ".." aside)?
-Result<bool> directory_empty(int fd) {
-  int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return Unexpected(nt_status_from_errno(errno));
-  DIR* d = fdopendir(dfd);
-  if (!d) {
-    close(dfd);
-    return Unexpected(nt_status_from_errno(errno));
-  }
-  bool empty = true;
-  while (struct dirent* de = readdir(d)) {
-    std::string_view n(de->d_name);
-    if (n != "." && n != "..") {
-      empty = false;
-      break;
-    }
-  }
-  closedir(d);
-  return empty;
-}
-
 NtStatus set_delete_pending(Request& req, state::Open& open, bool pending, bool ignore_readonly) {
   if (pending) {
     if (open.path.empty()) return NtStatus::CannotDelete;  // the share root
@@ -321,7 +301,7 @@ NtStatus set_delete_pending(Request& req, state::Open& open, bool pending, bool 
     if (!ignore_readonly && (vfs::dos_attributes(*st, {}, false) & vfs::FILE_ATTRIBUTE_READONLY))
       return NtStatus::CannotDelete;
     if (st->is_directory) {
-      auto empty = directory_empty(open.fd.get());
+      auto empty = vfs::directory_empty(open.fd.get());
       if (!empty) return empty.error();
       if (!*empty) return NtStatus::DirectoryNotEmpty;
     }

@@ -24,6 +24,7 @@
 #include "smb2/fsctl/fsctl_reparse.hpp"
 #include "smb2/files/share_options.hpp"
 #include "smb2/security/access_check.hpp"
+#include "vfs/directory_empty.hpp"
 #include "vfs/paths.hpp"
 
 namespace ringsmb::smb2 {
@@ -59,21 +60,9 @@ NtStatus find_entry(Request& req, const state::Open& open, Entry& e, struct stat
 bool directory_is_empty(int parent, const std::string& leaf) {
   const int fd = openat(parent, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
-  DIR* d = fdopendir(fd);
-  if (!d) {
-    close(fd);
-    return false;
-  }
-  bool empty = true;
-  while (struct dirent* de = readdir(d)) {
-    std::string_view n(de->d_name);
-    if (n != "." && n != "..") {
-      empty = false;
-      break;
-    }
-  }
-  closedir(d);
-  return empty;
+  auto empty = vfs::directory_empty(fd);
+  close(fd);
+  return empty && *empty;
 }
 
 // Puts TMP (just made) in LEAF's place: a rename over a file or a symlink;
