@@ -24,6 +24,7 @@
 #include "fuzz_connection.hpp"
 #include "smb2/fixture.hpp"
 #include "smb2/leases/lease.hpp"
+#include "smb2/commands/teardown.hpp"
 #include "smb2/engine/processor.hpp"
 
 namespace {

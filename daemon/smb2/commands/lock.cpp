@@ -18,6 +18,7 @@
 
 #include "smb2/security/access.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/commands/lock.hpp"

@@ -9,6 +9,7 @@
 #include "common/log.hpp"
 #include "config/config.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/engine/metrics.hpp"
 #include "smb2/engine/thread_identity.hpp"

@@ -5,13 +5,12 @@
 
 #include <vector>
 
+#include "smb2/engine/clock.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/engine/server_context.hpp"
 #include "state/lease_table.hpp"
 
 namespace ringsmb::smb2 {
-
-int64_t monotonic_ms();
 
 // Sends each notice on its holder's connection (from that connection's thread).
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks);

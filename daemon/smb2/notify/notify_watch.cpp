@@ -12,6 +12,7 @@
 
 #include "common/log.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/notify/notify_report.hpp"
