@@ -15,6 +15,7 @@
 #include "control/local_control_plane.hpp"
 #include "control/reloading_control_plane.hpp"
 #include "ipc/control_plane.hpp"
+#include "smb2/commands/command_table.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/engine/server_context.hpp"
 #include "smb2/engine/thread_identity.hpp"
@@ -166,6 +167,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  smb2::install_commands();  // the dispatch table, before any worker runs
   auto ctx = std::make_unique<smb2::ServerContext>();
   init_context(*ctx, cfg);
   // The admin socket for ringsmbctl (a kernel-chosen port, published in ringsmbd.port).

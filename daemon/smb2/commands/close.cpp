@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "common/log.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/leases/directory_lease.hpp"

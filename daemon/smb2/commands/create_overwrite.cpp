@@ -24,6 +24,7 @@
 #include <optional>
 
 #include "common/log.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"

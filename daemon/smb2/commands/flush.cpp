@@ -10,6 +10,7 @@
 // (unit tests), the fsync runs inline as before.
 #include <unistd.h>
 
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"

@@ -16,6 +16,7 @@
 // READ and WRITE check the locks through LockTable::check_io.
 #include <vector>
 
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/chain.hpp"

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "common/log.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/links/hard_link.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "smb2/commands/handlers.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/dispatch.hpp"

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"

@@ -1,3 +1,4 @@
+#include "smb2/commands/handlers.hpp"
 #include "smb2/durable/durable.hpp"
 
 #include <fcntl.h>

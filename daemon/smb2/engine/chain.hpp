@@ -17,12 +17,6 @@
 
 namespace ringsmb::smb2 {
 
-// Hold: the frame was not processed (nothing of it was done or answered)
-// because this connection's large WRITEs are still in flight
-// (smb2/engine/async_write.hpp); the transport keeps it, with every frame after
-// it, and hands it over again once conn.writes_in_flight is 0.
-enum class FrameResult { Ok, Drop, Hold };
-
 class ChainProcessor {
  public:
   ChainProcessor(ConnState& c, ServerContext& s, bool encrypted, uint64_t transform_session)

@@ -10,7 +10,6 @@
 #include "smb2/engine/async_write.hpp"
 #include "smb2/engine/chain.hpp"
 #include "smb2/engine/dispatch.hpp"
-#include "smb2/commands/negotiate.hpp"
 #include "smb2/engine/send_path.hpp"
 
 namespace ringsmb::smb2 {
@@ -127,7 +126,7 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   InterimSplit split;
   switch (load_le32(frame.data())) {
     case wire::kProtocolIdSmb1:
-      result = conn.negotiated ? FrameResult::Drop : handle_smb1_negotiate(conn, server, frame, out);
+      result = conn.negotiated ? FrameResult::Drop : command_table().smb1_negotiate(conn, server, frame, out);
       break;
     case wire::kProtocolIdTransform:
       result = process_transform(conn, server, frame, out, seal, file_bytes, split);
