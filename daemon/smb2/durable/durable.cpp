@@ -10,6 +10,7 @@
 #include "common/log.hpp"
 #include "config/config.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/create_context_chain.hpp"
 #include "smb2/engine/chain.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/engine/metrics.hpp"

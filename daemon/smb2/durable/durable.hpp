@@ -18,8 +18,8 @@
 
 #include <string_view>
 
-#include "smb2/commands/create_contexts.hpp"
 #include "smb2/engine/dispatch.hpp"
+#include "smb2/leases/lease.hpp"
 
 namespace ringsmb::smb2 {
 

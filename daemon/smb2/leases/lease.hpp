@@ -12,6 +12,17 @@
 
 namespace ringsmb::smb2 {
 
+// SMB2_CREATE_REQUEST_LEASE (v1) / _V2 (MS-SMB2 2.2.13.2.8, 2.2.13.2.10).
+struct LeaseRequest {
+  bool present = false;
+  uint8_t version = 1;
+  state::Guid key{};
+  uint32_t state = 0;
+  state::Guid parent_key{};
+  bool has_parent = false;
+  uint16_t epoch = 0;
+};
+
 // Sends each notice on its holder's connection (from that connection's thread).
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks);
 // The same from a request of CURRENT: a break for CURRENT itself goes out

@@ -6,7 +6,7 @@
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/chain.hpp"
 #include "smb2/engine/conn_state.hpp"
-#include "smb2/leases/lease.hpp"
+#include "smb2/engine/clock.hpp"
 #include "smb2/notify/notify_buffer.hpp"
 #include "smb2/notify/notify_watch.hpp"
 #include "vfs/file_info.hpp"

@@ -2,7 +2,7 @@
 // done in one, and FSCTL_SRV_ENUMERATE_SNAPSHOTS (smb2/snapshots/snapshots.hpp).
 #include "smb2/snapshots/snapshots.hpp"
 
-#include "smb2/commands/create_contexts.hpp"
+#include "smb2/engine/create_context_chain.hpp"
 #include "smb2/commands/create_open.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/snapshots.hpp"
