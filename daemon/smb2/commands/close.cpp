@@ -13,7 +13,6 @@
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/leases/directory_lease.hpp"
 #include "smb2/engine/dispatch.hpp"
-#include "smb2/durable/durable.hpp"
 #include "smb2/notify/notify_watch.hpp"
 #include "smb2/engine/thread_identity.hpp"
 #include "smb2/leases/lease.hpp"
@@ -29,12 +28,13 @@
 #include "vfs/paths.hpp"
 #include "vfs/stream_sidecar.hpp"
 #include "vfs/stream_store.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
 
 enum : uint16_t { SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB = 0x1 };
-constexpr uint32_t FILE_DELETE_ON_CLOSE = 0x1000;
+using wire::create::FILE_DELETE_ON_CLOSE;
 
 // Unlinks the file of the last open with delete pending.
 void delete_file(ServerContext& server, int root_fd, const state::Open& open, const state::Guid& client,
@@ -106,7 +106,7 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
   }
   bool pending = server.files.is_delete_pending(open->node);
   if (open->outlives_connection() || open->create_guid_indexed || open->app_instance_indexed)
-    forget_durable(server, *open);  // out of the DurableTable's indexes
+    post_wakeups(server, server.durables.forget(*open));  // out of the DurableTable's indexes
   // A stream open keeps the file's fd until the stream is settled; a large
   // file's goes to the pool, after the delete (or it would free the
   // blocks in the unlink, here).

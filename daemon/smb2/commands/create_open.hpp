@@ -15,22 +15,11 @@
 #include "smb2/security/security_info.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/paths.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2::create {
 
-enum : uint32_t {
-  FILE_SUPERSEDE = 0, FILE_OPEN = 1, FILE_CREATE = 2, FILE_OPEN_IF = 3, FILE_OVERWRITE = 4, FILE_OVERWRITE_IF = 5,
-};
-enum : uint32_t {
-  FILE_DIRECTORY_FILE = 0x1,
-  FILE_NON_DIRECTORY_FILE = 0x40,
-  FILE_DELETE_ON_CLOSE = 0x1000,
-  FILE_OPEN_BY_FILE_ID = 0x2000,
-  FILE_OPEN_REPARSE_POINT = 0x00200000,
-  FILE_WRITE_THROUGH = 0x2,
-  kReservedCreateOptions = 0xFF000000,
-};
-enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
+using namespace wire::create;  // CreateDisposition, CreateOptions, CreateAction
 
 struct CreateRequest {
   uint8_t oplock_level = 0;

@@ -455,13 +455,6 @@ void close_kept_opens(ServerContext& server) {
   for (state::KeptOpen& k : server.durables.take_all()) close_kept(server, std::move(k), "shutdown");
 }
 
-void forget_durable(ServerContext& server, const state::Open& open) {
-  if (open.create_guid_indexed) server.durables.unindex_create_guid(open.create_guid, open.persistent_id);
-  if (open.app_instance_indexed) server.durables.unindex_app_instance(open.app_instance_id, open.persistent_id);
-  if (open.outlives_connection() || open.app_instance_indexed)
-    post_wakeups(server, server.durables.clear_live(open.persistent_id));
-}
-
 void end_previous_session(Request& req, uint64_t previous_session_id, const std::string& user) {
   auto home = req.server.sessions.find(previous_session_id);
   if (!home || home->user != user) return;  // 3.3.5.5.3: only the same user's session
