@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "smb2/engine/dispatch.hpp"
+#include "smb2/files/close_open.hpp"
 
 namespace ringsmb::smb2 {
 
@@ -30,22 +31,14 @@ NtStatus handle_oplock_break(Request&, ByteWriter&);
 // IOCTL's CommandSpec::open_optional: FSCTLs that take no open.
 bool ioctl_takes_no_open(const Request&);
 
-// Closes an open (share-mode release, delete-on-close) and forgets it.
+// Closes an open (share-mode release, delete-on-close) and forgets it
+// (smb2/files/close_open.hpp).
 void close_open(Request& req, state::Open* open);
-void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id);
 // Ends tree connect TREE_ID of SESSION as TREE_DISCONNECT does: its opens
 // close oldest first, its waiting requests are withdrawn, the control plane
 // is told, and the TreeId is forgotten (a later request on it gets
 // NETWORK_NAME_DELETED).
 void disconnect_tree(ConnState& conn, ServerContext& server, state::Session& session, uint32_t tree_id);
-// What closing does once the open is out of its connection: locks, share
-// modes and lease released, delete-on-close performed (under ROOT_FD, the
-// share root, as IDENTITY; -1: not possible), the directory's leases
-// broken except for CLIENT's (its ClientGuid). Also for a kept durable open
-// that times out (smb2/durable/durable.hpp). RECYCLE: the share's recycle
-// bin, where a deleted file goes instead (smb2/files/recycle.hpp); null: none.
-void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
-                  const ipc::UnixUser& identity, const state::Guid& client, const config::RecycleConfig* recycle);
 // Ends session S (LOGOFF, a failed re-authentication): closes its opens
 // oldest first, withdraws its waiting requests; the session object is
 // erased after the current frame.

@@ -1,4 +1,4 @@
-#include "smb2/commands/handlers.hpp"
+#include "smb2/files/close_open.hpp"
 #include "smb2/durable/durable.hpp"
 
 #include <fcntl.h>
