@@ -2,6 +2,7 @@
 
 #include "smb2/commands/handlers.hpp"
 #include "smb2/commands/negotiate.hpp"
+#include "smb2/durable/durable.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -52,7 +53,9 @@ constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
      .session = kValid, .needs_tree = true, .file_id_at = 8},  // the oplock form's
 }};
 
-constexpr CommandTable kTable{.commands = kCommands, .smb1_negotiate = handle_smb1_negotiate};
+constexpr CommandTable kTable{.commands = kCommands,
+                               .smb1_negotiate = handle_smb1_negotiate,
+                               .close_unreachable_holder = close_unreachable_holder};
 
 }  // namespace
 

@@ -1,4 +1,3 @@
-#include "smb2/files/close_open.hpp"
 #include "smb2/durable/durable.hpp"
 
 #include <fcntl.h>
@@ -12,7 +11,8 @@
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/create_context_chain.hpp"
 #include "smb2/engine/chain.hpp"
-#include "smb2/leases/lease.hpp"
+#include "smb2/engine/clock.hpp"
+#include "smb2/files/close_open.hpp"
 #include "smb2/engine/metrics.hpp"
 #include "smb2/engine/thread_identity.hpp"
 #include "state/durable_table.hpp"

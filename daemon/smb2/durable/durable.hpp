@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "smb2/engine/dispatch.hpp"
-#include "smb2/leases/lease.hpp"
+#include "smb2/engine/create_context_chain.hpp"
 
 namespace ringsmb::smb2 {
 

@@ -466,4 +466,11 @@ void post_to_conn(ServerContext& server, const state::ConnAddress& to, EngineTas
   });
 }
 
+void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {
+  for (const auto& w : waiters) {
+    uint64_t id = w.async_id;
+    post_to_conn(server, w.conn, [&server, id](ConnState& conn, Bytes&) { rerun_waiting_chain(conn, server, id, false); });
+  }
+}
+
 }  // namespace ringsmb::smb2

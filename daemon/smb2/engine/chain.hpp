@@ -116,5 +116,8 @@ void send_ready(ConnState& conn, ServerContext& server, Bytes& out);
 // ready. Dropped when the connection is gone (or nothing posts: tests).
 using EngineTask = std::function<void(ConnState&, Bytes& out)>;
 void post_to_conn(ServerContext& server, const state::ConnAddress& to, EngineTask task);
+// Runs each waiting request again on its connection's thread (a CREATE
+// whose breaks ended, a reconnect whose open was kept).
+void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters);
 
 }  // namespace ringsmb::smb2

@@ -134,14 +134,18 @@ struct CommandSpec {
 // it, and hands it over again once conn.writes_in_flight is 0.
 enum class FrameResult { Ok, Drop, Hold };
 
-// The dispatch table: a row per command, in wire::Command order, and the
+// The dispatch table: a row per command, in wire::Command order, the
 // SMB1 NEGOTIATE that a client may start with (answered with an SMB2
-// NEGOTIATE response). The handlers live above the engine, which reaches
+// NEGOTIATE response), and what the layers below durable call of it. The handlers live above the engine, which reaches
 // them only through this table: smb2/commands/command_table.cpp fills it
 // and install_commands() there installs it before the first request.
 struct CommandTable {
   std::array<CommandSpec, wire::kCommandCount> commands;
   FrameResult (*smb1_negotiate)(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out);
+  // A break whose holder has no connection (a kept durable open): its kept
+  // opens are closed (smb2/durable/durable.hpp). Called by the leases,
+  // which sit below durable (closing an open breaks leases).
+  void (*close_unreachable_holder)(ServerContext& server, const state::BreakNotice& b);
 };
 // Makes TABLE the one the engine dispatches through (once, at startup,
 // before any worker runs; TABLE lives as long as the process).

@@ -1,6 +1,6 @@
 // Break notifications and wake-ups, posted across worker threads.
 #include "smb2/engine/async_engine.hpp"
-#include "smb2/durable/durable.hpp"
+#include "smb2/engine/dispatch.hpp"
 #include "smb2/engine/processor.hpp"
 #include "smb2/engine/response_header.hpp"
 #include "smb2/engine/send_path.hpp"
@@ -88,7 +88,7 @@ void write_break_notification(ConnState& conn, const state::BreakNotice& b, Byte
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
   for (const auto& b : breaks) {
     if (b.to.worker == state::kNoConnectionWorker) {  // a kept durable open: nobody can answer
-      if (b.ack_required) close_unreachable_holder(server, b);
+      if (b.ack_required) command_table().close_unreachable_holder(server, b);
       continue;
     }
     post_to_conn(server, break_destination(server, b),
@@ -114,13 +114,6 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
 void release_held_breaks(ConnState& conn) {
   for (const auto& b : conn.held_breaks) conn.async.ready.push_back(break_message(conn, b));
   conn.held_breaks.clear();
-}
-
-void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {
-  for (const auto& w : waiters) {
-    uint64_t id = w.async_id;
-    post_to_conn(server, w.conn, [&server, id](ConnState& conn, Bytes&) { rerun_waiting_chain(conn, server, id, false); });
-  }
 }
 
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
