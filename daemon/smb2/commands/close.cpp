@@ -71,12 +71,7 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
   w.u16(have_stat ? SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB : 0);
   w.u32(0);
   if (have_stat) {
-    w.u64(st.creation_time);
-    w.u64(st.last_access_time);
-    w.u64(st.last_write_time);
-    w.u64(st.change_time);
-    w.u64(st.allocation_size);
-    w.u64(st.end_of_file);
+    vfs::put_network_open_times(w, st);
     w.u32(attrs);
   } else {
     w.zeros(52);

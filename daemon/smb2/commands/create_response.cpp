@@ -59,12 +59,7 @@ void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uin
   w.u8(oplock_level);
   w.u8(0);  // Flags
   w.u32(o.action);
-  w.u64(o.st.creation_time);
-  w.u64(o.st.last_access_time);
-  w.u64(o.st.last_write_time);
-  w.u64(o.st.change_time);
-  w.u64(o.st.allocation_size);
-  w.u64(o.st.end_of_file);
+  vfs::put_network_open_times(w, o.st);
   w.u32(attrs);
   w.u32(0);
   w.u64(open.persistent_id);
