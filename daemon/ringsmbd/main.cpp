@@ -119,6 +119,28 @@ void raise_fd_limit() {
   }
 }
 
+// The configuration file, its errors and warnings on stderr (one a line);
+// false when it cannot be served (an error, or data plane = ksmbd).
+bool load_config(const std::string& config_path, config::Config& cfg) {
+  auto parsed = config::parse_config_file(config_path);
+  if (!parsed) {
+    for (size_t pos = 0, nl; pos < parsed.error().size(); pos = nl + 1) {
+      nl = parsed.error().find('\n', pos);
+      if (nl == std::string::npos) nl = parsed.error().size();
+      fprintf(stderr, "ringsmbd: %s\n", parsed.error().substr(pos, nl - pos).c_str());
+    }
+    return false;
+  }
+  for (const auto& w : parsed->warnings) fprintf(stderr, "ringsmbd: warning: %s\n", w.c_str());
+  cfg = parsed->config;
+  if (cfg.global.data_plane == config::DataPlane::Ksmbd) {
+    fprintf(stderr, "ringsmbd: %s says data plane = ksmbd: the kernel's ksmbd serves it; start ringsmb-ctld "
+            "(docs/kmod-shim.md)\n", config_path.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,23 +177,7 @@ int main(int argc, char** argv) {
     if (!prepare_demo(demo_dir, cfg)) return 1;
     foreground = true;
   } else {
-    auto parsed = config::parse_config_file(config_path);
-    if (!parsed) {
-      // Every error of the file, one a line.
-      for (size_t pos = 0, nl; pos < parsed.error().size(); pos = nl + 1) {
-        nl = parsed.error().find('\n', pos);
-        if (nl == std::string::npos) nl = parsed.error().size();
-        fprintf(stderr, "ringsmbd: %s\n", parsed.error().substr(pos, nl - pos).c_str());
-      }
-      return 1;
-    }
-    for (const auto& w : parsed->warnings) fprintf(stderr, "ringsmbd: warning: %s\n", w.c_str());
-    cfg = parsed->config;
-    if (cfg.global.data_plane == config::DataPlane::Ksmbd) {
-      fprintf(stderr, "ringsmbd: %s says data plane = ksmbd: the kernel's ksmbd serves it; start ringsmb-ctld "
-              "(docs/kmod-shim.md)\n", config_path.c_str());
-      return 1;
-    }
+    if (!load_config(config_path, cfg)) return 1;
   }
   if (log_level >= 0) pin_log_level(log_level);
   else set_log_level(cfg.global.log_level);

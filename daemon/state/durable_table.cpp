@@ -227,4 +227,11 @@ std::optional<ConnAddress> DurableTable::live_at(uint64_t persistent_id) {
   return it->second.conn;
 }
 
+std::vector<Waiter> DurableTable::forget(const Open& open) {
+  if (open.create_guid_indexed) unindex_create_guid(open.create_guid, open.persistent_id);
+  if (open.app_instance_indexed) unindex_app_instance(open.app_instance_id, open.persistent_id);
+  if (open.outlives_connection() || open.app_instance_indexed) return clear_live(open.persistent_id);
+  return {};
+}
+
 }  // namespace ringsmb::state

@@ -122,6 +122,10 @@ class DurableTable {
   // The connection a live open (set_live) is on.
   std::optional<ConnAddress> live_at(uint64_t persistent_id);
 
+  // OPEN is closed for good: out of the CreateGuid and AppInstanceId
+  // indexes, no longer live; returns the reconnects that waited for it.
+  std::vector<Waiter> forget(const Open& open);
+
  private:
   // Takes out every kept open SELECTED picks (defined in the .cpp).
   template <typename Pred>

@@ -1,6 +1,7 @@
 // Direct TCP transport framing (MS-SMB2 2.1): every SMB2 message goes out
 // behind a 4-byte header, a zero byte and the message length in 24 bits
-// big-endian. The only place that writes it.
+// big-endian. The only place that writes it (FrameAssembler::frame_length
+// reads it).
 #pragma once
 
 #include "smb2/engine/conn_state.hpp"

@@ -32,6 +32,9 @@ class FrameAssembler {
   // What on_frame returns; a bool means Continue (true) or Stop (false).
   enum class Next { Continue, Stop, Pause };
   static constexpr size_t kHeaderSize = 4;
+  // The frame length the 4-byte Direct TCP header at P gives (MS-SMB2 2.1:
+  // 24 bits big-endian after the zero byte; transport/direct_tcp.hpp writes it).
+  static size_t frame_length(const uint8_t* p) { return (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3]; }
 
   explicit FrameAssembler(size_t max_frame) : max_frame_(max_frame) {}
 
@@ -121,8 +124,6 @@ class FrameAssembler {
   static Result result_of(Next n) {
     return n == Next::Continue ? Result::Ok : n == Next::Stop ? Result::Stop : Result::Paused;
   }
-
-  static size_t frame_length(const uint8_t* p) { return (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3]; }
 
   Result check_header(const uint8_t* p) const {
     if (p[0] != 0) return Result::BadMessageType;

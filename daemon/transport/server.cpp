@@ -15,6 +15,7 @@
 #include "control/local_control_plane.hpp"
 #include "control/reloading_control_plane.hpp"
 #include "ipc/control_plane.hpp"
+#include "smb2/commands/command_table.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/engine/server_context.hpp"
 #include "smb2/engine/thread_identity.hpp"
@@ -154,10 +155,8 @@ std::string ready_status(const config::GlobalConfig& g, unsigned workers, const 
   return "STATUS=serving on port " + ports + " with " + std::to_string(workers) + " workers (" + backend + ")";
 }
 
-}  // namespace
-
-int run_server(const config::Config& cfg, const ServerOptions& opts) {
-  // Signals are taken by sigwait on this thread; workers never see them.
+// Signals are taken by sigwait on the main thread; workers never see them.
+sigset_t block_signals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -165,7 +164,59 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  return set;
+}
 
+// Workers 0..n-1 listen; worker n+i is worker i's bulk worker (no
+// listeners), where its connections that stream large WRITEs move.
+bool make_workers(smb2::ServerContext& ctx, const config::Config& cfg, const ServerOptions& opts, unsigned n,
+                  std::vector<std::unique_ptr<Worker>>& workers) {
+  auto addrs = listen_addresses(cfg.global);
+  for (unsigned i = 0; i < 2 * n; ++i) {
+    auto w = std::make_unique<Worker>(int(i), ctx);
+    std::string error;
+    if (!w->init(i < n ? addrs : std::vector<ListenAddress>{}, opts.force_epoll, error)) {
+      LOG_ERROR("%s", error.c_str());
+      return false;
+    }
+    workers.push_back(std::move(w));
+  }
+  return true;
+}
+
+// "metrics listen" (off by default): /metrics over HTTP. A bad address
+// costs the monitoring, not the file service.
+void serve_metrics(MetricsHttp& metrics_http, const config::GlobalConfig& g, const std::vector<Worker*>& workers) {
+  if (!g.metrics_port) return;
+  std::string why;
+  if (metrics_http.open(g.metrics_host, g.metrics_port, why)) {
+    metrics_http.start(workers);
+    LOG_INFO("serving /metrics on %s port %u", g.metrics_host.c_str(), unsigned(g.metrics_port));
+  } else {
+    LOG_WARN("%s; /metrics is not served", why.c_str());
+  }
+}
+
+// Until SIGINT or SIGTERM; SIGHUP reloads.
+void wait_for_shutdown(const sigset_t& set, const std::function<std::expected<std::string, std::string>()>& reload) {
+  for (;;) {
+    int sig = 0;
+    sigwait(&set, &sig);
+    if (sig == SIGHUP) {
+      LOG_INFO("SIGHUP: reloading shares and users for new logins and tree connects");
+      (void)reload();
+      continue;
+    }
+    LOG_INFO("signal %d: shutting down", sig);
+    return;
+  }
+}
+
+}  // namespace
+
+int run_server(const config::Config& cfg, const ServerOptions& opts) {
+  sigset_t set = block_signals();
+  smb2::install_commands();  // the dispatch table, before any worker runs
   auto ctx = std::make_unique<smb2::ServerContext>();
   init_context(*ctx, cfg);
   // The admin socket for ringsmbctl (a kernel-chosen port, published in ringsmbd.port).
@@ -179,19 +230,8 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   ctx->control = control.get();
 
   unsigned n = cfg.global.workers ? cfg.global.workers : std::max(1u, std::thread::hardware_concurrency());
-  auto addrs = listen_addresses(cfg.global);
-  // Workers 0..n-1 listen; worker n+i is worker i's bulk worker (no
-  // listeners), where its connections that stream large WRITEs move.
   std::vector<std::unique_ptr<Worker>> workers;
-  for (unsigned i = 0; i < 2 * n; ++i) {
-    auto w = std::make_unique<Worker>(int(i), *ctx);
-    std::string error;
-    if (!w->init(i < n ? addrs : std::vector<ListenAddress>{}, opts.force_epoll, error)) {
-      LOG_ERROR("%s", error.c_str());
-      return 1;
-    }
-    workers.push_back(std::move(w));
-  }
+  if (!make_workers(*ctx, cfg, opts, n, workers)) return 1;
   ConnRoutes routes;
   for (unsigned i = 0; i < 2 * n; ++i) workers[i]->set_routes(&routes, i < n ? workers[n + i].get() : nullptr);
   WorkerPoster poster(workers, routes);
@@ -206,34 +246,14 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   std::vector<Worker*> worker_ptrs;
   for (auto& w : workers) worker_ptrs.push_back(w.get());
   admin.start(worker_ptrs, {reload, [] { kill(getpid(), SIGTERM); }});
-  // "metrics listen" (off by default): /metrics over HTTP. A bad address
-  // costs the monitoring, not the file service.
   MetricsHttp metrics_http;
-  if (cfg.global.metrics_port) {
-    std::string why;
-    if (metrics_http.open(cfg.global.metrics_host, cfg.global.metrics_port, why)) {
-      metrics_http.start(worker_ptrs);
-      LOG_INFO("serving /metrics on %s port %u", cfg.global.metrics_host.c_str(), unsigned(cfg.global.metrics_port));
-    } else {
-      LOG_WARN("%s; /metrics is not served", why.c_str());
-    }
-  }
+  serve_metrics(metrics_http, cfg.global, worker_ptrs);
   // The listeners are bound and listening since Worker::init: clients that
   // connect from now on are accepted.
   sd::notify("READY=1\n" + ready_status(cfg.global, n, workers[0]->backend_name()));
   if (opts.on_ready) opts.on_ready();
 
-  for (;;) {
-    int sig = 0;
-    sigwait(&set, &sig);
-    if (sig == SIGHUP) {
-      LOG_INFO("SIGHUP: reloading shares and users for new logins and tree connects");
-      (void)reload();
-      continue;
-    }
-    LOG_INFO("signal %d: shutting down", sig);
-    break;
-  }
+  wait_for_shutdown(set, reload);
   sd::notify("STOPPING=1\nSTATUS=stopping");
   admin.stop();
   metrics_http.stop();

@@ -19,6 +19,7 @@
 #include "smb2/durable/durable.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/notify/notify_watch.hpp"
+#include "smb2/commands/teardown.hpp"
 #include "smb2/engine/processor.hpp"
 #include "transport/direct_tcp.hpp"
 

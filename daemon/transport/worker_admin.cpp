@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/log.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/files/delayed_write_time.hpp"
 #include "smb2/leases/lease.hpp"

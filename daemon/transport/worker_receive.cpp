@@ -90,7 +90,7 @@ void Worker::release_hold(uint64_t conn_id) {
 void Worker::run_held_requests(Conn& c) {
   Bytes waiting = c.reader.take_held();
   for (size_t at = 0; at + 4 <= waiting.size() && !c.closing;) {
-    size_t len = (size_t(waiting[at + 1]) << 16) | (size_t(waiting[at + 2]) << 8) | waiting[at + 3];
+    size_t len = FrameAssembler::frame_length(waiting.data() + at);
     FrameAssembler::Next next = process_one(c, ByteSpan(waiting.data() + at + 4, len));
     at += 4 + len;
     if (next == FrameAssembler::Next::Stop) return drop(c, "protocol error");

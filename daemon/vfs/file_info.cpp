@@ -90,12 +90,7 @@ void put_all(ByteWriter& w, const FileStat& st, const OpenInfo& open) {
 }
 
 void put_network_open(ByteWriter& w, const FileStat& st) {
-  w.u64(st.creation_time);
-  w.u64(st.last_access_time);
-  w.u64(st.last_write_time);
-  w.u64(st.change_time);
-  w.u64(st.allocation_size);
-  w.u64(st.end_of_file);
+  put_network_open_times(w, st);
   w.u32(attributes_or_normal(st));
   w.u32(0);  // Reserved
 }
@@ -122,6 +117,15 @@ void put_compression(ByteWriter& w, const FileStat& st) {
 }
 
 }  // namespace
+
+void put_network_open_times(ByteWriter& w, const FileStat& st) {
+  w.u64(st.creation_time);
+  w.u64(st.last_access_time);
+  w.u64(st.last_write_time);
+  w.u64(st.change_time);
+  w.u64(st.allocation_size);
+  w.u64(st.end_of_file);
+}
 
 uint64_t unix_to_filetime(int64_t sec, uint32_t nsec) {
   if (sec < -kFiletimeEpochOffset) return 0;  // before 1601: not representable

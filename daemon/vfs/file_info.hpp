@@ -80,6 +80,12 @@ struct OpenInfo {
   uint32_t ea_size = 0;         // FileEaInformation: size of the FILE_FULL_EA_INFORMATION list (vfs/ea_store.hpp)
 };
 
+// The times and sizes FILE_NETWORK_OPEN_INFORMATION starts with (MS-FSCC
+// 2.4.29): CreationTime, LastAccessTime, LastWriteTime, ChangeTime,
+// AllocationSize, EndOfFile. The CREATE and CLOSE responses carry the
+// same fields (MS-SMB2 2.2.14, 2.2.16), then attributes of their own.
+void put_network_open_times(ByteWriter& w, const FileStat& st);
+
 // Appends the encoding of `cls` to `out`. Returns InvalidInfoClass for
 // classes not supported, NotSupported where MS-FSCC says so.
 NtStatus encode_file_info(FileInfoClass cls, const FileStat& st, const OpenInfo& open, Bytes& out);

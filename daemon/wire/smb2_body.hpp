@@ -1,6 +1,7 @@
 // Constants of SMB2 request and response bodies that more than one place
 // reads (MS-SMB2 2.2.13 ff., MS-FSCC 2.3): QUERY_INFO / SET_INFO info types,
-// IOCTL's FSCTL codes, CREATE context names. Each is defined here once;
+// CREATE's dispositions and options, IOCTL's FSCTL codes, CREATE context
+// names. Each is defined here once;
 // the information classes are in wire/fscc.hpp.
 #pragma once
 
@@ -16,6 +17,24 @@ enum InfoType : uint8_t {
   SMB2_0_INFO_SECURITY = 3,
   SMB2_0_INFO_QUOTA = 4,
 };
+
+// CREATE (MS-SMB2 2.2.13, 2.2.14): CreateDisposition, CreateOptions,
+// CreateAction.
+namespace create {
+enum : uint32_t {
+  FILE_SUPERSEDE = 0, FILE_OPEN = 1, FILE_CREATE = 2, FILE_OPEN_IF = 3, FILE_OVERWRITE = 4, FILE_OVERWRITE_IF = 5,
+};
+enum : uint32_t {
+  FILE_DIRECTORY_FILE = 0x1,
+  FILE_NON_DIRECTORY_FILE = 0x40,
+  FILE_DELETE_ON_CLOSE = 0x1000,
+  FILE_OPEN_BY_FILE_ID = 0x2000,
+  FILE_OPEN_REPARSE_POINT = 0x00200000,
+  FILE_WRITE_THROUGH = 0x2,
+  kReservedCreateOptions = 0xFF000000,
+};
+enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
+}  // namespace create
 
 // IOCTL Flags (MS-SMB2 2.2.31): the CtlCode is an FSCTL.
 inline constexpr uint32_t SMB2_0_IOCTL_IS_FSCTL = 0x1;

@@ -24,6 +24,8 @@
 #include "fuzz_connection.hpp"
 #include "smb2/fixture.hpp"
 #include "smb2/leases/lease.hpp"
+#include "smb2/commands/command_table.hpp"
+#include "smb2/commands/teardown.hpp"
 #include "smb2/engine/processor.hpp"
 
 namespace {
@@ -108,6 +110,7 @@ struct World {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  install_commands();
   static World* world = new World();  // lives for the process, like a server
   world->reset_share();
   ServerContext& server = world->fx.server;

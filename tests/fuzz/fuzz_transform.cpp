@@ -22,6 +22,8 @@
 #include "fuzz_connection.hpp"
 #include "smb2/fixture.hpp"
 #include "smb2/leases/lease.hpp"
+#include "smb2/commands/command_table.hpp"
+#include "smb2/commands/teardown.hpp"
 #include "smb2/engine/processor.hpp"
 
 namespace {
@@ -68,6 +70,7 @@ void check_responses(crypto::Aead alg, ByteSpan server_out_key, const Bytes& out
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  install_commands();
   static World* world = new World();
   if (size < 1 || size > 256 * 1024) return 0;
   auto alg = crypto::Aead(1 + (data[0] & 3));

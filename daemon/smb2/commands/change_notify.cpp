@@ -8,6 +8,7 @@
 // not fit OutputBufferLength complete it with STATUS_NOTIFY_ENUM_DIR.
 // CANCEL answers STATUS_CANCELLED, closing the handle (also by
 // TREE_DISCONNECT, LOGOFF) STATUS_NOTIFY_CLEANUP.
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/dispatch.hpp"

@@ -12,6 +12,7 @@
 
 #include "common/log.hpp"
 #include "smb2/fsctl/fsctl_reparse.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"
@@ -84,36 +85,6 @@ NtStatus validate(const CreateRequest& c) {
   return NtStatus::Success;
 }
 
-void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts,
-                    uint8_t oplock_level) {
-  size_t header_start = w.size() - wire::kHeaderSize;
-  w.u16(89);
-  w.u8(oplock_level);
-  w.u8(0);  // Flags
-  w.u32(o.action);
-  w.u64(o.st.creation_time);
-  w.u64(o.st.last_access_time);
-  w.u64(o.st.last_write_time);
-  w.u64(o.st.change_time);
-  w.u64(o.st.allocation_size);
-  w.u64(o.st.end_of_file);
-  w.u32(attrs);
-  w.u32(0);
-  w.u64(open.persistent_id);
-  w.u64(open.volatile_id);
-  size_t ctx_pos = w.size();
-  w.u32(0);
-  w.u32(0);
-  if (!contexts.empty()) {
-    w.align(8, header_start);
-    w.patch_u32(ctx_pos, uint32_t(w.size() - header_start));
-    w.patch_u32(ctx_pos + 4, uint32_t(contexts.size()));
-    w.bytes(contexts);
-  } else {
-    w.u8(0);  // the one-byte Buffer
-  }
-}
-
 // The delete happens at the last close, where a refusal reaches no one:
 // ask now what SET_INFO FileDispositionInformation would (MS-FSA 2.1.5.1.2:
 // a read-only file cannot be deleted; the file system's unlink rules). A
@@ -128,7 +99,7 @@ NtStatus check_delete_on_close(Request& req, const CreateRequest& c, const Targe
 // The NT descriptor's part (smb2/security/security_info.hpp): an existing file's
 // descriptor, stored or implied by its mode, narrows the access, and so
 // does its READONLY attribute (smb2/security/access_check.hpp); a new one inherits
-// its parent's descriptor (and is removed again when that fails).
+// its parent's descriptor (when that fails, the CREATE's rollback removes it).
 NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened& o, uint32_t& access) {
   if (!o.created) {
     access &= ~o.unopened;
@@ -148,10 +119,7 @@ NtStatus apply_security(Request& req, const CreateRequest& c, Target& t, Opened&
     e.path_only = o.path_only;
     return check_open_access(req, e, access);
   }
-  NtStatus st = inherit_on_create(req, o.fd.get(), o.st, t.parent_security, c.contexts);
-  if (st != NtStatus::Success)
-    vfs::unlink_noted(req.server.names, t.parent_fd.get(), std::string(t.leaf), o.st.is_directory);
-  return st;
+  return inherit_on_create(req, o.fd.get(), o.st, t.parent_security, c.contexts);
 }
 
 // MS-FSA 2.1.5.1.2.1: a new file takes the attributes the client asked
@@ -312,266 +280,317 @@ NtStatus open_files_fit(const Request& req) {
   return NtStatus::Success;
 }
 
-// A durable reconnect or a replayed CREATE answers with an open that
-// exists already, as it stands (MS-SMB2 3.3.5.9.7, 3.3.5.9.10, 3.3.5.9.12).
-NtStatus answer_open_again(Request& req, const CreateRequest& c, state::Open& open, const LeaseRequest& lease_req,
-                           uint8_t oplock_level, uint32_t action, bool durable_context, ByteWriter& w) {
-  auto stat = vfs::stat_fd(open.fd.get());
-  if (!stat) return stat.error();
+// One CREATE's state, filled in by the steps of handle_create. Members are
+// destroyed in reverse order: the stream hold lets go of its file before
+// the unused Open and the descriptor in `o` go.
+struct CreateJob {
+  explicit CreateJob(Request& req) : open(std::make_unique<state::Open>()), hold(req.server.files, open.get()) {}
+  CreateRequest c;
+  DurableRequest durable;
+  std::vector<vfs::Ea> eas;  // SMB2_CREATE_EA_BUFFER, for a file made or overwritten
+  vfs::SmbPath path;
+  SnapshotTarget snapshot;   // MS-SMB2 3.3.5.9.4: an open in a snapshot
+  std::string stream_key;    // a named stream's xattr name; empty: the file itself
+  uint32_t access = 0;       // granted, narrowed by each check
+  Target t;
   Opened o;
-  o.st = *stat;
-  o.action = action;
-  state::CacheGrant g = req.server.files.current_grant(open.node, open.lease);
-  LeaseAnswer answer{lease_req, g.lease_state, g.lease_breaking, g.epoch};
-  answer.request.version = g.version;
-  answer.request.parent_key = g.parent_key;
-  answer.request.has_parent = g.has_parent;
-  bool lease_answered = open.oplock_level == state::kOplockLease && lease_req.present;
-  Bytes& contexts = req.conn.create_contexts_scratch;
-  contexts.clear();
-  NtStatus st = answer_create_contexts(req, c.contexts, open, o.st, lease_answered ? &answer : nullptr, contexts);
+  std::unique_ptr<state::Open> open;  // registered with the file table from open_cached() on
+  LeaseRequest lease;
+  StreamHold hold;  // a stream open's registration on its file
+  state::OpenOutcome outcome;
+  bool truncate_on_pool = false;  // the overwrite's truncation runs on the blocking pool
+};
+
+// What a CREATE that fails part-way takes back on its way out: first the
+// open's place in the file table (from open_cached() on), then the entry
+// or stream it made (undo_create). commit() keeps both.
+class CreateRollback {
+ public:
+  explicit CreateRollback(Request& req, const CreateJob& job) : req_(req), job_(job) {}
+  ~CreateRollback() {
+    if (node_) release(req_, node_, job_.open.get());
+    if (remove_created_) undo_create(req_, job_.t, job_.o, job_.stream_key);
+  }
+  CreateRollback(const CreateRollback&) = delete;
+  CreateRollback& operator=(const CreateRollback&) = delete;
+  // The open holds its place in NODE: a failure from here on gives it back.
+  void release_on_failure(std::shared_ptr<state::FileNode> node) { node_ = std::move(node); }
+  // A failure from here on leaves what was made.
+  void keep_created() { remove_created_ = false; }
+  void commit() {
+    node_.reset();
+    remove_created_ = false;
+  }
+
+ private:
+  Request& req_;
+  const CreateJob& job_;
+  std::shared_ptr<state::FileNode> node_;
+  bool remove_created_ = true;
+};
+
+// The request as a whole: its fields, a durable reconnect or a replay
+// (ANSWERED: from an open that exists), a pipe on IPC$ (answered too).
+NtStatus read_create(Request& req, CreateJob& job, ByteWriter& w, bool& answered) {
+  CreateRequest& c = job.c;
+  NtStatus st = read_request(req, c);
   if (st != NtStatus::Success) return st;
-  if (durable_context) answer_durable(open, contexts);
-  std::string_view parent, leaf;
-  vfs::split_parent(open.path, parent, leaf);
-  write_response(w, open, o, reported_attributes(req.tree->share, o.st, leaf, open.fd.get()), contexts,
-                 oplock_level);
-  req.compound.file_id = {open.persistent_id, open.volatile_id};
+  if ((st = read_durable(req, c, job.durable, w, answered)) != NtStatus::Success || answered) return st;
+  if ((st = validate(c)) != NtStatus::Success) return st;
+  if (req.tree->share.is_ipc) {
+    answered = true;
+    return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
+  }
+  if (job.durable.v2_request) return check_replay(req, c, job.durable, w, answered);
   return NtStatus::Success;
 }
 
-// DHnC / DH2C: no path validation, no open; the kept open comes back.
-NtStatus reconnect(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w) {
-  LeaseRequest lease;
-  if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
-  auto open = reconnect_durable(req, c.name, lease, d);
-  if (!open && open.error() == NtStatus::ObjectNameNotFound) return wait_for_reconnect(req, d);
-  if (!open) return open.error();
-  return answer_open_again(req, c, **open, lease, (*open)->oplock_level, FILE_OPENED, false, w);
+// What the name names (a file, a stream, in a snapshot), before anything
+// is opened: the EAs to give it, the vetoes, the limits on open files, and
+// the access the share grants.
+NtStatus resolve_name(Request& req, CreateJob& job) {
+  CreateRequest& c = job.c;
+  NtStatus st;
+  if (!c.contexts.empty() && (st = find_create_eas(*req.tree, c.contexts, job.eas)) != NtStatus::Success) return st;
+  auto path = vfs::parse_smb_path(c.name);
+  if (!path) return path.error();
+  job.path = std::move(*path);
+  if ((st = find_snapshot(req, c.contexts, job.path.path, job.snapshot)) != NtStatus::Success) return st;
+  c.root_fd = job.snapshot.root ? job.snapshot.root->get() : req.tree->root.get();
+  c.in_snapshot = bool(job.snapshot.root);
+  if (c.in_snapshot && (st = check_snapshot_create(c.disposition, c.options)) != NtStatus::Success) return st;
+  // MS-FSA 2.1.5.1: a stream, named or the explicit $DATA one, is never a
+  // directory; that check precedes any lookup.
+  c.data_stream = job.path.data_stream_type || !job.path.stream.empty();
+  if (c.data_stream && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
+  if (!job.path.stream.empty()) {
+    if (!req.tree->streams) return NtStatus::ObjectNameInvalid;  // "streams = no", or nowhere to keep them
+    auto key = vfs::stream_xattr_name(job.path.stream);
+    if (!key) return key.error();
+    job.stream_key = std::move(*key);
+  }
+  if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, job.path.path)) != NtStatus::Success)
+    return st;
+  if ((st = open_files_fit(req)) != NtStatus::Success) return st;
+  auto granted = grant_create_access(*req.tree, c.desired_access, c.options & FILE_DELETE_ON_CLOSE);
+  if (!granted) return granted.error();
+  job.access = *granted;
+  return NtStatus::Success;
 }
 
-// The durable contexts, read only when there are contexts (nothing for the
-// common open); a reconnect is answered here, before the request's other
-// fields are judged (ANSWERED).
-NtStatus read_durable(Request& req, const CreateRequest& c, DurableRequest& d, ByteWriter& w, bool& answered) {
-  answered = false;
-  if (c.contexts.empty() || req.tree->share.is_ipc) return NtStatus::Success;
-  if (NtStatus st = find_durable_request(req, c.contexts, d); st != NtStatus::Success || !d.reconnect()) return st;
-  answered = true;
-  return reconnect(req, c, d, w);
+// Opens or makes the file (or the stream) and judges it: its security
+// descriptor, delete-on-close, an overwrite's attributes; then closes the
+// application's earlier open (SMB2_CREATE_APP_INSTANCE_ID: only a CREATE
+// that passed its access checks, and before the share modes are judged,
+// where that open would conflict) and gives a new file its attributes.
+NtStatus open_file(Request& req, CreateJob& job) {
+  const CreateRequest& c = job.c;
+  Opened& o = job.o;
+  NtStatus st;
+  if (job.stream_key.empty()) {
+    if ((st = open_target(req, c, job.access, job.path, job.t, o)) != NtStatus::Success) return st;
+    if ((st = apply_security(req, c, job.t, o, job.access)) != NtStatus::Success) return st;
+    if ((st = check_delete_on_close(req, c, job.t, o)) != NtStatus::Success) return st;
+    if (o.truncate && (st = check_overwrite_attributes(req, c, o)) != NtStatus::Success) return st;
+    if (!o.created &&
+        (st = fruit::check_netatalk_locks(req, o.fd.get(), o.st, job.access, c.share_access)) != NtStatus::Success)
+      return st;
+  } else {
+    st = open_stream_target(req, c, job.access, job.path, job.stream_key, job.t, o);
+    // a stream is checked against its file's descriptor
+    if (st != NtStatus::Success || (st = apply_security(req, c, job.t, o, job.access)) != NtStatus::Success)
+      return st;
+  }
+  if (job.durable.app_instance &&
+      (st = close_previous_app_instance(req, job.durable, job.path.path)) != NtStatus::Success)
+    return st;  // made again when the CREATE runs again
+  if (o.created) apply_new_attributes(req, c, o, !job.stream_key.empty());
+  return NtStatus::Success;
 }
 
-// DH2Q: a replay of a CREATE whose open lives gets that open again.
-NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w, bool& answered) {
-  answered = false;
-  state::Open* replayed = nullptr;
-  if (NtStatus st = find_replayed_open(req, d, replayed); st != NtStatus::Success || !replayed) return st;
-  LeaseRequest lease;
-  if (NtStatus st = find_lease_request(req, c.contexts, lease); st != NtStatus::Success) return st;
-  // The replay may not change the caching of the open (smb2.replay.*):
-  // a lease where it has an oplock, or another lease key, is refused; an
-  // oplock open answers the level the replay asks for (and durability
-  // only with batch), as Windows does, and keeps its own.
-  bool leased = replayed->oplock_level == state::kOplockLease;
-  if (!leased && c.oplock_level == state::kOplockLease) return NtStatus::AccessDenied;
-  if (leased && lease.present && replayed->lease && lease.key != replayed->lease->key) return NtStatus::AccessDenied;
-  uint8_t level = leased ? uint8_t(state::kOplockLease) : c.oplock_level;
-  answered = true;
-  // The replay answers what the CREATE did (FILE_CREATED stays so).
-  return answer_open_again(req, c, *replayed, lease, level, replayed->create_action,
-                           leased || level == state::kOplockBatch, w);
+// Registers the open with the file table: share modes, the oplock or
+// lease it gets, the breaks it starts. Answered PENDING when it must wait
+// for them (the CREATE runs again then, on what it made).
+NtStatus register_open(Request& req, CreateJob& job, CreateRollback& rollback) {
+  const CreateRequest& c = job.c;
+  state::Open& open = *job.open;
+  open.persistent_id = open.volatile_id = req.server.next_file_id.fetch_add(1);
+  NtStatus st;
+  if ((st = find_lease_request(req, c.contexts, job.lease)) != NtStatus::Success) {
+    rollback.keep_created();
+    return st;
+  }
+  state::CacheRequest cache;
+  describe_caching(req, c, job.o, job.lease, open, cache);
+  uint64_t node_device = job.o.st.device;
+  if (!job.stream_key.empty()) {
+    if ((st = job.hold.take(job.o.st.device, job.o.st.file_id, c.share_access)) != NtStatus::Success) return st;
+    node_device = stream_node_device(job.o.st.device, job.stream_key);
+  }
+  state::OpenOutcome& outcome = job.outcome;
+  outcome = req.server.files.open_cached(node_device, job.o.st.file_id, &open, job.access, c.share_access, &cache);
+  post_breaks(req.server, outcome.breaks);
+  LOG_DEBUG("create %s: oplock %u lease %u access %x share %x -> %s wait %d breaks %zu granted %u",
+            job.t.path.c_str(), c.oplock_level, job.lease.state, job.access, c.share_access,
+            nt_status_name(outcome.status), outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);
+  if (outcome.wait) {
+    rollback.commit();  // nothing to take back: the CREATE runs again
+    return wait_for_breaks(req, std::move(outcome.node), job.durable);
+  }
+  if (outcome.status != NtStatus::Success) return outcome.status;  // the open is refused after all
+  rollback.release_on_failure(outcome.node);
+  return NtStatus::Success;
+}
+
+// An overwrite empties the file (here or on the blocking pool) and gives
+// it the attributes asked for; a file made or overwritten gets its
+// allocation size and EAs.
+NtStatus write_data(Request& req, CreateJob& job) {
+  const CreateRequest& c = job.c;
+  Opened& o = job.o;
+  const bool of_file = job.stream_key.empty();
+  job.truncate_on_pool = o.truncate && of_file && overwrite_goes_async(req, c, o);
+  if (o.truncate) {
+    auto truncated = job.truncate_on_pool ? prepare_pool_truncate(o, req.tree->streams)
+                     : of_file            ? truncate_opened(o, req.tree->streams)
+                                          : truncate_stream(o, job.stream_key);
+    if (!truncated) return truncated.error();
+  }
+  if (o.truncate && !o.created && of_file) apply_overwrite_attributes(req, c, o);
+  NtStatus st = NtStatus::Success;
+  if ((o.created || o.truncate) && of_file)
+    if ((st = apply_allocation_size(c, o)) == NtStatus::Success && !job.eas.empty())
+      st = vfs::write_eas(o.fd.get(), job.eas);
+  return st;
+}
+
+// The open as the connection keeps it.
+void fill_open(Request& req, CreateJob& job) {
+  state::Open& open = *job.open;
+  Opened& o = job.o;
+  open.node = job.outcome.node;
+  open.oplock_level = job.outcome.grant.oplock_level;
+  open.lease = job.outcome.grant.lease;
+  open.session_id = req.session->session_id;
+  open.tree_id = req.tree->tree_id;
+  // Open.ChannelSequence starts at the channel the CREATE came on
+  // (smb2/engine/channel_sequence.hpp): its first WRITE from that channel is current.
+  if (req.conn.is_smb3()) open.channel_sequence = uint16_t(req.hdr.status);
+  open.fd = std::move(o.fd);
+  open.path = job.t.path;
+  open.is_directory = o.st.is_directory;
+  open.granted_access = job.access;
+  open.share_access = job.c.share_access;
+  open.create_options = job.c.options;
+  open.note_end(o.st.allocation_size);  // what its last close may free
+  write_time_seen(open, o.st.last_write_time);  // shown for a while after its first WRITE (stat after any truncation)
+  if (!job.stream_key.empty()) {
+    open.stream = std::make_unique<state::StreamRef>(
+        state::StreamRef{o.stream_name.empty() ? job.path.stream : std::move(o.stream_name),
+                         std::move(job.stream_key), job.hold.keep(), o.st.is_directory});
+    open.stream->afp = fruit::afp_stream_of(req, open.stream->name);
+    open.stream->ignore_delete =
+        open.stream->afp == fruit::kAfpResource && fruit::keeps_resource_fork(req, open.stream->name);
+    open.stream->netatalk_metadata = open.stream->afp == fruit::kAfpInfo && fruit::netatalk_metadata(req);
+    open.is_directory = false;
+  }
+}
+
+// The response contexts: the lease as granted (it keeps the version it was
+// created with, smb2.lease.v2_epoch2/3), MxAc, QFid and the rest, durability.
+NtStatus answer_contexts(Request& req, CreateJob& job, Bytes& contexts) {
+  const state::CacheGrant& grant = job.outcome.grant;
+  state::Open& open = *job.open;
+  LeaseAnswer answer{job.lease, grant.lease_state, grant.lease_breaking, grant.epoch};
+  if (grant.lease) {
+    answer.request.version = grant.version;
+    answer.request.parent_key = grant.parent_key;
+    answer.request.has_parent = grant.has_parent;
+  }
+  bool lease_answered = grant.oplock_level == state::kOplockLease;
+  contexts.clear();
+  NtStatus st = answer_create_contexts(req, job.c.contexts, open, job.o.st, lease_answered ? &answer : nullptr,
+                                       contexts);
+  if (st != NtStatus::Success) return st;
+  open.snapshot_root = std::move(job.snapshot.root);
+  if (job.durable.request() && !open.snapshot_root) grant_durable(req, job.durable, open, job.o.action, contexts);
+  if (job.durable.app_instance) remember_app_instance(req, job.durable, open, job.path.path);
+  return NtStatus::Success;
+}
+
+// The attributes the response reports.
+uint32_t reported_create_attributes(Request& req, CreateJob& job) {
+  Opened& o = job.o;
+  uint32_t attrs = reported_attributes(req.tree->share, o.st, job.t.leaf, job.open->fd.get());
+  if (o.new_attributes) attrs = vfs::merge_dos_attributes(attrs, *o.new_attributes);
+  if (!o.created) {  // a new file has only what statx says: no getxattr
+    o.st.attributes = attrs;
+    apply_stored_metadata(o.st, job.open->fd.get());
+    attrs = o.st.attributes;
+  }
+  return job.open->stream ? stream_attributes(attrs) : attrs;
+}
+
+// The response, and what the new open changes for others: the directory's
+// leases, a watch for a leased directory. The open joins the connection
+// (or, for an overwrite on the pool, once its truncation is done).
+NtStatus answer_create(Request& req, CreateJob& job, const Bytes& contexts, ByteWriter& w) {
+  state::Open& open = *job.open;
+  Opened& o = job.o;
+  uint32_t attrs = reported_create_attributes(req, job);
+  Bytes pool_response;  // an overwrite on the pool: its response, answered when the truncation is done
+  if (job.truncate_on_pool) {
+    pool_response.resize(wire::kHeaderSize);  // write_response() aligns the contexts from the header
+    ByteWriter rw(pool_response);
+    write_response(rw, open, o, attrs, contexts, open.oplock_level);
+    pool_response.erase(pool_response.begin(), pool_response.begin() + wire::kHeaderSize);
+  } else {
+    write_response(w, open, o, attrs, contexts, open.oplock_level);
+  }
+  if ((o.created || o.truncate) && !job.truncate_on_pool)  // a new entry, or an entry's data replaced: the directory's leases break
+    break_directory_leases(req.server, job.t.parent_fd.get(), job.t.leaf, req.conn.client_guid,
+                           job.lease.has_parent ? &job.lease.parent_key : nullptr);
+  if (job.outcome.grant.lease && job.outcome.grant.lease->directory)  // local changes break it too
+    watch_leased_directory(req.conn, req.server, open, o.st.device, o.st.file_id);
+  req.compound.file_id = {open.persistent_id, open.volatile_id};
+  open.charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
+  if (job.truncate_on_pool) return overwrite_on_pool(req, w, std::move(job.open), std::move(pool_response));
+  req.conn.opens.emplace(open.volatile_id, std::move(job.open));
+  return NtStatus::Success;
 }
 
 // STATUS_STOPPED_ON_SYMLINK carries the Symbolic Link Error Response
 // (MS-SMB2 2.2.2.2.1) for the client to resolve the link with.
-void write_symlink_error(Request& req, const create::Opened& o, ByteWriter& w) {
+void write_symlink_error(Request& req, const Opened& o, ByteWriter& w) {
   w.bytes(symlink_error_body(o.symlink_target, o.symlink_unparsed_bytes, req.conn.dialect));
   req.error_keeps_body = true;
 }
 
 }  // namespace
 
+// The steps in order; a failure after the file was opened or made is
+// taken back by the rollback.
 NtStatus handle_create(Request& req, ByteWriter& w) {
-  CreateRequest c;
-  NtStatus st = read_request(req, c);
-  if (st != NtStatus::Success) return st;
-  DurableRequest durable;
+  CreateJob job(req);
   bool answered = false;
-  if ((st = read_durable(req, c, durable, w, answered)) != NtStatus::Success || answered) return st;
-  if ((st = validate(c)) != NtStatus::Success) return st;
-  if (req.tree->share.is_ipc) return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
-  if (durable.v2_request && ((st = check_replay(req, c, durable, w, answered)) != NtStatus::Success || answered))
-    return st;
-
-  std::vector<vfs::Ea> create_eas;
-  if (!c.contexts.empty() && (st = find_create_eas(*req.tree, c.contexts, create_eas)) != NtStatus::Success)
-    return st;
-  auto path = vfs::parse_smb_path(c.name);
-  if (!path) return path.error();
-  // MS-SMB2 3.3.5.9.4: an open in a snapshot (smb2/snapshots/snapshots.hpp).
-  SnapshotTarget snapshot;
-  if ((st = find_snapshot(req, c.contexts, path->path, snapshot)) != NtStatus::Success) return st;
-  c.root_fd = snapshot.root ? snapshot.root->get() : req.tree->root.get();
-  c.in_snapshot = bool(snapshot.root);
-  if (c.in_snapshot && (st = check_snapshot_create(c.disposition, c.options)) != NtStatus::Success) return st;
-  // MS-FSA 2.1.5.1: a stream, named or the explicit $DATA one, is never a
-  // directory; that check precedes any lookup.
-  c.data_stream = path->data_stream_type || !path->stream.empty();
-  if (c.data_stream && (c.options & FILE_DIRECTORY_FILE)) return NtStatus::NotADirectory;
-  std::string stream_key;
-  if (!path->stream.empty()) {
-    if (!req.tree->streams) return NtStatus::ObjectNameInvalid;  // "streams = no", or nowhere to keep them
-    auto key = vfs::stream_xattr_name(path->stream);
-    if (!key) return key.error();
-    stream_key = std::move(*key);
-  }
-  if (vetoes_anything(req.tree->share) && (st = veto_status(req.tree->share, path->path)) != NtStatus::Success)
-    return st;
-  if ((st = open_files_fit(req)) != NtStatus::Success) return st;
-  auto granted = grant_create_access(*req.tree, c.desired_access, c.options & FILE_DELETE_ON_CLOSE);
-  if (!granted) return granted.error();
-  uint32_t access = *granted;
-
-  Target t;
-  Opened o;
-  if (stream_key.empty()) {
-    if ((st = open_target(req, c, access, *path, t, o)) != NtStatus::Success) {
-      if (st == NtStatus::StoppedOnSymlink) write_symlink_error(req, o, w);
-      return st;
-    }
-    if ((st = apply_security(req, c, t, o, access)) != NtStatus::Success) return st;
-    if ((st = check_delete_on_close(req, c, t, o)) != NtStatus::Success) return st;
-    if (o.truncate && (st = check_overwrite_attributes(req, c, o)) != NtStatus::Success) return st;
-    if (!o.created && (st = fruit::check_netatalk_locks(req, o.fd.get(), o.st, access, c.share_access)) != NtStatus::Success)
-      return st;
-  } else if ((st = open_stream_target(req, c, access, *path, stream_key, t, o)) != NtStatus::Success ||
-             (st = apply_security(req, c, t, o, access)) != NtStatus::Success) {
-    undo_create(req, t, o, stream_key);  // a stream is checked against its file's descriptor
+  NtStatus st = read_create(req, job, w, answered);
+  if (st != NtStatus::Success || answered) return st;
+  if ((st = resolve_name(req, job)) != NtStatus::Success) return st;
+  CreateRollback rollback(req, job);
+  if ((st = open_file(req, job)) != NtStatus::Success) {
+    if (st == NtStatus::StoppedOnSymlink) write_symlink_error(req, job.o, w);
     return st;
   }
-  // SMB2_CREATE_APP_INSTANCE_ID: only a CREATE that passed its access
-  // checks closes the application's earlier open, and before the share
-  // modes are judged (that open would conflict).
-  if (durable.app_instance && (st = close_previous_app_instance(req, durable, path->path)) != NtStatus::Success) {
-    undo_create(req, t, o, stream_key);  // made again when the CREATE runs again
-    return st;
-  }
-  if (o.created) apply_new_attributes(req, c, o, !stream_key.empty());
-
-  auto open = std::make_unique<state::Open>();
-  open->persistent_id = open->volatile_id = req.server.next_file_id.fetch_add(1);
-  LeaseRequest lease_req;
-  if ((st = find_lease_request(req, c.contexts, lease_req)) != NtStatus::Success) return st;
-  state::CacheRequest cache;
-  describe_caching(req, c, o, lease_req, *open, cache);
-  uint64_t node_device = o.st.device;
-  StreamHold hold(req.server.files, open.get());
-  if (!stream_key.empty()) {
-    if ((st = hold.take(o.st.device, o.st.file_id, c.share_access)) != NtStatus::Success) {
-      undo_create(req, t, o, stream_key);
-      return st;
-    }
-    node_device = stream_node_device(o.st.device, stream_key);
-  }
-  auto outcome = req.server.files.open_cached(node_device, o.st.file_id, open.get(), access, c.share_access, &cache);
-  post_breaks(req.server, outcome.breaks);
-  LOG_DEBUG("create %s: oplock %u lease %u access %x share %x -> %s wait %d breaks %zu granted %u",
-            t.path.c_str(), c.oplock_level, lease_req.state, access, c.share_access, nt_status_name(outcome.status),
-            outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);
-  if (outcome.wait) return wait_for_breaks(req, std::move(outcome.node), durable);
-  if (outcome.status != NtStatus::Success) {
-    undo_create(req, t, o, stream_key);  // the open is refused after all
-    return outcome.status;
-  }
-  const bool truncate_on_pool = o.truncate && stream_key.empty() && overwrite_goes_async(req, c, o);
-  if (o.truncate) {
-    auto truncated = truncate_on_pool       ? prepare_pool_truncate(o, req.tree->streams)
-                     : stream_key.empty() ? truncate_opened(o, req.tree->streams)
-                                          : truncate_stream(o, stream_key);
-    if (!truncated) {
-      release(req, outcome.node, open.get());
-      return truncated.error();
-    }
-  }
-  if (o.truncate && !o.created && stream_key.empty()) apply_overwrite_attributes(req, c, o);
-  if ((o.created || o.truncate) && stream_key.empty())
-    if ((st = apply_allocation_size(c, o)) != NtStatus::Success ||
-        (!create_eas.empty() && (st = vfs::write_eas(o.fd.get(), create_eas)) != NtStatus::Success)) {
-      release(req, outcome.node, open.get());
-      undo_create(req, t, o, stream_key);
-      return st;
-    }
-  open->node = outcome.node;
-  open->oplock_level = outcome.grant.oplock_level;
-  open->lease = outcome.grant.lease;
-  open->session_id = req.session->session_id;
-  open->tree_id = req.tree->tree_id;
-  // Open.ChannelSequence starts at the channel the CREATE came on
-  // (smb2/engine/channel_sequence.hpp): its first WRITE from that channel is current.
-  if (req.conn.is_smb3()) open->channel_sequence = uint16_t(req.hdr.status);
-  open->fd = std::move(o.fd);
-  open->path = t.path;
-  open->is_directory = o.st.is_directory;
-  open->granted_access = access;
-  open->share_access = c.share_access;
-  open->create_options = c.options;
-  open->note_end(o.st.allocation_size);  // what its last close may free
-  write_time_seen(*open, o.st.last_write_time);  // shown for a while after its first WRITE (stat after any truncation)
-  if (!stream_key.empty()) {
-    open->stream = std::make_unique<state::StreamRef>(
-        state::StreamRef{o.stream_name.empty() ? path->stream : std::move(o.stream_name), std::move(stream_key),
-                         hold.keep(), o.st.is_directory});
-    open->stream->afp = fruit::afp_stream_of(req, open->stream->name);
-    open->stream->ignore_delete = open->stream->afp == fruit::kAfpResource &&
-                                  fruit::keeps_resource_fork(req, open->stream->name);
-    open->stream->netatalk_metadata = open->stream->afp == fruit::kAfpInfo && fruit::netatalk_metadata(req);
-    open->is_directory = false;
-  }
-
-  LeaseAnswer answer{lease_req, outcome.grant.lease_state, outcome.grant.lease_breaking, outcome.grant.epoch};
-  if (outcome.grant.lease) {  // the lease keeps the version it was created with (smb2.lease.v2_epoch2/3)
-    answer.request.version = outcome.grant.version;
-    answer.request.parent_key = outcome.grant.parent_key;
-    answer.request.has_parent = outcome.grant.has_parent;
-  }
-  bool lease_answered = outcome.grant.oplock_level == state::kOplockLease;
+  if ((st = register_open(req, job, rollback)) != NtStatus::Success || job.outcome.wait) return st;
+  if ((st = write_data(req, job)) != NtStatus::Success) return st;
+  fill_open(req, job);
   Bytes& contexts = req.conn.create_contexts_scratch;
-  contexts.clear();
-  st = answer_create_contexts(req, c.contexts, *open, o.st, lease_answered ? &answer : nullptr, contexts);
-  if (st != NtStatus::Success) {
-    release(req, open->node, open.get());
+  if ((st = answer_contexts(req, job, contexts)) != NtStatus::Success) {
+    rollback.keep_created();
     return st;
   }
-  open->snapshot_root = std::move(snapshot.root);
-  if (durable.request() && !open->snapshot_root) grant_durable(req, durable, *open, o.action, contexts);
-  if (durable.app_instance) remember_app_instance(req, durable, *open, path->path);
-  uint32_t attrs = reported_attributes(req.tree->share, o.st, t.leaf, open->fd.get());
-  if (o.new_attributes) attrs = vfs::merge_dos_attributes(attrs, *o.new_attributes);
-  if (!o.created) {  // a new file has only what statx says: no getxattr
-    o.st.attributes = attrs;
-    apply_stored_metadata(o.st, open->fd.get());
-    attrs = o.st.attributes;
-  }
-  if (open->stream) attrs = stream_attributes(attrs);
-  Bytes pool_response;  // an overwrite on the pool: its response, answered when the truncation is done
-  if (truncate_on_pool) {
-    pool_response.resize(wire::kHeaderSize);  // write_response() aligns the contexts from the header
-    ByteWriter rw(pool_response);
-    write_response(rw, *open, o, attrs, contexts, open->oplock_level);
-    pool_response.erase(pool_response.begin(), pool_response.begin() + wire::kHeaderSize);
-  } else {
-    write_response(w, *open, o, attrs, contexts, open->oplock_level);
-  }
-  if ((o.created || o.truncate) && !truncate_on_pool)  // a new entry, or an entry's data replaced: the directory's leases break
-    break_directory_leases(req.server, t.parent_fd.get(), t.leaf, req.conn.client_guid,
-                           lease_req.has_parent ? &lease_req.parent_key : nullptr);
-  if (outcome.grant.lease && outcome.grant.lease->directory)  // local changes break it too
-    watch_leased_directory(req.conn, req.server, *open, o.st.device, o.st.file_id);
-  req.compound.file_id = {open->persistent_id, open->volatile_id};
-  open->charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
-  if (truncate_on_pool) return overwrite_on_pool(req, w, std::move(open), std::move(pool_response));
-  req.conn.opens.emplace(open->volatile_id, std::move(open));
-  return NtStatus::Success;
+  rollback.commit();
+  return answer_create(req, job, contexts, w);
 }
 
 }  // namespace ringsmb::smb2

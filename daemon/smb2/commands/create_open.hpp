@@ -11,26 +11,16 @@
 #include <string_view>
 
 #include "smb2/security/access_check.hpp"
+#include "smb2/durable/durable.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/security/security_info.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/paths.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2::create {
 
-enum : uint32_t {
-  FILE_SUPERSEDE = 0, FILE_OPEN = 1, FILE_CREATE = 2, FILE_OPEN_IF = 3, FILE_OVERWRITE = 4, FILE_OVERWRITE_IF = 5,
-};
-enum : uint32_t {
-  FILE_DIRECTORY_FILE = 0x1,
-  FILE_NON_DIRECTORY_FILE = 0x40,
-  FILE_DELETE_ON_CLOSE = 0x1000,
-  FILE_OPEN_BY_FILE_ID = 0x2000,
-  FILE_OPEN_REPARSE_POINT = 0x00200000,
-  FILE_WRITE_THROUGH = 0x2,
-  kReservedCreateOptions = 0xFF000000,
-};
-enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
+using namespace wire::create;  // CreateDisposition, CreateOptions, CreateAction
 
 struct CreateRequest {
   uint8_t oplock_level = 0;
@@ -129,5 +119,16 @@ void undo_create(Request& req, const Target& t, const Opened& o, const std::stri
 bool overwrite_goes_async(const Request& req, const CreateRequest& c, const Opened& o);
 Result<void> prepare_pool_truncate(Opened& o, bool streams);
 NtStatus overwrite_on_pool(Request& req, ByteWriter& w, std::unique_ptr<state::Open> open, Bytes body);
+
+// The CREATE response body (MS-SMB2 2.2.14) for OPEN, with the response
+// contexts CONTEXTS (create_response.cpp).
+void write_response(ByteWriter& w, const state::Open& open, const Opened& o, uint32_t attrs, ByteSpan contexts,
+                    uint8_t oplock_level);
+// The durable contexts, read only when there are contexts (nothing for the
+// common open); a reconnect is answered here, before the request's other
+// fields are judged (ANSWERED).
+NtStatus read_durable(Request& req, const CreateRequest& c, DurableRequest& d, ByteWriter& w, bool& answered);
+// DH2Q: a replay of a CREATE whose open lives gets that open again (ANSWERED).
+NtStatus check_replay(Request& req, const CreateRequest& c, const DurableRequest& d, ByteWriter& w, bool& answered);
 
 }  // namespace ringsmb::smb2::create

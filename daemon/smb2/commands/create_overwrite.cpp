@@ -24,9 +24,11 @@
 #include <optional>
 
 #include "common/log.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/async_write.hpp"
 #include "smb2/commands/create_contexts.hpp"
 #include "smb2/commands/create_open.hpp"

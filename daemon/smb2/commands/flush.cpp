@@ -10,9 +10,11 @@
 // (unit tests), the fsync runs inline as before.
 #include <unistd.h>
 
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/async_write.hpp"
 #include "smb2/files/delayed_write_time.hpp"
 #include "smb2/engine/dispatch.hpp"

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/engine/dispatch.hpp"

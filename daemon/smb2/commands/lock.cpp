@@ -16,11 +16,13 @@
 // READ and WRITE check the locks through LockTable::check_io.
 #include <vector>
 
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/leases/lease.hpp"
-#include "smb2/commands/lock.hpp"
+#include "smb2/locks/lock_grants.hpp"
 #include "state/lock_table.hpp"
 
 namespace ringsmb::smb2 {
@@ -55,12 +57,6 @@ bool valid_lock_flags(uint32_t flags, size_t count) {
   }
 }
 
-// MS-FSA 2.1.5.7: a byte-range lock ends level II / read caching.
-void break_read_caching(ServerContext& server, const std::shared_ptr<state::FileNode>& node, const void* owner) {
-  if (node->lease_count.load(std::memory_order_relaxed))
-    post_breaks(server, server.files.break_readers(node, owner, monotonic_ms(), server.lease_break_timeout_ms));
-}
-
 // MS-SMB2 3.3.5.14: the entry of Open.LockSequenceArray this LOCK names,
 // or null when none applies (not durable, SMB 2.x, index 0 or past 64).
 struct LockSequenceSlot {
@@ -81,9 +77,6 @@ LockSequenceSlot lock_sequence_slot(const Request& req, state::Open& open, uint3
   if (!open.lock_sequences || !(req.conn.is_smb3() || open.resilient) || index < 1 || index > 64) return {};
   return {open.lock_sequences.get(), index - 1, uint8_t(lock_sequence & 0xF)};
 }
-
-// The LOCK response body (2.2.27).
-constexpr uint8_t kLockResponse[4] = {4, 0, 0, 0};
 
 // A waiting lock withdrawn: out of the table's queue, unless the table
 // granted it already (its completion is posted: STATUS_PENDING keeps it).
@@ -114,20 +107,6 @@ NtStatus lock_or_wait(Request& req, state::Open* open, const state::ByteRange& r
 }
 
 }  // namespace
-
-void post_lock_grants(ServerContext& server, const std::vector<state::LockWaiter>& granted) {
-  for (const state::LockWaiter& g : granted) {
-    uint64_t id = g.async_id;
-    post_to_conn(server, g.conn, [&server, id](ConnState& conn, Bytes&) {
-      WaitingRequest* w = find_waiting(conn, id);
-      if (!w) return;  // the connection let go of it meanwhile
-      std::shared_ptr<state::FileNode> node = w->node;
-      const void* owner = w->lock_owner;
-      complete(conn, id, NtStatus::Success, kLockResponse);
-      break_read_caching(server, node, owner);
-    });
-  }
-}
 
 NtStatus handle_lock(Request& req, ByteWriter& w) {
   ByteReader r(req.body);

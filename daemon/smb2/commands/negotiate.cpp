@@ -5,6 +5,7 @@
 
 #include "common/log.hpp"
 #include "crypto/primitives.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/commands/negotiate.hpp"
 #include "smb2/engine/negotiated_sizes.hpp"

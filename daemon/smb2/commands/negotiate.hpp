@@ -3,7 +3,7 @@
 // (MS-SMB2 3.3.5.3.1). SMB1 itself is not served.
 #pragma once
 
-#include "smb2/engine/processor.hpp"
+#include "smb2/engine/dispatch.hpp"
 
 namespace ringsmb::smb2 {
 

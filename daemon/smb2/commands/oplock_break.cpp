@@ -1,6 +1,7 @@
 // SMB2 OPLOCK_BREAK acknowledgments (MS-SMB2 2.2.24.1, 2.2.24.2, 2.2.25,
 // 3.3.5.22): the client accepts the lower oplock level or lease state a
 // break notification offered; CREATEs waiting for that break run again.
+#include "smb2/commands/handlers.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/leases/lease.hpp"
 

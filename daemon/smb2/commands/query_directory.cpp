@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <string>
 
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/engine/negotiated_sizes.hpp"

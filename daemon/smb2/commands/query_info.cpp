@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/fruit/time_machine.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/files/delayed_write_time.hpp"

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <optional>
 
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/engine/negotiated_sizes.hpp"

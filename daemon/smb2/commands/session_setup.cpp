@@ -10,6 +10,7 @@
 #include "auth/spnego.hpp"
 #include "common/log.hpp"
 #include "crypto/primitives.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/durable/durable.hpp"

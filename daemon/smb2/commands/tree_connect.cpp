@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/log.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/leases/lease.hpp"

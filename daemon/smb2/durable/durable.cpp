@@ -9,7 +9,10 @@
 #include "common/log.hpp"
 #include "config/config.hpp"
 #include "smb2/engine/async_engine.hpp"
-#include "smb2/leases/lease.hpp"
+#include "smb2/engine/create_context_chain.hpp"
+#include "smb2/engine/chain.hpp"
+#include "smb2/engine/clock.hpp"
+#include "smb2/files/close_open.hpp"
 #include "smb2/engine/metrics.hpp"
 #include "smb2/engine/thread_identity.hpp"
 #include "state/durable_table.hpp"
@@ -459,13 +462,6 @@ bool close_kept_open(ServerContext& server, uint64_t persistent_id) {
 
 void close_kept_opens(ServerContext& server) {
   for (state::KeptOpen& k : server.durables.take_all()) close_kept(server, std::move(k), "shutdown");
-}
-
-void forget_durable(ServerContext& server, const state::Open& open) {
-  if (open.create_guid_indexed) server.durables.unindex_create_guid(open.create_guid, open.persistent_id);
-  if (open.app_instance_indexed) server.durables.unindex_app_instance(open.app_instance_id, open.persistent_id);
-  if (open.outlives_connection() || open.app_instance_indexed)
-    post_wakeups(server, server.durables.clear_live(open.persistent_id));
 }
 
 void end_previous_session(Request& req, uint64_t previous_session_id, const std::string& user) {

@@ -18,8 +18,8 @@
 
 #include <string_view>
 
-#include "smb2/commands/create_contexts.hpp"
 #include "smb2/engine/dispatch.hpp"
+#include "smb2/engine/create_context_chain.hpp"
 
 namespace ringsmb::smb2 {
 
@@ -106,9 +106,6 @@ bool close_kept_open(ServerContext& server, uint64_t persistent_id);
 // Shutdown: every kept open is closed as by CLOSE (delete-on-close
 // included). A restart loses durable state.
 void close_kept_opens(ServerContext& server);
-// A durable open is closed for good: its CreateGuid leaves the index, and
-// reconnects waiting for it end (OBJECT_NAME_NOT_FOUND).
-void forget_durable(ServerContext& server, const state::Open& open);
 
 // SESSION_SETUP with PreviousSessionId (3.3.5.5.3): the old session of the
 // same user ends on its connection (its durable opens kept). The reply to

@@ -5,8 +5,6 @@
 
 #include "common/log.hpp"
 #include "smb2/engine/channel_sequence.hpp"
-#include "smb2/leases/lease.hpp"
-#include "smb2/engine/processor.hpp"
 #include "smb2/engine/response_header.hpp"
 #include "smb2/engine/send_path.hpp"
 
@@ -143,16 +141,6 @@ bool complete(ConnState& conn, uint64_t async_id, NtStatus status, ByteSpan body
   return true;
 }
 
-void defer_interim(Request& req, int64_t delay_ms) {
-  WaitingRequest* w = find_waiting(req.conn, req.async_id);
-  if (!w || !req.server.poster) return;
-  w->interim_deferred = true;
-  req.server.poster->post_at(req.conn.address, monotonic_ms() + delay_ms, [id = req.async_id, &server = req.server](ConnState& conn, Bytes& out) {
-    send_deferred_interim(conn, id);
-    send_ready(conn, server, out);
-  });
-}
-
 void send_deferred_interim(ConnState& conn, uint64_t async_id) {
   WaitingRequest* w = find_waiting(conn, async_id);
   if (!w || !w->interim_deferred) return;  // completed, or its interim went out with its frame
@@ -195,24 +183,6 @@ void withdraw_all(ConnState& conn, ServerContext& server) {
   conn.async.by_message_id.clear();
   conn.async.ready.clear();
   conn.async.reruns.clear();
-}
-
-void send_ready(ConnState& conn, ServerContext& server, Bytes& out) {
-  while (!conn.async.reruns.empty()) {
-    auto reruns = std::move(conn.async.reruns);
-    conn.async.reruns.clear();
-    for (auto [id, cancelled] : reruns) rerun_waiting_chain(conn, server, id, cancelled);
-  }
-  for (ReadyMessage& m : conn.async.ready) send_message(conn, out, m.message, m.seal);
-  conn.async.ready.clear();
-}
-
-void post_to_conn(ServerContext& server, const state::ConnAddress& to, EngineTask task) {
-  if (!server.poster) return;
-  server.poster->post(to, [&server, task = std::move(task)](ConnState& conn, Bytes& out) {
-    task(conn, out);
-    send_ready(conn, server, out);
-  });
 }
 
 }  // namespace ringsmb::smb2

@@ -7,11 +7,11 @@
 // STATUS_PENDING; the processor answers with the interim response (its
 // AsyncId, SMB2_FLAGS_ASYNC_COMMAND, the credits). The final response is a
 // message of its own, built by complete() and sent after the frame being
-// processed (send_ready()), signed or encrypted as the request was. CANCEL
+// processed (send_ready(), smb2/engine/chain.hpp), signed or encrypted as the request was. CANCEL
 // (by AsyncId or MessageId), CLOSE, TREE_DISCONNECT, LOGOFF and the end of
 // the connection withdraw waiting requests through each one's hook.
 // Everything here runs on the connection's worker thread; a completion
-// decided on another worker is posted (post_to_conn()).
+// decided on another worker is posted (post_to_conn(), chain.hpp).
 #pragma once
 
 #include <functional>
@@ -26,12 +26,8 @@ namespace ringsmb::smb2 {
 // returns it), STATUS_INSUFFICIENT_RESOURCES over a limit, or
 // STATUS_INVALID_PARAMETER when the command may not go async (dispatch table).
 NtStatus start_waiting(Request& req, WaitingRequest&& w);
-// For a request that usually completes within milliseconds (FLUSH): no
-// interim response unless it still waits after DELAY_MS. Call after
-// start_waiting(); the processor decides whether the request qualifies
-// (alone in its frame), and the timer sends the interim if it is still due.
-void defer_interim(Request& req, int64_t delay_ms);
-// The timer's side: sends the held interim of ASYNC_ID if it still waits.
+// The timer's side of defer_interim() (chain.hpp): sends the held interim
+// of ASYNC_ID if it still waits.
 void send_deferred_interim(ConnState& conn, uint64_t async_id);
 // The AsyncId the next start_waiting() of CONN gives (a CREATE registers
 // it with the file table before it knows it waits).
@@ -61,14 +57,5 @@ void withdraw_tree(ConnState& conn, ServerContext& server, uint64_t session_id, 
 void withdraw_session(ConnState& conn, ServerContext& server, uint64_t session_id);
 // The connection ended: every waiting request is withdrawn unanswered.
 void withdraw_all(ConnState& conn, ServerContext& server);
-
-// After a frame or a posted task: runs the CREATE chains that were
-// cancelled or woken, then sends every final response that became ready.
-void send_ready(ConnState& conn, ServerContext& server, Bytes& out);
-
-// Runs TASK on the worker that owns connection TO, then sends what became
-// ready. Dropped when the connection is gone (or nothing posts: tests).
-using EngineTask = std::function<void(ConnState&, Bytes& out)>;
-void post_to_conn(ServerContext& server, const state::ConnAddress& to, EngineTask task);
 
 }  // namespace ringsmb::smb2

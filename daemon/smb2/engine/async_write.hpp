@@ -23,6 +23,7 @@
 #include "common/blocking_pool.hpp"
 #include "common/bytes.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/engine/server_context.hpp"

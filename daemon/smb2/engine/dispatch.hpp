@@ -128,56 +128,38 @@ struct CommandSpec {
   }
 };
 
+// Hold: the frame was not processed (nothing of it was done or answered)
+// because this connection's large WRITEs are still in flight
+// (smb2/engine/async_write.hpp); the transport keeps it, with every frame after
+// it, and hands it over again once conn.writes_in_flight is 0.
+enum class FrameResult { Ok, Drop, Hold };
+
+// The dispatch table: a row per command, in wire::Command order, the
+// SMB1 NEGOTIATE that a client may start with (answered with an SMB2
+// NEGOTIATE response), and what the layers below durable call of it. The handlers live above the engine, which reaches
+// them only through this table: smb2/commands/command_table.cpp fills it
+// and install_commands() there installs it before the first request.
+struct CommandTable {
+  std::array<CommandSpec, wire::kCommandCount> commands;
+  FrameResult (*smb1_negotiate)(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out);
+  // A break whose holder has no connection (a kept durable open): its kept
+  // opens are closed (smb2/durable/durable.hpp). Called by the leases,
+  // which sit below durable (closing an open breaks leases).
+  void (*close_unreachable_holder)(ServerContext& server, const state::BreakNotice& b);
+};
+// Makes TABLE the one the engine dispatches through (once, at startup,
+// before any worker runs; TABLE lives as long as the process).
+void install_command_table(const CommandTable& table);
+// The installed table.
+const CommandTable& command_table();
+// Its row for CMD; null for a command number past the table.
 const CommandSpec* command_spec(wire::Command cmd);
 // STATUS_INVALID_PARAMETER unless BODY's StructureSize is the command's and
 // the body holds its fixed part (MS-SMB2 3.3.5.2.6); checked before anything else.
 NtStatus check_structure_size(const CommandSpec& spec, ByteSpan body);
 
-// Handlers, one file each under smb2/.
-NtStatus handle_negotiate(Request&, ByteWriter&);
-NtStatus handle_session_setup(Request&, ByteWriter&);
-NtStatus handle_logoff(Request&, ByteWriter&);
-NtStatus handle_tree_connect(Request&, ByteWriter&);
-NtStatus handle_tree_disconnect(Request&, ByteWriter&);
-NtStatus handle_create(Request&, ByteWriter&);
-NtStatus handle_close(Request&, ByteWriter&);
-NtStatus handle_flush(Request&, ByteWriter&);
-NtStatus handle_read(Request&, ByteWriter&);
-NtStatus handle_write(Request&, ByteWriter&);
-NtStatus handle_lock(Request&, ByteWriter&);
-NtStatus handle_ioctl(Request&, ByteWriter&);
-NtStatus handle_echo(Request&, ByteWriter&);
-NtStatus handle_query_directory(Request&, ByteWriter&);
-NtStatus handle_change_notify(Request&, ByteWriter&);
-NtStatus handle_query_info(Request&, ByteWriter&);
-NtStatus handle_set_info(Request&, ByteWriter&);
-NtStatus handle_oplock_break(Request&, ByteWriter&);
-// IOCTL's CommandSpec::open_optional: FSCTLs that take no open.
-bool ioctl_takes_no_open(const Request&);
-
 // Shared helpers for handlers.
 // Reads a (offset, length) pair's buffer relative to the SMB2 header start;
 // empty span and false if it lies outside the element.
 bool buffer_at(const Request& req, uint32_t offset, uint32_t length, ByteSpan& out);
-// Closes an open (share-mode release, delete-on-close) and forgets it.
-void close_open(Request& req, state::Open* open);
-void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id);
-// Ends tree connect TREE_ID of SESSION as TREE_DISCONNECT does: its opens
-// close oldest first, its waiting requests are withdrawn, the control plane
-// is told, and the TreeId is forgotten (a later request on it gets
-// NETWORK_NAME_DELETED).
-void disconnect_tree(ConnState& conn, ServerContext& server, state::Session& session, uint32_t tree_id);
-// What closing does once the open is out of its connection: locks, share
-// modes and lease released, delete-on-close performed (under ROOT_FD, the
-// share root, as IDENTITY; -1: not possible), the directory's leases
-// broken except for CLIENT's (its ClientGuid). Also for a kept durable open
-// that times out (smb2/durable/durable.hpp). RECYCLE: the share's recycle
-// bin, where a deleted file goes instead (smb2/files/recycle.hpp); null: none.
-void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int root_fd,
-                  const ipc::UnixUser& identity, const state::Guid& client, const config::RecycleConfig* recycle);
-// Ends session S (LOGOFF, a failed re-authentication): closes its opens
-// oldest first, withdraws its waiting requests; the session object is
-// erased after the current frame.
-void end_session(Request& req, state::Session& s);
-
 }  // namespace ringsmb::smb2

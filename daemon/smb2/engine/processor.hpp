@@ -4,16 +4,11 @@
 #pragma once
 
 #include "common/bytes.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/engine/server_context.hpp"
 
 namespace ringsmb::smb2 {
-
-// Hold: the frame was not processed (nothing of it was done or answered)
-// because this connection's large WRITEs are still in flight
-// (smb2/engine/async_write.hpp); the transport keeps it, with every frame after
-// it, and hands it over again once conn.writes_in_flight is 0.
-enum class FrameResult { Ok, Drop, Hold };
 
 // Handles one frame (without its transport header) and appends the
 // response message, framed by conn.framing, to `out`, then the final
@@ -27,13 +22,5 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
 // frame this cannot see into (encrypted, compressed). Read from the
 // header only: a READ or CLOSE behind pipelined READs costs nothing.
 bool may_change_file_data(ByteSpan frame);
-
-// Runs again the chain of waiting CREATE `async_id` (its breaks ended), or
-// answers it STATUS_CANCELLED (CANCEL, TREE_DISCONNECT, LOGOFF); the
-// response joins conn.async.ready.
-void rerun_waiting_chain(ConnState& conn, ServerContext& server, uint64_t async_id, bool cancel);
-
-// Releases everything a connection holds (opens, sessions) when it ends.
-void teardown_connection(ConnState& conn, ServerContext& server);
 
 }  // namespace ringsmb::smb2

@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "smb2/leases/lease.hpp"
+#include "smb2/engine/clock.hpp"
 #include "vfs/file_meta.hpp"
 
 namespace ringsmb::smb2 {

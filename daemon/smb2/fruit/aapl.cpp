@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "common/unicode.hpp"
-#include "smb2/commands/create_contexts.hpp"
+#include "smb2/engine/create_context_chain.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/fruit/adouble_convert.hpp"
 #include "smb2/fruit/afp_streams.hpp"

@@ -11,7 +11,7 @@
 #include "common/log.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/leases/lease.hpp"
-#include "smb2/notify/notify_report.hpp"
+#include "smb2/notify/own_changes.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/paths.hpp"
 

@@ -5,13 +5,14 @@
 
 #include <vector>
 
+#include "smb2/engine/chain.hpp"
+#include "smb2/engine/clock.hpp"
+#include "smb2/engine/create_context_chain.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/engine/server_context.hpp"
 #include "state/lease_table.hpp"
 
 namespace ringsmb::smb2 {
-
-int64_t monotonic_ms();
 
 // Sends each notice on its holder's connection (from that connection's thread).
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks);
@@ -20,8 +21,6 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
 // request's response (smb2.lease.rename_wait reads the break while its
 // next CREATE is answered); the others are posted.
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState& current);
-// Runs each waiting request again on its connection's thread.
-void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters);
 
 // Sends the notification for `b` (encrypted where the session requires
 // it) through the send path into `out`. Runs on the connection's worker thread.

@@ -1,8 +1,6 @@
 // Break notifications and wake-ups, posted across worker threads.
-#include <time.h>
-
 #include "smb2/engine/async_engine.hpp"
-#include "smb2/durable/durable.hpp"
+#include "smb2/engine/dispatch.hpp"
 #include "smb2/engine/processor.hpp"
 #include "smb2/engine/response_header.hpp"
 #include "smb2/engine/send_path.hpp"
@@ -25,16 +23,6 @@ state::Session* encrypting_session(ConnState& conn, uint64_t session_id) {
     if (t->encrypt) return s;
   return nullptr;
 }
-
-}  // namespace
-
-int64_t monotonic_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-namespace {
 
 // The notification for B as a message of its own, with the seal it goes
 // out under.
@@ -100,7 +88,7 @@ void write_break_notification(ConnState& conn, const state::BreakNotice& b, Byte
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
   for (const auto& b : breaks) {
     if (b.to.worker == state::kNoConnectionWorker) {  // a kept durable open: nobody can answer
-      if (b.ack_required) close_unreachable_holder(server, b);
+      if (b.ack_required) command_table().close_unreachable_holder(server, b);
       continue;
     }
     post_to_conn(server, break_destination(server, b),
@@ -128,10 +116,15 @@ void release_held_breaks(ConnState& conn) {
   conn.held_breaks.clear();
 }
 
-void post_wakeups(ServerContext& server, const std::vector<state::Waiter>& waiters) {
-  for (const auto& w : waiters) {
-    uint64_t id = w.async_id;
-    post_to_conn(server, w.conn, [&server, id](ConnState& conn, Bytes&) { rerun_waiting_chain(conn, server, id, false); });
+void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
+  std::vector<std::shared_ptr<state::FileNode>> nodes;
+  for (auto& [id, w] : conn.async.waiting)
+    if (w.kind == WaitKind::RunAgain && w.node) nodes.push_back(w.node);
+  for (auto& n : nodes) {
+    std::vector<state::BreakNotice> further;  // re-breaks after a timed-out break
+    auto wake = server.files.expire_breaks(n, now_ms, &further);
+    post_breaks(server, further);
+    post_wakeups(server, wake);
   }
 }
 

@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/conn_state.hpp"
-#include "smb2/leases/lease.hpp"
+#include "smb2/engine/clock.hpp"
 #include "smb2/notify/notify_buffer.hpp"
+#include "smb2/notify/own_changes.hpp"
 #include "smb2/notify/notify_watch.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/paths.hpp"
@@ -18,7 +20,6 @@ namespace {
 // ValidSetAttributes): READONLY, HIDDEN, SYSTEM, ARCHIVE, TEMPORARY,
 // OFFLINE, NOT_CONTENT_INDEXED.
 constexpr uint32_t kValidSetAttributes = 0x1 | 0x2 | 0x4 | 0x20 | 0x100 | 0x1000 | 0x2000;
-constexpr size_t kMaxHeld = 4096;  // a flood of SET_INFOs does not grow the table without bound
 
 bool time_given(uint64_t t) { return int64_t(t) > 0; }
 
@@ -46,47 +47,6 @@ void tell_watchers(ServerContext& server, uint64_t dev, uint64_t ino, const std:
 }
 
 }  // namespace
-
-std::string OwnChanges::key(uint64_t dev, uint64_t ino, std::string_view name) {
-  std::string k(16, '\0');
-  for (int i = 0; i < 8; ++i) {
-    k[size_t(i)] = char(dev >> (8 * i));
-    k[size_t(8 + i)] = char(ino >> (8 * i));
-  }
-  k.append(name);
-  return k;
-}
-
-void OwnChanges::add(uint64_t dev, uint64_t ino, std::string_view name, int64_t now_ms) {
-  std::lock_guard lock(mu_);
-  if (until_.size() >= kMaxHeld) std::erase_if(until_, [now_ms](const auto& e) { return e.second < now_ms; });
-  if (until_.size() >= kMaxHeld) until_.clear();  // all recent: forget them (the watchers then see all filters)
-  until_[key(dev, ino, name)] = now_ms + hold_ms_;
-  count_.store(until_.size(), std::memory_order_relaxed);
-}
-
-bool OwnChanges::recent(uint64_t dev, uint64_t ino, std::string_view name, int64_t now_ms) {
-  if (empty()) return false;
-  std::lock_guard lock(mu_);
-  auto it = until_.find(key(dev, ino, name));
-  if (it == until_.end()) return false;
-  if (it->second >= now_ms) return true;
-  until_.erase(it);
-  count_.store(until_.size(), std::memory_order_relaxed);
-  return false;
-}
-
-OwnChanges& OwnChanges::process() {
-  static OwnChanges changes(2000);
-  return changes;
-}
-
-// Longer: an entry's event is judged only once it has settled (up to a
-// worker tick, 1 s, later; directory_lease.cpp).
-OwnChanges& OwnChanges::entries() {
-  static OwnChanges changes(5000);
-  return changes;
-}
 
 uint32_t basic_info_filter(uint32_t original_attrs, uint64_t creation, uint64_t access, uint64_t write,
                            uint32_t attrs) {

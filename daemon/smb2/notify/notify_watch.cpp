@@ -12,9 +12,10 @@
 
 #include "common/log.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/conn_state.hpp"
-#include "smb2/leases/lease.hpp"
-#include "smb2/notify/notify_report.hpp"
+#include "smb2/engine/clock.hpp"
+#include "smb2/notify/own_changes.hpp"
 #include "smb2/engine/server_context.hpp"
 #include "smb2/engine/thread_identity.hpp"
 #include "vfs/file_info.hpp"

@@ -13,7 +13,7 @@
 #include "rpc/interface.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
-#include "smb2/commands/create_contexts.hpp"
+#include "smb2/engine/create_context_chain.hpp"
 #include "smb2/fruit/nfs_aces.hpp"
 #include "smb2/engine/thread_identity.hpp"
 #include "vfs/security_descriptor.hpp"

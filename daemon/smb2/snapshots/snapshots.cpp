@@ -2,10 +2,10 @@
 // done in one, and FSCTL_SRV_ENUMERATE_SNAPSHOTS (smb2/snapshots/snapshots.hpp).
 #include "smb2/snapshots/snapshots.hpp"
 
-#include "smb2/commands/create_contexts.hpp"
-#include "smb2/commands/create_open.hpp"
+#include "smb2/engine/create_context_chain.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/snapshots.hpp"
+#include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
@@ -70,8 +70,9 @@ NtStatus find_snapshot(Request& req, ByteSpan contexts, std::string& path, Snaps
 }
 
 NtStatus check_snapshot_create(uint32_t disposition, uint32_t create_options) {
-  if (disposition != create::FILE_OPEN && disposition != create::FILE_OPEN_IF) return NtStatus::MediaWriteProtected;
-  if (create_options & create::FILE_DELETE_ON_CLOSE) return NtStatus::MediaWriteProtected;
+  using namespace wire::create;
+  if (disposition != FILE_OPEN && disposition != FILE_OPEN_IF) return NtStatus::MediaWriteProtected;
+  if (create_options & FILE_DELETE_ON_CLOSE) return NtStatus::MediaWriteProtected;
   return NtStatus::Success;
 }
 

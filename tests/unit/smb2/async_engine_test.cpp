@@ -9,6 +9,7 @@
 #include "crypto/smb2_keys.hpp"
 #include "fixture.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/commands/teardown.hpp"
 #include "smb2/engine/processor.hpp"
 #include "smb2/engine/send_path.hpp"
 #include "state/lock_table.hpp"

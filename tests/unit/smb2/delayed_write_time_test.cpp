@@ -1,8 +1,8 @@
 // smb2/delayed_write_time: what LastWriteTime a query through a written
 // handle shows (the time before its first write until the update is due,
 // then the file's own; after writes past the update, the update's time
-// until CLOSE sets the close time), on a scratch file. The 2 s delay is
-// skipped by moving the open's due time.
+// until CLOSE sets the close time), on a scratch file. The 2 s delay
+// passes on a manual clock (manual_clock.hpp).
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "smb2/files/delayed_write_time.hpp"
-#include "smb2/leases/lease.hpp"
+#include "smb2/manual_clock.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/temp_dir.hpp"
 
@@ -21,6 +21,7 @@ namespace {
 constexpr uint64_t kDay = 864000000000ull;  // FILETIME units
 
 struct WrittenFile {
+  smb2::test::ManualClock clock;
   vfs::test::TempDir dir;
   state::Open open;
   uint64_t old_time = vfs::filetime_now() - kDay;
@@ -42,7 +43,7 @@ struct WrittenFile {
     return st->last_write_time;
   }
   uint64_t on_disk() { return vfs::stat_fd(open.fd.get())->last_write_time; }
-  void let_update_come() { open.write_time.due_ms = smb2::monotonic_ms() - 1; }
+  void let_update_come() { clock.advance(smb2::kWriteTimeUpdateDelayMs); }
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/bytes.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/engine/dispatch.hpp"

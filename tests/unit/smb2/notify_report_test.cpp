@@ -5,6 +5,7 @@
 
 #include "smb2/notify/notify_buffer.hpp"
 #include "smb2/notify/notify_report.hpp"
+#include "smb2/notify/own_changes.hpp"
 
 using namespace ringsmb::smb2;
 

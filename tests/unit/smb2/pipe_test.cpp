@@ -8,8 +8,10 @@
 
 #include "control/local_control_plane.hpp"
 #include "crypto/smb2_keys.hpp"
+#include "smb2/commands/handlers.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/pipes/pipe_io.hpp"
+#include "smb2/commands/teardown.hpp"
 #include "smb2/engine/processor.hpp"
 
 #include "../rpc/rpc_client.hpp"
