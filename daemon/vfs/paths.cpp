@@ -76,6 +76,21 @@ Result<std::string> parse_stream_spec(std::string_view spec) {
 
 }  // namespace
 
+Result<NameChange> read_name_change(ByteSpan buf, bool ex) {
+  constexpr size_t kFixed = 20;  // ReplaceIfExists/Flags, Reserved, RootDirectory, FileNameLength
+  constexpr uint32_t REPLACE_IF_EXISTS = 0x1;
+  if (buf.size() < kFixed) return Unexpected(NtStatus::InfoLengthMismatch);
+  ByteReader r(buf);
+  NameChange out;
+  out.replace = ex ? (r.u32() & REPLACE_IF_EXISTS) : r.u8() != 0;
+  r.skip(ex ? 4 : 7);
+  uint64_t root_dir = r.u64();
+  uint32_t name_len = r.u32();
+  out.name = r.bytes(name_len);
+  if (!r.ok() || name_len == 0 || name_len % 2 || root_dir != 0) return Unexpected(NtStatus::InvalidParameter);
+  return out;
+}
+
 Result<SmbPath> parse_smb_path(ByteSpan utf16le_name) {
   std::string utf8;
   if (!utf16le_to_utf8(utf16le_name, utf8)) return Unexpected(NtStatus::ObjectNameInvalid);

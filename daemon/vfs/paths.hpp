@@ -42,6 +42,18 @@ struct SmbPath {
 };
 Result<SmbPath> parse_smb_path(ByteSpan utf16le_name);
 
+// FILE_RENAME_INFORMATION and FILE_LINK_INFORMATION (MS-FSCC 2.4.42,
+// 2.4.27) share one layout, classic (a ReplaceIfExists byte) or Ex (a
+// Flags word whose bit 0x1 is REPLACE_IF_EXISTS): whether the new name may
+// replace an existing file, and the new name as UTF-16LE. A RootDirectory
+// (never sent over SMB2), an empty or odd-length name is INVALID_PARAMETER;
+// a buffer shorter than the fixed part INFO_LENGTH_MISMATCH.
+struct NameChange {
+  bool replace = false;
+  ByteSpan name;  // within the buffer
+};
+Result<NameChange> read_name_change(ByteSpan buf, bool ex);
+
 // openat2(dirfd, path, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS): nothing
 // escapes `dirfd` through '..', absolute names or symlinks (an escape fails
 // with -EXDEV). Returns the fd or -errno. O_CLOEXEC is always added; `mode`

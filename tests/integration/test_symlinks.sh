@@ -8,13 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 
 write_config
-cat >> "$T/ringsmb.conf" <<CONF
-
-[links]
-  path = $T/share
-  read only = no
-  client symlinks = yes
-CONF
+add_share links "$T/share" "read only = no" "client symlinks = yes"
 add_user alice 'secret-A1'
 check "config check accepts client symlinks" CTL config check
 start_server

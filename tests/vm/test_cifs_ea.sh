@@ -12,7 +12,7 @@ write_config
 add_user alice 'secret-A1'
 start_server
 if "$VM/run" --timeout "${RINGSMB_VM_TIMEOUT:-600}" --guestfwd "445=$PORT" \
-     --file "$VM/guest/cifs_ea.sh" --bin "$(command -v setfattr)" --bin "$(command -v getfattr)" \
+     --file "$VM/guest/lib.sh" --file "$VM/guest/cifs_ea.sh" --bin "$(command -v setfattr)" --bin "$(command -v getfattr)" \
      --env SERVER=10.0.2.100 --env SHARE=share --env SMBUSER=alice --env SMBPASS='secret-A1' \
      -- 'sh /job/cifs_ea.sh' > "$T/guest.log" 2>&1; then
   pass "the guest's xattr checks"

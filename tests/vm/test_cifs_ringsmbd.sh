@@ -38,7 +38,7 @@ host_lines=400
   : > "$T/share/hostwriter.done" ) &
 writer=$!
 if "$VM/run" --timeout "${RINGSMB_VM_TIMEOUT:-600}" --guestfwd "445=$PORT" \
-     --file "$VM/guest/cifs_roundtrip.sh" --file "$T/tree.tar" --file "$T/tree.md5" --file "$T/big.bin" \
+     --file "$VM/guest/lib.sh" --file "$VM/guest/cifs_roundtrip.sh" --file "$T/tree.tar" --file "$T/tree.md5" --file "$T/big.bin" \
      --env SERVER=10.0.2.100 --env SHARE=share --env SMBUSER=alice --env SMBPASS='secret-A1' \
      --env "MODES=$modes" --env "DIR_ENTRIES=$entries" --env "HOST_LINES=$host_lines" \
      -- 'sh /job/cifs_roundtrip.sh' > "$T/guest.log" 2>&1; then

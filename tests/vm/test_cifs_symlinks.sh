@@ -8,13 +8,7 @@
 source "$(dirname "$0")/../integration/lib.sh"
 VM="$RINGSMB_SOURCE_DIR/tests/vm"
 write_config
-cat >> "$T/ringsmb.conf" <<CONF
-
-[links]
-  path = $T/share
-  read only = no
-  client symlinks = yes
-CONF
+add_share links "$T/share" "read only = no" "client symlinks = yes"
 add_user alice 'secret-A1'
 start_server
 mkdir -p "$T/src/t/sub" && cd "$T/src/t" && echo a > a.txt && echo b > sub/b.txt && ln a.txt a-hard.txt &&
@@ -23,7 +17,7 @@ mkdir -p "$T/src/t/sub" && cd "$T/src/t" && echo a > a.txt && echo b > sub/b.txt
 tar cf "$T/links.tar" -C "$T/src" t
 mkdir -p "$T/local" && tar xf "$T/links.tar" -C "$T/local"
 if "$VM/run" --kernel 6.12 --timeout "${RINGSMB_VM_TIMEOUT:-600}" --guestfwd "445=$PORT" \
-     --file "$VM/guest/cifs_symlinks.sh" --file "$T/links.tar" \
+     --file "$VM/guest/lib.sh" --file "$VM/guest/cifs_symlinks.sh" --file "$T/links.tar" \
      --env SERVER=10.0.2.100 --env SHARE=links --env SMBUSER=alice --env SMBPASS='secret-A1' \
      -- 'sh /job/cifs_symlinks.sh' > "$T/guest.log" 2>&1; then
   pass "the guest's link checks"

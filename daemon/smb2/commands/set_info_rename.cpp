@@ -28,9 +28,6 @@
 namespace ringsmb::smb2 {
 namespace {
 
-// FileRenameInformationEx flags (MS-FSCC 2.4.42.2).
-constexpr uint32_t FILE_RENAME_REPLACE_IF_EXISTS = 0x1;
-
 // renameat2 with `flags`, falling back to renameat where RENAME_NOREPLACE
 // is not supported (the caller checked the target is absent).
 NtStatus rename_entry(int src_dir, const std::string& src_leaf, int dst_dir, const std::string& dst_leaf,
@@ -148,15 +145,10 @@ struct RenameRequest {
 };
 
 NtStatus read_rename(Request& req, ByteSpan buf, bool ex, RenameRequest& out) {
-  constexpr size_t kFixed = 20;  // ReplaceIfExists/Flags, Reserved, RootDirectory, FileNameLength
-  if (buf.size() < kFixed) return NtStatus::InfoLengthMismatch;
-  ByteReader r(buf);
-  out.replace = ex ? (r.u32() & FILE_RENAME_REPLACE_IF_EXISTS) : r.u8() != 0;
-  r.skip(ex ? 4 : 7);
-  uint64_t root_dir = r.u64();
-  uint32_t name_len = r.u32();
-  ByteSpan name = r.bytes(name_len);
-  if (!r.ok() || name_len == 0 || name_len % 2 || root_dir != 0) return NtStatus::InvalidParameter;
+  auto change = vfs::read_name_change(buf, ex);
+  if (!change) return change.error();
+  out.replace = change->replace;
+  ByteSpan name = change->name;
   if (name[0] == ':' && name[1] == 0) return NtStatus::NotSupported;  // stream rename: no named streams
   auto target = vfs::parse_smb_path(name);
   if (!target) return target.error();

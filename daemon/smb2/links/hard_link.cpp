@@ -17,8 +17,6 @@
 namespace ringsmb::smb2 {
 namespace {
 
-constexpr uint32_t FILE_LINK_REPLACE_IF_EXISTS = 0x1;  // MS-FSCC 2.4.27.3
-constexpr size_t kFixed = 20;  // ReplaceIfExists/Flags, Reserved, RootDirectory, FileNameLength
 
 struct LinkRequest {
   bool replace = false;
@@ -26,15 +24,10 @@ struct LinkRequest {
 };
 
 NtStatus read_request(Request& req, ByteSpan buf, bool ex, LinkRequest& out) {
-  if (buf.size() < kFixed) return NtStatus::InfoLengthMismatch;
-  ByteReader r(buf);
-  out.replace = ex ? (r.u32() & FILE_LINK_REPLACE_IF_EXISTS) : r.u8() != 0;
-  r.skip(ex ? 4 : 7);
-  uint64_t root_dir = r.u64();
-  uint32_t name_len = r.u32();
-  ByteSpan name = r.bytes(name_len);
-  if (!r.ok() || name_len == 0 || name_len % 2 || root_dir != 0) return NtStatus::InvalidParameter;
-  auto target = vfs::parse_smb_path(name);
+  auto change = vfs::read_name_change(buf, ex);
+  if (!change) return change.error();
+  out.replace = change->replace;
+  auto target = vfs::parse_smb_path(change->name);
   if (!target) return target.error();
   if (!target->stream.empty() || target->path.empty()) return NtStatus::InvalidParameter;
   if (vetoes_anything(req.tree->share))

@@ -247,3 +247,42 @@ TEST_CASE("open_beneath confines opens to the share root", "[vfs]") {
   if (fd2 >= 0) ::close(fd2);
   CHECK(open_beneath(root, "dir/new", O_CREAT | O_EXCL | O_WRONLY, 0640) == -EEXIST);
 }
+
+namespace {
+// A FILE_RENAME_INFORMATION / FILE_LINK_INFORMATION buffer (MS-FSCC 2.4.42).
+Bytes name_change_buffer(bool ex, uint32_t replace_or_flags, uint64_t root_dir, const Bytes& name) {
+  Bytes b;
+  ByteWriter w(b);
+  if (ex) {
+    w.u32(replace_or_flags);
+    w.zeros(4);
+  } else {
+    w.u8(uint8_t(replace_or_flags));
+    w.zeros(7);
+  }
+  w.u64(root_dir);
+  w.u32(uint32_t(name.size()));
+  w.bytes(name);
+  return b;
+}
+}  // namespace
+
+TEST_CASE("rename and link information: one layout, classic and Ex", "[vfs][paths]") {
+  const Bytes name = vfs::utf8_to_utf16le("dir\\new.txt");
+  auto classic = vfs::read_name_change(name_change_buffer(false, 1, 0, name), false);
+  REQUIRE(classic);
+  CHECK(classic->replace);
+  CHECK(Bytes(classic->name.begin(), classic->name.end()) == name);
+  auto ex = vfs::read_name_change(name_change_buffer(true, 0x2, 0, name), true);  // POSIX_SEMANTICS only
+  REQUIRE(ex);
+  CHECK_FALSE(ex->replace);
+  CHECK(vfs::read_name_change(name_change_buffer(false, 0, 7, name), false).error() == NtStatus::InvalidParameter);
+  CHECK(vfs::read_name_change(name_change_buffer(false, 0, 0, {}), false).error() == NtStatus::InvalidParameter);
+  Bytes odd = name_change_buffer(false, 0, 0, name);
+  odd[16] = uint8_t(name.size() - 1);  // FileNameLength odd
+  CHECK(vfs::read_name_change(odd, false).error() == NtStatus::InvalidParameter);
+  Bytes longer = name_change_buffer(false, 0, 0, name);
+  longer[16] = uint8_t(name.size() + 2);  // past the buffer
+  CHECK(vfs::read_name_change(longer, false).error() == NtStatus::InvalidParameter);
+  CHECK(vfs::read_name_change(ByteSpan(longer.data(), 19), false).error() == NtStatus::InfoLengthMismatch);
+}

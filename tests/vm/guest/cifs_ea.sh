@@ -2,15 +2,8 @@
 # kernel's cifs client maps user.* xattrs of a mounted share to SMB EAs
 # (SET_INFO / QUERY_INFO FileFullEaInformation); set, read, list and
 # remove them, then leave user.kept = "stays" on ea.txt for the host.
-set -u
-failures=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-mnt=/mnt/share
-mkdir -p $mnt
-if ! mount -t cifs "//$SERVER/$SHARE" $mnt -o "username=$SMBUSER,password=$SMBPASS,vers=3.1.1"; then
-  fail "mount"; dmesg | tail -5; exit 1
-fi
+. /job/lib.sh
+mount_or_exit vers=3.1.1
 echo data > $mnt/ea.txt
 setfattr -n user.Colour -v blue $mnt/ea.txt && pass "setfattr user.Colour" || fail "setfattr user.Colour"
 [ "$(getfattr -n user.Colour --only-values $mnt/ea.txt)" = blue ] && pass "getfattr reads it back" ||

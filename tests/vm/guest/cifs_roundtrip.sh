@@ -4,16 +4,7 @@
 # file and reads it back after a remount (so the read comes from the server,
 # not the page cache), extracts tree.tar and checks every file's md5 after
 # another remount. The host then checks the same files on its disk.
-set -u
-failures=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-mnt=/mnt/share
-mkdir -p $mnt
-
-mount_share() {  # mount_share OPTIONS
-  mount -t cifs "//$SERVER/$SHARE" $mnt -o "username=$SMBUSER,password=$SMBPASS,$1"
-}
+. /job/lib.sh
 
 run_mode() {  # run_mode NAME OPTIONS
   local name=$1 opts=$2

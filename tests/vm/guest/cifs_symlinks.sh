@@ -3,15 +3,8 @@
 # symlink on the server (FSCTL_SET_REPARSE_POINT), `ls -l` and readlink show
 # it, `ln` a hard link; then /job/links.tar (symlinks and hard links) is
 # extracted onto the mount for the host to compare with a local extraction.
-set -u
-failures=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-mnt=/mnt/share
-mkdir -p $mnt
-if ! mount -t cifs "//$SERVER/$SHARE" $mnt -o "username=$SMBUSER,password=$SMBPASS,vers=3.1.1,reparse=nfs,actimeo=0"; then
-  fail "mount"; dmesg | tail -5; exit 1
-fi
+. /job/lib.sh
+mount_or_exit vers=3.1.1,reparse=nfs,actimeo=0
 mkdir $mnt/d && echo inside > $mnt/d/f.txt
 ln -s d/f.txt $mnt/rel && pass "ln -s d/f.txt rel" || fail "ln -s d/f.txt rel"
 ln -s ../../../../etc/passwd $mnt/up && pass "ln -s ../../../../etc/passwd up" || fail "ln -s ../.. up"
