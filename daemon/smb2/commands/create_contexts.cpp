@@ -6,6 +6,7 @@
 #include "smb2/engine/create_context_chain.hpp"
 #include "smb2/fruit/aapl.hpp"
 #include "smb2/security/access.hpp"
+#include "smb2/security/descriptor_access.hpp"
 #include "smb2/security/security_info.hpp"
 #include "wire/smb2_body.hpp"
 

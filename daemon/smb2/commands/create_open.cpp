@@ -23,6 +23,7 @@
 #include "smb2/durable/durable.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/pipes/pipe_io.hpp"
+#include "smb2/security/descriptor_access.hpp"
 #include "smb2/security/security_info.hpp"
 #include "smb2/files/share_options.hpp"
 #include "smb2/fruit/adouble_convert.hpp"

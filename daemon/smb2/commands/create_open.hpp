@@ -13,6 +13,7 @@
 #include "smb2/security/access_check.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/engine/dispatch.hpp"
+#include "smb2/security/descriptor_access.hpp"
 #include "smb2/security/security_info.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/paths.hpp"

@@ -21,6 +21,7 @@
 
 #include "config/config.hpp"
 #include "smb2/commands/handlers.hpp"
+#include "smb2/fruit/fruit_share.hpp"
 #include "smb2/fruit/time_machine.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/files/delayed_write_time.hpp"
@@ -306,7 +307,9 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   else switch (q.info_type) {
     case wire::SMB2_0_INFO_FILE: st = query_file(req, q, *open, data); break;
     case wire::SMB2_0_INFO_FILESYSTEM: st = query_filesystem(req, q, *open, data); break;
-    case wire::SMB2_0_INFO_SECURITY: st = query_security_info(req, *open, q.additional_info, q.output_length, data); break;
+    case wire::SMB2_0_INFO_SECURITY:
+      st = query_security_info(req, *open, q.additional_info, q.output_length, fruit::nfs_aces_on(req), data);
+      break;
     case wire::SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
     default: return NtStatus::InvalidParameter;
   }

@@ -65,6 +65,7 @@
 #include "smb2/pipes/pipe_io.hpp"
 #include "smb2/security/security_info.hpp"
 #include "smb2/files/share_options.hpp"
+#include "smb2/fruit/fruit_share.hpp"
 #include "smb2/streams/stream_io.hpp"
 #include "vfs/allocation.hpp"
 #include "vfs/directory_empty.hpp"
@@ -471,7 +472,7 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
     case wire::SMB2_0_INFO_FILE: st = set_file_info(req, *open, FileInfoClass(info_class), buf); break;
     case wire::SMB2_0_INFO_SECURITY: {
       bool watched = note_own_change(req.server, req.tree->root.get(), open->path);
-      st = set_security_info(req, *open, additional, buf);
+      st = set_security_info(req, *open, additional, buf, fruit::nfs_aces_on(req));
       if (st == NtStatus::Success && watched)
         report_own_change(req.server, req.tree->root.get(), open->path, FILE_NOTIFY_CHANGE_SECURITY);
       break;

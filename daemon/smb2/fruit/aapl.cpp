@@ -9,9 +9,9 @@
 #include "smb2/engine/create_context_chain.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "smb2/fruit/adouble_convert.hpp"
-#include "smb2/fruit/afp_streams.hpp"
+#include "smb2/fruit/afp_info.hpp"
 #include "smb2/fruit/netatalk.hpp"
-#include "smb2/security/security_info.hpp"
+#include "smb2/security/descriptor_access.hpp"
 #include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2::fruit {
@@ -62,8 +62,6 @@ void compressed_finder_info(int fd, const vfs::FileStat& st, uint8_t* out) {
 
 }  // namespace
 
-bool fruit_share(const Request& req) { return req.tree && req.tree->share.fruit.enabled; }
-
 void answer_aapl(Request& req, ByteSpan query, Bytes& out) {
   if (!fruit_share(req) || !req.tree->share.fruit.aapl) return;
   if (query.size() != kAaplQueryBytes || load_le32(query.data()) != kAaplServerQuery) return;
@@ -90,8 +88,6 @@ void answer_aapl(Request& req, ByteSpan query, Bytes& out) {
   append_create_context(out, "AAPL", data);
   req.conn.aapl_flags |= flags;  // a later query turns off nothing an earlier one turned on
 }
-
-bool aapl_negotiated(const Request& req) { return (req.conn.aapl_flags & kAaplNegotiated) && fruit_share(req); }
 
 bool posix_rename(const Request& req) { return aapl_negotiated(req) && req.tree->share.fruit.posix_rename; }
 

@@ -10,14 +10,10 @@
 
 #include "common/bytes.hpp"
 #include "smb2/engine/dispatch.hpp"
+#include "smb2/fruit/fruit_share.hpp"
 #include "vfs/dir_entries.hpp"
 
 namespace ringsmb::smb2::fruit {
-
-// ConnState::aapl_flags: what the connection's AAPL query turned on.
-inline constexpr uint8_t kAaplNegotiated = 1u << 0;
-inline constexpr uint8_t kAaplReaddirAttr = 1u << 1;  // Mac metadata in directory listings
-inline constexpr uint8_t kAaplCopyfile = 1u << 2;     // COPYCHUNK of no chunks copies every stream
 
 // The AAPL context's command and bits (request: CommandCode, Reserved,
 // RequestBitmap, ClientCapabilities; 24 bytes).
@@ -28,18 +24,12 @@ inline constexpr uint64_t kAaplSupportsReadDirAttr = 1, kAaplSupportsOsxCopyfile
 inline constexpr uint64_t kAaplCaseSensitive = 2, kAaplFullSync = 4;
 inline constexpr size_t kAaplQueryBytes = 24;
 
-// Whether the tree's share has fruit on.
-bool fruit_share(const Request& req);
-
 // Appends the answer to the AAPL server query `query` (the request context's
 // data) to the response contexts `out`, and records on the connection what
 // it turned on. Every valid query is answered, as Samba does (a client
 // may ask again on the same connection); a query of another command or
 // size is ignored.
 void answer_aapl(Request& req, ByteSpan query, Bytes& out);
-
-// Whether AAPL was negotiated on this connection, on a fruit share.
-bool aapl_negotiated(const Request& req);
 
 // Whether a directory with open files below it may be renamed (POSIX's
 // rename, as macOS expects): fruit:posix_rename once AAPL is negotiated.

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "common/log.hpp"
-#include "smb2/fruit/aapl.hpp"
-#include "smb2/fruit/afp_streams.hpp"
+#include "smb2/fruit/afp_info.hpp"
 #include "smb2/fruit/appledouble.hpp"
-#include "smb2/streams/stream_io.hpp"
+#include "smb2/fruit/fruit_share.hpp"
+#include "smb2/security/descriptor_access.hpp"
 #include "state/session.hpp"
 #include "vfs/fd_io.hpp"
 #include "vfs/stream_store.hpp"
@@ -80,10 +80,7 @@ NtStatus move_into_streams(Request& req, int ad_fd, const AppleDouble& ad, int f
     if (NtStatus s = replace_stream(fd, name, a.value, vfs::max_stream_bytes()); s != NtStatus::Success) return s;
   }
   if (ad.finder_info && !zero(*ad.finder_info)) {
-    Bytes info(kAfpInfoBytes, 0);
-    store_be32(info.data(), kAfpSignature);
-    store_be32(info.data() + 4, kAfpVersion);
-    std::copy(ad.finder_info->begin(), ad.finder_info->end(), info.begin() + kAfpFinderInfoAt);
+    const Bytes info = afp_info_with(ByteSpan(ad.finder_info->data(), ad.finder_info->size()));
     if (NtStatus s = replace_stream(fd, kAfpInfoStream, info, kAfpInfoBytes); s != NtStatus::Success) return s;
   }
   if (ad.resource_fork_length == 0) return NtStatus::Success;

@@ -1,53 +1,15 @@
 #include "smb2/fruit/afp_streams.hpp"
 
-#include <strings.h>
-
 #include <algorithm>
 #include <cstring>
 
-#include "smb2/fruit/aapl.hpp"
+#include "smb2/fruit/fruit_share.hpp"
 #include "smb2/fruit/netatalk.hpp"
 #include "state/session.hpp"
 #include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2::fruit {
 namespace {
-
-const std::string& key_of(std::string_view name) {
-  // Both names are valid stream names, so the key always exists.
-  static const std::string info = *vfs::stream_xattr_name(kAfpInfoStream);
-  static const std::string resource = *vfs::stream_xattr_name(kAfpResourceStream);
-  return name == kAfpInfoStream ? info : resource;
-}
-
-bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-}  // namespace
-
-const std::string& afp_info_key() { return key_of(kAfpInfoStream); }
-const std::string& afp_resource_key() { return key_of(kAfpResourceStream); }
-
-bool is_afp_info(std::string_view name) { return same_name(name, kAfpInfoStream); }
-bool is_afp_resource(std::string_view name) { return same_name(name, kAfpResourceStream); }
-
-bool valid_afp_info(ByteSpan data) {
-  return data.size() >= kAfpInfoBytes && load_be32(data.data()) == kAfpSignature &&
-         load_be32(data.data() + 4) == kAfpVersion;
-}
-
-}  // namespace ringsmb::smb2::fruit
-
-namespace ringsmb::smb2::fruit {
-namespace {
-
-Bytes blank_afp_info() {
-  Bytes b(kAfpInfoBytes, 0);
-  store_be32(b.data(), kAfpSignature);
-  store_be32(b.data() + 4, kAfpVersion);
-  return b;
-}
 
 bool zero_finder_info(ByteSpan info) {
   for (size_t i = 0; i < kAfpFinderInfoBytes; ++i)
@@ -57,15 +19,8 @@ bool zero_finder_info(ByteSpan info) {
 
 }  // namespace
 
-uint8_t afp_stream_of(const Request& req, std::string_view stream_name) {
-  if (!req.tree || !req.tree->share.fruit.enabled) return kAfpNone;
-  return is_afp_info(stream_name) ? kAfpInfo : is_afp_resource(stream_name) ? kAfpResource : kAfpNone;
-}
-
-uint64_t max_resource_fork_bytes() { return std::max<uint64_t>(vfs::max_stream_bytes(), uint64_t{1} << 30); }
-
 void filter_stream_list(const Request& req, int fd, std::vector<vfs::StreamEntry>& streams) {
-  if (!req.tree || !req.tree->share.fruit.enabled) return;
+  if (!fruit_share(req)) return;
   const bool hide_empty = aapl_negotiated(req);
   std::erase_if(streams, [&](const vfs::StreamEntry& s) {
     if (is_afp_info(s.name) && s.size != 0 && s.size != kAfpInfoBytes) {
@@ -92,7 +47,7 @@ Result<Bytes> read_afp_info(int fd, uint64_t offset, uint32_t length) {
   auto data = vfs::read_stream_range(fd, afp_info_key(), 0, std::min<size_t>(length, kAfpInfoBytes));
   if (!data) return data;
   if (data->empty()) {
-    Bytes blank = blank_afp_info();
+    Bytes blank = afp_info_with({});
     blank.resize(std::min<size_t>(length, kAfpInfoBytes));
     return blank;
   }

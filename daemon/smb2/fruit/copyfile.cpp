@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "smb2/engine/conn_state.hpp"
-#include "smb2/fruit/aapl.hpp"
+#include "smb2/fruit/fruit_share.hpp"
 #include "vfs/stream_store.hpp"
 
 namespace ringsmb::smb2::fruit {

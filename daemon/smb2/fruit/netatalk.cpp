@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "smb2/fruit/aapl.hpp"
-#include "smb2/fruit/afp_streams.hpp"
+#include "smb2/fruit/afp_info.hpp"
 #include "smb2/fruit/appledouble.hpp"
+#include "smb2/fruit/fruit_share.hpp"
 #include "smb2/engine/conn_state.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/stream_store.hpp"
@@ -77,10 +77,7 @@ void import_netatalk_metadata(int fd) {
     vfs::remove_stream(fd, key);  // Netatalk says there is none
     return;
   }
-  Bytes info(kAfpInfoBytes, 0);
-  store_be32(info.data(), kAfpSignature);
-  store_be32(info.data() + 4, kAfpVersion);
-  std::copy(fi.begin(), fi.end(), info.begin() + kAfpFinderInfoAt);
+  const Bytes info = afp_info_with(ByteSpan(fi.data(), fi.size()));
   auto current = vfs::read_stream_range(fd, key, 0, kAfpInfoBytes);
   if (current && current->size() == kAfpInfoBytes &&
       std::equal(fi.begin(), fi.end(), current->begin() + kAfpFinderInfoAt))

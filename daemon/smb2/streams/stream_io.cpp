@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,10 +16,10 @@
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/async_write.hpp"
 #include "smb2/fruit/afp_streams.hpp"
+#include "smb2/fruit/fruit_share.hpp"
 #include "smb2/fruit/netatalk.hpp"
 #include "smb2/fruit/samba_streams.hpp"
-#include "smb2/fruit/aapl.hpp"
-#include "smb2/security/security_info.hpp"
+#include "smb2/security/descriptor_access.hpp"
 #include "state/lock_table.hpp"
 #include "vfs/fd_io.hpp"
 #include "vfs/paths.hpp"
@@ -38,19 +37,6 @@ constexpr uint32_t FILE_DISPOSITION_DELETE = 0x1;
 constexpr uint32_t kValidDispositionExFlags = 0x1F;
 
 constexpr size_t kReadDataOffset = wire::kHeaderSize + 16;
-
-// faccessat2 with AT_EACCESS checks the thread's filesystem identity (the
-// session user's fsuid), which is what the file's data would be checked
-// against; AT_EMPTY_PATH makes it check the fd itself.
-int access_fd(int fd, int mode) {
-#ifdef SYS_faccessat2
-  if (syscall(SYS_faccessat2, fd, "", mode, AT_EACCESS | AT_EMPTY_PATH) == 0) return 0;
-  return errno;
-#else
-  (void)fd, (void)mode;
-  return ENOSYS;
-#endif
-}
 
 // The stream name of a rename target: ":name", ":name:$DATA" or "::$DATA"
 // (the unnamed stream: returned as ""). Anything else is no stream rename.
@@ -184,17 +170,6 @@ NtStatus set_stream_delete_pending(Request& req, state::Open& open, bool pending
 uint64_t stream_node_device(uint64_t device, const std::string& key) {
   uint64_t h = std::hash<std::string>()(key) ^ (device * 0x9E3779B97F4A7C15ull);
   return h | (1ull << 63);
-}
-
-NtStatus check_stream_writable(Request& req, int fd, const vfs::FileStat& st) {
-  if (int err = access_fd(fd, W_OK)) return nt_status_from_errno(err);
-  if (!(descriptor_maximal_access(req, fd, st) & FILE_WRITE_DATA)) return NtStatus::AccessDenied;
-  return NtStatus::Success;
-}
-
-NtStatus check_stream_readable(int fd) {
-  if (int err = access_fd(fd, R_OK)) return nt_status_from_errno(err);
-  return NtStatus::Success;
 }
 
 NtStatus open_stream(Request& req, uint32_t disposition, const StreamTarget& target, StreamCreate& out) {

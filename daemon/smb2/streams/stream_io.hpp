@@ -17,24 +17,13 @@ namespace ringsmb::smb2 {
 // device part has bit 63 set, which no real device number has.
 uint64_t stream_node_device(uint64_t device, const std::string& key);
 
-// A stream's data is its file's data, and the trusted.* attributes that
-// hold it are not checked against the file's permissions by the kernel:
-// the server asks. May this thread's identity (the session user's) write
-// the data of the file open as `fd` (stat `st`)? The kernel decides for
-// the mode and POSIX ACLs (faccessat2 on the fd with the thread's fsuid),
-// and a stored NT descriptor must grant FILE_WRITE_DATA. Creating,
-// overwriting, renaming and deleting a stream need it (NTFS checks them
-// against the file's security). ACCESS_DENIED if not.
-NtStatus check_stream_writable(Request& req, int fd, const vfs::FileStat& st);
-// The same for reading (the mode's read permission).
-NtStatus check_stream_readable(int fd);
-
 // CREATE of a stream, once the file is open as `fd` (stat `base`; made by
 // this request when `file_created`): applies the disposition to the
 // stream. A new stream and an overwrite need write access to the file
-// (check_stream_writable) whatever access the open asks for. Sets `size`,
-// whether the stream was created, whether it must be emptied once the open
-// is granted, and the CreateAction.
+// (check_stream_writable, smb2/security/descriptor_access.hpp) whatever
+// access the open asks for. Sets `size`, whether the stream was created,
+// whether it must be emptied once the open is granted, and the
+// CreateAction.
 struct StreamCreate {
   uint64_t size = 0;
   bool created = false;

@@ -1,10 +1,10 @@
-// The UNIX owner, group and mode as NFS ACEs (smb2/fruit/nfs_aces.hpp).
+// The UNIX owner, group and mode as NFS ACEs (smb2/security/nfs_aces.hpp).
 #include <catch2/catch.hpp>
 
-#include "smb2/fruit/nfs_aces.hpp"
+#include "smb2/security/nfs_aces.hpp"
 
 using namespace ringsmb;
-using namespace ringsmb::smb2::fruit;
+using namespace ringsmb::smb2;
 namespace nt = ringsmb::vfs::ntacl;
 
 namespace {

@@ -1,15 +1,13 @@
-#include "smb2/fruit/nfs_aces.hpp"
+#include "smb2/security/nfs_aces.hpp"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 
-#include "smb2/engine/conn_state.hpp"
-#include "smb2/fruit/aapl.hpp"
 #include "vfs/xattr_io.hpp"
 
-namespace ringsmb::smb2::fruit {
+namespace ringsmb::smb2 {
 namespace {
 
 namespace nt = vfs::ntacl;
@@ -36,10 +34,6 @@ nt::Ace nfs_ace(uint32_t kind, uint32_t value) {
 }
 
 }  // namespace
-
-bool nfs_aces_on(const Request& req) {
-  return aapl_negotiated(req) && req.tree->share.fruit.nfs_aces;
-}
 
 void add_nfs_aces(nt::SecurityDescriptor& sd, const vfs::FileStat& st) {
   if (!sd.dacl) return;  // a NULL DACL stays one
@@ -69,4 +63,4 @@ NtStatus apply_nfs_mode(int fd, uint32_t mode) {
   return NtStatus::Success;
 }
 
-}  // namespace ringsmb::smb2::fruit
+}  // namespace ringsmb::smb2

@@ -4,23 +4,21 @@
 // with an empty mask whose SIDs carry the numbers (the "MS NFS" SIDs
 // Windows' Services for NFS uses):
 //   S-1-5-88-1-<uid>, S-1-5-88-2-<gid>, S-1-5-88-3-<mode>.
-// They are added to every DACL read once AAPL is negotiated on a fruit
-// share; a DACL set then has them taken out again, and a mode ACE in it
-// changes the file's permission bits (chmod) after the DACL is stored.
+// When they are on is fruit's to say (fruit::nfs_aces_on: AAPL negotiated
+// on a fruit share with fruit:nfs_aces); then they are added to every DACL
+// read, a DACL set has them taken out again, and a mode ACE in it changes
+// the file's permission bits (chmod) after the DACL is stored
+// (smb2/security/security_info.cpp).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
-#include "smb2/engine/dispatch.hpp"
+#include "common/ntstatus.hpp"
 #include "vfs/file_info.hpp"
 #include "vfs/ntacl.hpp"
 
-namespace ringsmb::smb2::fruit {
-
-// Whether this request's descriptors carry the NFS ACEs: a fruit share with
-// fruit:nfs_aces, and AAPL negotiated on the connection.
-bool nfs_aces_on(const Request& req);
+namespace ringsmb::smb2 {
 
 // Replaces any NFS ACEs of `sd`'s DACL with the file's own (`st`).
 void add_nfs_aces(vfs::ntacl::SecurityDescriptor& sd, const vfs::FileStat& st);
@@ -33,4 +31,4 @@ std::optional<uint32_t> take_nfs_aces(vfs::ntacl::SecurityDescriptor& sd, uint32
 // chmod of the file open as `fd` (an O_PATH fd too) to `mode`'s permission bits.
 NtStatus apply_nfs_mode(int fd, uint32_t mode);
 
-}  // namespace ringsmb::smb2::fruit
+}  // namespace ringsmb::smb2
