@@ -2,16 +2,44 @@
 // connection each input runs on, and the message ids its chains get.
 #pragma once
 
-#include <algorithm>
-#include <cstdint>
+#include <sched.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <string>
 
 #include "common/bytes.hpp"
 #include "smb2/fixture.hpp"
 #include "wire/smb2_header.hpp"
 
 namespace ringsmb::fuzz {
+
+// Inputs may ask for files of any size (EndOfFile, AllocationSize, WRITE
+// offsets): a reservation near the disk's free space succeeds, and a run of
+// such inputs took tens of GB from this machine's disk for a moment, and
+// left gigabytes behind in /tmp. As root, the share DIR becomes a 64 MiB
+// tmpfs in a mount namespace of our own; the scratch directory itself is
+// removed when the process exits (the targets' worlds live to the end).
+inline void confine_share(const std::filesystem::path& dir, const char* target) {
+  static std::string scratch;
+  scratch = dir.string();
+  std::atexit([] {
+    umount2(scratch.c_str(), MNT_DETACH);
+    std::error_code ec;
+    std::filesystem::remove_all(scratch, ec);
+  });
+  if (unshare(CLONE_NEWNS) == 0 && mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+      mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=64m") == 0)
+    return;
+  std::fprintf(stderr, "%s: no tmpfs for the share (%s); its files may grow large\n", target, std::strerror(errno));
+}
 
 // Gives every element of the chain in `frame` the next message id, so the
 // credit window accepts it.

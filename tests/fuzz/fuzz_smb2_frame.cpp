@@ -9,8 +9,6 @@
 // bytes. The harness renumbers each element's MessageId so that the credit
 // window accepts it (otherwise nearly every input would end at the first
 // frame with a dropped connection); everything else is the fuzzer's.
-#include <sched.h>
-#include <sys/mount.h>
 
 #include <cerrno>
 #include <cstddef>
@@ -70,7 +68,7 @@ struct World {
   uint64_t inputs = 0;
 
   World() {
-    confine_share_size();
+    fuzz::confine_share(fx.dir(), "fuzz_smb2_frame");
     config::ShareConfig share;
     share.name = "share";
     share.path = fx.dir().string();
@@ -80,18 +78,6 @@ struct World {
     fx.server.control = control.get();
     fx.server.poster = &poster;
     fx.server.lease_break_timeout_ms = 0;
-  }
-
-  // Inputs may ask for files of any size (EndOfFile, AllocationSize, WRITE
-  // offsets): a reservation near the disk's free space succeeds, and a run
-  // of such inputs took tens of GB from this machine's disk for a moment.
-  // As root, the share is a 64 MiB tmpfs in a mount namespace of our own.
-  void confine_share_size() {
-    if (unshare(CLONE_NEWNS) == 0 && mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
-        mount("tmpfs", fx.dir().c_str(), "tmpfs", 0, "size=64m") == 0)
-      return;
-    std::fprintf(stderr, "fuzz_smb2_frame: no tmpfs for the share (%s); its files may grow large\n",
-                 std::strerror(errno));
   }
 
   // The share as every input starts it: a file and a folder, whatever the

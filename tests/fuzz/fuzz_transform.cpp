@@ -36,6 +36,9 @@ struct World {
   std::unique_ptr<ipc::ControlPlane> control;
 
   World() {
+    // The fixture's tree is writable whatever the share says: inputs that
+    // decrypt to WRITEs and SET_INFOs write there.
+    fuzz::confine_share(fx.dir(), "fuzz_transform");
     config::ShareConfig share;
     share.name = "share";
     share.path = fx.dir().string();

@@ -93,8 +93,8 @@ constexpr uint32_t kValidDispositionExFlags = 0x1F;
 constexpr uint32_t FILE_WRITE_THROUGH = 0x2, FILE_SEQUENTIAL_ONLY = 0x4;
 constexpr uint32_t kSettableModeBits = 0x3E;
 
-// FILETIME sentinels of FILE_BASIC_INFORMATION (MS-FSCC 2.4.7).
-constexpr uint64_t kTimeUnchanged = 0;
+// FILETIME sentinels of FILE_BASIC_INFORMATION (MS-FSCC 2.4.7); 0 (leave
+// the time unchanged) is tested as such.
 constexpr int64_t kTimeStopUpdating = -1, kTimeResumeUpdating = -2;
 
 std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
