@@ -177,6 +177,9 @@ struct GlobalConfig {
   uint16_t min_protocol = kDialect202;   // "server min protocol": SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11, SMB2 (=2.02 as min, 2.10 as max), SMB3 (=3.00 as min, 3.11 as max)
   uint16_t max_protocol = kDialect311;
   SigningPolicy signing = SigningPolicy::Auto;             // "server signing": auto, mandatory/required, disabled/off
+  // "server multi channel support": SMB2_GLOBAL_CAP_MULTI_CHANNEL offered
+  // to 3.x clients, and session binding (MS-SMB2 3.3.5.5); Samba's default.
+  bool multi_channel = true;
   EncryptionPolicy smb3_encryption = EncryptionPolicy::Off;  
   MapToGuest map_to_guest = MapToGuest::Never;            // "never", "bad user", "bad password"
   std::string guest_account = "nobody";

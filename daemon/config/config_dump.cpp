@@ -127,6 +127,7 @@ std::vector<Setting> global_settings(const GlobalConfig& g) {
       {"server min protocol", dialect_name(g.min_protocol)},
       {"server max protocol", dialect_name(g.max_protocol)},
       {"server signing", signing_name(g.signing)},
+      {"server multi channel support", yes_no(g.multi_channel)},
       {"smb3 encryption", encryption_name(g.smb3_encryption)},
       {"map to guest", map_to_guest_name(g.map_to_guest)},
       {"guest account", g.guest_account},

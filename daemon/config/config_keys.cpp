@@ -129,6 +129,8 @@ constexpr GlobalKey kGlobalKeys[] = {
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.signing, parse_signing(v)); }},
     {"smb3encryption", set_encryption},
     {"serversmbencrypt", set_encryption},
+    {"servermultichannelsupport",
+     [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.multi_channel, parse_bool_value(v)); }},
     {"maptoguest",
      [](GlobalConfig& g, GlobalState&, std::string_view v) { return store(g.map_to_guest, parse_map_to_guest(v)); }},
     {"dataplane",

@@ -199,6 +199,16 @@ struct Open {
   }
 };
 
+// A channel of a session (MS-SMB2 3.3.1.14): the connection, by id
+// (unique across workers), and Channel.SigningKey (3.x).
+struct Channel {
+  uint64_t conn_id = 0;
+  Bytes signing_key;
+};
+
+// Windows' limit of channels per session (smb2.multichannel.generic.num_channels).
+inline constexpr size_t kMaxChannelsPerSession = 32;
+
 struct Session {
   uint64_t session_id = 0;
   enum class State { InProgress, Valid, Expired } state = State::InProgress;
@@ -230,6 +240,22 @@ struct Session {
   bool seen_encrypted = false;
   std::unordered_map<uint32_t, std::unique_ptr<Tree>> trees;
   uint32_t next_tree_id = 1;
+  // Session.ChannelList: the connections the session is reachable through,
+  // the one that set it up first (its key is keys.signing_key). Empty
+  // until the login completes (and in unit tests that make sessions by
+  // hand): then only its own connection has it.
+  std::vector<Channel> channels;
+  const Channel* channel(uint64_t conn_id) const {
+    for (const Channel& c : channels)
+      if (c.conn_id == conn_id) return &c;
+    return nullptr;
+  }
+  bool reachable_from(uint64_t conn_id) const { return channels.empty() || channel(conn_id); }
+  // Channel.SigningKey of the channel CONN_ID, or Session.SigningKey.
+  const Bytes& signing_key_for(uint64_t conn_id) const {
+    const Channel* c = channel(conn_id);
+    return c && !c->signing_key.empty() ? c->signing_key : keys.signing_key;
+  }
 };
 
 }  // namespace ringsmb::state

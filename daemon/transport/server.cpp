@@ -233,7 +233,10 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   std::vector<std::unique_ptr<Worker>> workers;
   if (!make_workers(*ctx, cfg, opts, n, workers)) return 1;
   ConnRoutes routes;
-  for (unsigned i = 0; i < 2 * n; ++i) workers[i]->set_routes(&routes, i < n ? workers[n + i].get() : nullptr);
+  for (unsigned i = 0; i < 2 * n; ++i) {
+    workers[i]->set_routes(&routes, i < n ? workers[n + i].get() : nullptr);
+    workers[i]->set_peers(&workers);
+  }
   WorkerPoster poster(workers, routes);
   ctx->poster = &poster;
   ctx->blocking = std::make_unique<BlockingPool>(kBlockingThreads);

@@ -199,6 +199,7 @@ void Worker::on_accept(int fd) {
   c->state.framing = &direct_tcp_framing();
   c->state.changes = &changes_;
   c->state.metrics = &metrics_;
+  c->state.local_conns = this;
   ++metrics_.connections_accepted;
   c->last_activity_s = c->accepted_s = now_s();
   uint64_t id = c->id;
@@ -252,6 +253,7 @@ void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
   after_framing(*c, c->framer.feed(data, [&](ByteSpan frame) { return process_one(*c, frame); }), data);
   if (!c->closing) flush(*c);
   if (!c->closing) maybe_receive_off_worker(*c);
+  if (c->moving_to) maybe_send_over(*c);
 }
 
 std::span<uint8_t> Worker::recv_space(uint64_t conn_id) {
@@ -272,6 +274,7 @@ void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
   commit_in_place(*c, n);
   if (!c->closing) flush(*c);
   if (!c->closing) maybe_receive_off_worker(*c);
+  if (c->moving_to) maybe_send_over(*c);
 }
 
 FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
@@ -293,6 +296,7 @@ FrameAssembler::Next Worker::process_one(Conn& c, ByteSpan frame) {
     fr = smb2::FrameResult::Drop;
   }
   if (held(c)) arm_hold(c);
+  if (fr == smb2::FrameResult::Move) return hand_over(c, frame);
   if (fr == smb2::FrameResult::Hold) {
     c.reader.waits_for_writes = true;
     return hold_request(c, frame);
@@ -389,6 +393,7 @@ void Worker::on_send(uint64_t conn_id, int result) {
   }
   send_now(c);
   flush(c);
+  if (c.moving_to) maybe_send_over(c);
 }
 
 void Worker::on_writable(uint64_t conn_id, int) {
@@ -487,7 +492,7 @@ void Worker::on_wake() {
     tasks.swap(posted_);
     arrivals.swap(arrivals_);
   }
-  for (auto& a : arrivals) adopt(std::move(a.conn), a.next);
+  for (auto& a : arrivals) a.binding ? adopt_channel(std::move(a.conn)) : adopt(std::move(a.conn), a.next);
   for (auto& t : tasks) t();
 }
 
@@ -517,7 +522,7 @@ void Worker::on_tick() {
   if (!deadtime_min) return;
   for (auto& [id, c] : conns_) {
     // Samba's deadtime: only connections with no open files are timed out.
-    if (!c->closing && c->state.opens.empty() && now - c->last_activity_s > int64_t(deadtime_min) * 60)
+    if (!c->closing && c->state.tables->opens.empty() && now - c->last_activity_s > int64_t(deadtime_min) * 60)
       drop(*c, "idle");
   }
 }

@@ -66,7 +66,7 @@ inline constexpr size_t kMaxHeldRequestBytes = 1024 * 1024;
 inline constexpr uint64_t kMoveToBulkAfter = 4 * 1024 * 1024;
 inline constexpr unsigned kConnIdWorkerShift = 40;
 
-class Worker final : public io::ReactorHandler {
+class Worker final : public io::ReactorHandler, public smb2::LocalConns {
  public:
   Worker(int index, smb2::ServerContext& ctx);
   ~Worker() override;
@@ -95,6 +95,14 @@ class Worker final : public io::ReactorHandler {
   void set_routes(ConnRoutes* routes, Worker* bulk) {
     routes_ = routes;
     bulk_target_ = bulk;
+  }
+  // Before start(): every worker by index (the accepting ones first), for
+  // the hand-over of a connection that binds to a session of another one.
+  void set_peers(const std::vector<std::unique_ptr<Worker>>* peers) { peers_ = peers; }
+  // smb2::LocalConns: this worker's connection CONN_ID (null: not here).
+  smb2::ConnState* find_conn(uint64_t conn_id) override {
+    auto it = conns_.find(conn_id);
+    return it == conns_.end() || it->second->closing ? nullptr : &it->second->state;
   }
   void start(std::atomic<bool>& stop);
   void join();
@@ -184,6 +192,9 @@ class Worker final : public io::ReactorHandler {
     bool closing = false;
     bool recv_ended = false;
     bool moved = false;  // came from another worker (in ConnRoutes)
+    // Its binding SESSION_SETUP (held) is to run on this worker, where the
+    // session lives: the connection goes there once it is quiet.
+    Worker* moving_to = nullptr;
     int64_t last_activity_s = 0;
     int64_t accepted_s = 0;  // for "login timeout"
     uint64_t bytes_received = 0;
@@ -214,6 +225,11 @@ class Worker final : public io::ReactorHandler {
   void move_to_bulk(Conn& c, OffWorkerNext next);
   void arrive(std::unique_ptr<Conn> conn, OffWorkerNext next);
   void adopt(std::unique_ptr<Conn> conn, OffWorkerNext next);
+  Worker* serving(const state::ConnAddress& to) const;
+  FrameAssembler::Next hand_over(Conn& c, ByteSpan frame);
+  bool may_hand_over(const Conn& c) const;
+  void maybe_send_over(Conn& c);
+  void adopt_channel(std::unique_ptr<Conn> conn);
   void run_off_worker_done(Conn& c, const io::BulkReceiver::Done& d);
   size_t queued_bytes(const Conn& c) const;
   void pause_reading(Conn& c, ByteSpan rest);
@@ -254,6 +270,7 @@ class Worker final : public io::ReactorHandler {
   struct Arrival {
     std::unique_ptr<Conn> conn;
     OffWorkerNext next;
+    bool binding = false;  // a hand-over (hand_over), not a move to the bulk worker
   };
   std::vector<Arrival> arrivals_;  // guarded by posted_mu_
   // The rest of large frames (kRecvOffWorkerMin); null in the unit tests'
@@ -263,6 +280,7 @@ class Worker final : public io::ReactorHandler {
   ConnRoutes* routes_ = nullptr;
   unsigned bulk_nice_ = 0;  // added to this worker's threads' nice value (a bulk worker's)
   Worker* bulk_target_ = nullptr;
+  const std::vector<std::unique_ptr<Worker>>* peers_ = nullptr;
   DelayTimer timer_;  // last: stopped first, before the reactor its callbacks wake
 };
 

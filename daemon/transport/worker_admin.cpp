@@ -75,14 +75,19 @@ void Worker::collect_status(ipc::ServerStatus& out) const {
     // Connection ids are per worker; the worker index makes them unique.
     uint64_t conn_id = (uint64_t(index_) << 48) | id;
     out.connections.push_back({conn_id, st.client_address, st.dialect});
-    for (const auto& [sid, s] : st.sessions) {
+    // Tables shared by channels (smb2::SessionTables) are listed once, under
+    // the connection that holds each session (its first channel).
+    bool lists_opens = st.tables->members.empty() || st.tables->members.front() == &st;
+    for (const auto& [sid, s] : st.tables->sessions) {
       if (s->state != state::Session::State::Valid) continue;
+      if (!s->channels.empty() && s->channels.front().conn_id != id) continue;
       out.sessions.push_back({sid, conn_id, s->user, st.client_address, st.dialect, session_flags(*s)});
       for (const auto& [tid, t] : s->trees) out.trees.push_back({sid, tid, t->share.name, s->user, st.client_address});
     }
-    for (const auto& [vid, o] : st.opens) {
+    for (const auto& [vid, o] : st.tables->opens) {
+      if (!lists_opens) break;
       const state::Session* s = nullptr;
-      if (auto it = st.sessions.find(o->session_id); it != st.sessions.end()) s = it->second.get();
+      if (auto it = st.tables->sessions.find(o->session_id); it != st.tables->sessions.end()) s = it->second.get();
       std::string share;
       if (s)
         if (auto t = s->trees.find(o->tree_id); t != s->trees.end()) share = t->second->share.name;
@@ -127,23 +132,23 @@ bool Worker::close_kept_file(uint64_t file_id) {
 bool Worker::close_session(uint64_t session_id) {
   for (auto& [id, c] : conns_) {
     smb2::ConnState& st = c->state;
-    auto it = st.sessions.find(session_id);
-    if (it == st.sessions.end() || c->closing) continue;
+    auto it = st.tables->sessions.find(session_id);
+    if (it == st.tables->sessions.end() || c->closing) continue;
     std::vector<uint64_t> to_close;
-    for (const auto& [vid, o] : st.opens)
+    for (const auto& [vid, o] : st.tables->opens)
       if (o->session_id == session_id) to_close.push_back(vid);
     for (uint64_t vid : to_close) smb2::close_open(st, ctx_, vid);
     std::string user = it->second->user;
     LogClientScope about(st.client_address, user);
     if (it->second->state == state::Session::State::Valid && ctx_.control) ctx_.control->logout(user);
-    st.sessions.erase(it);
+    st.tables->sessions.erase(it);
     ctx_.sessions.remove(session_id);
     LOG_INFO("%s: session 0x%llx of '%s' closed by the administrator", st.client_address.c_str(),
              static_cast<unsigned long long>(session_id), user.c_str());
     // A client keeps using a connection whose session vanished and gets
     // USER_SESSION_DELETED for every request; without other sessions the
     // connection is of no use, and dropping it makes the client notice.
-    if (st.sessions.empty()) drop(*c, "session closed by the administrator");
+    if (st.tables->sessions.empty()) drop(*c, "session closed by the administrator");
     return true;
   }
   return false;
@@ -157,9 +162,9 @@ bool Worker::close_file(uint64_t file_id) {
   for (auto& [id, c] : conns_) {
     smb2::ConnState& st = c->state;
     if (c->closing) continue;
-    auto it = std::find_if(st.opens.begin(), st.opens.end(),
+    auto it = std::find_if(st.tables->opens.begin(), st.tables->opens.end(),
                            [&](const auto& entry) { return entry.second->persistent_id == file_id; });
-    if (it == st.opens.end()) continue;
+    if (it == st.tables->opens.end()) continue;
     state::Open& open = *it->second;
     std::string path = open.path;
     const state::Session* session = st.find_session(open.session_id);
@@ -179,7 +184,7 @@ size_t Worker::close_share(const std::string& share) {
   for (auto& [id, c] : conns_) {
     if (c->closing) continue;
     smb2::ConnState& st = c->state;
-    for (auto& [sid, s] : st.sessions) {
+    for (auto& [sid, s] : st.tables->sessions) {
       std::vector<uint32_t> trees;
       // Share names compare ASCII-folded, as the configuration's do.
       for (const auto& [tid, t] : s->trees)

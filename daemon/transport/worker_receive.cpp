@@ -12,20 +12,16 @@
 #include "transport/worker.hpp"
 
 namespace ringsmb::transport {
-namespace {
-
 // A connection that moved here counts in this worker's counters: the
 // share and user slots of its sessions and trees are this worker's.
 void rebind_metrics(smb2::ConnState& s, smb2::WorkerMetrics& m) {
   s.metrics = &m;
-  for (auto& [sid, session] : s.sessions) {
+  for (auto& [sid, session] : s.tables->sessions) {
     if (session->metrics_slot != smb2::kNoScope) session->metrics_slot = m.users.slot(session->user);
     for (auto& [tid, tree] : session->trees)
       if (tree->metrics_slot != smb2::kNoScope) tree->metrics_slot = m.shares.slot(tree->share.name);
   }
 }
-
-}  // namespace
 
 // REST (bytes after the last frame handled) waits in the backlog. The
 // commit path has none: it pauses at the end of its frame.
@@ -42,7 +38,7 @@ void Worker::pause_reading(Conn& c, ByteSpan rest) {
 void Worker::maybe_resume_reading(Conn& c) {
   size_t limit = ctx_.config.global.max_send_queue_bytes;
   while (c.reader.state() == ConnReader::State::Paused && !c.closing && !c.reader.waits_for_writes &&
-         queued_bytes(c) <= limit / 2) {
+         !c.moving_to && queued_bytes(c) <= limit / 2) {
     c.state.credits_throttled = false;
     c.reader.begin_resume();
     Bytes backlog = std::exchange(c.reader.backlog, {});
@@ -132,6 +128,7 @@ void Worker::maybe_receive_off_worker(Conn& c) {
 
 void Worker::on_recv_stopped(uint64_t conn_id) {
   auto it = conns_.find(conn_id);
+  if (it != conns_.end() && it->second->moving_to) return maybe_send_over(*it->second);
   if (it == conns_.end() || !it->second->reader.stopping()) return;
   start_off_worker_receive(*it->second);
 }
@@ -215,7 +212,7 @@ bool Worker::may_move(const Conn& c) const {
   return !c.closing && !c.waiting && c.out.empty() && c.pending.empty() && c.state.out_files.empty() &&
          !held(c) && !c.reader.waits_for_writes && c.reader.held_requests.empty() && c.reader.backlog.empty() &&
          !c.reader.paused() && (!c.state.notify || c.state.notify->by_open.empty()) &&
-         !c.state.dir_lease_watches && c.state.async.ready.empty();
+         !c.state.dir_lease_watches && c.state.async.ready.empty() && c.state.tables->members.size() <= 1;
 }
 
 // Runs on this worker: the connection leaves it whole. Its address stays
@@ -249,6 +246,7 @@ void Worker::adopt(std::unique_ptr<Conn> conn, OffWorkerNext next) {
   Conn& c = *conn;
   rebind_metrics(c.state, metrics_);
   c.state.changes = &changes_;
+  c.state.local_conns = this;
   c.reader.moved_to(*reactor_);
   conns_.emplace(c.id, std::move(conn));
   if (!reactor_->adopt(c.id, c.fd)) {  // cannot watch it: end it as a lost connection

@@ -8,7 +8,8 @@ usage: session_bind_probe.py PORT SHARE OWNER OWNER_PASS OTHER OTHER_PASS
   The owner logs in over SMB 3.0 (its signing key: AES-CMAC, derived from
   the NTLMv2 session key, MS-SMB2 3.3.5.5.3); then new connections try to
   bind to that session: signed with the right key (REQUEST_NOT_ACCEPTED:
-  ringsmbd offers no multichannel; signed back with the session's key),
+  these connections do not offer SMB2_GLOBAL_CAP_MULTI_CHANNEL, so the
+  server does not either; signed back with the session's key),
   with a wrong key or with the other user's own session key
   (ACCESS_DENIED, unsigned), unsigned (INVALID_PARAMETER), over SMB 2.1
   (REQUEST_NOT_ACCEPTED), over 3.0.2 (INVALID_PARAMETER), many times

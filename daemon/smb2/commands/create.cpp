@@ -270,7 +270,7 @@ NtStatus wait_for_breaks(Request& req, std::shared_ptr<state::FileNode> node, co
 // the descriptors the budget has for clients, whatever the setting.
 NtStatus open_files_fit(const Request& req) {
   const config::GlobalConfig& g = req.server.config.global;
-  if (req.conn.opens.size() >= g.max_open_files) return NtStatus::TooManyOpenedFiles;
+  if (req.conn.tables->opens.size() >= g.max_open_files) return NtStatus::TooManyOpenedFiles;
   const state::ResourceBudget& budget = req.server.budget;
   if (const auto* user = req.session->user_open_count) {
     uint32_t cap = std::min(g.max_open_files_per_user, budget.usable_descriptors() / 2);
@@ -556,7 +556,7 @@ NtStatus answer_create(Request& req, CreateJob& job, const Bytes& contexts, Byte
   req.compound.file_id = {open.persistent_id, open.volatile_id};
   open.charge = state::OpenCharge(&req.server.budget.open_files, req.session->user_open_count);
   if (job.truncate_on_pool) return overwrite_on_pool(req, w, std::move(job.open), std::move(pool_response));
-  req.conn.opens.emplace(open.volatile_id, std::move(job.open));
+  req.conn.tables->opens.emplace(open.volatile_id, std::move(job.open));
   return NtStatus::Success;
 }
 

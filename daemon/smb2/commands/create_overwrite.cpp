@@ -72,14 +72,14 @@ void finish_overwrite(ConnState& conn, ServerContext& server, uint64_t async_id,
                       NtStatus status, const Bytes& body) {
   --conn.writes_in_flight;
   --conn.overwrites_in_flight;
-  auto it = conn.opens.find(volatile_id);
+  auto it = conn.tables->opens.find(volatile_id);
   if (status != NtStatus::Success) {  // the open is refused after all
-    if (it != conn.opens.end()) close_open(conn, server, volatile_id);
+    if (it != conn.tables->opens.end()) close_open(conn, server, volatile_id);
     complete(conn, async_id, status);
     if (!conn.overwrites_in_flight) release_held_breaks(conn);
     return;
   }
-  if (it != conn.opens.end()) {
+  if (it != conn.tables->opens.end()) {
     state::Open& open = *it->second;
     write_time_seen(open, load_le64(body.data() + kResponseWriteTime));
     if (state::Session* s = conn.find_session(open.session_id)) {
@@ -125,7 +125,7 @@ NtStatus overwrite_on_pool(Request& req, ByteWriter& w, std::unique_ptr<state::O
     if (ftruncate(open->fd.get(), 0) != 0) {  // the open is refused after all
       NtStatus failed = nt_status_from_errno(errno);
       uint64_t volatile_id = open->volatile_id;
-      conn.opens.emplace(volatile_id, std::move(open));
+      conn.tables->opens.emplace(volatile_id, std::move(open));
       close_open(conn, server, volatile_id);
       return failed;
     }
@@ -134,12 +134,12 @@ NtStatus overwrite_on_pool(Request& req, ByteWriter& w, std::unique_ptr<state::O
     break_parent_directory_leases(server, req.tree->root.get(), open->path, conn.client_guid,
                                   parent_lease_key(*open));
     w.bytes(body);
-    conn.opens.emplace(open->volatile_id, std::move(open));
+    conn.tables->opens.emplace(open->volatile_id, std::move(open));
     return NtStatus::Success;
   }
   if (!conn.write_lane) conn.write_lane = std::make_shared<BlockingPool::Lane>();
   uint64_t volatile_id = open->volatile_id;
-  conn.opens.emplace(volatile_id, std::move(open));
+  conn.tables->opens.emplace(volatile_id, std::move(open));
   server.blocking->submit(conn.write_lane, [&server, to = conn.address, id = req.async_id, volatile_id, fd,
                                             body = std::move(body)]() mutable {
     NtStatus status = ftruncate(fd, 0) == 0 ? NtStatus::Success : nt_status_from_errno(errno);

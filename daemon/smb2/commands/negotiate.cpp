@@ -20,6 +20,7 @@ enum : uint32_t {
   SMB2_GLOBAL_CAP_DFS = 0x1,
   SMB2_GLOBAL_CAP_LEASING = 0x2,
   SMB2_GLOBAL_CAP_LARGE_MTU = 0x4,
+  SMB2_GLOBAL_CAP_MULTI_CHANNEL = 0x8,
   SMB2_GLOBAL_CAP_DIRECTORY_LEASING = 0x20,
   SMB2_GLOBAL_CAP_ENCRYPTION = 0x40,
 };
@@ -164,6 +165,10 @@ void settle_connection(ConnState& conn, ServerContext& server, uint16_t dialect)
   // DFS, LEASING and LARGE_MTU depend on the server alone.
   if (dialect >= 0x0300 && dialect != 0x02FF && (conn.client_capabilities & SMB2_GLOBAL_CAP_DIRECTORY_LEASING))
     conn.server_capabilities |= SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
+  // Session binding (smb2/commands/session_bind.hpp), where the setting allows it.
+  if (dialect >= 0x0300 && dialect != 0x02FF && server.config.global.multi_channel &&
+      (conn.client_capabilities & SMB2_GLOBAL_CAP_MULTI_CHANNEL))
+    conn.server_capabilities |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
   if (dialect == 0x0300 || dialect == 0x0302) {
     conn.signing_algorithm = crypto::SigningAlgorithm::AesCmac;
     if (conn.client_capabilities & SMB2_GLOBAL_CAP_ENCRYPTION) {

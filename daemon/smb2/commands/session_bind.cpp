@@ -1,6 +1,7 @@
 #include "smb2/commands/session_bind.hpp"
 
 #include "common/log.hpp"
+#include "state/session.hpp"
 #include "crypto/smb2_keys.hpp"
 
 namespace ringsmb::smb2 {
@@ -40,10 +41,9 @@ NtStatus check_signing_algorithms(const Request& req, const state::SessionHome& 
 
 }  // namespace
 
-// The checks of 3.3.5.5 step 4 that do not depend on a second channel
-// existing, in the order Windows makes them, then the refusal of a
-// server that is not IsMultiChannelCapable (the negotiate response never
-// offers SMB2_GLOBAL_CAP_MULTI_CHANNEL).
+// The checks of 3.3.5.5 step 4, in the order Windows makes them, then the
+// refusal of a server that is not IsMultiChannelCapable (the connection
+// was not offered SMB2_GLOBAL_CAP_MULTI_CHANNEL).
 NtStatus refuse_binding(Request& req) {
   std::optional<state::SessionHome> home = req.server.sessions.find(req.hdr.session_id);
   if (!home) return NtStatus::UserSessionDeleted;
@@ -55,7 +55,48 @@ NtStatus refuse_binding(Request& req) {
   if (home->dialect != req.conn.dialect) return NtStatus::InvalidParameter;
   if (home->cipher != req.conn.cipher) return NtStatus::InvalidParameter;
   if (home->guest_or_anonymous) return NtStatus::NotSupported;
-  return NtStatus::RequestNotAccepted;
+  if (!(req.conn.server_capabilities & kMultiChannelCapability)) return NtStatus::RequestNotAccepted;
+  return NtStatus::Success;
+}
+
+state::Session* session_to_bind(Request& req, ConnState*& home_conn) {
+  home_conn = nullptr;
+  std::optional<state::SessionHome> home = req.server.sessions.find(req.hdr.session_id);
+  if (!home || !req.conn.local_conns) return nullptr;
+  home_conn = req.conn.local_conns->find_conn(home->conn.conn_id);
+  if (!home_conn) return nullptr;
+  auto it = home_conn->tables->sessions.find(req.hdr.session_id);
+  if (it == home_conn->tables->sessions.end() || it->second->state != state::Session::State::Valid) return nullptr;
+  return it->second.get();
+}
+
+namespace {
+
+// CONN shares HOME's tables from now on: its own sessions and opens join
+// them (ids are unique across the server, so nothing collides), and so do
+// the connections that already shared CONN's.
+void share_tables(ConnState& conn, ConnState& home) {
+  if (conn.tables == home.tables) return;
+  std::shared_ptr<SessionTables> from = conn.tables;
+  std::shared_ptr<SessionTables> into = home.tables;
+  if (into->members.empty()) into->members.push_back(&home);
+  for (auto& kv : from->sessions) into->sessions.insert(std::move(kv));
+  for (auto& kv : from->opens) into->opens.insert(std::move(kv));
+  for (auto& kv : from->pipes) into->pipes.insert(std::move(kv));
+  std::vector<ConnState*> joining = from->members.empty() ? std::vector<ConnState*>{&conn} : from->members;
+  for (ConnState* m : joining) {
+    m->tables = into;
+    into->members.push_back(m);
+  }
+}
+
+}  // namespace
+
+void add_channel(ConnState& conn, ConnState& home_conn, state::Session& s, Bytes signing_key) {
+  share_tables(conn, home_conn);
+  s.channels.push_back({conn.address.conn_id, std::move(signing_key)});
+  LOG_INFO("%s: bound to session 0x%llx of '%s' (channel %zu)", conn.client_address.c_str(),
+           (unsigned long long)s.session_id, s.user.c_str(), s.channels.size());
 }
 
 NtStatus refuse_foreign_session(Request& req) {

@@ -263,7 +263,31 @@ void hold_reply(Request& req, uint32_t delay_ms) {
 // A login the control plane granted: the session takes its identity (or,
 // re-authenticating, possibly a new one) and becomes valid; BLOB is the
 // final security buffer for the client.
+// A binding's authentication succeeded (MS-SMB2 3.3.5.5.3): the same user
+// as the session's gets a channel whose Channel.SigningKey comes from this
+// authentication's key (3.1.1: and the binding's own preauth hash, in
+// EXCHANGE); the final response is signed with it.
+NtStatus complete_binding(Request& req, const state::Session& exchange, const ipc::LoginReply& login, ByteSpan blob,
+                          ByteWriter& w) {
+  state::Session& s = *req.bind_target;
+  if (req.server.control) req.server.control->logout(login.user);  // the session's login counts, not the channel's
+  if (login.user != s.user || login.is_guest || login.is_anonymous) {
+    LOG_INFO("%s: binding to session 0x%llx of '%s' refused: authenticated as '%s'", req.conn.client_address.c_str(),
+             (unsigned long long)s.session_id, s.user.c_str(), login.user.c_str());
+    return NtStatus::AccessDenied;
+  }
+  if (s.channels.size() >= state::kMaxChannelsPerSession) return NtStatus::InsufficientResources;
+  crypto::SessionKeys keys =
+      crypto::derive_session_keys(req.conn.dialect, login.session_key, exchange.preauth_hash, req.conn.cipher);
+  add_channel(req.conn, *req.bind_home, s, std::move(keys.signing_key));
+  register_client(req, s);
+  req.conn.logged_in = true;
+  write_response(w, 0, blob);
+  return NtStatus::Success;
+}
+
 NtStatus complete_login(Request& req, state::Session& s, const ipc::LoginReply& login, ByteSpan blob, ByteWriter& w) {
+  if (req.bind_target) return complete_binding(req, s, login, blob, w);
   bool reauth = s.state == state::Session::State::Valid;
   // A guest or anonymous session has no key to encrypt with: where the
   // server requires encryption it cannot be served at all.
@@ -279,6 +303,7 @@ NtStatus complete_login(Request& req, state::Session& s, const ipc::LoginReply& 
   if (req.conn.metrics) s.metrics_slot = req.conn.metrics->users.slot(s.user);  // a worker-local lookup
   if (s.state == state::Session::State::InProgress) --req.conn.sessions_in_progress;
   s.state = state::Session::State::Valid;
+  if (!reauth) s.channels = {{req.conn.address.conn_id, s.keys.signing_key}};
   req.conn.logged_in = true;
   s.ntlm_negotiate.clear();
   s.ntlm_challenge.clear();
@@ -364,8 +389,9 @@ state::Session* find_or_create_session(Request& req) {
     auto s = std::make_unique<state::Session>();
     s->session_id = req.server.next_session_id.fetch_add(1);
     s->preauth_hash = conn.preauth_hash;
+    s->channels = {{conn.address.conn_id, {}}};  // reachable from here only; the key comes with the login
     state::Session* raw = s.get();
-    conn.sessions.emplace(s->session_id, std::move(s));
+    conn.tables->sessions.emplace(s->session_id, std::move(s));
     ++conn.sessions_in_progress;
     return raw;
   }
@@ -375,17 +401,54 @@ state::Session* find_or_create_session(Request& req) {
   return s;
 }
 
+// One leg of a binding's exchange (3.3.5.5 step 4 and 3.3.5.5.3), in an
+// exchange of its own (Connection.PreauthSessionTable) kept on this
+// connection until it ends. The legs before the last are signed with the
+// session's key (refuse_binding's ForeignSigner).
+NtStatus setup_binding(Request& req, ByteSpan blob, ByteWriter& w) {
+  uint64_t sid = req.hdr.session_id;
+  if (req.conn.find_session(sid)) return NtStatus::RequestNotAccepted;  // a channel of it already
+  if (NtStatus st = refuse_binding(req); st != NtStatus::Success) return st;
+  req.bind_target = session_to_bind(req, req.bind_home);
+  if (!req.bind_target) {
+    LOG_INFO("%s: binding to session 0x%llx refused: its connection is on another worker and this one could not move",
+             req.conn.client_address.c_str(), (unsigned long long)sid);
+    return NtStatus::RequestNotAccepted;
+  }
+  if (req.bind_target->channels.size() >= state::kMaxChannelsPerSession) return NtStatus::InsufficientResources;
+  std::unique_ptr<state::Session>& exchange = req.conn.bindings[sid];
+  if (!exchange) {
+    if (req.conn.bindings.size() > kMaxSessionsInProgress) {
+      req.conn.bindings.erase(sid);
+      return NtStatus::InsufficientResources;
+    }
+    exchange = std::make_unique<state::Session>();
+    exchange->session_id = sid;
+    exchange->preauth_hash = req.conn.preauth_hash;
+  }
+  req.response_session_id = sid;
+  if (req.conn.dialect == config::kDialect311) update_preauth(exchange->preauth_hash, req.pdu);
+  NtStatus st = NtStatus::InvalidParameter;
+  if (auto token = read_client_token(req, *exchange, blob)) st = run_mech(req, *exchange, *token, w);
+  if (st != NtStatus::MoreProcessingRequired) req.conn.bindings.erase(sid);
+  return st;
+}
+
 }  // namespace
 
 void end_session(Request& req, state::Session& s) {
   keep_durable_opens(req.conn, req.server, s.session_id);  // 3.3.5.6: durable opens outlive the session
   std::vector<uint64_t> to_close;
-  for (auto& [vid, open] : req.conn.opens)
+  for (auto& [vid, open] : req.conn.tables->opens)
     if (open->session_id == s.session_id) to_close.push_back(vid);
   std::sort(to_close.begin(), to_close.end());  // oldest first, as TREE_DISCONNECT
   for (uint64_t vid : to_close) close_open(req.conn, req.server, vid);
   withdraw_session(req.conn, req.server, s.session_id);
   req.server.sessions.remove(s.session_id);
+  // Every channel's connection loses it (3.3.5.6: LOGOFF on any channel ends the session).
+  for (ConnState* member : req.conn.tables->members)
+    if (member != &req.conn && member->client_registered && s.channel(member->address.conn_id))
+      req.server.clients.remove_session(member->client_guid, member->address, s.session_id);
   if (req.conn.client_registered)
     req.server.clients.remove_session(req.conn.client_guid, req.conn.address, s.session_id);
   if (req.server.control) req.server.control->logout(s.user);
@@ -413,8 +476,7 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
   // A binding attempt (3.3.5.5 step 4; a zero SessionId is a new session,
   // step 3): refused, with the status its case calls for. A session of this
   // very connection has its channel already.
-  if ((flags & SMB2_SESSION_FLAG_BINDING) && req.hdr.session_id != 0)
-    return req.conn.find_session(req.hdr.session_id) ? NtStatus::RequestNotAccepted : refuse_binding(req);
+  if ((flags & SMB2_SESSION_FLAG_BINDING) && req.hdr.session_id != 0) return setup_binding(req, blob, w);
   if (NtStatus st = check_encryption_possible(req); st != NtStatus::Success) return st;
   // MS-SMB2 names no status for a server out of room for sessions.
   if (req.hdr.session_id == 0 && req.conn.sessions_in_progress >= kMaxSessionsInProgress)

@@ -240,8 +240,8 @@ constexpr int64_t kInterimDelayMs = 5;
 
 void finish_truncate(ConnState& conn, uint64_t async_id, uint64_t volatile_id, NtStatus status) {
   --conn.writes_in_flight;
-  auto it = conn.opens.find(volatile_id);
-  if (status == NtStatus::Success && it != conn.opens.end() && it->second->frozen_write_time) {
+  auto it = conn.tables->opens.find(volatile_id);
+  if (status == NtStatus::Success && it != conn.tables->opens.end() && it->second->frozen_write_time) {
     become_owner_of(conn, *it->second);
     restore_frozen_times(*it->second);
   }

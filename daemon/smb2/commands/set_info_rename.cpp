@@ -78,7 +78,7 @@ NtStatus check_parent_sharing(ServerContext& server, int dir_fd) {
 // This connection's opens below directory `dir` (of DIR_OPEN's tree).
 std::vector<state::Open*> opens_below(const Request& req, const state::Open& dir_open, const std::string& dir) {
   std::vector<state::Open*> below;
-  for (const auto& [id, o] : req.conn.opens) {
+  for (const auto& [id, o] : req.conn.tables->opens) {
     if (o.get() == &dir_open || o->tree_id != dir_open.tree_id) continue;
     if (o->path.size() > dir.size() && o->path.starts_with(dir) && o->path[dir.size()] == '/') below.push_back(o.get());
   }
@@ -87,7 +87,7 @@ std::vector<state::Open*> opens_below(const Request& req, const state::Open& dir
 
 // Points this connection's opens below `from` at `to`.
 void update_open_paths(Request& req, const state::Open& renamed, const std::string& from, const std::string& to) {
-  for (auto& [id, o] : req.conn.opens) {
+  for (auto& [id, o] : req.conn.tables->opens) {
     if (o->tree_id != renamed.tree_id || o->session_id != renamed.session_id) continue;
     if (o->path == from) {
       o->path = to;

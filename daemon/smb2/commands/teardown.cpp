@@ -1,24 +1,81 @@
 #include "smb2/commands/teardown.hpp"
 
+#include <algorithm>
 #include <utility>
 
+#include "common/log.hpp"
 #include "smb2/commands/handlers.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/dispatch.hpp"
 
 namespace ringsmb::smb2 {
+namespace {
+
+// Session SID lost its last channel: it ends as it would with its only
+// connection (its durable opens kept, the rest closed).
+void end_lost_session(ConnState& conn, ServerContext& server, uint64_t sid) {
+  keep_durable_opens(conn, server, sid);
+  std::vector<uint64_t> to_close;
+  for (auto& [vid, open] : conn.tables->opens)
+    if (open->session_id == sid) to_close.push_back(vid);
+  std::sort(to_close.begin(), to_close.end());
+  for (uint64_t vid : to_close) close_open(conn, server, vid);
+  auto it = conn.tables->sessions.find(sid);
+  if (it->second->state == state::Session::State::Valid && server.control) server.control->logout(it->second->user);
+  server.sessions.remove(sid);
+  conn.tables->sessions.erase(it);
+}
+
+// The session's first channel went: the next one holds it now, for a
+// reconnect or binding that looks it up (SessionHome) and the oplock
+// breaks that go to it (smb2/leases/lease_break.cpp).
+void rehome_session(ServerContext& server, const SessionTables& t, const state::Session& s) {
+  auto next = std::ranges::find_if(
+      t.members, [&](const ConnState* m) { return m->address.conn_id == s.channels.front().conn_id; });
+  std::optional<state::SessionHome> home = server.sessions.find(s.session_id);
+  if (next == t.members.end() || !home) return;
+  home->conn = (*next)->address;
+  server.sessions.add(s.session_id, std::move(*home));
+  LOG_INFO("%s: session 0x%llx of '%s' lost its first channel; %zu left", (*next)->client_address.c_str(),
+           (unsigned long long)s.session_id, s.user.c_str(), s.channels.size());
+}
+
+// CONN ends while other connections share its tables (MS-SMB2 3.3.7.1):
+// it leaves the channels of every session; a session with none left ends,
+// the others stay reachable, with their opens, through the rest.
+void leave_channels(ConnState& conn, ServerContext& server) {
+  SessionTables& t = *conn.tables;
+  std::erase(t.members, &conn);
+  uint64_t me = conn.address.conn_id;
+  std::vector<uint64_t> ended;
+  for (auto& [sid, s] : t.sessions) {
+    if (!s->channel(me)) continue;
+    bool was_first = s->channels.front().conn_id == me;
+    std::erase_if(s->channels, [me](const state::Channel& c) { return c.conn_id == me; });
+    if (s->channels.empty())
+      ended.push_back(sid);
+    else if (was_first)
+      rehome_session(server, t, *s);
+  }
+  for (uint64_t sid : ended) end_lost_session(conn, server, sid);
+  conn.tables = std::make_shared<SessionTables>();
+}
+
+}  // namespace
 
 void teardown_connection(ConnState& conn, ServerContext& server) {
   if (std::exchange(conn.client_registered, false)) server.clients.remove(conn.client_guid, conn.address);
   withdraw_all(conn, server);
+  conn.bindings.clear();
+  if (conn.tables->members.size() > 1) return leave_channels(conn, server);
   keep_durable_opens(conn, server, 0);  // before the rest is closed (MS-SMB2 3.3.7.1)
-  while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);  // pipes too
-  for (auto& [id, s] : conn.sessions) {
+  while (!conn.tables->opens.empty()) close_open(conn, server, conn.tables->opens.begin()->first);  // pipes too
+  for (auto& [id, s] : conn.tables->sessions) {
     if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
     server.sessions.remove(id);
   }
-  conn.sessions.clear();
+  conn.tables->sessions.clear();
 }
 
 }  // namespace ringsmb::smb2

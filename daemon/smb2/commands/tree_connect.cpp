@@ -144,7 +144,7 @@ void disconnect_tree(ConnState& conn, ServerContext& server, state::Session& ses
   auto tree = session.trees.find(tree_id);
   if (tree == session.trees.end()) return;
   std::vector<uint64_t> to_close;
-  for (auto& [vid, open] : conn.opens)
+  for (auto& [vid, open] : conn.tables->opens)
     if (open->session_id == session.session_id && open->tree_id == tree_id) to_close.push_back(vid);
   // Oldest first: a lock another handle of the tree waits for is released
   // (and granted) before the waiting handle closes (smb2.lock.cancel-tdis).

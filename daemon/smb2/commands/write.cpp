@@ -105,8 +105,8 @@ void finish_write(ConnState& conn, const WriteDone& d) {
   --conn.writes_in_flight;
   conn.write_bytes_in_flight -= d.length;
   if (d.status == NtStatus::Success) {
-    auto it = conn.opens.find(d.volatile_id);
-    if (it != conn.opens.end()) {
+    auto it = conn.tables->opens.find(d.volatile_id);
+    if (it != conn.tables->opens.end()) {
       if (it->second->frozen_write_time) become_owner_of(conn, *it->second);
       after_write(*it->second, d.offset + d.done);
       record_written(conn, *it->second, d.done);
@@ -209,8 +209,8 @@ bool runs_beside_writes(const ConnState& conn, const ServerContext& server, Byte
   if (body.size() < 48) return false;
   uint32_t length = load_le32(body.data() + 4);
   uint64_t persistent = load_le64(body.data() + 16);
-  auto it = conn.opens.find(load_le64(body.data() + 24));
-  if (it == conn.opens.end()) return false;
+  auto it = conn.tables->opens.find(load_le64(body.data() + 24));
+  if (it == conn.tables->opens.end()) return false;
   const state::Open& open = *it->second;
   if (open.persistent_id != persistent || open.session_id != h.session_id || open.tree_id != h.tree_id) return false;
   return write_goes_async(conn, server, open, length, h.session_id);

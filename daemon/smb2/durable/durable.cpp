@@ -195,7 +195,7 @@ void end_session_here(ConnState& conn, ServerContext& server, uint64_t sid) {
   if (!s) return;
   keep_durable_opens(conn, server, sid);
   std::vector<uint64_t> to_close;
-  for (auto& [vid, open] : conn.opens)
+  for (auto& [vid, open] : conn.tables->opens)
     if (open->session_id == sid) to_close.push_back(vid);
   std::sort(to_close.begin(), to_close.end());
   for (uint64_t vid : to_close) close_open(conn, server, vid);
@@ -206,7 +206,7 @@ void end_session_here(ConnState& conn, ServerContext& server, uint64_t sid) {
   LOG_INFO("%s: session 0x%llx of '%s' ended: its client reconnected", conn.client_address.c_str(),
            (unsigned long long)sid, s->user.c_str());
   server.sessions.remove(sid);
-  conn.sessions.erase(sid);
+  conn.tables->sessions.erase(sid);
 }
 
 }  // namespace
@@ -237,8 +237,8 @@ NtStatus find_replayed_open(Request& req, const DurableRequest& d, state::Open*&
   if (replay && create_waits(req.conn, d.create_guid, req.async_id)) return NtStatus::FileNotAvailable;
   auto id = req.server.durables.find_create_guid(req.conn.client_guid, d.create_guid);
   if (!id) return NtStatus::Success;
-  auto it = req.conn.opens.find(*id);
-  if (it == req.conn.opens.end()) {
+  auto it = req.conn.tables->opens.find(*id);
+  if (it == req.conn.tables->opens.end()) {
     // Kept, or on another connection of the client: not given back here
     // (no multichannel), but not opened twice by a CREATE that is no replay.
     return replay ? NtStatus::Success : NtStatus::DuplicateObjectid;
@@ -314,14 +314,14 @@ Result<state::Open*> reconnect_durable(Request& req, ByteSpan name, const LeaseR
   req.server.durables.set_live(open->persistent_id, req.conn.address);
   if (req.conn.metrics) ++req.conn.metrics->durable_reconnected;
   state::Open* raw = open.get();
-  req.conn.opens.emplace(open->volatile_id, std::move(open));
+  req.conn.tables->opens.emplace(open->volatile_id, std::move(open));
   return raw;
 }
 
 NtStatus request_resiliency(Request& req, state::Open& open, ByteSpan input) {
   ServerContext& server = req.server;
   if (req.conn.dialect == config::kDialect202) return NtStatus::InvalidDeviceRequest;
-  if (req.conn.pipes.contains(open.volatile_id) || !open.node) return NtStatus::NotSupported;
+  if (req.conn.tables->pipes.contains(open.volatile_id) || !open.node) return NtStatus::NotSupported;
   if (input.size() < 8) return NtStatus::InvalidParameter;  // NETWORK_RESILIENCY_REQUEST: Timeout, Reserved
   uint32_t timeout_ms = load_le32(input.data());
   if (timeout_ms > server.durable_max_timeout_ms) return NtStatus::InvalidParameter;  // MaxResiliencyTimeout
@@ -372,8 +372,8 @@ namespace {
 void close_on_its_connection(ServerContext& server, const state::ConnAddress& at, const state::AppInstanceOpen& o) {
   uint64_t vid = o.volatile_id, pid = o.persistent_id;
   post_to_conn(server, at, [&server, vid, pid](ConnState& conn, Bytes&) {
-    auto it = conn.opens.find(vid);
-    if (it == conn.opens.end() || it->second->persistent_id != pid) return;
+    auto it = conn.tables->opens.find(vid);
+    if (it == conn.tables->opens.end() || it->second->persistent_id != pid) return;
     LOG_INFO("%s: %s closed: its application instance opened it again elsewhere", conn.client_address.c_str(),
              it->second->path.c_str());
     RestoreIdentity restore;
@@ -416,12 +416,12 @@ NtStatus close_previous_app_instance(Request& req, const DurableRequest& d, std:
 
 void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session_id) {
   int64_t now_ms = monotonic_ms();
-  for (auto it = conn.opens.begin(); it != conn.opens.end();) {
+  for (auto it = conn.tables->opens.begin(); it != conn.tables->opens.end();) {
     bool mine = !session_id || it->second->session_id == session_id;
-    if (mine && it->second->outlives_connection() && !conn.pipes.contains(it->first)) {
+    if (mine && it->second->outlives_connection() && !conn.tables->pipes.contains(it->first)) {
       withdraw_open(conn, server, it->first);
       if (keep_one(conn, server, it->second, now_ms)) {
-        it = conn.opens.erase(it);
+        it = conn.tables->opens.erase(it);
         continue;
       }
     }

@@ -20,7 +20,7 @@ ResponseSeal seal_for(const Request& req) {
   seal.encrypt = req.encrypted;
   seal.sign = !req.encrypted && (req.hdr.is_signed() || s.signing_required);
   if (seal.encrypt) seal.encryption_key = s.keys.encryption_key;
-  if (seal.sign) seal.signing_key = s.keys.signing_key;
+  if (seal.sign) seal.signing_key = s.signing_key_for(req.conn.address.conn_id);
   return seal;
 }
 

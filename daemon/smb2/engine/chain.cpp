@@ -119,7 +119,7 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
     // unsigned ones where signing is required (encryption covers both).
     if (!encrypted_ && req.hdr.command != Command::Cancel) {
       if (req.hdr.is_signed()) {
-        if (!crypto::verify_message(conn_.signing_algorithm, s->keys.signing_key, req.pdu))
+        if (!crypto::verify_message(conn_.signing_algorithm, s->signing_key_for(conn_.address.conn_id), req.pdu))
           return NtStatus::AccessDenied;
         s->seen_signed = true;
       } else if (s->signing_required && req.hdr.command != Command::Echo) {
@@ -269,6 +269,12 @@ void ChainProcessor::hash_preauth(Bytes& out, size_t start, const Request& req, 
     auto h = crypto::sha512(conn_.preauth_hash, element);
     std::memcpy(conn_.preauth_hash.data(), h.data(), 64);
   } else if (req.hdr.command == Command::SessionSetup && status == NtStatus::MoreProcessingRequired) {
+    // A binding's exchange has a hash of its own (MS-SMB2 3.3.5.5:
+    // Connection.PreauthSessionTable), which takes the response once signed.
+    if (conn_.bindings.contains(req.response_session_id)) {
+      prev_binding_hash_ = req.response_session_id;
+      return;
+    }
     if (state::Session* s = conn_.find_session(req.response_session_id)) {
       auto h = crypto::sha512(s->preauth_hash, element);
       std::memcpy(s->preauth_hash.data(), h.data(), 64);
@@ -370,9 +376,15 @@ void ChainProcessor::seal_previous(Bytes& out, bool more_follow) {
   std::span<uint8_t> element(out.data() + prev_start_, out.size() - prev_start_);
   last_sealed_at_ = prev_start_;
   if (prev_sign_)
-    sign_element(conn_, prev_signer_->keys.signing_key, element, prev_data_);
+    sign_element(conn_, prev_signer_->signing_key_for(conn_.address.conn_id), element, prev_data_);
   else if (prev_foreign_signer_)
     crypto::sign_message(prev_foreign_signer_->algorithm, prev_foreign_signer_->key, element, prev_data_);
+  if (prev_binding_hash_) {
+    if (auto binding = conn_.bindings.find(std::exchange(prev_binding_hash_, 0)); binding != conn_.bindings.end()) {
+      auto h = crypto::sha512(binding->second->preauth_hash, element);
+      std::memcpy(binding->second->preauth_hash.data(), h.data(), 64);
+    }
+  }
   prev_start_ = SIZE_MAX;
   prev_data_ = {};
 }

@@ -81,6 +81,9 @@ class ChainProcessor {
   bool prev_sign_ = false;
   state::Session* prev_signer_ = nullptr;
   std::optional<ForeignSigner> prev_foreign_signer_;  // signs the previous element instead (session_bind.hpp)
+  // The previous element is a binding's unfinished SESSION_SETUP response:
+  // it goes into that binding's preauth hash as the client sees it, signed.
+  uint64_t prev_binding_hash_ = 0;
   NtStatus create_error_ = NtStatus::Success;  // of the chain's last CREATE, until a FileId works again
   uint64_t resume_id_ = 0;  // the first element completes this async request
   bool cancel_ = false;

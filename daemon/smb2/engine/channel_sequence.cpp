@@ -42,8 +42,8 @@ NtStatus enter_channel_sequence(Request& req) {
 void leave_channel_sequence(ConnState& conn, ChannelCount& c) {
   if (!c.counted) return;
   c.counted = false;
-  auto it = conn.opens.find(c.volatile_id);
-  if (it == conn.opens.end()) return;
+  auto it = conn.tables->opens.find(c.volatile_id);
+  if (it == conn.tables->opens.end()) return;
   state::Open& open = *it->second;
   // Counted with the current sequence, or with one that has been passed
   // since. A request that came back to a sequence seen before (16-bit

@@ -213,6 +213,29 @@ struct AsyncTable {
   std::vector<std::pair<uint64_t, bool>> reruns;  // RunAgain chains to run again (async id, cancelled)
 };
 
+// The sessions (with their tree connects) and opens of a connection
+// (MS-SMB2 3.3.1.5 Connection.SessionTable; the opens of Session.OpenTable
+// by volatile id). A connection has its own until session binding makes
+// it a channel of another connection's session: the two then share one
+// (smb2/commands/session_bind.hpp), on one worker, so that a FileId is
+// valid on every channel of its session. A session is reachable through
+// a connection only when that connection is one of its channels
+// (state::Session::channels).
+struct SessionTables {
+  std::unordered_map<uint64_t, std::unique_ptr<state::Session>> sessions;
+  std::unordered_map<uint64_t, std::unique_ptr<state::Open>> opens;  // by volatile id
+  std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
+  // The connections that share these tables (more than one: channels).
+  std::vector<ConnState*> members;
+};
+
+// The transport's connections of one worker, by connection id.
+class LocalConns {
+ public:
+  virtual ~LocalConns() = default;
+  virtual ConnState* find_conn(uint64_t conn_id) = 0;
+};
+
 struct ConnState {
   std::string client_address;
   // Set by a transport that sends FileSegments (transport::Worker); a READ
@@ -277,9 +300,20 @@ struct ConnState {
   // (smb2/fruit/aapl.hpp kAapl*); 0: none, the Windows behaviour.
   uint8_t aapl_flags = 0;
 
-  std::unordered_map<uint64_t, std::unique_ptr<state::Session>> sessions;
-  std::unordered_map<uint64_t, std::unique_ptr<state::Open>> opens;  // by volatile id
-  std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
+  // Its sessions, tree connects and opens: its own, or, once it is a
+  // channel of a session of another connection, shared with that one.
+  std::shared_ptr<SessionTables> tables = std::make_shared<SessionTables>();
+  // The connections of this worker by id, for session binding (set by the
+  // transport; null: none can be bound, as in the unit tests).
+  LocalConns* local_conns = nullptr;
+  // Set by a binding SESSION_SETUP whose session lives on another worker:
+  // the frame is to run again there (FrameResult::Move).
+  std::optional<state::ConnAddress> move_to;
+  // The transport could not move it: the binding is refused here.
+  bool move_declined = false;
+  // The SESSION_SETUP exchanges of bindings in progress on this connection
+  // (their own NTLMSSP state and 3.1.1 preauth hash), by SessionId.
+  std::unordered_map<uint64_t, std::unique_ptr<state::Session>> bindings;
   // Large WRITEs whose pwrite runs on the blocking pool (smb2/commands/write.cpp),
   // one after the other on this lane: how many, and their bytes. While any
   // is in flight, every later request of this connection but further such
@@ -302,9 +336,11 @@ struct ConnState {
   // the response; kept per connection so its capacity is reused.
   Bytes create_contexts_scratch;
 
+  // The session SessionId ID, when this connection is one of its channels.
   state::Session* find_session(uint64_t id) {
-    auto it = sessions.find(id);
-    return it == sessions.end() ? nullptr : it->second.get();
+    auto it = tables->sessions.find(id);
+    if (it == tables->sessions.end() || !it->second->reachable_from(address.conn_id)) return nullptr;
+    return it->second.get();
   }
   bool is_smb3() const { return dialect >= 0x0300 && dialect != 0x02FF; }
 };

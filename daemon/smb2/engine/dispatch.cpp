@@ -35,8 +35,8 @@ state::Open* Request::find_open(FileId id) {
   // The next related element uses the FileId this one used, found or not
   // (MS-SMB2 3.3.5.2.7.2): a related CLOSE after a failed unrelated one fails too.
   compound.file_id = id;
-  auto it = conn.opens.find(id.volatile_id);
-  if (it == conn.opens.end()) return nullptr;
+  auto it = conn.tables->opens.find(id.volatile_id);
+  if (it == conn.tables->opens.end()) return nullptr;
   state::Open* open = it->second.get();
   if (open->persistent_id != id.persistent) return nullptr;
   if (session && open->session_id != session->session_id) return nullptr;

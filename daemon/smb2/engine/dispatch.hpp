@@ -58,6 +58,10 @@ struct Request {
   // checked out with that session's key: the response is signed with it
   // (smb2/commands/session_bind.hpp). Empty for every other request.
   std::optional<ForeignSigner> foreign_signer;
+  // A binding SESSION_SETUP: the session it binds this connection to, and
+  // the connection that holds that session (same worker).
+  state::Session* bind_target = nullptr;
+  ConnState* bind_home = nullptr;
   // The open's outstanding request this request counts as (smb2/engine/channel_sequence.hpp):
   // given back with its response, or by its waiting request.
   ChannelCount channel;
@@ -132,7 +136,9 @@ struct CommandSpec {
 // because this connection's large WRITEs are still in flight
 // (smb2/engine/async_write.hpp); the transport keeps it, with every frame after
 // it, and hands it over again once conn.writes_in_flight is 0.
-enum class FrameResult { Ok, Drop, Hold };
+// Move: the frame is to run on another worker (ConnState::move_to): a
+// session binding whose session lives there; nothing was done.
+enum class FrameResult { Ok, Drop, Hold, Move };
 
 // The dispatch table: a row per command, in wire::Command order, the
 // SMB1 NEGOTIATE that a client may start with (answered with an SMB2

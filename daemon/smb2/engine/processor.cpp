@@ -102,6 +102,26 @@ Bytes split_interim(Bytes& out, const InterimSplit& split, size_t file_bytes) {
   return interim;
 }
 
+// A binding SESSION_SETUP alone in its frame (MS-SMB2 3.3.5.5) for a
+// session whose connection is on another worker: this connection is to
+// move there and the frame to run there (docs/architecture.md,
+// "Multichannel"), where the binding's checks are made as anywhere. Not
+// when the transport could not move it (move_declined): then it is
+// refused here.
+bool binds_elsewhere(ConnState& conn, ServerContext& server, ByteSpan frame) {
+  constexpr size_t kFlagsAt = wire::kHeaderSize + 2;  // SESSION_SETUP request Flags
+  constexpr uint8_t kBinding = 0x1;
+  if (!conn.local_conns || conn.move_declined || !conn.is_smb3() || frame.size() <= kFlagsAt) return false;
+  if (wire::Command(load_le16(frame.data() + wire::hdr::Command)) != Command::SessionSetup) return false;
+  if (load_le32(frame.data() + wire::hdr::NextCommand) != 0 || !(frame[kFlagsAt] & kBinding)) return false;
+  uint64_t sid = load_le64(frame.data() + wire::hdr::SessionId);
+  if (!sid || conn.tables->sessions.contains(sid)) return false;
+  std::optional<state::SessionHome> home = server.sessions.find(sid);
+  if (!home || conn.local_conns->find_conn(home->conn.conn_id)) return false;
+  conn.move_to = home->conn;
+  return true;
+}
+
 }  // namespace
 
 bool may_change_file_data(ByteSpan frame) {
@@ -118,6 +138,7 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   if (conn.writes_in_flight && load_le32(frame.data()) == wire::kProtocolIdSmb2 &&
       !runs_beside_writes(conn, server, frame))
     return FrameResult::Hold;
+  if (load_le32(frame.data()) == wire::kProtocolIdSmb2 && binds_elsewhere(conn, server, frame)) return FrameResult::Move;
   size_t start = open_message(conn, out);
   FrameResult result;
   size_t files_before = conn.out_files.size();
@@ -150,7 +171,7 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
     return result;
   }
   if (std::exchange(conn.sessions_expired, false))  // not per frame: a search of every session
-    std::erase_if(conn.sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
+    std::erase_if(conn.tables->sessions, [](const auto& kv) { return kv.second->state == state::Session::State::Expired; });
   Bytes interim = seal.encrypt ? split_interim(out, split, file_bytes) : Bytes();
   close_message(conn, out, start, seal, file_bytes);  // nothing to send for a lone CANCEL
   if (!interim.empty()) send_message(conn, out, interim, seal);

@@ -133,10 +133,10 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   if (conn.notify) drop_notify_watch(conn, volatile_id);
   unwatch_leased_directory(conn, volatile_id);
   if (close_pipe(conn, server, volatile_id)) return;
-  auto it = conn.opens.find(volatile_id);
-  if (it == conn.opens.end()) return;
+  auto it = conn.tables->opens.find(volatile_id);
+  if (it == conn.tables->opens.end()) return;
   std::unique_ptr<state::Open> open = std::move(it->second);
-  conn.opens.erase(it);
+  conn.tables->opens.erase(it);
   state::Session* s = conn.find_session(open->session_id);
   state::Tree* tree = nullptr;
   if (s) {

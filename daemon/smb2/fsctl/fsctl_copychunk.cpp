@@ -48,8 +48,8 @@ state::Open* open_by_resume_key(Request& req, ByteSpan key) {
   ByteReader r(key);
   uint64_t persistent = r.u64(), volatile_id = r.u64(), session_id = r.u64();
   if (!r.ok()) return nullptr;
-  auto it = req.conn.opens.find(volatile_id);
-  if (it == req.conn.opens.end()) return nullptr;
+  auto it = req.conn.tables->opens.find(volatile_id);
+  if (it == req.conn.tables->opens.end()) return nullptr;
   state::Open* open = it->second.get();
   if (open->persistent_id != persistent || open->session_id != session_id) return nullptr;
   if (!req.session || open->session_id != req.session->session_id) return nullptr;
@@ -268,8 +268,8 @@ NtStatus fsctl_duplicate_extents(FsctlCall& call) {
   FileId src_id{r.u64(), r.u64()};
   uint64_t src_off = r.u64(), dst_off = r.u64(), count = r.u64();
   if (!r.ok() || call.q.input.size() < kDuplicateExtentsDataSize) return NtStatus::InvalidParameter;
-  auto it = req.conn.opens.find(src_id.volatile_id);
-  if (it == req.conn.opens.end() || it->second->persistent_id != src_id.persistent ||
+  auto it = req.conn.tables->opens.find(src_id.volatile_id);
+  if (it == req.conn.tables->opens.end() || it->second->persistent_id != src_id.persistent ||
       it->second->session_id != call.open->session_id)
     return NtStatus::InvalidHandle;
   state::Open& src = *it->second;

@@ -65,11 +65,14 @@ ReadyMessage break_message(ConnState& conn, const state::BreakNotice& b) {
 // connection of the client breaks on the first) that holds a session of
 // the user whose session holds the lease (the ClientGuid alone is no
 // proof: anyone may send it); an oplock break, and a lease break when no
-// such connection is known, to the connection of its holder.
+// such connection is known, to the connection of its holder. With
+// multichannel (3.3.4.6), an oplock break goes to the holder while its
+// session is held there, and else to the connection that holds the session
+// now: the holder was a channel that is gone.
 state::ConnAddress break_destination(ServerContext& server, const state::BreakNotice& b) {
-  if (b.is_oplock) return b.to;
   auto holder = server.sessions.find(b.session_id);
   if (!holder) return b.to;
+  if (b.is_oplock) return holder->conn.worker == b.to.worker && holder->conn.conn_id == b.to.conn_id ? b.to : holder->conn;
   if (auto oldest = server.clients.oldest(b.client, holder->user)) return *oldest;
   return b.to;
 }

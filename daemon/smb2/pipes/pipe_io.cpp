@@ -107,7 +107,7 @@ void complete_waiting_reads(ConnState& conn, ServerContext& server, const state:
     ipc::PipeReply reply = server.control->pipe_read(handle, length);
     if (reply.status == NtStatus::Success && reply.data.empty() && !reply.more) return;  // nothing more yet
     NtStatus st = reply.status != NtStatus::Success ? relay_status(reply.status)
-                  : reply.more && !conn.pipes.at(open.volatile_id).byte_mode ? NtStatus::BufferOverflow
+                  : reply.more && !conn.tables->pipes.at(open.volatile_id).byte_mode ? NtStatus::BufferOverflow
                                                                               : NtStatus::Success;
     complete_read(conn, id, st, reply.data);
   }
@@ -148,15 +148,15 @@ void write_create_response(ByteWriter& w, const state::Open& open) {
 }  // namespace
 
 const PipeOpen* find_pipe(const ConnState& conn, const state::Open& open) {
-  auto it = conn.pipes.find(open.volatile_id);
-  return it == conn.pipes.end() ? nullptr : &it->second;
+  auto it = conn.tables->pipes.find(open.volatile_id);
+  return it == conn.tables->pipes.end() ? nullptr : &it->second;
 }
 
 NtStatus create_pipe(Request& req, const PipeCreate& c, ByteWriter& w) {
   std::string name;
   if (c.name.empty() || !vfs::utf16le_to_utf8(c.name, name)) return NtStatus::ObjectNameInvalid;
   if (!req.server.control) return NtStatus::ObjectNameNotFound;
-  if (req.conn.pipes.size() >= kMaxPipesPerConnection) return NtStatus::InsufficientResources;
+  if (req.conn.tables->pipes.size() >= kMaxPipesPerConnection) return NtStatus::InsufficientResources;
   state::Session& s = *req.session;
   ipc::PipeOpenRequest open_req{next_pipe_handle(), name, s.user, s.is_guest || s.is_anonymous};
   ipc::PipeReply reply;
@@ -185,8 +185,8 @@ NtStatus create_pipe(Request& req, const PipeCreate& c, ByteWriter& w) {
   open->create_options = c.create_options;
   write_create_response(w, *open);
   req.compound.file_id = {open->persistent_id, open->volatile_id};
-  req.conn.pipes.emplace(open->volatile_id, PipeOpen{open_req.handle, name});
-  req.conn.opens.emplace(open->volatile_id, std::move(open));
+  req.conn.tables->pipes.emplace(open->volatile_id, PipeOpen{open_req.handle, name});
+  req.conn.tables->opens.emplace(open->volatile_id, std::move(open));
   return NtStatus::Success;
 }
 
@@ -255,8 +255,8 @@ NtStatus wait_pipe(Request& req, ByteSpan input) {
 
 NtStatus set_pipe_info(ConnState& conn, const state::Open& open, uint8_t info_type, uint8_t info_class,
                        ByteSpan buf) {
-  auto it = conn.pipes.find(open.volatile_id);
-  if (it == conn.pipes.end()) return NtStatus::InvalidHandle;
+  auto it = conn.tables->pipes.find(open.volatile_id);
+  if (it == conn.tables->pipes.end()) return NtStatus::InvalidHandle;
   if (info_type != wire::SMB2_0_INFO_FILE) return NtStatus::NotSupported;
   if (FileInfoClass(info_class) != FileInfoClass::Pipe) return NtStatus::InvalidParameter;  // as the named-pipe file system
   if (buf.size() < 8) return NtStatus::InfoLengthMismatch;
@@ -328,12 +328,12 @@ NtStatus query_pipe_info(const ConnState& conn, const state::Open& open, uint8_t
 }
 
 bool close_pipe(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
-  auto it = conn.pipes.find(volatile_id);
-  if (it == conn.pipes.end()) return false;
+  auto it = conn.tables->pipes.find(volatile_id);
+  if (it == conn.tables->pipes.end()) return false;
   // READs still waiting ended with the handle (close_open withdrew them).
   uint32_t handle = it->second.handle;
-  conn.pipes.erase(it);
-  conn.opens.erase(volatile_id);
+  conn.tables->pipes.erase(it);
+  conn.tables->opens.erase(volatile_id);
   if (server.control) server.control->pipe_close(handle);
   return true;
 }

@@ -80,7 +80,7 @@ struct LockFixture : Smb2Fixture {
     return call(handle_lock, wire::Command::Lock, lock_body(id, offset, length, flags));
   }
   size_t queued() {
-    const auto* node = conn.opens.begin()->second->node.get();
+    const auto* node = conn.tables->opens.begin()->second->node.get();
     return server.locks.waiting(node->device, node->inode);
   }
   // What the connection sends after the frame: posted grants, then ready responses.
@@ -190,7 +190,7 @@ TEST_CASE("async: TREE_DISCONNECT closes the holder first; the waiter is granted
   REQUIRE(r.size() == 1);  // smb2.lock.cancel-tdis: the grant, STATUS_OK
   CHECK(r[0].hdr.status == 0);
   CHECK(r[0].hdr.async_id == w.async_id);
-  CHECK(f.conn.opens.empty());
+  CHECK(f.conn.tables->opens.empty());
   CHECK(f.conn.async.waiting.empty());
 }
 

@@ -56,7 +56,7 @@ struct CloseFixture : Smb2Fixture {
     REQUIRE(fallocate(fd, 0, 0, off_t(state::kLargeFileBytes)) == 0);
     ::close(fd);
   }
-  int fd_of(FileId id) { return conn.opens.at(id.volatile_id)->fd.get(); }
+  int fd_of(FileId id) { return conn.tables->opens.at(id.volatile_id)->fd.get(); }
   bool gated = true;
 };
 
@@ -66,7 +66,7 @@ TEST_CASE_METHOD(CloseFixture, "a small file's descriptor closes inline", "[smb2
   write_file("small", "data");
   FileId f = open_file("small");
   int fd = fd_of(f);
-  CHECK_FALSE(conn.opens.at(f.volatile_id)->large);
+  CHECK_FALSE(conn.tables->opens.at(f.volatile_id)->large);
   CHECK(server.budget.open_files.load() == 1);
   close(f);
   CHECK_FALSE(fd_open(fd));
@@ -77,9 +77,9 @@ TEST_CASE_METHOD(CloseFixture, "a large file's descriptor closes on the pool, co
   make_large("big");
   FileId f = open_file("big");
   int fd = fd_of(f);
-  CHECK(conn.opens.at(f.volatile_id)->large);
+  CHECK(conn.tables->opens.at(f.volatile_id)->large);
   close(f);
-  CHECK(conn.opens.empty());
+  CHECK(conn.tables->opens.empty());
   CHECK(fd_open(fd));  // still ours: no other open can be given its number
   CHECK(server.budget.open_files.load() == 1);
   drain();
@@ -89,11 +89,11 @@ TEST_CASE_METHOD(CloseFixture, "a large file's descriptor closes on the pool, co
 
 TEST_CASE_METHOD(CloseFixture, "a write past the threshold makes the file large", "[smb2][close]") {
   FileId f = open_file("grown");
-  CHECK_FALSE(conn.opens.at(f.volatile_id)->large);
-  conn.opens.at(f.volatile_id)->note_end(state::kLargeFileBytes - 1);
-  CHECK_FALSE(conn.opens.at(f.volatile_id)->large);
-  conn.opens.at(f.volatile_id)->note_end(state::kLargeFileBytes);
-  CHECK(conn.opens.at(f.volatile_id)->large);
+  CHECK_FALSE(conn.tables->opens.at(f.volatile_id)->large);
+  conn.tables->opens.at(f.volatile_id)->note_end(state::kLargeFileBytes - 1);
+  CHECK_FALSE(conn.tables->opens.at(f.volatile_id)->large);
+  conn.tables->opens.at(f.volatile_id)->note_end(state::kLargeFileBytes);
+  CHECK(conn.tables->opens.at(f.volatile_id)->large);
 }
 
 TEST_CASE_METHOD(CloseFixture, "delete on close of a large file: unlinked first, its blocks freed on the pool",
@@ -101,7 +101,7 @@ TEST_CASE_METHOD(CloseFixture, "delete on close of a large file: unlinked first,
   // Small when opened: the delete asks the kernel how large it is now.
   write_file("doomed", "x");
   FileId f = open_file("doomed", FILE_ALL_ACCESS | kDelete, kOpenIf, kNonDirectoryFile | kDeleteOnClose);
-  CHECK_FALSE(conn.opens.at(f.volatile_id)->large);
+  CHECK_FALSE(conn.tables->opens.at(f.volatile_id)->large);
   int fd = fd_of(f);
   REQUIRE(fallocate(fd, 0, 0, off_t(state::kLargeFileBytes)) == 0);
   close(f);
@@ -130,8 +130,8 @@ TEST_CASE_METHOD(Smb2Fixture, "without a pool a large file's descriptor closes i
   REQUIRE(fallocate(w, 0, 0, off_t(state::kLargeFileBytes)) == 0);
   ::close(w);
   FileId f = open_file("big");
-  int fd = conn.opens.at(f.volatile_id)->fd.get();
-  CHECK(conn.opens.at(f.volatile_id)->large);
+  int fd = conn.tables->opens.at(f.volatile_id)->fd.get();
+  CHECK(conn.tables->opens.at(f.volatile_id)->large);
   close(f);
   CHECK_FALSE(fd_open(fd));
   CHECK(server.budget.open_files.load() == 0);

@@ -134,7 +134,7 @@ inline state::Tree* add_session_and_tree(ConnState& conn, const std::filesystem:
   state::Tree* tree = t.get();
   s->trees.emplace(1, std::move(t));
   session = s.get();
-  conn.sessions.emplace(1, std::move(s));
+  conn.tables->sessions.emplace(1, std::move(s));
   return tree;
 }
 
@@ -195,8 +195,8 @@ class Smb2Fixture {
     conn.framing = &transport::direct_tcp_framing();
   }
   ~Smb2Fixture() {
-    conn.opens.clear();
-    conn.sessions.clear();
+    conn.tables->opens.clear();
+    conn.tables->sessions.clear();
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
@@ -271,8 +271,8 @@ class Smb2Fixture {
   }
   void close(FileId id) { close_open(conn, server, id.volatile_id); }
   state::Open* find(FileId id) {
-    auto it = conn.opens.find(id.volatile_id);
-    return it == conn.opens.end() ? nullptr : it->second.get();
+    auto it = conn.tables->opens.find(id.volatile_id);
+    return it == conn.tables->opens.end() ? nullptr : it->second.get();
   }
 
   ServerContext server;

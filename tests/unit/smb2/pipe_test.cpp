@@ -78,7 +78,7 @@ struct PipeFixture : Smb2Fixture {
   }
   ~PipeFixture() {
     // Close pipes before the control plane goes.
-    while (!conn.opens.empty()) close_open(conn, server, conn.opens.begin()->first);
+    while (!conn.tables->opens.empty()) close_open(conn, server, conn.tables->opens.begin()->first);
   }
   FileId open_pipe(std::string_view name) {
     FileId id;
@@ -164,7 +164,7 @@ TEST_CASE("pipe: CREATE opens the pipes we serve and nothing else", "[smb2][pipe
     REQUIRE(fx.create(name, FILE_GENERIC_READ | FILE_GENERIC_WRITE, kOpen, 0, id) == NtStatus::Success);
     const state::Open* open = fx.find(id);
     REQUIRE(open);
-    CHECK(fx.conn.pipes.count(id.volatile_id) == 1);
+    CHECK(fx.conn.tables->pipes.count(id.volatile_id) == 1);
   }
   CHECK(fx.control.open.size() == 5);
   CHECK(fx.control.last_user == "alice");
@@ -173,7 +173,7 @@ TEST_CASE("pipe: CREATE opens the pipes we serve and nothing else", "[smb2][pipe
   CHECK(fx.create("srvsvc\\x", FILE_GENERIC_READ, kOpen, 0, id) == NtStatus::ObjectNameNotFound);
   CHECK(fx.create("\\srvsvc", FILE_GENERIC_READ, kOpen, 0, id) == NtStatus::InvalidParameter);  // MS-SMB2 2.2.13
   CHECK(fx.control.open.size() == 5);
-  CHECK(fx.conn.opens.size() == 5);
+  CHECK(fx.conn.tables->opens.size() == 5);
 }
 
 TEST_CASE("pipe: CREATE response describes a pipe", "[smb2][pipe]") {
@@ -335,7 +335,7 @@ TEST_CASE("pipe: waiting READs come out as frames, encrypted or signed as asked"
   // the key the request had (smb2.lock.cancel-logoff expects it).
   REQUIRE(fx.call(handle_read, Command::Read, read_body(id, 4096)).status == NtStatus::Pending);
   Bytes key = fx.session->keys.signing_key;
-  fx.conn.sessions.clear();
+  fx.conn.tables->sessions.clear();
   fx.session = nullptr;
   std::vector<uint64_t> ids;
   for (auto& [aid, w] : fx.conn.async.waiting) ids.push_back(aid);
@@ -447,20 +447,20 @@ TEST_CASE("pipe: CLOSE, tree disconnect and connection teardown close the contro
   CHECK(c.status == NtStatus::Success);
   CHECK(fx.control.open.size() == 1);
   CHECK(fx.find(a) == nullptr);
-  CHECK(fx.conn.pipes.count(a.volatile_id) == 0);
+  CHECK(fx.conn.tables->pipes.count(a.volatile_id) == 0);
   CHECK(fx.call(handle_read, Command::Read, read_body(a, 10)).status == NtStatus::FileClosed);
 
   Response td = fx.call(handle_tree_disconnect, Command::TreeDisconnect, Bytes{4, 0, 0, 0});
   CHECK(td.status == NtStatus::Success);
   CHECK(fx.control.open.empty());
-  CHECK(fx.conn.pipes.empty());
+  CHECK(fx.conn.tables->pipes.empty());
   (void)b;
 }
 
 TEST_CASE("pipe: a pipe the control plane lost reads as broken", "[smb2][pipe]") {
   PipeFixture fx;
   FileId id = fx.open_pipe("srvsvc");
-  fx.control.pipe_close(fx.conn.pipes.at(id.volatile_id).handle);  // e.g. ringsmb-ctld restarted
+  fx.control.pipe_close(fx.conn.tables->pipes.at(id.volatile_id).handle);  // e.g. ringsmb-ctld restarted
   CHECK(fx.call(handle_read, Command::Read, read_body(id, 10)).status == NtStatus::PipeBroken);
   CHECK(fx.call(handle_write, Command::Write, write_body(id, srvsvc_bind())).status == NtStatus::PipeBroken);
 }
@@ -520,7 +520,7 @@ TEST_CASE("pipe: one connection opens at most 256 pipes", "[smb2][pipe]") {
   FileId id;
   CHECK(fx.create("srvsvc", FILE_GENERIC_READ, kOpen, 0, id) == NtStatus::InsufficientResources);
   CHECK(fx.control.open.size() == 256);
-  fx.close(FileId{fx.conn.pipes.begin()->first, fx.conn.pipes.begin()->first});
+  fx.close(FileId{fx.conn.tables->pipes.begin()->first, fx.conn.tables->pipes.begin()->first});
   CHECK(fx.create("srvsvc", FILE_GENERIC_READ, kOpen, 0, id) == NtStatus::Success);
 }
 
@@ -591,7 +591,7 @@ TEST_CASE("pipe: a waiting READ and a waiting CREATE share the AsyncIds, CANCEL 
   teardown_connection(fx.conn, fx.server);
   CHECK(fx.conn.async.waiting.empty());
   CHECK(fx.conn.async.ready.empty());
-  CHECK(fx.conn.opens.empty());
+  CHECK(fx.conn.tables->opens.empty());
   CHECK(fx.control.open.empty());
   fx.server.poster = nullptr;
 }

@@ -172,7 +172,7 @@ TEST_CASE("a related chain carries the FileId, and a failure, forward", "[smb2][
   REQUIRE(r.size() == 2);
   CHECK(r[0].status == 0);
   CHECK(r[1].status == 0);
-  CHECK(fx.conn.opens.empty());
+  CHECK(fx.conn.tables->opens.empty());
   CHECK(fx.exists("new.txt"));
 
   out.clear();
@@ -293,7 +293,7 @@ TEST_CASE("a CREATE contending a batch oplock goes async until the acknowledgmen
   CHECK(header_async_id(final_response) == async_id);
   CHECK(load_le64(final_response.data() + 4 + wire::hdr::MessageId) == 2);
   CHECK(fx.conn.async.waiting.empty());
-  CHECK(fx.conn.opens.size() == 2);
+  CHECK(fx.conn.tables->opens.size() == 2);
   fx.server.poster = nullptr;
 }
 
@@ -325,7 +325,7 @@ TEST_CASE("CANCEL completes a waiting CREATE with STATUS_CANCELLED", "[smb2][pro
   CHECK(r[0].status == uint32_t(NtStatus::Cancelled));
   CHECK(header_async_id(cancelled) == async_id);
   CHECK(fx.conn.async.waiting.empty());
-  CHECK(fx.conn.opens.size() == 1);
+  CHECK(fx.conn.tables->opens.size() == 1);
   fx.server.poster = nullptr;
 }
 

@@ -132,7 +132,7 @@ TEST_CASE("truncate off the worker: a CREATE overwriting a large file answers wh
   REQUIRE(fx.send(wire::Command::Create, create_body("big", kOverwriteIf), out) == FrameResult::Ok);
   CHECK(out.empty());  // the interim is held back
   CHECK(fx.conn.writes_in_flight == 1);
-  CHECK(fx.conn.opens.size() == 2);  // registered: its share modes hold
+  CHECK(fx.conn.tables->opens.size() == 2);  // registered: its share modes hold
   CHECK(fx.send(wire::Command::Echo, {4, 0, 0, 0}, out) == FrameResult::Hold);
   Bytes done = fx.finish();
   wire::Header h = response_header(done);
@@ -148,11 +148,11 @@ TEST_CASE("truncate off the worker: a CREATE overwriting a large file answers wh
   REQUIRE(stat((fx.dir() / "big").c_str(), &after) == 0);
   CHECK(after.st_size == 0);
   CHECK(after.st_ino == before.st_ino);
-  CHECK(load_le64(body + 24) == vfs::stat_fd(fx.conn.opens.begin()->second->fd.get())->last_write_time);
+  CHECK(load_le64(body + 24) == vfs::stat_fd(fx.conn.tables->opens.begin()->second->fd.get())->last_write_time);
   CHECK(fx.conn.writes_in_flight == 0);
   FileId id{load_le64(body + 64), load_le64(body + 72)};
-  REQUIRE(fx.conn.opens.count(id.volatile_id));
-  CHECK_FALSE(fx.conn.opens.at(id.volatile_id)->large);
+  REQUIRE(fx.conn.tables->opens.count(id.volatile_id));
+  CHECK_FALSE(fx.conn.tables->opens.at(id.volatile_id)->large);
   REQUIRE(fx.send(wire::Command::Read, read_body(id, 0, 100), out) == FrameResult::Ok);
   CHECK(response_header(out).status == uint32_t(NtStatus::EndOfFile));
 }
@@ -180,8 +180,8 @@ TEST_CASE("truncate off the worker: a break for the connection waits for the ove
           FrameResult::Ok);
   CHECK(out.empty());
   REQUIRE(fx.conn.overwrites_in_flight == 1);
-  REQUIRE(fx.conn.opens.size() == 1);
-  const state::Open& open = *fx.conn.opens.begin()->second;
+  REQUIRE(fx.conn.tables->opens.size() == 1);
+  const state::Open& open = *fx.conn.tables->opens.begin()->second;
   CHECK(open.oplock_level == state::kOplockBatch);
   state::BreakNotice b;
   b.to = fx.conn.address;

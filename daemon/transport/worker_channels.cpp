@@ -1,0 +1,84 @@
+// transport::Worker: the hand-over of a connection that binds to a
+// session held on another worker (MS-SMB2 3.3.5.5, docs/architecture.md
+// "Multichannel"). All channels of a session share its tables on one
+// worker, so the binding connection goes there, as a connection moves to
+// a bulk worker, and its binding SESSION_SETUP runs there.
+#include "common/log.hpp"
+#include "smb2/engine/processor.hpp"
+#include "smb2/notify/notify_watch.hpp"
+#include "transport/worker.hpp"
+
+namespace ringsmb::transport {
+
+void rebind_metrics(smb2::ConnState& s, smb2::WorkerMetrics& m);  // worker_receive.cpp
+
+// The worker that serves address TO now (it may have moved to a bulk worker).
+Worker* Worker::serving(const state::ConnAddress& to) const {
+  if (Worker* moved = routes_ ? routes_->moved_to(to.conn_id) : nullptr) return moved;
+  return peers_ && to.worker < peers_->size() ? (*peers_)[to.worker].get() : nullptr;
+}
+
+// Only a connection that is nothing but itself moves: it shares no
+// tables, nothing of it waits here or is registered with this worker's
+// inotify source, and its frames run as they come.
+bool Worker::may_hand_over(const Conn& c) const {
+  const smb2::ConnState& s = c.state;
+  return !c.closing && s.tables->members.size() <= 1 && s.async.waiting.empty() && s.async.ready.empty() &&
+         s.writes_in_flight == 0 && !held(c) && c.reader.reading() && c.reader.held_requests.empty() &&
+         (!s.notify || s.notify->by_open.empty()) && !s.dir_lease_watches;
+}
+
+// FRAME (the binding) waits in held_requests and nothing more is read;
+// the connection leaves once the reactor's receive has stopped and its
+// replies have gone out (maybe_send_over). When it cannot move, the
+// binding runs here and is refused.
+FrameAssembler::Next Worker::hand_over(Conn& c, ByteSpan frame) {
+  Worker* to = serving(*std::exchange(c.state.move_to, std::nullopt));
+  if (!to || to == this || !may_hand_over(c)) {
+    c.state.move_declined = true;
+    smb2::FrameResult fr = smb2::process_frame(c.state, ctx_, frame, c.pending);
+    c.state.move_declined = false;
+    return fr == smb2::FrameResult::Ok ? FrameAssembler::Next::Continue : FrameAssembler::Next::Stop;
+  }
+  c.moving_to = to;
+  c.reader.hold(frame);
+  return FrameAssembler::Next::Pause;
+}
+
+void Worker::maybe_send_over(Conn& c) {
+  if (c.closing || !c.moving_to || !reactor_->recv_stopped(c.id)) return;
+  if (c.waiting || !c.out.empty() || !c.pending.empty() || !c.state.out_files.empty()) return;  // on_send comes back
+  Worker* to = std::exchange(c.moving_to, nullptr);
+  auto it = conns_.find(c.id);
+  std::unique_ptr<Conn> moving = std::move(it->second);
+  conns_.erase(it);
+  reactor_->release(moving->id);
+  moving->moved = true;
+  ++metrics_.connections_moved;
+  {
+    std::lock_guard lock(to->posted_mu_);
+    routes_->set(moving->id, to);
+    to->arrivals_.push_back({std::move(moving), OffWorkerNext::Body, true});
+  }
+  to->reactor_->wake();
+}
+
+// On this worker's thread: the binding runs here, then what came after it.
+void Worker::adopt_channel(std::unique_ptr<Conn> conn) {
+  Conn& c = *conn;
+  rebind_metrics(c.state, metrics_);
+  c.state.changes = &changes_;
+  c.state.local_conns = this;
+  c.reader.moved_to(*reactor_);
+  conns_.emplace(c.id, std::move(conn));
+  if (!reactor_->adopt(c.id, c.fd)) {  // cannot watch it: end it as a lost connection
+    c.reader.lost();
+    c.closing = c.recv_ended = true;
+    return maybe_destroy(c);
+  }
+  LOG_DEBUG("%s: moved to worker %d for a session binding", c.state.client_address.c_str(), index_);
+  run_held_requests(c);
+  if (!c.closing) maybe_resume_reading(c);
+}
+
+}  // namespace ringsmb::transport
