@@ -110,6 +110,17 @@ NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) 
   return st;
 }
 
+// A signed request naming a session of which this connection is no
+// channel (a binding not made, or refused): its USER_SESSION_DELETED goes
+// back signed with the session's key when the request checked out with it
+// (clients that sign take the status only from a signed response; 3.3.4.1.1).
+static void sign_as_session(Request& req, ServerContext& server, uint64_t sid) {
+  std::optional<state::SessionHome> home = server.sessions.find(sid);
+  if (!home || home->signing_key.empty() || !crypto::verify_message(home->signing_algorithm, home->signing_key, req.pdu))
+    return;
+  req.foreign_signer = ForeignSigner{home->signing_algorithm, std::move(home->signing_key)};
+}
+
 NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, uint64_t sid) {
   state::Session* s = sid ? conn_.find_session(sid) : nullptr;
   if (encrypted_ && sid != transform_session_ && s) return NtStatus::AccessDenied;
@@ -135,6 +146,7 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
     req.session = s;  // SESSION_SETUP continuing an exchange, or none
     return NtStatus::Success;
   }
+  if (!s && sid && req.hdr.is_signed() && !encrypted_) sign_as_session(req, server_, sid);
   return s ? NtStatus::AccessDenied : NtStatus::UserSessionDeleted;
 }
 
