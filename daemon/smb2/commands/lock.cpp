@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "smb2/commands/handlers.hpp"
+#include "smb2/commands/session_bind.hpp"
 #include "smb2/security/access.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/chain.hpp"
@@ -73,8 +74,12 @@ struct LockSequenceSlot {
 
 LockSequenceSlot lock_sequence_slot(const Request& req, state::Open& open, uint32_t lock_sequence) {
   uint32_t index = lock_sequence >> 4;  // LockSequenceIndex: the upper 28 bits
-  // Durable opens from 3.x on; resilient ones (FSCTL_LMR_REQUEST_RESILIENCY) from 2.1 on.
-  if (!open.lock_sequences || !(req.conn.is_smb3() || open.resilient) || index < 1 || index > 64) return {};
+  // Durable opens from 3.x on; resilient ones (FSCTL_LMR_REQUEST_RESILIENCY) from 2.1 on;
+  // any open of a connection that was offered multichannel (its replays may come on another channel).
+  if (index < 1 || index > 64) return {};
+  if (!open.lock_sequences && (req.conn.server_capabilities & kMultiChannelCapability))
+    open.lock_sequences = std::make_unique<state::LockSequences>();
+  if (!open.lock_sequences || !(req.conn.is_smb3() || open.resilient)) return {};
   return {open.lock_sequences.get(), index - 1, uint8_t(lock_sequence & 0xF)};
 }
 
