@@ -38,6 +38,10 @@ FrameAssembler::Next Worker::hand_over(Conn& c, ByteSpan frame) {
     c.state.move_declined = true;
     smb2::FrameResult fr = smb2::process_frame(c.state, ctx_, frame, c.pending);
     c.state.move_declined = false;
+    if (fr == smb2::FrameResult::Hold) {  // behind the connection's WRITEs, as in process_one
+      c.reader.waits_for_writes = true;
+      return hold_request(c, frame);
+    }
     return fr == smb2::FrameResult::Ok ? FrameAssembler::Next::Continue : FrameAssembler::Next::Stop;
   }
   c.moving_to = to;
