@@ -86,10 +86,22 @@ TEST_CASE("a binding attempt is refused, signed with the bound session's key", "
   BindFixture fx;
   fx.publish();
   Answer a = fx.send(fx.signed_setup(kBinding));
-  CHECK(a.status == uint32_t(NtStatus::RequestNotAccepted));  // no multichannel
+  CHECK(a.status == uint32_t(NtStatus::RequestNotAccepted));  // the connection was not offered multichannel
   CHECK(a.signed_flag);
   CHECK(a.verifies);
   CHECK(fx.conn.find_session(kForeignSession) == nullptr);  // nothing was created here
+}
+
+TEST_CASE("a binding offered multichannel but without the session's connection here is refused",
+          "[smb2][session_bind]") {
+  BindFixture fx;
+  fx.conn.dialect = 0x0311;
+  fx.conn.server_capabilities = kMultiChannelCapability;
+  fx.publish();
+  Answer a = fx.send(fx.signed_setup(kBinding));  // no transport: no connection to move to, none here
+  CHECK(a.status == uint32_t(NtStatus::RequestNotAccepted));
+  CHECK(a.verifies);
+  CHECK(fx.conn.bindings.empty());
 }
 
 TEST_CASE("each binding case gets its own status", "[smb2][session_bind]") {
