@@ -106,6 +106,9 @@ Failure explain_adcli_failure(const std::string& step, const AdcliRun& run) {
   if (says("Clock skew too great"))
     return {kExitError, what + "clock skew: this host's clock and the domain controller's differ by more than "
                                "5 minutes; synchronise with the domain's NTP servers (chronyc sources)"};
+  if (step == "testjoin" && (says("not found in Kerberos database") || says("Preauthentication failed")))
+    return {kExitPermission, what + "credentials: the domain refuses the computer account's keys (the account "
+                                    "was deleted, or its password changed since): join again"};
   if (says("Preauthentication failed") || says("Password incorrect") || says("password has expired") ||
       says("not found in Kerberos database") || says("No admin password") || says("couldn't read password"))
     return {kExitPermission, what + "credentials: the domain refused the account's name or password"};
@@ -137,7 +140,6 @@ std::vector<std::string> connection_args(const DomainOptions& o) {
   if (!o.user.empty()) a.push_back("--login-user=" + o.user);
   if (o.password_stdin) a.push_back("--stdin-password");
   if (!o.domain_controller.empty()) a.push_back("--domain-controller=" + o.domain_controller);
-  if (!o.keytab.empty()) a.push_back("--host-keytab=" + o.keytab);
   return a;
 }
 
@@ -177,6 +179,7 @@ int domain_join(const Context& ctx, DomainOptions o) {
   args.insert(args.end(), conn.begin(), conn.end());
   if (!o.computer_name.empty()) args.push_back("--computer-name=" + o.computer_name);
   if (!o.host_fqdn.empty()) args.push_back("--host-fqdn=" + o.host_fqdn);
+  if (!o.keytab.empty()) args.push_back("--host-keytab=" + o.keytab);
   auto run = run_adcli(o.adcli, args);
   if (!run) return fail(run.error());
   if (run->exit_status != 0) return fail(explain_adcli_failure("join", *run));
@@ -209,7 +212,7 @@ int domain_leave(const Context& ctx, DomainOptions o) {
   if (!cfg) return fail_loading(cfg.error());
   if (o.realm.empty()) o.realm = cfg->global.realm;
   if (o.realm.empty()) return fail(kExitUsage, "no realm: give one, or set realm in " + ctx.config_path);
-  if (o.keytab.empty()) o.keytab = keytab_file(cfg->global);
+  // delete-computer authenticates as -U only; the keytab file is kept.
   std::vector<std::string> args{"delete-computer"};
   auto conn = connection_args(o);
   args.insert(args.end(), conn.begin(), conn.end());
@@ -269,9 +272,10 @@ void add_domain_commands(CLI::App& app, Context& ctx) {
   join->callback([&ctx, opts] { ctx.exit_code = domain_join(ctx, *opts); });
   auto* leave = domain->add_subcommand("leave", "Delete the computer account; security = user");
   leave->add_option("realm", opts->realm, "The domain's realm (default: realm of ringsmb.conf)");
-  leave->add_option("--computer-name", opts->computer_name, "The computer account's name");
+  leave->add_option("--computer-name", opts->computer_name, "The computer account's name (default: the host name)");
+  leave->add_option("--domain-controller", opts->domain_controller, "Talk to this DC rather than one DNS finds");
+  leave->add_option("--adcli", opts->adcli, "The adcli program")->capture_default_str();
   credentials(leave);
-  common(leave);
   leave->callback([&ctx, opts] { ctx.exit_code = domain_leave(ctx, *opts); });
   auto* status = domain->add_subcommand("status", "Show the membership and check it (adcli testjoin)");
   common(status);
