@@ -235,6 +235,7 @@ KerberosLoginReply LocalControlPlane::kerberos_login(const KerberosLoginRequest&
     return reply;
   }
   log_client_about(*account, {});
+  if (accepted->logon_info) remember_domain_names(*accepted->logon_info);
   if (accepted->logon_info)
     LOG_INFO("%s: Kerberos login of %s (service %s, %s, %zu group SIDs) as Unix user '%s'", from, principal,
              accepted->service_principal.c_str(), reply.login.sids[0].c_str(), reply.login.sids.size() - 1,

@@ -16,8 +16,9 @@
 # in the test's /etc/group. Checked: a share with valid users =
 # @"RINGAD\nasstaff" lets the user in, one restricted to another group's
 # SID does not, files belong to the mapped uid, smbcacls sets and shows an
-# ACE of the domain group's SID, which then grants the access, and
-# ringsmbctl domain status / leave work against the DC.
+# ACE of the domain group's SID, which then grants the access, rpcclient
+# lookupsids and smbcacls get the domain user's SID named RINGAD\rsmb_other
+# by ringsmb's LSA, and ringsmbctl domain status / leave work against the DC.
 #
 # Runs only with RINGSMB_AD_TEST=1 (and as root, with samba-ad-dc,
 # samba-ad-provision and adcli installed); otherwise it exits 77 (skipped)
@@ -48,7 +49,13 @@ DC=dc1.$DNSDOMAIN
 ADMIN_PW="Adm1n-$RANDOM-Pw!"
 USER_PW="Us3r-$RANDOM-Pw!"
 DC_PID=""
-stop_dc() { [ -n "$DC_PID" ] && { kill "$DC_PID" 2> /dev/null; wait "$DC_PID" 2> /dev/null; DC_PID=""; }; true; }
+stop_dc() {
+  if [ -n "$DC_PID" ]; then
+    kill "$DC_PID" 2> /dev/null || true
+    wait "$DC_PID" 2> /dev/null || true
+    DC_PID=""
+  fi
+}
 trap 'stop_dc; cleanup' EXIT
 
 # The namespace's own names: the DC and the NAS are both 127.0.0.1, the
@@ -88,7 +95,8 @@ SMBCONF="$T/dc/etc/smb.conf"
 # The domain's accounts, in one Python run of Samba's own library (each
 # samba-tool call costs seconds of start-up): the user in nasstaff, the
 # group nasadmins, and the DC's ldap/ name that samba_spnupdate (the
-# dnsupdate service, off here) would add. Prints the two groups' SIDs.
+# dnsupdate service, off here) would add. Prints the groups' and the
+# user's SIDs.
 /usr/bin/python3 - "$SMBCONF" "$TEST_UNIX_USER2" "$USER_PW" "$DC" > "$T/sids" 2> "$T/accounts.log" <<'PY' \
   || { echo "FAIL: domain accounts"; cat "$T/accounts.log"; exit 1; }
 import sys
@@ -108,13 +116,15 @@ dc_account = db.search(expression="(sAMAccountName=DC1$)", attrs=[])[0].dn
 m = ldb.Message(dc_account)
 m["spn"] = ldb.MessageElement("ldap/" + dc, ldb.FLAG_MOD_ADD, "servicePrincipalName")
 db.modify(m)
-for group in ("nasstaff", "nasadmins"):
-    res = db.search(expression="(sAMAccountName=%s)" % group, attrs=["objectSid"])
+for account in ("nasstaff", "nasadmins", user):
+    res = db.search(expression="(sAMAccountName=%s)" % account, attrs=["objectSid"])
     print(db.schema_format_value("objectSid", res[0]["objectSid"][0]).decode())
 PY
 echo "   provisioned in $(( $(date +%s) - start )) s"
 STAFF_SID=$(sed -n 1p "$T/sids")
 ADMINS_SID=$(sed -n 2p "$T/sids")
+USER_SID=$(sed -n 3p "$T/sids")
+DOMAIN_SID=${USER_SID%-*}
 [[ "$STAFF_SID" == S-1-5-21-* ]] && pass "the domain group has a SID ($STAFF_SID)" || fail "no SID for nasstaff"
 
 samba -s "$SMBCONF" -i -M single > "$T/dc.log" 2>&1 &
@@ -175,6 +185,19 @@ KRB5CCNAME="$CC" timeout 60 smbcacls "//$NAS/staff" f.txt --use-kerberos=require
 cat "$T/cacls.out"
 check "smbcacls shows the group's SID" grep -q "^ACL:$STAFF_SID:ALLOWED/0x0/FULL" "$T/cacls.out"
 check "the group's member reads the file through that ACE" ksmb staff "get f.txt $T/got"
+# LSA names the SIDs the logon's PAC named: the user, its domain and the
+# domain's well-known groups; a group the PAC gives only by SID stays a SID.
+KRB5CCNAME="$CC" timeout 60 rpcclient "$NAS" --use-kerberos=required \
+  -c "lookupsids $USER_SID $DOMAIN_SID $DOMAIN_SID-513 $STAFF_SID" > "$T/lookupsids.out" 2>&1 || true
+cat "$T/lookupsids.out"
+check "rpcclient lookupsids: the domain user is $DOMAIN\\$TEST_UNIX_USER2" \
+  grep -qF "$USER_SID $DOMAIN\\$TEST_UNIX_USER2 (1)" "$T/lookupsids.out"
+check "rpcclient lookupsids: the domain SID is $DOMAIN" grep -qxF "$DOMAIN_SID $DOMAIN (3)" "$T/lookupsids.out"
+check "rpcclient lookupsids: RID 513 is $DOMAIN\\Domain Users" \
+  grep -qF "$DOMAIN_SID-513 $DOMAIN\\Domain Users (2)" "$T/lookupsids.out"
+check "smbcacls shows an ACE of the user's SID by name" bash -c "KRB5CCNAME='$CC' timeout 60 smbcacls '//$NAS/staff' f.txt \
+  --use-kerberos=required --add 'ACL:$USER_SID:ALLOWED/0x0/READ' && KRB5CCNAME='$CC' timeout 60 smbcacls \
+  '//$NAS/staff' f.txt --use-kerberos=required | grep -qF 'ACL:$DOMAIN\\$TEST_UNIX_USER2:ALLOWED/0x0/READ'"
 server_alive && pass "the server still serves" || fail "the server died"
 
 echo "$ADMIN_PW" | CTL --no-reload domain leave -U Administrator --password-stdin --computer-name NAS \
