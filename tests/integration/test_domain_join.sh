@@ -70,6 +70,13 @@ check "a failed join left the configuration alone" grep -qxF "  realm = AD.EXAMP
 expect_exit "no adcli: says how to install it" 1 "apt-get install adcli" \
   CTL --no-reload domain join ad.example.test --adcli "$T/no-such-adcli"
 
+rm -f "$ADCLI_LOG"
+chmod 644 "$T/ringsmb.conf"
+expect_exit "a configuration it cannot write: refused before adcli runs, exit 5" 5 "cannot write: Permission denied (run as root)" \
+  runuser -u "$TEST_UNIX_USER2" -- "$RINGSMBCTL" --config "$T/ringsmb.conf" --no-reload domain join \
+  ad.example.test --adcli "$FAKE"
+check "adcli did not run" test ! -e "$ADCLI_LOG"
+
 ADCLI_MODE=ok
 CTL --no-reload domain leave -U joiner --password-stdin --computer-name NAS --adcli "$FAKE" < /dev/null > "$T/leave.out" 2>&1 && pass "leave" || { fail "leave"; cat "$T/leave.out"; }
 check "leave deletes the computer account of the configured realm" grep -qxF -- "--domain=AD.EXAMPLE.TEST" "$ADCLI_LOG"

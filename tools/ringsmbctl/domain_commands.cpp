@@ -174,6 +174,10 @@ std::string upper(std::string s) {
 int domain_join(const Context& ctx, DomainOptions o) {
   o.realm = upper(o.realm);
   if (auto cfg = load_config(ctx.config_path); !cfg) return fail_loading(cfg.error());
+  // Checked first: a join whose configuration cannot be written would
+  // leave a computer account ringsmb does not use.
+  if (::access(ctx.config_path.c_str(), W_OK) != 0)
+    return fail(kExitPermission, ctx.config_path + ": cannot write: " + std::strerror(errno) + " (run as root)");
   std::vector<std::string> args{"join", "--service-name=cifs", "--service-name=host", "--show-details"};
   auto conn = connection_args(o);
   args.insert(args.end(), conn.begin(), conn.end());
