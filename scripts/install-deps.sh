@@ -58,6 +58,10 @@ test_packages=(
   # test_kerberos: an MIT KDC of the test's own (krb5kdc, kdb5_util,
   # kadmin.local), kinit/klist, and GSSAPI from Python for raw tokens
   krb5-kdc krb5-admin-server krb5-user python3-gssapi
+  # ringsmbctl domain join/leave/status run adcli; test_ad_dc provisions a
+  # Samba AD domain controller of its own (samba-ad-dc, and the schema
+  # files samba-tool domain provision reads from samba-ad-provision)
+  adcli samba-ad-dc samba-ad-provision
 )
 if [ "${1:-}" = "--demo" ]; then
   packages=("${build_packages[@]}" smbclient)

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "ipc/ctl_abi.hpp"
+#include "rpc/domain_names.hpp"
 
 namespace ringsmb::control {
 
@@ -25,6 +26,11 @@ std::vector<std::string> domain_account_names(const kerberos::LogonInfo& info, s
 std::string_view principal_realm(std::string_view principal) {
   size_t at = principal.rfind('@');
   return at == std::string_view::npos ? std::string_view() : principal.substr(at + 1);
+}
+
+void remember_domain_names(const kerberos::LogonInfo& info) {
+  rpc::Sid domain{1, info.domain_sid.authority, info.domain_sid.sub};
+  rpc::known_domain_names().learn_user(domain, info.domain_name, info.user_rid, info.account_name);
 }
 
 std::expected<std::vector<std::string>, std::string> session_sids(const kerberos::LogonInfo& info) {

@@ -27,6 +27,10 @@ std::vector<std::string> domain_account_names(const kerberos::LogonInfo& info, s
 // The realm of "user@REALM" ("" when none).
 std::string_view principal_realm(std::string_view principal);
 
+// Tells LSA's lookups (rpc/domain_names.hpp) the names the PAC gives: the
+// user's SID is DOMAIN\user, the logon domain's SID is DOMAIN.
+void remember_domain_names(const kerberos::LogonInfo& info);
+
 // The session's SIDs as text, the user's first, then its groups' (each
 // once); refused when their text would not fit the contract (kMaxSidsText).
 std::expected<std::vector<std::string>, std::string> session_sids(const kerberos::LogonInfo& info);

@@ -235,13 +235,15 @@ KerberosLoginReply LocalControlPlane::kerberos_login(const KerberosLoginRequest&
     return reply;
   }
   log_client_about(*account, {});
-  if (accepted->logon_info)
+  if (accepted->logon_info) {
+    remember_domain_names(*accepted->logon_info);  // for LSA's SID lookups
     LOG_INFO("%s: Kerberos login of %s (service %s, %s, %zu group SIDs) as Unix user '%s'", from, principal,
              accepted->service_principal.c_str(), reply.login.sids[0].c_str(), reply.login.sids.size() - 1,
              account->c_str());
-  else
+  } else {
     LOG_INFO("%s: Kerberos login of %s (service %s) as Unix user '%s'", from, principal,
              accepted->service_principal.c_str(), account->c_str());
+  }
   reply.login.status = NtStatus::Success;
   reply.login.user = *account;
   reply.login.session_key = accepted->session_key;

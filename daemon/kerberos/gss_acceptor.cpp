@@ -204,11 +204,16 @@ std::expected<std::optional<LogonInfo>, Refusal> verified_logon_info(gss_name_t 
 bool is_smb_service_principal(std::string_view principal, std::string_view realm) {
   size_t slash = principal.find('/');
   size_t at = principal.rfind('@');
-  if (slash == std::string_view::npos || at == std::string_view::npos || at < slash) return false;
+  if (at == std::string_view::npos || at < 2) return false;
+  bool realm_ok = realm.empty() || principal.substr(at + 1) == realm;
+  // The computer account itself, NAS$: an AD KDC may name it in the ticket
+  // for cifs/nas.example.test (Samba's canonicalises the service name to
+  // the account the SPN belongs to); its keys are those of its SPNs.
+  if (slash == std::string_view::npos || slash > at) return principal[at - 1] == '$' && realm_ok;
   std::string service(principal.substr(0, slash));
   for (char& c : service) c = char(tolower(static_cast<unsigned char>(c)));
   if (service != "cifs" && service != "host") return false;
-  return realm.empty() || principal.substr(at + 1) == realm;
+  return realm_ok;
 }
 
 std::expected<Accepted, Refusal> accept_ap_req(const AcceptorSettings& settings, ByteSpan token) {

@@ -49,8 +49,9 @@ struct Refusal {
 std::expected<Accepted, Refusal> accept_ap_req(const AcceptorSettings& settings, ByteSpan token);
 
 // True for "cifs/..." and "host/..." principals (case-insensitive service
-// name) of REALM (any realm when REALM is empty): the services an SMB
-// server answers for, as Samba's keytab acceptor takes them.
+// name) and a computer account "NAS$" of REALM (any realm when REALM is
+// empty): the services an SMB server answers for, as Samba's keytab
+// acceptor takes them.
 bool is_smb_service_principal(std::string_view principal, std::string_view realm);
 
 }  // namespace ringsmb::kerberos

@@ -11,6 +11,7 @@
 
 #include "common/bytes.hpp"
 #include "common/ntstatus.hpp"
+#include "rpc/domain_names.hpp"
 #include "rpc/ndr.hpp"
 #include "rpc/pipe.hpp"
 
@@ -32,6 +33,7 @@ struct Identity {
   std::string workgroup;  // upper case
   Sid machine_sid;        // S-1-5-21-a-b-c, see derive_machine_sid
   const AccountSource* accounts = nullptr;
+  const DomainNames* domain_names = nullptr;  // AD accounts met at logons; null: none
 };
 Identity make_identity(const config::Config& config, const AccountSource* accounts);
 
@@ -51,7 +53,7 @@ Sid builtin_sid();      // S-1-5-32
 struct Translation {
   SidType type = SidType::Unknown;
   std::string name;    // account name ("" for a domain)
-  std::string domain;  // "RINGSMB", "Unix User", "BUILTIN", "NT AUTHORITY", ""
+  std::string domain;  // "RINGSMB", "Unix User", "BUILTIN", "NT AUTHORITY", an AD domain, ""
   Sid domain_sid;
   Sid sid;
 };

@@ -131,6 +131,11 @@ bool is_child_of(const Sid& sid, const Sid& domain) {
   return std::equal(domain.sub.begin(), domain.sub.end(), sid.sub.begin());
 }
 
+Translation from_domain_account(const DomainAccountName& a) {
+  SidType type = a.name.empty() ? SidType::Domain : a.is_group ? SidType::Group : SidType::User;
+  return Translation{type, a.name, a.domain, a.domain_sid, a.sid};
+}
+
 std::optional<Translation> lookup_machine_rid(const Identity& id, uint32_t rid) {
   if (rid == kRidNoneGroup) return account(SidType::Group, "None", id.netbios, id.machine_sid, rid);
   if (rid < kRidBase || !id.accounts) return std::nullopt;
@@ -167,6 +172,7 @@ Identity make_identity(const config::Config& config, const AccountSource* accoun
   id.workgroup = auth::detail::to_upper_utf8(config.global.workgroup);
   id.machine_sid = derive_machine_sid(id.netbios);
   id.accounts = accounts;
+  id.domain_names = &known_domain_names();
   return id;
 }
 
@@ -185,6 +191,9 @@ std::optional<Translation> lookup_sid(const Identity& id, const Sid& sid) {
   }
   for (const auto& wk : kWellKnown) {
     if (Sid::parse(wk.sid) == sid) return from_well_known(wk);
+  }
+  if (id.domain_names) {
+    if (auto known = id.domain_names->by_sid(sid)) return from_domain_account(*known);
   }
   return std::nullopt;
 }
@@ -209,6 +218,14 @@ std::optional<Translation> lookup_in_domain(const Identity& id, std::string_view
   return std::nullopt;
 }
 
+// An AD account or domain a logon has named ("EXAMPLE\alice", "EXAMPLE").
+std::optional<Translation> lookup_domain_account(const Identity& id, std::string_view domain, std::string_view name) {
+  if (!id.domain_names) return std::nullopt;
+  auto known = domain.empty() ? id.domain_names->by_name(name, "") : id.domain_names->by_name(domain, name);
+  if (!known) return std::nullopt;
+  return from_domain_account(*known);
+}
+
 }  // namespace
 
 std::optional<Translation> lookup_name(const Identity& id, std::string_view full) {
@@ -224,7 +241,8 @@ std::optional<Translation> lookup_name(const Identity& id, std::string_view full
     bool is_domain_name = wk.type == SidType::Domain && domain.empty() && iequals(name, wk.domain);
     if ((domain_ok && *wk.name && iequals(name, wk.name)) || is_domain_name) return from_well_known(wk);
   }
-  return lookup_in_domain(id, domain, name);
+  if (auto t = lookup_in_domain(id, domain, name)) return t;
+  return lookup_domain_account(id, domain, name);
 }
 
 // ---- handles ----

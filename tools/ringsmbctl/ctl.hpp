@@ -23,18 +23,18 @@ namespace ringsmb::ctl {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;       // bad configuration, I/O failure, server error
 inline constexpr int kExitUsage = 2;       // unknown command or option, missing argument
-inline constexpr int kExitNotFound = 3;    // no such share, user, path, session
+inline constexpr int kExitNotFound = 3;    // no such share, user, path, session; no domain controller
 inline constexpr int kExitExists = 4;      // share already exists, a hand-written avahi file
-inline constexpr int kExitPermission = 5;  // permission denied (run as root)
+inline constexpr int kExitPermission = 5;  // permission denied (run as root); the domain refused the credentials
 inline constexpr int kExitNotRunning = 6;  // the server is not running
 inline constexpr const char* kExitCodesHelp =
     "Exit status:\n"
     "  0  success\n"
     "  1  error (invalid configuration, I/O failure, the server refused)\n"
     "  2  usage error (unknown command or option, missing argument)\n"
-    "  3  not found (share, user, unix user, path, session)\n"
+    "  3  not found (share, user, unix user, path, session), or no domain controller found\n"
     "  4  already exists (share add; discovery avahi: a file written by hand)\n"
-    "  5  permission denied (run as root)\n"
+    "  5  permission denied (run as root), or the domain refused the account or its rights\n"
     "  6  the server is not running (status, reload, shutdown, session close, file close, share close)";
 
 inline constexpr const char* kDefaultConfig = "/etc/ringsmb/ringsmb.conf";
@@ -71,6 +71,7 @@ void add_status_commands(CLI::App& app, Context& ctx);  // status, session close
 void add_discovery_commands(CLI::App& app, Context& ctx);  // discovery wsdd, discovery avahi
 void add_import_commands(CLI::App& app, Context& ctx);     // import samba, import ksmbd
 void add_recycle_commands(CLI::App& app, Context& ctx);    // recycle list, recycle empty
+void add_domain_commands(CLI::App& app, Context& ctx);     // domain join, domain leave, domain status
 // file close, share close (after add_share_commands).
 void add_close_commands(CLI::App& app, Context& ctx);
 // user disable, user enable (after add_user_commands).

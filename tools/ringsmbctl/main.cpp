@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   add_discovery_commands(app, ctx);
   add_import_commands(app, ctx);
   add_recycle_commands(app, ctx);
+  add_domain_commands(app, ctx);
   add_close_commands(app, ctx);
   add_user_state_commands(app, ctx);
   // Every subcommand, however deep, shows the exit codes in its --help.

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "control/domain_account.hpp"
+#include "rpc/domain_names.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::control;
@@ -40,4 +41,16 @@ TEST_CASE("a session's SIDs: the user's first, then each group once", "[control]
   auto refused = session_sids(crowded);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().find("more than a session carries") != std::string::npos);
+}
+
+TEST_CASE("a logon tells LSA lookups its user's and domain's names", "[control]") {
+  remember_domain_names(alice());
+  auto user = rpc::known_domain_names().by_sid(*rpc::Sid::parse("S-1-5-21-1-2-3-1104"));
+  REQUIRE(user);
+  CHECK(user->domain == "EXAMPLE");
+  CHECK(user->name == "alice");
+  auto domain = rpc::known_domain_names().by_sid(*rpc::Sid::parse("S-1-5-21-1-2-3"));
+  REQUIRE(domain);
+  CHECK(domain->domain == "EXAMPLE");
+  rpc::known_domain_names().clear();
 }

@@ -7,7 +7,7 @@
 using namespace ringsmb;
 using namespace ringsmb::kerberos;
 
-TEST_CASE("only cifs/ and host/ principals of the realm are SMB services", "[kerberos]") {
+TEST_CASE("only cifs/, host/ and the computer account of the realm are SMB services", "[kerberos]") {
   CHECK(is_smb_service_principal("cifs/nas.example.test@EXAMPLE.TEST", "EXAMPLE.TEST"));
   CHECK(is_smb_service_principal("HOST/nas.example.test@EXAMPLE.TEST", "EXAMPLE.TEST"));
   CHECK(is_smb_service_principal("CIFS/nas@OTHER", ""));
@@ -17,6 +17,12 @@ TEST_CASE("only cifs/ and host/ principals of the realm are SMB services", "[ker
   CHECK_FALSE(is_smb_service_principal("cifs@EXAMPLE.TEST", "EXAMPLE.TEST"));
   CHECK_FALSE(is_smb_service_principal("cifs/nas", ""));
   CHECK_FALSE(is_smb_service_principal("", ""));
+  // The computer account an AD KDC names in a ticket for cifs/nas...
+  CHECK(is_smb_service_principal("NAS$@EXAMPLE.TEST", "EXAMPLE.TEST"));
+  CHECK_FALSE(is_smb_service_principal("NAS$@OTHER.TEST", "EXAMPLE.TEST"));
+  CHECK_FALSE(is_smb_service_principal("alice@EXAMPLE.TEST", "EXAMPLE.TEST"));
+  CHECK_FALSE(is_smb_service_principal("$@EXAMPLE.TEST", "EXAMPLE.TEST"));
+  CHECK_FALSE(is_smb_service_principal("krbtgt/EXAMPLE.TEST@EXAMPLE.TEST", "EXAMPLE.TEST"));
 }
 
 TEST_CASE("malformed tokens are refused with a reason, never accepted", "[kerberos]") {

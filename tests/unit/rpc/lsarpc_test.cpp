@@ -344,3 +344,47 @@ TEST_CASE("lsarpc: hostile counts and nested pointers fault", "[rpc]") {
     }
   }
 }
+
+TEST_CASE("lsarpc: domain SIDs a logon named resolve to DOMAIN\\name, and back", "[rpc]") {
+  const Sid domain = *Sid::parse("S-1-5-21-771-772-773");
+  known_domain_names().learn_user(domain, "EXAMPLE", 1104, "alice.ad");
+  Client c("lsarpc");
+  c.bind();
+  PolicyHandle h = open_policy(c);
+  std::vector<Sid> in{domain.with_rid(1104), domain.with_rid(513), domain.with_rid(1105)};
+  Reply r = c.call(57, lookup_sids2_stub(h, in));
+  NdrReader rd(r.stub);
+  auto domains = read_domains(rd);
+  REQUIRE(rd.u32() == 3);
+  REQUIRE(rd.pointer() != 0);
+  REQUIRE(rd.count(100) == 3);
+  std::vector<std::pair<uint16_t, UnicodeStringHeader>> es;
+  std::vector<uint32_t> idx;
+  for (int i = 0; i < 3; ++i) {
+    uint16_t use = rd.u16();
+    es.emplace_back(use, rd.unicode_string_header());
+    idx.push_back(rd.u32());
+    rd.u32();
+  }
+  std::vector<std::string> names;
+  for (const auto& e : es) names.push_back(rd.unicode_string_body(e.second));
+  CHECK(rd.u32() == 2);
+  CHECK(rd.u32() == uint32_t(NtStatus::SomeNotMapped));
+  REQUIRE(rd.ok());
+  CHECK(names[0] == "alice.ad");
+  CHECK(es[0].first == 1);  // SidTypeUser
+  REQUIRE(idx[0] < domains.size());
+  CHECK(domains[idx[0]].first == "EXAMPLE");
+  CHECK(domains[idx[0]].second == domain);
+  CHECK(names[1] == "Domain Users");
+  CHECK(es[1].first == 2);  // SidTypeGroup
+  CHECK(idx[1] == idx[0]);
+  CHECK(names[2] == domain.with_rid(1105).to_string());  // a group the server cannot name
+  CHECK(es[2].first == 8);
+
+  Reply n = c.call(68, lookup_names3_stub(h, {"EXAMPLE\\alice.ad"}));
+  CHECK(load_le32(&n.stub[n.stub.size() - 4]) == 0);
+  known_domain_names().clear();
+  Reply gone = c.call(57, lookup_sids2_stub(h, {domain.with_rid(1104)}));
+  CHECK(load_le32(&gone.stub[gone.stub.size() - 4]) == uint32_t(NtStatus::NoneMapped));
+}
