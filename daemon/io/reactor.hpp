@@ -136,9 +136,12 @@ struct ReactorOptions {
 // one client or an idle server does not. The gaps are measured while not
 // polling too (two clock reads per sleep), so polling starts again when
 // requests come closely again.
-class BusyPoll {
+// The clock is a parameter so that a unit test can move time itself.
+template <class Clock = std::chrono::steady_clock>
+class BasicBusyPoll {
  public:
-  explicit BusyPoll(unsigned max_us) : window_(std::chrono::microseconds(max_us)) {}
+  explicit BasicBusyPoll(unsigned max_us)
+      : window_(std::chrono::duration_cast<typename Clock::duration>(std::chrono::microseconds(max_us))) {}
 
   // Before sleeping: repeats `look` (a non-blocking look for work, true
   // when it found some) for up to the window if polling pays now; what
@@ -146,29 +149,30 @@ class BusyPoll {
   template <class Look>
   bool poll(Look look) {
     if (window_.count() == 0) return false;
-    idle_since_ = std::chrono::steady_clock::now();
+    idle_since_ = Clock::now();
     if (!polling()) return false;
     const auto deadline = idle_since_ + window_;
     do {
       if (look()) return true;
-    } while (std::chrono::steady_clock::now() < deadline);
+    } while (Clock::now() < deadline);
     return false;
   }
 
   // Work came (by a look or after the sleep): ends the gap poll() started.
   void work_found() {
     if (window_.count() == 0) return;
-    bool short_gap = std::chrono::steady_clock::now() - idle_since_ <= window_;
+    bool short_gap = Clock::now() - idle_since_ <= window_;
     recent_ = uint8_t((recent_ << 1) | (short_gap ? 1 : 0));
   }
 
   bool polling() const { return std::popcount(recent_) >= 4; }
 
  private:
-  std::chrono::steady_clock::duration window_;
-  std::chrono::steady_clock::time_point idle_since_{};
+  typename Clock::duration window_;
+  typename Clock::time_point idle_since_{};
   uint8_t recent_ = 0;  // the last eight gaps, newest lowest: 1 = within the window
 };
+using BusyPoll = BasicBusyPoll<>;
 
 // nullptr (with `why` set) when io_uring cannot be used here.
 std::unique_ptr<Reactor> make_uring_reactor(ReactorHandler& handler, const ReactorOptions& opts,

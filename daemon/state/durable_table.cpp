@@ -34,18 +34,22 @@ std::shared_ptr<const KeptRoot> DurableTable::share_root(int tree_root, std::ato
   return root;
 }
 
-std::vector<Waiter> DurableTable::keep(KeptOpen k) {
-  uint64_t id = k.open->persistent_id;
-  Shard& s = shard_for(id);
-  std::lock_guard lock(s.mu);
-  if (s.kept.insert_or_assign(id, std::move(k)).second) kept_.fetch_add(1, std::memory_order_relaxed);
+std::vector<Waiter> DurableTable::end_live_locked(Shard& s, uint64_t persistent_id) {
   std::vector<Waiter> wake;
-  auto it = s.live.find(id);
+  auto it = s.live.find(persistent_id);
   if (it == s.live.end()) return wake;
   for (auto& [w, deadline] : it->second.waits) wake.push_back(w);
   waits_.fetch_sub(it->second.waits.size(), std::memory_order_relaxed);
   s.live.erase(it);
   return wake;
+}
+
+std::vector<Waiter> DurableTable::keep(KeptOpen k) {
+  uint64_t id = k.open->persistent_id;
+  Shard& s = shard_for(id);
+  std::lock_guard lock(s.mu);
+  if (s.kept.insert_or_assign(id, std::move(k)).second) kept_.fetch_add(1, std::memory_order_relaxed);
+  return end_live_locked(s, id);
 }
 
 void DurableTable::set_live(uint64_t persistent_id, const ConnAddress& conn) {
@@ -57,13 +61,7 @@ void DurableTable::set_live(uint64_t persistent_id, const ConnAddress& conn) {
 std::vector<Waiter> DurableTable::clear_live(uint64_t persistent_id) {
   Shard& s = shard_for(persistent_id);
   std::lock_guard lock(s.mu);
-  std::vector<Waiter> wake;
-  auto it = s.live.find(persistent_id);
-  if (it == s.live.end()) return wake;
-  for (auto& [w, deadline] : it->second.waits) wake.push_back(w);
-  waits_.fetch_sub(it->second.waits.size(), std::memory_order_relaxed);
-  s.live.erase(it);
-  return wake;
+  return end_live_locked(s, persistent_id);
 }
 
 bool DurableTable::wait_for_live(uint64_t persistent_id, const ConnAddress& me, const Waiter& w, int64_t deadline_ms) {

@@ -147,6 +147,9 @@ class DurableTable {
   };
   Shard& shard_for(uint64_t persistent_id) { return shards_[persistent_id % kShards]; }
   Shard& shard_for(const Guid& g) { return shards_[GuidHash()(g) % kShards]; }
+  // Forgets where `persistent_id` is live and hands back the reconnects
+  // waiting for that to end (s.mu held).
+  std::vector<Waiter> end_live_locked(Shard& s, uint64_t persistent_id);
   std::array<Shard, kShards> shards_;
   struct RootId {
     uint64_t dev = 0, ino = 0, mount = 0;

@@ -36,6 +36,38 @@ Bytes to_bytes(const ipc::MsgBuilder& b) {
   return Bytes(w.begin(), w.end());
 }
 
+// Runs fn(worker, index) on each worker's own thread and returns what
+// each returned, in the workers' order, once all have answered; an error
+// naming how many did not within `timeout_ms` otherwise. The parts outlive
+// a timeout because the tasks share them.
+template <class Part, class Fn>
+std::expected<std::vector<Part>, std::string> ask_each_worker(const std::vector<Worker*>& workers, int timeout_ms,
+                                                              Fn fn) {
+  struct Parts {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t left = 0;
+    std::vector<Part> parts;
+  };
+  auto p = std::make_shared<Parts>();
+  p->left = workers.size();
+  p->parts.resize(workers.size());
+  for (size_t i = 0; i < workers.size(); ++i) {
+    Worker* w = workers[i];
+    w->post([p, w, i, fn] {
+      Part part = fn(w, i);
+      std::lock_guard lock(p->mu);
+      p->parts[i] = std::move(part);
+      if (--p->left == 0) p->cv.notify_all();
+    });
+  }
+  std::unique_lock lock(p->mu);
+  if (!p->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return p->left == 0; }))
+    return std::unexpected(std::to_string(p->left) + " worker(s) did not answer within " +
+                           std::to_string(timeout_ms) + " ms");
+  return std::move(p->parts);
+}
+
 }  // namespace
 
 void AdminEndpoint::stop() {
@@ -89,34 +121,15 @@ void AdminEndpoint::start(std::vector<Worker*> workers, AdminActions actions) {
 
 std::expected<ipc::ServerStatus, std::string> AdminEndpoint::gather(const std::vector<Worker*>& workers,
                                                                     int timeout_ms) {
-  // Each worker fills its own part on its own thread; the parts outlive a
-  // timeout because the tasks share them.
-  struct Parts {
-    std::mutex mu;
-    std::condition_variable cv;
-    size_t left = 0;
-    std::vector<ipc::ServerStatus> parts;
-  };
-  auto p = std::make_shared<Parts>();
-  p->left = workers.size();
-  p->parts.resize(workers.size());
-  for (size_t i = 0; i < workers.size(); ++i) {
-    Worker* w = workers[i];
-    w->post([p, w, i] {
-      ipc::ServerStatus part;
-      w->collect_status(part);
-      if (i == 0) w->collect_kept_opens(part);  // the server's, not a worker's
-      std::lock_guard lock(p->mu);
-      p->parts[i] = std::move(part);
-      if (--p->left == 0) p->cv.notify_all();
-    });
-  }
-  std::unique_lock lock(p->mu);
-  if (!p->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return p->left == 0; }))
-    return std::unexpected(std::to_string(p->left) + " worker(s) did not answer within " +
-                           std::to_string(timeout_ms) + " ms");
+  auto parts = ask_each_worker<ipc::ServerStatus>(workers, timeout_ms, [](Worker* w, size_t i) {
+    ipc::ServerStatus part;
+    w->collect_status(part);
+    if (i == 0) w->collect_kept_opens(part);  // the server's, not a worker's
+    return part;
+  });
+  if (!parts) return std::unexpected(parts.error());
   ipc::ServerStatus all;
-  for (auto& part : p->parts) {
+  for (auto& part : *parts) {
     auto move_into = [](auto& to, auto& from) { to.insert(to.end(), from.begin(), from.end()); };
     move_into(all.connections, part.connections);
     move_into(all.sessions, part.sessions);
@@ -128,27 +141,13 @@ std::expected<ipc::ServerStatus, std::string> AdminEndpoint::gather(const std::v
 
 std::expected<smb2::WorkerMetrics, std::string> AdminEndpoint::gather_metrics(const std::vector<Worker*>& workers,
                                                                               int timeout_ms) {
-  struct Parts {
-    std::mutex mu;
-    std::condition_variable cv;
-    size_t left = 0;
-    smb2::WorkerMetrics sum;
-  };
-  auto p = std::make_shared<Parts>();
-  p->left = workers.size();
-  for (Worker* w : workers) {
-    w->post([p, w] {
-      smb2::WorkerMetrics mine = w->metrics();  // copied here, on the worker's thread
-      std::lock_guard lock(p->mu);
-      p->sum.add(mine);
-      if (--p->left == 0) p->cv.notify_all();
-    });
-  }
-  std::unique_lock lock(p->mu);
-  if (!p->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return p->left == 0; }))
-    return std::unexpected(std::to_string(p->left) + " worker(s) did not answer within " +
-                           std::to_string(timeout_ms) + " ms");
-  return p->sum;
+  // Each worker's counters are copied on its own thread.
+  auto parts =
+      ask_each_worker<smb2::WorkerMetrics>(workers, timeout_ms, [](Worker* w, size_t) { return w->metrics(); });
+  if (!parts) return std::unexpected(parts.error());
+  smb2::WorkerMetrics sum;
+  for (const auto& part : *parts) sum.add(part);
+  return sum;
 }
 
 std::expected<std::string, std::string> AdminEndpoint::prometheus_text(const std::vector<Worker*>& workers) {

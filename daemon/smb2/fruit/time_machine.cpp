@@ -36,20 +36,27 @@ uint64_t band_size(int bundle_fd) {
   return ec == std::errc() && end < text.data() + text.size() && *end == '<' ? v : 0;
 }
 
-uint64_t count_entries(int dir_fd, const char* name) {
+// Calls fn(fd, name) for each entry but "." and ".." of the directory
+// `name` in `dir_fd` (fd: that directory's); nothing when it cannot be read.
+template <class Fn>
+void for_each_entry(int dir_fd, const char* name, Fn fn) {
   int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return;
   DIR* d = fdopendir(fd);
   if (!d) {
     close(fd);
-    return 0;
+    return;
   }
-  uint64_t n = 0;
   while (struct dirent* de = readdir(d)) {
     std::string_view s(de->d_name);
-    if (s != "." && s != "..") ++n;
+    if (s != "." && s != "..") fn(fd, de->d_name);
   }
   closedir(d);
+}
+
+uint64_t count_entries(int dir_fd, const char* name) {
+  uint64_t n = 0;
+  for_each_entry(dir_fd, name, [&](int, const char*) { ++n; });
   return n;
 }
 
@@ -65,21 +72,13 @@ uint64_t bundle_bytes(int root_fd, const char* name) {
 }  // namespace
 
 uint64_t sparse_bundle_bytes(int root_fd) {
-  int fd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  DIR* d = fdopendir(fd);
-  if (!d) {
-    close(fd);
-    return 0;
-  }
   uint64_t total = 0;
-  while (struct dirent* de = readdir(d)) {
-    std::string_view s(de->d_name);
-    if (s.size() <= kBundleSuffix.size() || !s.ends_with(kBundleSuffix)) continue;
-    uint64_t b = bundle_bytes(fd, de->d_name);
+  for_each_entry(root_fd, ".", [&](int fd, const char* name) {
+    std::string_view s(name);
+    if (s.size() <= kBundleSuffix.size() || !s.ends_with(kBundleSuffix)) return;
+    uint64_t b = bundle_bytes(fd, name);
     total = total > UINT64_MAX - b ? UINT64_MAX : total + b;
-  }
-  closedir(d);
+  });
   return total;
 }
 

@@ -32,7 +32,6 @@ enum : uint32_t {
   FILE_SUPERSEDE = 0, FILE_OPEN = 1, FILE_CREATE = 2, FILE_OPEN_IF = 3, FILE_OVERWRITE = 4, FILE_OVERWRITE_IF = 5,
 };
 enum : uint32_t { FILE_SUPERSEDED = 0, FILE_OPENED = 1, FILE_CREATED = 2, FILE_OVERWRITTEN = 3 };
-constexpr uint32_t FILE_RENAME_REPLACE_IF_EXISTS = 0x1;
 constexpr uint32_t FILE_DISPOSITION_DELETE = 0x1;
 constexpr uint32_t kValidDispositionExFlags = 0x1F;
 
@@ -117,15 +116,10 @@ NtStatus check_open_stream_writable(Request& req, const state::Open& open) {
 }
 
 NtStatus rename_stream_to(Request& req, state::Open& open, ByteSpan buf, bool ex) {
-  constexpr size_t kFixed = 20;  // ReplaceIfExists/Flags, Reserved, RootDirectory, FileNameLength
-  if (buf.size() < kFixed) return NtStatus::InfoLengthMismatch;
-  ByteReader r(buf);
-  bool replace = ex ? (r.u32() & FILE_RENAME_REPLACE_IF_EXISTS) : r.u8() != 0;
-  r.skip(ex ? 4 : 7);
-  r.u64();  // RootDirectory
-  uint32_t name_len = r.u32();
-  ByteSpan name = r.bytes(name_len);
-  if (!r.ok() || name_len == 0 || name_len % 2) return NtStatus::InvalidParameter;
+  auto change = vfs::read_name_change(buf, ex);
+  if (!change) return change.error();
+  const bool replace = change->replace;
+  ByteSpan name = change->name;
   bool is_stream_name = false;
   auto target = rename_target_stream(name, is_stream_name);
   if (!target) return target.error();
