@@ -3,6 +3,8 @@
 #include <cstring>
 
 #include "common/log.hpp"
+#include "kmod-shim/ksmbd_abi.hpp"
+#include "kmod-shim/ksmbd_structs.hpp"
 
 namespace ringsmb::kmod {
 
@@ -12,6 +14,11 @@ std::expected<std::unique_ptr<KsmbdDriver>, std::string> KsmbdDriver::start(cons
   std::vector<std::string> warnings;
   Bytes startup = make_startup_request(cfg, warnings);
   for (const auto& w : warnings) LOG_WARN("data plane = ksmbd: %s", w.c_str());
+  if (auto req = read_struct<abi::StartupRequest>(startup))
+    LOG_INFO("data plane = ksmbd: smb2 max read %u, max write %u, max trans %u, max credits %u (0: the module's own), "
+             "max connections %u, max open files %u, leases %s",
+             req->smb2_max_read, req->smb2_max_write, req->smb2_max_trans, req->smb2_max_credits,
+             req->max_connections, req->file_max, (req->flags & abi::kGlobalLeases) ? "on" : "off");
   uint32_t max_event = link->max_event();
   if (auto r = link->start(startup); !r) return std::unexpected(r.error());
   LOG_INFO("driving ksmbd.ko (netlink family version %u, %u events); listening on port %u", link->family_version(),

@@ -16,6 +16,14 @@ namespace ringsmb::kmod {
 
 namespace {
 
+// ksmbd's defaults where ringsmbd's differ, as ksmbd.mountd (ksmbd-tools)
+// sends them when ksmbd.conf does not set the key. For the transfer sizes
+// and credits the shim sends 0, which leaves the module's own (4 MiB read
+// and write, 1 MiB trans, 8192 credits, what ksmbd-tools documents).
+constexpr uint32_t kKsmbdMaxConnections = 256;
+constexpr uint32_t kKsmbdMaxOpenFiles = 10000;
+constexpr uint32_t kFileSupportsSparseFiles = 0x40;  // share:fake_fscaps = 64
+
 const char* protocol_name(uint16_t dialect) {
   switch (dialect) {
     case config::kDialect202: return "SMB2_02";
@@ -83,18 +91,48 @@ void global_warnings(const config::GlobalConfig& g, std::vector<std::string>& w)
     w.push_back("account lockout threshold: not applied, the kernel checks passwords");
 }
 
+// ksmbd has one leases switch for the whole server, off by default: on
+// when a share that names "smb2 leases" (or [global], for every share)
+// turns them on.
+bool ksmbd_leases(const config::Config& cfg) {
+  for (const auto& s : cfg.shares)
+    if (s.keys_set.contains("smb2leases") && s.smb2_leases) return true;
+  return false;
+}
+
 void share_warnings(const config::Config& cfg, std::vector<std::string>& w) {
-  bool any_leases = false, all_leases = true;
+  bool leases = ksmbd_leases(cfg);
   for (const auto& s : cfg.shares) {
     std::string where = "[" + s.name + "] ";
     if (s.case_sensitive) w.push_back(where + "case sensitive: ksmbd is always case-insensitive");
     if (s.smb3_encryption) w.push_back(where + "smb3 encryption: ksmbd has only the [global] setting");
     if (!s.force_group.empty() && s.force_group[0] == '+')
       w.push_back(where + "force group = +group: ksmbd forces the group for everyone");
-    any_leases |= s.smb2_leases;
-    all_leases &= s.smb2_leases;
+    if (leases && !s.smb2_leases)
+      w.push_back(where + "smb2 leases = no: ksmbd has one setting for every share; leases stay on");
   }
-  if (any_leases && !all_leases) w.push_back("smb2 leases: ksmbd has one [global] setting; leases stay on for every share");
+}
+
+// The sizes, limits and flags ksmbd tunes itself: the admin's value where
+// ringsmb.conf sets the key, otherwise ksmbd's default, not ringsmbd's.
+// ringsmbd's defaults suit ringsmbd: ksmbd allocates and zeroes a response
+// buffer of max trans for every IOCTL, QUERY_DIRECTORY and compound, so
+// ringsmbd's 8 MiB made it 4-9x slower per file.
+void put_tuning(const config::Config& cfg, abi::StartupRequest& req) {
+  const auto& g = cfg.global;
+  auto set_or = [&](const char* key, uint32_t value, uint32_t ksmbd_default) {
+    return g.keys_set.contains(key) ? value : ksmbd_default;
+  };
+  req.smb2_max_write = set_or("smb2maxwrite", g.smb2_max_write, 0);  // 0: the module keeps its own
+  req.smb2_max_read = set_or("smb2maxread", g.smb2_max_read, 0);
+  req.smb2_max_trans = set_or("smb2maxtrans", g.smb2_max_trans, 0);
+  req.smb2_max_credits = set_or("smb2maxcredits", g.smb2_max_credits, 0);
+  req.max_connections = set_or("maxconnections", g.max_connections, kKsmbdMaxConnections);
+  // The module takes this as its open-file limit as given (0 would refuse
+  // every open: EMFILE); the parser allows no 0.
+  req.file_max = set_or("maxopenfiles", g.max_open_files, kKsmbdMaxOpenFiles);
+  req.share_fake_fscaps = kFileSupportsSparseFiles;
+  if (ksmbd_leases(cfg)) req.flags |= abi::kGlobalLeases;
 }
 
 }  // namespace
@@ -102,9 +140,6 @@ void share_warnings(const config::Config& cfg, std::vector<std::string>& w) {
 Bytes make_startup_request(const config::Config& cfg, std::vector<std::string>& warnings) {
   const auto& g = cfg.global;
   auto req = zeroed<abi::StartupRequest>();
-  bool leases = false;
-  for (const auto& s : cfg.shares) leases |= s.smb2_leases;
-  if (leases) req.flags |= abi::kGlobalLeases;
   if (g.smb3_encryption == config::EncryptionPolicy::Required) req.flags |= abi::kGlobalEncryption;
   req.signing = signing_option(g.signing);
   put_string(req.min_protocol, protocol_name(g.min_protocol));
@@ -114,19 +149,7 @@ Bytes make_startup_request(const config::Config& cfg, std::vector<std::string>& 
   put_string(req.server_string, g.server_string);
   req.tcp_port = g.tcp_ports.empty() ? 445 : g.tcp_ports[0];
   req.deadtime_minutes = g.deadtime_minutes;
-  // The module takes this as its open-file limit as given: 0 would refuse
-  // every open (EMFILE).
-  req.file_max = g.max_open_files ? g.max_open_files : 16384;
-  // ksmbd's own sizes unless the admin set them (0: the module keeps its
-  // default). ringsmbd's defaults suit ringsmbd, not ksmbd: ksmbd allocates
-  // and zeroes a response buffer of max trans for every IOCTL,
-  // QUERY_DIRECTORY and compound, so 8 MiB made it 4-9x slower per file.
-  auto set_or_default = [&](const char* key, uint32_t value) { return g.keys_set.contains(key) ? value : 0u; };
-  req.smb2_max_write = set_or_default("smb2maxwrite", g.smb2_max_write);
-  req.smb2_max_read = set_or_default("smb2maxread", g.smb2_max_read);
-  req.smb2_max_trans = set_or_default("smb2maxtrans", g.smb2_max_trans);
-  req.smb2_max_credits = set_or_default("smb2maxcredits", g.smb2_max_credits);
-  req.max_connections = g.max_connections;
+  put_tuning(cfg, req);
   // The machine SID the RPC pipes report, so both agree on the domain.
   rpc::Sid sid = rpc::derive_machine_sid(g.netbios_name);
   for (size_t i = 0; i < 3 && i + 1 < sid.sub.size(); ++i) req.domain_sub_auth[i] = sid.sub[i + 1];

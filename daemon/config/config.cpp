@@ -234,6 +234,7 @@ void Builder::apply_global(const Section& sec, const Entry& e) {
     if (!share_known) return bad_value(e, share_known.error());
     if (*share_known) {
       if (auto why = token_problem(e.key, e.raw_key, e.value)) error(e.line, *why);
+      share_defaults.keys_set.insert(e.key);
       return note_source(sec, e);
     }
   }
@@ -262,6 +263,7 @@ std::optional<ShareConfig> Builder::build_share(const Section& sec) {
       bad_value(e, known.error());
     } else if (*known) {
       if (auto why = token_problem(e.key, e.raw_key, e.value)) error(e.line, *why);
+      share.keys_set.insert(e.key);
       note_source(sec, e);
     } else if (is_global_key(e.key)) {
       warn(e.line, cat("'", e.raw_key, "' is a global key; ignored in [", sec.name, "]"));

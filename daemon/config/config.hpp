@@ -149,6 +149,10 @@ struct ShareConfig {
   ShadowCopyConfig shadow;
   FruitOptions fruit;
   int line = 0;  // where the section starts, for messages
+  // The share keys the section or [global] names (normalized: "smb2leases"),
+  // as GlobalConfig::keys_set: kmod-shim leaves ksmbd its defaults for the
+  // rest.
+  std::set<std::string> keys_set;
 };
 
 // Samba's per-interface options in `interfaces`

@@ -225,22 +225,37 @@ TEST_CASE("ksmbd STARTING_UP from [global]; options ksmbd cannot honour are repo
   CHECK_FALSE(has("[docs]"));
 }
 
-TEST_CASE("ksmbd keeps its own transfer sizes unless the admin set them", "[kmod]") {
+TEST_CASE("ksmbd keeps its own sizes, limits and leases unless the admin set them", "[kmod]") {
   std::vector<std::string> warnings;
-  SECTION("not set: 0, ksmbd's defaults, not ringsmbd's 8 MiB max trans") {
+  SECTION("not set: ksmbd's defaults, not ringsmbd's (8 MiB max trans, 2048 connections, leases on)") {
     Fixture f("", "");
     auto req = *read_struct<abi::StartupRequest>(make_startup_request(f.cfg, warnings));
-    CHECK(req.smb2_max_trans == 0);
+    CHECK(req.smb2_max_trans == 0);  // 0: the module's own (1 MiB)
     CHECK(req.smb2_max_read == 0);
     CHECK(req.smb2_max_write == 0);
     CHECK(req.smb2_max_credits == 0);
+    CHECK(req.max_connections == 256);
+    CHECK(req.file_max == 10000);
+    CHECK(req.share_fake_fscaps == 0x40);
+    CHECK((req.flags & abi::kGlobalLeases) == 0);
   }
   SECTION("set: passed as given, even where equal to ringsmbd's default") {
-    Fixture f("", " smb2 max trans = 65536\n smb2 max read = 8388608\n smb2 max credits = 512\n");
+    Fixture f(" smb2 leases = yes\n", " smb2 max trans = 65536\n smb2 max read = 8388608\n smb2 max credits = 512\n"
+              " max connections = 2048\n max open files = 50000\n");
     auto req = *read_struct<abi::StartupRequest>(make_startup_request(f.cfg, warnings));
     CHECK(req.smb2_max_trans == 65536);
     CHECK(req.smb2_max_read == 8388608);
     CHECK(req.smb2_max_write == 0);
     CHECK(req.smb2_max_credits == 512);
+    CHECK(req.max_connections == 2048);
+    CHECK(req.file_max == 50000);
+    CHECK((req.flags & abi::kGlobalLeases) != 0);
+  }
+  SECTION("leases named in [global] count for every share; a share that turns them off is told they stay on") {
+    Fixture f(" smb2 leases = no\n", " smb2 leases = yes\n");
+    auto req = *read_struct<abi::StartupRequest>(make_startup_request(f.cfg, warnings));
+    CHECK((req.flags & abi::kGlobalLeases) != 0);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].starts_with("[data] smb2 leases = no"));
   }
 }

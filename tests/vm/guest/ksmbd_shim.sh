@@ -44,6 +44,13 @@ for i in $(seq 1 100); do grep -q "driving ksmbd.ko" /tmp/ctld.log && break; sle
 if grep -q "driving ksmbd.ko" /tmp/ctld.log; then pass "ringsmb-ctld drives ksmbd: $(grep -o 'driving.*' /tmp/ctld.log)"
 else fail "ringsmb-ctld did not register"; cat /tmp/ctld.log; fi
 grep "data plane = ksmbd:" /tmp/ctld.log | sed 's/^/    /'
+# ringsmb.conf sets no sizes, limits or leases: ksmbd gets its own defaults
+# (docs/kmod-shim.md), not ringsmbd's 8 MiB max trans.
+if grep -q "max trans 0,.*max connections 256, max open files 10000, leases off" /tmp/ctld.log; then
+  pass "STARTING_UP leaves ksmbd its own max trans, limits and leases"
+else
+  fail "STARTING_UP did not send ksmbd's defaults"
+fi
 if $CTLD --config /job/ringsmb.conf --foreground > /tmp/ctld2.log 2>&1; then
   fail "a second ringsmb-ctld started"
 elif grep -q "already drives" /tmp/ctld2.log; then
