@@ -18,6 +18,7 @@ namespace ringsmb {
   X(InvalidEaName, 0x80000013)                           \
   X(EaListInconsistent, 0x80000014)                      \
   X(StoppedOnSymlink, 0x8000002D)                        \
+  X(NoMoreEntries, 0x8000001A)                           \
   X(Unsuccessful, 0xC0000001)                            \
   X(NotImplemented, 0xC0000002)                          \
   X(InvalidInfoClass, 0xC0000003)                        \

@@ -75,7 +75,7 @@ struct RecycleConfig {
 // shadow_copy2.
 struct ShadowCopyConfig {
   bool enabled = false;
-  std::string snapdir = ".snapshots";  // relative to the mount point, or absolute beneath it
+  std::string snapdir;  // relative to the mount point, or absolute beneath it; "": found (vfs/snapshots.hpp)
   std::string format = "@GMT-%Y.%m.%d-%H.%M.%S";
   bool localtime = false;
   bool sort_descending = true;  // "desc" (the default); "asc" and anything else: oldest first

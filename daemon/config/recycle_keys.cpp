@@ -47,7 +47,8 @@ std::expected<void, Err> set_vfs_objects(ShareConfig& s, std::string_view v) {
   s.fruit.enabled = false;  // Apple's extensions (docs/macos-clients.md)
   for (const auto& m : s.vfs_objects) {
     if (iequals(m, "recycle")) s.recycle.enabled = true;
-    if (iequals(m, "shadow_copy2")) s.shadow.enabled = true;
+    // snapper: Samba's module for snapper's snapshots, found the same way here (vfs/snapshots.hpp)
+    if (iequals(m, "shadow_copy2") || iequals(m, "snapper")) s.shadow.enabled = true;
     if (iequals(m, "fruit")) s.fruit.enabled = true;
   }
   return {};
@@ -86,7 +87,8 @@ std::expected<bool, Err> apply_recycle_key(ShareConfig& s, const std::string& ke
 // Modules whose meaning ringsmb has (or does not need: its own stream and
 // ACL storage stand in for them); any other is reported and ignored.
 bool is_known_vfs_object(std::string_view name) {
-  for (std::string_view m : {"recycle", "shadow_copy2", "streams_xattr", "acl_xattr", "io_uring", "fruit", "catia", "xattr_tdb"})
+  for (std::string_view m :
+       {"recycle", "shadow_copy2", "snapper", "streams_xattr", "acl_xattr", "io_uring", "fruit", "catia", "xattr_tdb"})
     if (iequals(m, name)) return true;
   return false;
 }

@@ -190,6 +190,12 @@ struct Open {
   // QUERY_INFO FileFullEaInformation without a name list: the index of the
   // next EA to return (Open.NextEaEntry of MS-FSA; SL_RESTART_SCAN resets it).
   uint32_t ea_index = 0;
+  // The quota file ($Extend\$Quota:$Q:$INDEX_ALLOCATION, smb2/quota/):
+  // no file, no descriptor, no node; only QUERY_INFO, SET_INFO and CLOSE
+  // reach it (CommandSpec::serves_quota_file). quota_scan_uid: where a
+  // listing of the quota entries goes on (RestartScan starts it over).
+  bool quota_file = false;
+  uint32_t quota_scan_uid = 0;
   // The file may hold kLargeFileBytes or more: from the CREATE's statx and
   // the ends of writes through this open, never a system call of its own.
   // Its descriptor is then closed on the blocking pool (release_open).

@@ -2,11 +2,14 @@
 #include "vfs/file_info.hpp"
 
 #include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
 
 #include "vfs/fscc_sizes.hpp"
 #include "vfs/paths.hpp"
+#include "vfs/quota.hpp"
 
 namespace ringsmb::vfs {
 namespace {
@@ -16,6 +19,7 @@ constexpr uint32_t FILE_CASE_SENSITIVE_SEARCH = 0x00000001;
 constexpr uint32_t FILE_CASE_PRESERVED_NAMES = 0x00000002;
 constexpr uint32_t FILE_UNICODE_ON_DISK = 0x00000004;
 constexpr uint32_t FILE_PERSISTENT_ACLS = 0x00000008;
+constexpr uint32_t FILE_VOLUME_QUOTAS = 0x00000020;
 constexpr uint32_t FILE_SUPPORTS_SPARSE_FILES = 0x00000040;
 constexpr uint32_t FILE_SUPPORTS_BLOCK_REFCOUNTING = 0x08000000;
 constexpr uint32_t FILE_NAMED_STREAMS = 0x00040000;
@@ -25,7 +29,8 @@ constexpr uint32_t FILE_SUPPORTS_EXTENDED_ATTRIBUTES = 0x00800000;
 // SET_ZERO_DATA, QUERY_ALLOCATED_RANGES). Deliberately absent until they are
 // implemented: object ids, reparse points. Named streams where the share
 // has them (VolumeInfo::named_streams), EAs where they can be stored
-// (VolumeInfo::extended_attributes).
+// (VolumeInfo::extended_attributes), quotas where the file system keeps
+// user quotas (vfs/quota.hpp; smbcquotas asks for the flag first).
 constexpr uint32_t kBaseFsAttributes =
     FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS | FILE_SUPPORTS_SPARSE_FILES;
 // Filesystems whose files can share blocks (FICLONERANGE, so
@@ -95,7 +100,8 @@ void put_attribute(ByteWriter& w, int fd, const VolumeInfo& vol) {
   bool refcounting = fstatfs(fd, &sfs) == 0 && (long(sfs.f_type) == kBtrfsMagic || long(sfs.f_type) == kXfsMagic);
   w.u32(kBaseFsAttributes | (vol.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH : 0) |
         (refcounting ? FILE_SUPPORTS_BLOCK_REFCOUNTING : 0) | (vol.named_streams ? FILE_NAMED_STREAMS : 0) |
-        (vol.extended_attributes ? FILE_SUPPORTS_EXTENDED_ATTRIBUTES : 0));
+        (vol.extended_attributes ? FILE_SUPPORTS_EXTENDED_ATTRIBUTES : 0) |
+        (user_quota_state(fd) ? FILE_VOLUME_QUOTAS : 0));
   w.u32(kMaxComponentNameLength);
   w.u32(static_cast<uint32_t>(name.size()));
   w.bytes(name);
@@ -112,10 +118,27 @@ void put_sector_size(ByteWriter& w, const FsGeometry& g) {
   w.u32(0);  // ByteOffsetForPartitionAlignment
 }
 
+// The user quota of the calling thread's file-system user (the session's,
+// smb2/engine/thread_identity.hpp) narrows the sizes, as Samba's default
+// dfree does, so that Explorer shows what the user can still write.
+void apply_user_quota(int fd, FsGeometry& g) {
+  const uint32_t fsuid = uint32_t(syscall(SYS_setfsuid, -1));  // -1: only asks
+  auto q = get_user_quota(fd, fsuid);
+  if (!q) return;
+  const uint64_t unit = uint64_t(g.sectors_per_unit) * g.bytes_per_sector;
+  SpaceUnits caller = narrow_to_quota({g.total_units, g.caller_available_units}, *q, unit);
+  SpaceUnits actual = narrow_to_quota({g.total_units, g.actual_available_units}, *q, unit);
+  g.total_units = caller.total;
+  g.caller_available_units = caller.available;
+  g.actual_available_units = actual.available;
+}
+
 Result<FsGeometry> fs_geometry(int fd) {
   struct statfs sfs = {};
   if (fstatfs(fd, &sfs) != 0) return Unexpected(nt_status_from_errno(errno));
-  return geometry_from_statfs(sfs);
+  FsGeometry g = geometry_from_statfs(sfs);
+  apply_user_quota(fd, g);
+  return g;
 }
 
 NtStatus put_sizes(ByteWriter& w, FsInfoClass cls, int fd) {

@@ -19,22 +19,6 @@ constexpr uint16_t kDaclControl = SE_DACL_AUTO_INHERIT_REQ | SE_DACL_AUTO_INHERI
 
 Sid make_sid(uint64_t authority, std::initializer_list<uint32_t> sub) { return Sid{1, authority, sub}; }
 
-// A SID at the start of `b` (MS-DTYP 2.4.2.2); nullopt if malformed.
-std::optional<Sid> parse_sid(ByteSpan b) {
-  if (b.size() < 8 || b[0] != 1 || b[1] > kMaxSubAuthorities || b.size() < 8 + 4 * size_t(b[1])) return std::nullopt;
-  Sid s;
-  for (int i = 2; i < 8; ++i) s.authority = (s.authority << 8) | b[i];
-  for (size_t i = 0; i < b[1]; ++i) s.sub.push_back(load_le32(&b[8 + 4 * i]));
-  return s;
-}
-
-void put_sid(ByteWriter& w, const Sid& s) {
-  w.u8(s.revision);
-  w.u8(uint8_t(s.sub.size()));
-  for (int shift = 40; shift >= 0; shift -= 8) w.u8(uint8_t(s.authority >> shift));
-  for (uint32_t x : s.sub) w.u32(x);
-}
-
 size_t acl_size(const Acl& acl) {
   size_t n = kAclHeaderSize;
   for (const Ace& a : acl.aces) n += a.raw.empty() ? kAceHeaderSize + 4 + a.sid.size() : a.raw.size();
@@ -136,6 +120,22 @@ bool inheritable_by(const Ace& a, bool dir) {
 }
 
 }  // namespace
+
+// A SID at the start of `b` (MS-DTYP 2.4.2.2); nullopt if malformed.
+std::optional<Sid> parse_sid(ByteSpan b) {
+  if (b.size() < 8 || b[0] != 1 || b[1] > kMaxSubAuthorities || b.size() < 8 + 4 * size_t(b[1])) return std::nullopt;
+  Sid s;
+  for (int i = 2; i < 8; ++i) s.authority = (s.authority << 8) | b[i];
+  for (size_t i = 0; i < b[1]; ++i) s.sub.push_back(load_le32(&b[8 + 4 * i]));
+  return s;
+}
+
+void put_sid(ByteWriter& w, const Sid& s) {
+  w.u8(s.revision);
+  w.u8(uint8_t(s.sub.size()));
+  for (int shift = 40; shift >= 0; shift -= 8) w.u8(uint8_t(s.authority >> shift));
+  for (uint32_t x : s.sub) w.u32(x);
+}
 
 uint32_t map_generic_file(uint32_t m) {
   uint32_t out = m & ~kGenericBits;

@@ -122,6 +122,10 @@ std::optional<uint32_t> uid_of(const Sid& sid, const Sid& machine_sid);
 // "S-1-5-21-..." (common/sid_text.hpp); nullopt when it is not a SID.
 std::optional<Sid> sid_from_text(std::string_view text);
 std::optional<uint32_t> gid_of(const Sid& sid);
+// A SID at the start of `b` (MS-DTYP 2.4.2.2); nullopt if malformed. And
+// its encoding (Sid::size() bytes).
+std::optional<Sid> parse_sid(ByteSpan b);
+void put_sid(ByteWriter& w, const Sid& s);
 
 // Parses a self-relative descriptor (MS-DTYP 2.4.6): every offset and size
 // inside `sd`, revisions, ACE sizes, at most 15 sub-authorities. A SACL is

@@ -71,8 +71,8 @@ std::string find_mountpoint(const std::string& path) {
   return current;
 }
 
-// The snapshot directory, opened beneath the mount point.
-Result<int> open_snapdir(const SnapshotSource& src, SnapshotLayout& layout) {
+// The mount point, opened, and where the share lies in a snapshot.
+Result<int> open_mount(const SnapshotSource& src, SnapshotLayout& layout) {
   std::string mount = src.mountpoint.empty() ? find_mountpoint(src.share_path) : src.mountpoint;
   std::string why;
   auto l = snapshot_layout(src, mount, &why);
@@ -81,18 +81,74 @@ Result<int> open_snapdir(const SnapshotSource& src, SnapshotLayout& layout) {
     return std::unexpected(NtStatus::ObjectPathNotFound);
   }
   layout = std::move(*l);
-  Fd mount_fd(::open(mount.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (mount_fd.get() < 0) return std::unexpected(nt_status_from_errno(errno));
-  int fd = open_beneath(mount_fd.get(), layout.snapdir_below_mount.c_str(), O_RDONLY | O_DIRECTORY, 0);
-  if (fd < 0) return std::unexpected(open_beneath_status(fd));
+  int fd = ::open(mount.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return std::unexpected(nt_status_from_errno(errno));
   return fd;
 }
 
-bool holds_share(int snapdir_fd, const std::string& name, const SnapshotLayout& layout) {
-  int fd = open_beneath(snapdir_fd, join(name, layout.share_in_snapshot).c_str(), O_PATH | O_DIRECTORY, 0);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
+// A snapshot directory's top (relative to the mount point) and its time.
+struct Found {
+  int64_t unix_time = 0;
+  std::string top;
+};
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// snapper's <N>/info.xml: "<date>YYYY-MM-DD HH:MM:SS</date>", in UTC.
+std::optional<int64_t> snapper_time(int dir_fd, const std::string& number) {
+  Fd fd(open_beneath(dir_fd, join(number, "info.xml").c_str(), O_RDONLY, 0));
+  if (fd.get() < 0) return std::nullopt;
+  char buf[4096];
+  ssize_t n = ::read(fd.get(), buf, sizeof buf);
+  if (n <= 0) return std::nullopt;
+  std::string_view xml(buf, size_t(n));
+  size_t start = xml.find("<date>"), end = xml.find("</date>");
+  if (start == std::string_view::npos || end == std::string_view::npos || end < start) return std::nullopt;
+  start += 6;
+  return snapshot_name_time(xml.substr(start, end - start), "%Y-%m-%d %H:%M:%S", false);
+}
+
+// The entries of one snapshot directory (DIR, relative to the mount
+// point) named by the format, and with SNAPPER also snapper's numbered
+// <N>/snapshot directories.
+void scan_snapdir(int mount_fd, const std::string& dir, const SnapshotSource& src, bool snapper,
+                  std::vector<Found>& out) {
+  int fd = open_beneath(mount_fd, dir.c_str(), O_RDONLY | O_DIRECTORY, 0);
+  if (fd < 0) return;
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return;
+  }
+  while (struct dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    if (auto t = snapshot_name_time(name, src.format, src.localtime)) out.push_back({*t, join(dir, name)});
+    else if (snapper && all_digits(name))
+      if (auto st = snapper_time(dirfd(d), name)) out.push_back({*st, join(join(dir, name), "snapshot")});
+  }
+  closedir(d);
+}
+
+// Every snapshot the source names, holding the share or not: those of the
+// configured directory, or, without one, what snapper (.snapshots/<N>/
+// snapshot), shadow_copy2's default (.snapshots/<format>) and ZFS
+// (.zfs/snapshot/<format>) leave at the mount point.
+std::vector<Found> find_snapshots(int mount_fd, const SnapshotSource& src, const SnapshotLayout& layout) {
+  std::vector<Found> out;
+  if (!layout.snapdir_below_mount.empty()) {
+    scan_snapdir(mount_fd, layout.snapdir_below_mount, src, false, out);
+    return out;
+  }
+  scan_snapdir(mount_fd, ".snapshots", src, true, out);
+  scan_snapdir(mount_fd, ".zfs/snapshot", src, false, out);
+  return out;
+}
+
+int open_share_copy(int mount_fd, const Found& f, const SnapshotLayout& layout) {
+  return open_beneath(mount_fd, join(f.top, layout.share_in_snapshot).c_str(), O_PATH | O_DIRECTORY, 0);
 }
 
 }  // namespace
@@ -174,49 +230,36 @@ std::optional<SnapshotLayout> snapshot_layout(const SnapshotSource& src, std::st
 std::vector<Snapshot> list_snapshots(const SnapshotSource& src) {
   std::vector<Snapshot> out;
   SnapshotLayout layout;
-  auto fd = open_snapdir(src, layout);
-  if (!fd) return out;
-  DIR* dir = fdopendir(*fd);
-  if (!dir) {
-    ::close(*fd);
-    return out;
+  auto mount = open_mount(src, layout);
+  if (!mount) return out;
+  Fd mount_fd(*mount);
+  for (Found& f : find_snapshots(mount_fd.get(), src, layout)) {
+    Fd copy(open_share_copy(mount_fd.get(), f, layout));
+    if (copy.get() >= 0) out.push_back({f.unix_time, std::move(f.top)});
   }
-  while (struct dirent* e = readdir(dir)) {
-    std::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    auto t = snapshot_name_time(name, src.format, src.localtime);
-    if (t && holds_share(dirfd(dir), std::string(name), layout)) out.push_back({*t, std::string(name)});
-  }
-  closedir(dir);
-  std::sort(out.begin(), out.end(), [&](const Snapshot& a, const Snapshot& b) {
+  std::stable_sort(out.begin(), out.end(), [&](const Snapshot& a, const Snapshot& b) {
     return src.sort_descending ? a.unix_time > b.unix_time : a.unix_time < b.unix_time;
   });
+  // Two layouts may hold the same time: the first found stays.
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const Snapshot& a, const Snapshot& b) { return a.unix_time == b.unix_time; }),
+            out.end());
   return out;
 }
 
 Result<int> open_snapshot_root(const SnapshotSource& src, int64_t unix_time) {
   SnapshotLayout layout;
-  auto fd = open_snapdir(src, layout);
-  if (!fd) return std::unexpected(NtStatus::ObjectNameNotFound);
-  Fd snapdir(*fd);
-  DIR* dir = fdopendir(snapdir.release());
-  if (!dir) return std::unexpected(nt_status_from_errno(errno));
-  std::optional<std::string> found;
-  while (struct dirent* e = readdir(dir)) {
-    std::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    if (snapshot_name_time(name, src.format, src.localtime) == unix_time) {
-      found = std::string(name);
-      break;
-    }
+  auto mount = open_mount(src, layout);
+  if (!mount) return std::unexpected(NtStatus::ObjectNameNotFound);
+  Fd mount_fd(*mount);
+  bool named = false;
+  for (const Found& f : find_snapshots(mount_fd.get(), src, layout)) {
+    if (f.unix_time != unix_time) continue;
+    named = true;
+    int root = open_share_copy(mount_fd.get(), f, layout);
+    if (root >= 0) return root;
   }
-  Result<int> out = std::unexpected(NtStatus::ObjectNameNotFound);
-  if (found) {
-    int root = open_beneath(dirfd(dir), join(*found, layout.share_in_snapshot).c_str(), O_PATH | O_DIRECTORY, 0);
-    out = root >= 0 ? Result<int>(root) : std::unexpected(NtStatus::ObjectPathNotFound);
-  }
-  closedir(dir);
-  return out;
+  return std::unexpected(named ? NtStatus::ObjectPathNotFound : NtStatus::ObjectNameNotFound);
 }
 
 }  // namespace ringsmb::vfs

@@ -6,6 +6,13 @@
 // path relative to the mount point (or shadow:basedir, or exactly at
 // shadow:snapsharepath).
 //
+// Without a configured snapshot directory the usual layouts are found at
+// the mount point (for btrfs: the share's subvolume), as Samba's
+// vfs_snapper and vfs_shadow_copy2 read them: snapper's
+// .snapshots/<N>/snapshot with the time in .snapshots/<N>/info.xml,
+// .snapshots/<name in the format>, and ZFS's .zfs/snapshot/<name in the
+// format>.
+//
 // Nothing here reaches outside the snapshot directory: it is opened
 // beneath the mount point and each snapshot's copy of the share beneath
 // it (openat2 RESOLVE_BENEATH), and every client open then goes beneath
@@ -25,7 +32,7 @@ namespace ringsmb::vfs {
 
 struct SnapshotSource {
   std::string share_path;                    // absolute, as configured
-  std::string snapdir = ".snapshots";        // relative to the mount point, or absolute
+  std::string snapdir;                       // relative to the mount point, or absolute; "": found (above)
   std::string format = "@GMT-%Y.%m.%d-%H.%M.%S";
   bool localtime = false;                    // snapshot names in local time, not UTC
   bool sort_descending = true;               // newest first ("desc"); false: oldest first
@@ -36,7 +43,7 @@ struct SnapshotSource {
 
 struct Snapshot {
   int64_t unix_time = 0;
-  std::string name;  // the snapshot directory's entry name
+  std::string name;  // the snapshot's top, relative to the mount point (".snapshots/7/snapshot")
 };
 
 // "@GMT-YYYY.MM.DD-HH.MM.SS" (MS-SMB2 2.2.13.2.7's token) <-> seconds since
@@ -52,8 +59,8 @@ std::optional<int64_t> take_gmt_token(std::string& path);
 std::optional<int64_t> snapshot_name_time(std::string_view name, std::string_view format, bool localtime);
 
 // The share's snapshots, sorted as configured; only those that hold a copy
-// of the share root. An unusable source (no snapshot directory, one that is
-// not beneath the mount point) has none.
+// of the share root, one per time. An unusable source (no snapshot
+// directory, one that is not beneath the mount point) has none.
 std::vector<Snapshot> list_snapshots(const SnapshotSource& src);
 
 // An O_PATH directory fd of the share root as it was at UNIX_TIME (the
@@ -65,7 +72,7 @@ Result<int> open_snapshot_root(const SnapshotSource& src, int64_t unix_time);
 // and the share's path below it in a snapshot. Pure string work on
 // absolute, normalized paths; errors name what is wrong.
 struct SnapshotLayout {
-  std::string snapdir_below_mount;  // the snapshot directory relative to the mount point
+  std::string snapdir_below_mount;  // the snapshot directory relative to the mount point; "": found
   std::string share_in_snapshot;    // the share root relative to a snapshot's top
 };
 std::optional<SnapshotLayout> snapshot_layout(const SnapshotSource& src, std::string_view mountpoint,

@@ -5,6 +5,8 @@
 # versions through @GMT paths and allinfo, smbtorture runs smb2.twrp.* and
 # smb2.ioctl.shadow_copy, all as an ordinary user; nothing in a snapshot
 # can be changed, and a symlink in a snapshot leads nowhere outside it.
+# A second subvolume has snapper's layout (.snapshots/<N>/snapshot and
+# <N>/info.xml), found without any shadow: option ("vfs objects = snapper").
 source "$(dirname "$0")/lib.sh"
 
 if ! command -v mkfs.btrfs > /dev/null || ! grep -qw btrfs /proc/filesystems; then
@@ -45,8 +47,22 @@ as_owner bash -c "echo version-2 > '$M/data/file.txt'; rm '$M/data/old.txt'"
 snapshot "$S2"
 as_owner bash -c "echo version-3 > '$M/data/file.txt'; echo new > '$M/data/new.txt'"
 
+# snapper's layout: .snapshots its own subvolume, each snapshot a read-only
+# subvolume <N>/snapshot beside <N>/info.xml with its time in UTC.
+btrfs -q subvolume create "$M/vol" > /dev/null
+chown "$TEST_UNIX_USER": "$M/vol"
+btrfs -q subvolume create "$M/vol/.snapshots" > /dev/null
+as_owner bash -c "echo snapper-1 > '$M/vol/file.txt'"
+mkdir "$M/vol/.snapshots/1"
+btrfs -q subvolume snapshot -r "$M/vol" "$M/vol/.snapshots/1/snapshot" > /dev/null
+printf '<?xml version="1.0"?>\n<snapshot>\n  <type>single</type>\n  <num>1</num>\n  <date>2026-02-01 08:00:00</date>\n</snapshot>\n' \
+  > "$M/vol/.snapshots/1/info.xml"
+as_owner bash -c "echo snapper-2 > '$M/vol/file.txt'"
+SN=@GMT-2026.02.01-08.00.00
+
 write_config
 add_share snap "$M/data" "writeable = yes" "vfs objects = shadow_copy2"
+add_share snapper "$M/vol" "writeable = yes" "vfs objects = snapper"
 add_user alice 'secret-A1'
 start_server
 C=alice%secret-A1
@@ -84,6 +100,14 @@ check "the live share is still writable" smb "$C" snap "put $T/changed live-put.
 expect_status "absolute symlink in a snapshot" NT_STATUS_STOPPED_ON_SYMLINK smb "$C" snap "get $S1/abs-link $T/x"
 expect_status "'..' symlink in a snapshot" NT_STATUS_STOPPED_ON_SYMLINK smb "$C" snap "get $S1/up-link $T/x"
 check "... nothing was read" test ! -e "$T/x"
+
+# snapper's snapshot, found by itself.
+smb "$C" snapper "allinfo file.txt" > "$T/allinfo-snapper" 2>&1 || true
+check "allinfo on [snapper] lists snapper's snapshot 1 as $SN" grep -q "$SN" "$T/allinfo-snapper"
+rm -f "$T/got"
+smb "$C" snapper "get $SN/file.txt $T/got" > /dev/null 2>&1 || true
+check "$SN/file.txt on [snapper] is snapper-1" test "$(cat "$T/got" 2>/dev/null)" = snapper-1
+expect_status "put into snapper's snapshot" NT_STATUS_MEDIA_WRITE_PROTECTED smb "$C" snapper "put $T/changed $SN/file.txt"
 
 # smbtorture as the same ordinary user.
 torture() {

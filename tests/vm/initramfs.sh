@@ -4,7 +4,8 @@
 # guest-init as /init, and the kernel's modules that the tests need, with
 # every module they depend on: cifs (client), ksmbd (server), the virtio
 # network driver, the crypto modules (signing and encryption ask for cmac,
-# ccm, gcm, sha512, ... through /sbin/modprobe) and the NLS tables.
+# ccm, gcm, sha512, ... through /sbin/modprobe), the NLS tables, and ext4,
+# the quota formats and loop devices.
 #
 # usage: initramfs.sh KERNEL_DIR     (KERNEL_DIR as printed by kernel.sh)
 set -euo pipefail
@@ -33,6 +34,8 @@ wanted=$(cd "$mods" && {
   echo kernel/fs/smb/client/cifs.ko kernel/fs/smb/server/ksmbd.ko
   find kernel/drivers/net/virtio_net.ko kernel/drivers/virtio -name '*.ko'
   find kernel/crypto kernel/arch/x86/crypto kernel/fs/nls -name '*.ko'
+  # Local file systems on loop devices, with quotas (test_quota.sh).
+  find kernel/fs/ext4 kernel/fs/quota kernel/drivers/block/loop.ko -name '*.ko' 2>/dev/null || true
 } | tr ' ' '\n')
 closure=$(for m in $wanted; do
   echo "$m"

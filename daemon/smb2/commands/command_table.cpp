@@ -25,7 +25,7 @@ constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
     {.handler = handle_create, .name = "CREATE", .structure_size = 57, .session = kValid, .needs_tree = true,
      .changes_file_data = true, .may_go_async = true},  // behind a break
     {.handler = handle_close, .name = "CLOSE", .structure_size = 24, .session = kValid, .needs_tree = true,
-     .file_id_at = 8},
+     .file_id_at = 8, .serves_quota_file = true},
     {.handler = handle_flush, .name = "FLUSH", .structure_size = 24, .session = kValid, .needs_tree = true,
      .file_id_at = 8, .may_go_async = true},  // fsync off the worker
     {.handler = handle_read, .name = "READ", .structure_size = 49, .session = kValid, .needs_tree = true,
@@ -45,10 +45,10 @@ constexpr std::array<CommandSpec, wire::kCommandCount> kCommands = {{
     {.handler = handle_change_notify, .name = "CHANGE_NOTIFY", .structure_size = 32, .session = kValid,
      .needs_tree = true, .file_id_at = 8, .may_go_async = true, .payload_at = {4, 0}},
     {.handler = handle_query_info, .name = "QUERY_INFO", .structure_size = 41, .session = kValid,
-     .needs_tree = true, .file_id_at = 24, .payload_at = {4, 0}},
+     .needs_tree = true, .file_id_at = 24, .payload_at = {4, 0}, .serves_quota_file = true},
     {.handler = handle_set_info, .name = "SET_INFO", .structure_size = 33, .session = kValid, .needs_tree = true,
      .file_id_at = 16, .modifies = true, .changes_file_data = true, .may_go_async = true,
-     .payload_at = {4, 0}},  // a rename behind a break
+     .payload_at = {4, 0}, .serves_quota_file = true},  // a rename behind a break
     {.handler = handle_oplock_break, .name = "OPLOCK_BREAK", .structure_size = 24, .alt_structure_size = 36,
      .session = kValid, .needs_tree = true, .file_id_at = 8},  // the oplock form's
 }};

@@ -28,6 +28,7 @@
 #include "smb2/security/descriptor_access.hpp"
 #include "smb2/security/security_info.hpp"
 #include "smb2/files/share_options.hpp"
+#include "smb2/quota/quota.hpp"
 #include "smb2/snapshots/snapshots.hpp"
 #include "smb2/fruit/afp_streams.hpp"
 #include "smb2/fruit/netatalk.hpp"
@@ -342,6 +343,8 @@ NtStatus read_create(Request& req, CreateJob& job, ByteWriter& w, bool& answered
     answered = true;
     return create_pipe(req, {c.name, c.desired_access, c.share_access, c.options}, w);
   }
+  if ((answered = names_quota_file(c.name)))  // the quota index: no file behind it
+    return create_quota_file(req, {c.desired_access, c.share_access, c.disposition, c.options}, w);
   if (job.durable.v2_request) return check_replay(req, c, job.durable, w, answered);
   return NtStatus::Success;
 }

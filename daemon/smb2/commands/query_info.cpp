@@ -30,6 +30,7 @@
 #include "smb2/fsctl/object_id.hpp"
 #include "smb2/engine/output_buffer.hpp"
 #include "smb2/pipes/pipe_io.hpp"
+#include "smb2/quota/quota.hpp"
 #include "smb2/security/security_info.hpp"
 #include "smb2/files/share_options.hpp"
 #include "smb2/streams/stream_io.hpp"
@@ -60,11 +61,10 @@ constexpr size_t windows_sizeof(size_t fixed, size_t alignment) {
 static_assert(windows_sizeof(vfs::fscc::kAllInfoFixedSize, 8) == 104);
 static_assert(windows_sizeof(vfs::fscc::kFsVolumeInfoFixedSize, 8) == 24);
 
-// MS-FSCC 2.5.2 FILE_FS_CONTROL_INFORMATION and 2.5.6
+// MS-FSCC 2.5.2 FILE_FS_CONTROL_INFORMATION (smb2/quota/) and 2.5.6
 // FILE_FS_OBJECTID_INFORMATION: answered here (the vfs encoders do not).
 constexpr size_t kFsControlInfoSize = 48;
 constexpr size_t kFsObjectIdInfoSize = 64;
-constexpr uint64_t kNoQuotaLimit = ~0ull;
 
 struct SizeRule {
   size_t minimum = 0;     // smaller buffers: INFO_LENGTH_MISMATCH
@@ -266,12 +266,7 @@ NtStatus query_filesystem(Request& req, const QueryInfoRequest& q, state::Open& 
   uint64_t dev = root ? root->device : 0;
   ByteWriter w(data);
   if (cls == FsInfoClass::Control) {
-    // Quotas are not tracked: no free-space filtering, no default limits.
-    w.zeros(24);  // FreeSpaceStartFiltering, FreeSpaceThreshold, FreeSpaceStopFiltering
-    w.u64(kNoQuotaLimit);  // DefaultQuotaThreshold
-    w.u64(kNoQuotaLimit);  // DefaultQuotaLimit
-    w.u32(0);              // FileSystemControlFlags: quotas off
-    w.u32(0);              // Padding
+    put_fs_control_information(req, w);
     return NtStatus::Success;
   }
   if (cls == FsInfoClass::ObjectId) {
@@ -303,6 +298,10 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
   if (q.output_length > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
 
   Bytes data;
+  // The quota index answers quota and file system queries alone (it has no
+  // file, so no file information or security descriptor of its own).
+  if (open->quota_file && q.info_type != wire::SMB2_0_INFO_QUOTA && q.info_type != wire::SMB2_0_INFO_FILESYSTEM)
+    return NtStatus::InvalidParameter;
   if (find_pipe(req.conn, *open)) st = query_pipe_info(req.conn, *open, q.info_type, q.info_class, q.output_length, data);
   else switch (q.info_type) {
     case wire::SMB2_0_INFO_FILE: st = query_file(req, q, *open, data); break;
@@ -310,7 +309,10 @@ NtStatus handle_query_info(Request& req, ByteWriter& w) {
     case wire::SMB2_0_INFO_SECURITY:
       st = query_security_info(req, *open, q.additional_info, q.output_length, fruit::nfs_aces_on(req), data);
       break;
-    case wire::SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
+    case wire::SMB2_0_INFO_QUOTA:
+      st = query_quota(req, *open, q.input, q.output_length, data);
+      if (st == NtStatus::NoMoreEntries) return st;  // an ERROR response
+      break;
     default: return NtStatus::InvalidParameter;
   }
   if (!nt_success(st)) return st;

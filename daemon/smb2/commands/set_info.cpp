@@ -63,6 +63,7 @@
 #include "smb2/notify/notify_watch.hpp"
 #include "smb2/leases/lease.hpp"
 #include "smb2/pipes/pipe_io.hpp"
+#include "smb2/quota/quota.hpp"
 #include "smb2/security/security_info.hpp"
 #include "smb2/files/share_options.hpp"
 #include "smb2/fruit/fruit_share.hpp"
@@ -465,6 +466,8 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
   if (!r.ok() || !buffer_at(req, buf_off, buf_len, buf)) return NtStatus::InvalidParameter;
   if (buf_len > negotiated_sizes(req.conn, req.server).max_trans) return NtStatus::InvalidParameter;
   state::Open* open = req.open;
+  // The quota index takes quota entries alone.
+  if (open->quota_file && info_type != wire::SMB2_0_INFO_QUOTA) return NtStatus::InvalidInfoClass;
 
   NtStatus st;
   if (find_pipe(req.conn, *open)) st = set_pipe_info(req.conn, *open, info_type, info_class, buf);
@@ -477,8 +480,8 @@ NtStatus handle_set_info(Request& req, ByteWriter& w) {
         report_own_change(req.server, req.tree->root.get(), open->path, FILE_NOTIFY_CHANGE_SECURITY);
       break;
     }
-    case wire::SMB2_0_INFO_FILESYSTEM:
-    case wire::SMB2_0_INFO_QUOTA: return NtStatus::NotSupported;
+    case wire::SMB2_0_INFO_QUOTA: st = set_quota(req, *open, buf); break;
+    case wire::SMB2_0_INFO_FILESYSTEM: return NtStatus::NotSupported;
     default: return NtStatus::InvalidParameter;
   }
   if (st != NtStatus::Success) return st;

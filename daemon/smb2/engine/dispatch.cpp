@@ -62,6 +62,7 @@ NtStatus check_structure_size(const CommandSpec& spec, ByteSpan body) {
 NtStatus Request::resolve_open(const CommandSpec& spec) {
   if (!spec.carries_file_id(body)) return NtStatus::Success;
   open = find_open(body_file_id());
+  if (open && open->quota_file && !spec.serves_quota_file) return NtStatus::InvalidDeviceRequest;
   if (open || (spec.open_optional && spec.open_optional(*this))) return NtStatus::Success;
   return NtStatus::FileClosed;
 }

@@ -124,6 +124,10 @@ struct CommandSpec {
   // Body offsets of the 32-bit length fields whose largest is the payload
   // the CreditCharge must cover (MS-SMB2 3.3.5.2.5); 0: none.
   std::array<uint8_t, 2> payload_at{};
+  // May act on the quota file's open (state::Open::quota_file), which has
+  // no file behind it: every other command answers it
+  // STATUS_INVALID_DEVICE_REQUEST before its handler runs.
+  bool serves_quota_file = false;
 
   bool needs_session() const { return session == SessionNeed::Valid; }
   // Whether the request in BODY carries a FileId (its form has one).

@@ -137,6 +137,7 @@ void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
   if (it == conn.tables->opens.end()) return;
   std::unique_ptr<state::Open> open = std::move(it->second);
   conn.tables->opens.erase(it);
+  if (open->quota_file) return;  // nothing behind it to release (smb2/quota/)
   state::Session* s = conn.find_session(open->session_id);
   state::Tree* tree = nullptr;
   if (s) {

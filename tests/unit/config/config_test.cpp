@@ -785,6 +785,11 @@ TEST_CASE("vfs objects = shadow_copy2 and the shadow: keys", "[config][snapshots
   CHECK(s.shadow.localtime);
   CHECK_FALSE(ok("[s]\n path = /srv/s\n vfs objects = recycle\n").config.shares.at(0).shadow.enabled);
   CHECK_FALSE(ok("[s]\n path = /srv/s\n").config.shares.at(0).shadow.enabled);
+  // snapper (Samba's module for snapper's snapshots) turns them on too; no
+  // shadow:snapdir: the usual layouts are found (vfs/snapshots.hpp).
+  auto snapper = ok("[s]\n path = /srv/s\n vfs objects = snapper\n").config.shares.at(0).shadow;
+  CHECK(snapper.enabled);
+  CHECK(snapper.snapdir.empty());
   CHECK(err("[s]\n path = /srv/s\n shadow:snapdir = ../../etc\n").find("t.conf:3:") != std::string::npos);
   CHECK(err("[s]\n path = /srv/s\n shadow:snapdir = .snap/../../x\n").find("'..'") != std::string::npos);
   CHECK(err("[s]\n path = /srv/s\n shadow:mountpoint = /srv\n shadow:snapdir = /var/snaps\n")
