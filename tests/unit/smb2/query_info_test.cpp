@@ -179,8 +179,9 @@ TEST_CASE("query_info filesystem classes", "[smb2]") {
   SECTION("unknown fs class, quota, bad info type") {
     CHECK(f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kFs, 99, 1024)).status ==
           NtStatus::InvalidInfoClass);
+    // Quota entries come only from the quota index ($Extend\$Quota), not a file's open.
     CHECK(f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, kQuota, 0, 1024)).status ==
-          NtStatus::NotSupported);
+          NtStatus::InvalidParameter);
     CHECK(f.call(handle_query_info, wire::Command::QueryInfo, qi_body(root, 9, 0, 1024)).status ==
           NtStatus::InvalidParameter);
   }

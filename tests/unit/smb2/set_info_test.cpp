@@ -357,7 +357,7 @@ TEST_CASE("set_info end of file, allocation, position, mode and the rest", "[smb
   CHECK(set(f, ea_writer, kFile, kFullEa, Bytes(24, 0)) == NtStatus::EasNotSupported);
   CHECK(set(f, id, kFile, 200, Bytes(8, 0)) == NtStatus::InvalidInfoClass);
   CHECK(set(f, id, kFs, 1, Bytes(8, 0)) == NtStatus::NotSupported);
-  CHECK(set(f, id, kQuota, 0, Bytes(8, 0)) == NtStatus::NotSupported);
+  CHECK(set(f, id, kQuota, 0, Bytes(8, 0)) == NtStatus::InvalidParameter);  // only the quota index takes limits
   CHECK(set(f, id, 9, 0, Bytes(8, 0)) == NtStatus::InvalidParameter);
 
   FileId reader = f.open_file("a.txt", FILE_READ_DATA);
