@@ -225,6 +225,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   void move_to_bulk(Conn& c, OffWorkerNext next);
   void arrive(std::unique_ptr<Conn> conn, OffWorkerNext next);
   void adopt(std::unique_ptr<Conn> conn, OffWorkerNext next);
+  Conn* take_in(std::unique_ptr<Conn> conn);
   Worker* serving(const state::ConnAddress& to) const;
   FrameAssembler::Next hand_over(Conn& c, ByteSpan frame);
   bool may_hand_over(const Conn& c) const;

@@ -10,8 +10,6 @@
 
 namespace ringsmb::transport {
 
-void rebind_metrics(smb2::ConnState& s, smb2::WorkerMetrics& m);  // worker_receive.cpp
-
 // The worker that serves address TO now (it may have moved to a bulk worker).
 Worker* Worker::serving(const state::ConnAddress& to) const {
   if (Worker* moved = routes_ ? routes_->moved_to(to.conn_id) : nullptr) return moved;
@@ -69,17 +67,9 @@ void Worker::maybe_send_over(Conn& c) {
 
 // On this worker's thread: the binding runs here, then what came after it.
 void Worker::adopt_channel(std::unique_ptr<Conn> conn) {
-  Conn& c = *conn;
-  rebind_metrics(c.state, metrics_);
-  c.state.changes = &changes_;
-  c.state.local_conns = this;
-  c.reader.moved_to(*reactor_);
-  conns_.emplace(c.id, std::move(conn));
-  if (!reactor_->adopt(c.id, c.fd)) {  // cannot watch it: end it as a lost connection
-    c.reader.lost();
-    c.closing = c.recv_ended = true;
-    return maybe_destroy(c);
-  }
+  Conn* taken = take_in(std::move(conn));
+  if (!taken) return;
+  Conn& c = *taken;
   LOG_DEBUG("%s: moved to worker %d for a session binding", c.state.client_address.c_str(), index_);
   run_held_requests(c);
   if (!c.closing) maybe_resume_reading(c);

@@ -12,6 +12,8 @@
 #include "transport/worker.hpp"
 
 namespace ringsmb::transport {
+namespace {
+
 // A connection that moved here counts in this worker's counters: the
 // share and user slots of its sessions and trees are this worker's.
 void rebind_metrics(smb2::ConnState& s, smb2::WorkerMetrics& m) {
@@ -22,6 +24,8 @@ void rebind_metrics(smb2::ConnState& s, smb2::WorkerMetrics& m) {
       if (tree->metrics_slot != smb2::kNoScope) tree->metrics_slot = m.shares.slot(tree->share.name);
   }
 }
+
+}  // namespace
 
 // REST (bytes after the last frame handled) waits in the backlog. The
 // commit path has none: it pauses at the end of its frame.
@@ -240,20 +244,30 @@ void Worker::arrive(std::unique_ptr<Conn> conn, OffWorkerNext next) {
   reactor_->wake();
 }
 
-// On this (the bulk) worker's thread: the connection goes on where it
-// stopped, its stream of large frames received by this worker's receiver.
-void Worker::adopt(std::unique_ptr<Conn> conn, OffWorkerNext next) {
+// A connection moved here from another worker (to a bulk worker, or to
+// its session's for a binding) joins this one: its metrics, change feed
+// and reactor become this worker's. Null when the reactor cannot watch it:
+// it is then ended as a lost connection.
+Worker::Conn* Worker::take_in(std::unique_ptr<Conn> conn) {
   Conn& c = *conn;
   rebind_metrics(c.state, metrics_);
   c.state.changes = &changes_;
   c.state.local_conns = this;
   c.reader.moved_to(*reactor_);
   conns_.emplace(c.id, std::move(conn));
-  if (!reactor_->adopt(c.id, c.fd)) {  // cannot watch it: end it as a lost connection
-    c.reader.lost();
-    c.closing = c.recv_ended = true;
-    return maybe_destroy(c);
-  }
+  if (reactor_->adopt(c.id, c.fd)) return &c;
+  c.reader.lost();
+  c.closing = c.recv_ended = true;
+  maybe_destroy(c);
+  return nullptr;
+}
+
+// On this (the bulk) worker's thread: the connection goes on where it
+// stopped, its stream of large frames received by this worker's receiver.
+void Worker::adopt(std::unique_ptr<Conn> conn, OffWorkerNext next) {
+  Conn* taken = take_in(std::move(conn));
+  if (!taken) return;
+  Conn& c = *taken;
   if (!bulk_) return end_off_worker_receive(c);
   if (next == OffWorkerNext::Body) return start_off_worker_receive(c);
   receive_next_header_off_worker(c);

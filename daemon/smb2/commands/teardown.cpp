@@ -15,12 +15,7 @@ namespace {
 // Session SID lost its last channel: it ends as it would with its only
 // connection (its durable opens kept, the rest closed).
 void end_lost_session(ConnState& conn, ServerContext& server, uint64_t sid) {
-  keep_durable_opens(conn, server, sid);
-  std::vector<uint64_t> to_close;
-  for (auto& [vid, open] : conn.tables->opens)
-    if (open->session_id == sid) to_close.push_back(vid);
-  std::sort(to_close.begin(), to_close.end());
-  for (uint64_t vid : to_close) close_open(conn, server, vid);
+  keep_or_close_session_opens(conn, server, sid);
   auto it = conn.tables->sessions.find(sid);
   if (it->second->state == state::Session::State::Valid && server.control) server.control->logout(it->second->user);
   server.sessions.remove(sid);

@@ -193,12 +193,7 @@ bool keep_one(ConnState& conn, ServerContext& server, std::unique_ptr<state::Ope
 void end_session_here(ConnState& conn, ServerContext& server, uint64_t sid) {
   state::Session* s = conn.find_session(sid);
   if (!s) return;
-  keep_durable_opens(conn, server, sid);
-  std::vector<uint64_t> to_close;
-  for (auto& [vid, open] : conn.tables->opens)
-    if (open->session_id == sid) to_close.push_back(vid);
-  std::sort(to_close.begin(), to_close.end());
-  for (uint64_t vid : to_close) close_open(conn, server, vid);
+  keep_or_close_session_opens(conn, server, sid);
   withdraw_session(conn, server, sid);
   if (conn.client_registered) server.clients.remove_session(conn.client_guid, conn.address, sid);
   if (s->state == state::Session::State::Valid && server.control) server.control->logout(s->user);
@@ -210,6 +205,15 @@ void end_session_here(ConnState& conn, ServerContext& server, uint64_t sid) {
 }
 
 }  // namespace
+
+void keep_or_close_session_opens(ConnState& conn, ServerContext& server, uint64_t sid) {
+  keep_durable_opens(conn, server, sid);
+  std::vector<uint64_t> to_close;
+  for (auto& [vid, open] : conn.tables->opens)
+    if (open->session_id == sid) to_close.push_back(vid);
+  std::sort(to_close.begin(), to_close.end());
+  for (uint64_t vid : to_close) close_open(conn, server, vid);
+}
 
 NtStatus find_durable_request(const Request& req, ByteSpan buffer, DurableRequest& out) {
   if (buffer.empty()) return NtStatus::Success;

@@ -95,6 +95,11 @@ NtStatus wait_for_reconnect(Request& req, const DurableRequest& d);
 // superseded: its durable opens that still hold their oplock or lease,
 // and its resilient opens, are kept for reconnection. Run before the remaining opens are closed.
 void keep_durable_opens(ConnState& conn, ServerContext& server, uint64_t session_id);
+
+// A session that ends without a LOGOFF (its connection or last channel
+// lost, or ended here for a binding): its durable opens kept as above, its
+// other opens closed, in FileId order.
+void keep_or_close_session_opens(ConnState& conn, ServerContext& server, uint64_t session_id);
 // WORKER's tick: closes its kept opens whose timeout has passed; how many.
 size_t expire_durable_opens(ServerContext& server, uint32_t worker, int64_t now_ms);
 // A break notice whose holder has no connection: the kept opens of that

@@ -28,13 +28,13 @@
 #include "smb2/engine/thread_identity.hpp"
 #include "vfs/paths.hpp"
 #include "wire/fscc.hpp"
+#include "wire/create_response.hpp"
 #include "wire/smb2_body.hpp"
 #include "wire/smb2_header.hpp"
 
 namespace ringsmb::smb2 {
 namespace {
 
-enum : uint32_t { FILE_OPENED = 1 };
 enum : uint32_t { FILE_ATTRIBUTE_NORMAL = 0x80 };
 // What a pipe reports as its size (FileStandardInformation AllocationSize,
 // the CREATE response): the buffer quota, as Windows reports its default.
@@ -129,20 +129,7 @@ NtStatus wait_for_message(Request& req, const state::Open& open, uint32_t length
 }
 
 void write_create_response(ByteWriter& w, const state::Open& open) {
-  w.u16(89);
-  w.u8(0);  // OplockLevel: none on a pipe
-  w.u8(0);  // Flags
-  w.u32(FILE_OPENED);
-  w.zeros(32);  // Creation, LastAccess, LastWrite, Change times: a pipe has none
-  w.u64(kPipeQuota);  // AllocationSize
-  w.u64(0);           // EndOfFile
-  w.u32(FILE_ATTRIBUTE_NORMAL);
-  w.u32(0);  // Reserved2
-  w.u64(open.persistent_id);
-  w.u64(open.volatile_id);
-  w.u32(0);  // CreateContextsOffset
-  w.u32(0);  // CreateContextsLength
-  w.u8(0);   // the one-byte Buffer
+  wire::write_plain_create_response(w, open.persistent_id, open.volatile_id, kPipeQuota, FILE_ATTRIBUTE_NORMAL);
 }
 
 }  // namespace

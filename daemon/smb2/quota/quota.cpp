@@ -12,6 +12,7 @@
 #include "vfs/ntacl.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/quota.hpp"
+#include "wire/create_response.hpp"
 #include "wire/smb2_body.hpp"
 
 namespace ringsmb::smb2 {
@@ -25,7 +26,6 @@ constexpr size_t kQuotaEntryFixedSize = 40;     // FILE_QUOTA_INFORMATION before
 constexpr size_t kGetQuotaEntryFixedSize = 8;   // FILE_GET_QUOTA_INFORMATION before its Sid (2.4.41.1)
 constexpr uint64_t kNoLimit = ~0ull;            // QuotaThreshold / QuotaLimit: none
 constexpr uint64_t kRemoveEntry = ~0ull - 1;    // a SET with -2: the entry goes (Linux: no limits)
-constexpr uint32_t kCreateResponseSize = 89;
 // What Windows reports for NTFS's $Quota index (smbtorture smb2.create.quota-fake-file).
 constexpr uint32_t kQuotaFileAttributes = 0x36;  // HIDDEN | SYSTEM | DIRECTORY | ARCHIVE
 // MS-FSCC 2.5.2 FileSystemControlFlags.
@@ -155,20 +155,7 @@ size_t put_entries(const std::vector<QuotaEntry>& entries, uint32_t output_lengt
 }
 
 void write_create_response(ByteWriter& w, const state::Open& open) {
-  w.u16(kCreateResponseSize);
-  w.u8(0);  // OplockLevel: none
-  w.u8(0);  // Flags
-  w.u32(wire::create::FILE_OPENED);
-  w.zeros(32);  // Creation, LastAccess, LastWrite, Change times: none
-  w.u64(0);     // AllocationSize
-  w.u64(0);     // EndOfFile
-  w.u32(kQuotaFileAttributes);
-  w.u32(0);  // Reserved2
-  w.u64(open.persistent_id);
-  w.u64(open.volatile_id);
-  w.u32(0);  // CreateContextsOffset
-  w.u32(0);  // CreateContextsLength
-  w.u8(0);   // the one-byte Buffer
+  wire::write_plain_create_response(w, open.persistent_id, open.volatile_id, 0, kQuotaFileAttributes);
 }
 
 }  // namespace
