@@ -269,7 +269,8 @@ Bytes name_change_buffer(bool ex, uint32_t replace_or_flags, uint64_t root_dir, 
 
 TEST_CASE("rename and link information: one layout, classic and Ex", "[vfs][paths]") {
   const Bytes name = vfs::utf8_to_utf16le("dir\\new.txt");
-  auto classic = vfs::read_name_change(name_change_buffer(false, 1, 0, name), false);
+  const Bytes classic_buffer = name_change_buffer(false, 1, 0, name);  // the name points into it
+  auto classic = vfs::read_name_change(classic_buffer, false);
   REQUIRE(classic);
   CHECK(classic->replace);
   CHECK(Bytes(classic->name.begin(), classic->name.end()) == name);
