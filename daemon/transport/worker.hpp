@@ -223,7 +223,8 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   void continue_off_worker(Conn& c, OffWorkerNext next);
   bool may_move(const Conn& c) const;
   void move_to_bulk(Conn& c, OffWorkerNext next);
-  void arrive(std::unique_ptr<Conn> conn, OffWorkerNext next);
+  std::unique_ptr<Conn> leave(Conn& c);
+  void arrive(std::unique_ptr<Conn> conn, OffWorkerNext next, bool binding = false);
   void adopt(std::unique_ptr<Conn> conn, OffWorkerNext next);
   Conn* take_in(std::unique_ptr<Conn> conn);
   Worker* serving(const state::ConnAddress& to) const;

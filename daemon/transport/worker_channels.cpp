@@ -51,18 +51,7 @@ void Worker::maybe_send_over(Conn& c) {
   if (c.closing || !c.moving_to || !reactor_->recv_stopped(c.id)) return;
   if (c.waiting || !c.out.empty() || !c.pending.empty() || !c.state.out_files.empty()) return;  // on_send comes back
   Worker* to = std::exchange(c.moving_to, nullptr);
-  auto it = conns_.find(c.id);
-  std::unique_ptr<Conn> moving = std::move(it->second);
-  conns_.erase(it);
-  reactor_->release(moving->id);
-  moving->moved = true;
-  ++metrics_.connections_moved;
-  {
-    std::lock_guard lock(to->posted_mu_);
-    routes_->set(moving->id, to);
-    to->arrivals_.push_back({std::move(moving), OffWorkerNext::Body, true});
-  }
-  to->reactor_->wake();
+  to->arrive(leave(c), OffWorkerNext::Body, true);
 }
 
 // On this worker's thread: the binding runs here, then what came after it.

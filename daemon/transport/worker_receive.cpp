@@ -222,24 +222,28 @@ bool Worker::may_move(const Conn& c) const {
 // Runs on this worker: the connection leaves it whole. Its address stays
 // (this worker's index): tasks posted to it are routed to the bulk worker
 // from now on, and those already queued here are passed on (run_conn_task).
-void Worker::move_to_bulk(Conn& c, OffWorkerNext next) {
+void Worker::move_to_bulk(Conn& c, OffWorkerNext next) { bulk_target_->arrive(leave(c), next); }
+
+// The connection leaves this worker (for the bulk worker, or its session's
+// worker for a binding): out of its table and its reactor, counted as moved.
+std::unique_ptr<Worker::Conn> Worker::leave(Conn& c) {
   auto it = conns_.find(c.id);
   std::unique_ptr<Conn> moving = std::move(it->second);
   conns_.erase(it);
   reactor_->release(moving->id);
   moving->moved = true;
   ++metrics_.connections_moved;
-  bulk_target_->arrive(std::move(moving), next);
+  return moving;
 }
 
 // On the sending worker's thread. The route is set with the connection
 // queued, under the lock posts take: a task routed here finds it adopted
 // (on_wake adopts arrivals before it runs tasks).
-void Worker::arrive(std::unique_ptr<Conn> conn, OffWorkerNext next) {
+void Worker::arrive(std::unique_ptr<Conn> conn, OffWorkerNext next, bool binding) {
   {
     std::lock_guard lock(posted_mu_);
     routes_->set(conn->id, this);
-    arrivals_.push_back({std::move(conn), next});
+    arrivals_.push_back({std::move(conn), next, binding});
   }
   reactor_->wake();
 }
