@@ -40,6 +40,33 @@ owned_dir() {
   chmod 755 "$1"
 }
 
+# mount_btrfs_image SIZE: a loop-mounted btrfs in $T/mnt (exported as M) with
+# a subvolume $M/data owned by the share's owner and a root-owned
+# $M/data/.snapshots, as snapper or a cron job makes it; skips the test
+# (exit 0) where btrfs is missing. The image is unmounted before $T is
+# removed; if it cannot be, nothing below the mount point is removed.
+mount_btrfs_image() {
+  if ! command -v mkfs.btrfs > /dev/null || ! grep -qw btrfs /proc/filesystems; then
+    echo "SKIP: no btrfs (apt-get install btrfs-progs; the kernel's btrfs module)"
+    exit 0
+  fi
+  M="$T/mnt"
+  trap unmount_btrfs_image EXIT
+  truncate -s "$1" "$T/btrfs.img"
+  mkfs.btrfs -q "$T/btrfs.img" > /dev/null
+  mkdir -p "$M"
+  mount -o loop "$T/btrfs.img" "$M"
+  btrfs -q subvolume create "$M/data" > /dev/null
+  chown "$TEST_UNIX_USER": "$M/data"
+  mkdir "$M/data/.snapshots"
+}
+unmount_btrfs_image() {
+  stop_server
+  if mountpoint -q "$M"; then umount -R "$M" || umount -l "$M" || true; fi
+  if mountpoint -q "$M"; then echo "left $M mounted"; return; fi
+  rm -rf --one-file-system "$T"
+}
+
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }

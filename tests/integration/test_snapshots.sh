@@ -9,29 +9,7 @@
 # <N>/info.xml), found without any shadow: option ("vfs objects = snapper").
 source "$(dirname "$0")/lib.sh"
 
-if ! command -v mkfs.btrfs > /dev/null || ! grep -qw btrfs /proc/filesystems; then
-  echo "SKIP: no btrfs (apt-get install btrfs-progs; the kernel's btrfs module)"
-  exit 0
-fi
-
-M="$T/mnt"
-# The image is unmounted before lib.sh's cleanup removes $T; if it cannot
-# be, nothing below the mount point is removed.
-unmount_image() {
-  stop_server
-  if mountpoint -q "$M"; then umount -R "$M" || umount -l "$M" || true; fi
-  if mountpoint -q "$M"; then echo "left $M mounted"; return; fi
-  rm -rf --one-file-system "$T"
-}
-trap unmount_image EXIT
-
-truncate -s 200M "$T/btrfs.img"
-mkfs.btrfs -q "$T/btrfs.img" > /dev/null
-mkdir -p "$M"
-mount -o loop "$T/btrfs.img" "$M"
-btrfs -q subvolume create "$M/data" > /dev/null
-chown "$TEST_UNIX_USER": "$M/data"
-mkdir "$M/data/.snapshots"     # root's, as snapper or a cron job makes it
+mount_btrfs_image 200M     # .snapshots is root's, as snapper or a cron job makes it
 S1=@GMT-2026.01.01-10.00.00
 S2=@GMT-2026.01.02-11.30.00
 snapshot() { btrfs -q subvolume snapshot -r "$M/data" "$M/data/.snapshots/$1" > /dev/null; }

@@ -6,25 +6,7 @@
 # and reads the file as it was (guest/cifs_snapshot.sh).
 source "$(dirname "$0")/../integration/lib.sh"
 VM="$RINGSMB_SOURCE_DIR/tests/vm"
-if ! command -v mkfs.btrfs > /dev/null || ! grep -qw btrfs /proc/filesystems; then
-  echo "SKIP: no btrfs (apt-get install btrfs-progs; the kernel's btrfs module)"
-  exit 0
-fi
-M="$T/mnt"
-unmount_image() {
-  stop_server
-  if mountpoint -q "$M"; then umount "$M" || umount -l "$M" || true; fi
-  if mountpoint -q "$M"; then echo "left $M mounted"; return; fi
-  rm -rf --one-file-system "$T"
-}
-trap unmount_image EXIT
-truncate -s 120M "$T/btrfs.img"
-mkfs.btrfs -q "$T/btrfs.img" > /dev/null
-mkdir -p "$M"
-mount -o loop "$T/btrfs.img" "$M"
-btrfs -q subvolume create "$M/data" > /dev/null
-chown "$TEST_UNIX_USER": "$M/data"
-mkdir "$M/data/.snapshots"
+mount_btrfs_image 120M
 runuser -u "$TEST_UNIX_USER" -- bash -c "echo version-1 > '$M/data/file.txt'; echo old > '$M/data/old.txt'"
 # snapshot= takes a FILETIME (100 ns since 1601), as the TWrp context
 # carries it: 2026-01-02 11:30:00 UTC.
