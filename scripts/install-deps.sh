@@ -13,6 +13,9 @@ build_packages=(
   liburing-dev libnl-3-dev libnl-genl-3-dev libssl-dev libcli11-dev
   # MIT Kerberos' GSSAPI: ringsmb-ctld accepts Kerberos tickets (daemon/kerberos/)
   libkrb5-dev
+  # OpenLDAP's client and Cyrus SASL's header: ringsmb-ctld asks the joined
+  # domain's DCs for the names of its SIDs (kerberos/ldap_directory.hpp)
+  libldap-dev libsasl2-dev
 )
 # What the tests, benchmarks and the package need besides.
 test_packages=(
@@ -62,6 +65,12 @@ test_packages=(
   # Samba AD domain controller of its own (samba-ad-dc, and the schema
   # files samba-tool domain provision reads from samba-ad-provision)
   adcli samba-ad-dc samba-ad-provision
+  # the GSSAPI bind of ringsmb-ctld's LDAP lookups (test_ad_dc), and a
+  # clock 10 minutes ahead for one command (faketime: test_ad_dc's skew checks)
+  libsasl2-modules-gssapi-mit faketime
+  # the kernel's cifs client with sec=krb5 (vm.test_cifs_krb5): its upcall
+  # cifs.upcall and keyutils' request-key, packed into the guest
+  cifs-utils keyutils
 )
 if [ "${1:-}" = "--demo" ]; then
   packages=("${build_packages[@]}" smbclient)

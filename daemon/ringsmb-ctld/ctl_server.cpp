@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/log.hpp"
+#include "control/domain_directory.hpp"
 #include "control/local_control_plane.hpp"
 #include "ipc/ctl_debug.hpp"
 
@@ -25,7 +26,9 @@ Bytes to_bytes(const MsgBuilder& b) {
 }  // namespace
 
 CtlServer::CtlServer(std::string config_path, config::Config cfg)
-    : config_path_(std::move(config_path)), cfg_(std::move(cfg)), policy_(control::make_local_control_plane(cfg_)) {}
+    : config_path_(std::move(config_path)), cfg_(std::move(cfg)), policy_(control::make_local_control_plane(cfg_)) {
+  control::configure_domain_directory(cfg_);
+}
 
 CtlServer::~CtlServer() = default;
 
@@ -45,6 +48,7 @@ std::expected<std::string, std::string> CtlServer::reload() {
   apply_configured_log_level(cfg_.global.log_level);
   // A fresh policy engine re-reads the user database on its first login.
   policy_ = control::make_local_control_plane(cfg_);
+  control::configure_domain_directory(cfg_);
   LOG_INFO("reloaded %s: %zu shares", config_path_.c_str(), cfg_.shares.size());
   if (reloaded_) reloaded_(cfg_);
   return warnings;

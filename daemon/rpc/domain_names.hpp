@@ -1,11 +1,11 @@
 // The names of Active Directory accounts this server has met, for LSA's
 // SID-to-name lookups (LsarLookupSids: smbcacls, Explorer's security tab).
-// ringsmb asks no domain controller: what it knows comes from the PACs of
-// domain users' Kerberos logons (control/), which name the user (SID,
-// account name) and its domain (SID, NetBIOS name). A domain's well-known
-// accounts (Domain Users, Domain Admins, ...: MS-DTYP 2.4.2.4) are named
-// once the domain is known. Group SIDs of a PAC carry no names and stay
-// unnamed.
+// What it knows comes from the PACs of domain users' Kerberos logons
+// (control/), which name the user (SID, account name) and its domain (SID,
+// NetBIOS name). A domain's well-known accounts (Domain Users, Domain
+// Admins, ...: MS-DTYP 2.4.2.4) are named once the domain is known. Group
+// SIDs of a PAC carry no names: the domain's directory names them
+// (directory_names.hpp).
 //
 // One registry per process (known_domain_names()), filled by logons and
 // read by every pipe; thread-safe; bounded (the oldest entries go first).
@@ -29,6 +29,7 @@ struct DomainAccountName {
   bool is_group = false;
   Sid domain_sid;
   Sid sid;
+  bool is_alias = false;  // a domain local group (SidTypeAlias); is_group too
 };
 
 class DomainNames {

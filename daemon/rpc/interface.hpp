@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "common/bytes.hpp"
 #include "common/ntstatus.hpp"
+#include "rpc/directory_names.hpp"
 #include "rpc/domain_names.hpp"
 #include "rpc/ndr.hpp"
 #include "rpc/pipe.hpp"
@@ -34,6 +36,7 @@ struct Identity {
   Sid machine_sid;        // S-1-5-21-a-b-c, see derive_machine_sid
   const AccountSource* accounts = nullptr;
   const DomainNames* domain_names = nullptr;  // AD accounts met at logons; null: none
+  std::shared_ptr<DirectoryNames> directory;  // the joined domain's directory; null: none
 };
 Identity make_identity(const config::Config& config, const AccountSource* accounts);
 
@@ -60,6 +63,10 @@ struct Translation {
 std::optional<Translation> lookup_sid(const Identity& id, const Sid& sid);
 // "name", "DOMAIN\name" or a domain name alone.
 std::optional<Translation> lookup_name(const Identity& id, std::string_view name);
+// Many at once (LSA's lookups): what lookup_sid / lookup_name do not know
+// is asked of the domain's directory in one go, waiting a bounded time.
+std::vector<std::optional<Translation>> translate_sids(const Identity& id, const std::vector<Sid>& sids);
+std::vector<std::optional<Translation>> translate_names(const Identity& id, const std::vector<std::string>& names);
 // The RID of an SMB/Unix user in the machine domain; nullopt if uid is too large.
 std::optional<uint32_t> user_rid(uint32_t uid);
 bool iequals(std::string_view a, std::string_view b);

@@ -176,8 +176,10 @@ CallResult lookup_sids(ByteSpan stub, CallContext& ctx, SidsVariant v) {
   DomainList domains;
   std::vector<std::pair<Translation, uint32_t>> names;  // translation, domain index
   size_t mapped = 0;
-  for (const auto& sid : sids) {
-    auto t = sid.sub.empty() && sid.authority == 0 ? std::nullopt : lookup_sid(ctx.id, sid);
+  auto translated = translate_sids(ctx.id, sids);
+  for (size_t i = 0; i < sids.size(); ++i) {
+    const Sid& sid = sids[i];
+    const auto& t = translated[i];
     if (t) {
       ++mapped;
       names.emplace_back(*t, domains.index_of(*t));
@@ -261,9 +263,11 @@ CallResult lookup_names(ByteSpan stub, CallContext& ctx, NamesVariant v) {
   DomainList domains;
   std::vector<NameResult> out;
   size_t mapped = 0;
-  for (const auto& n : names) {
+  std::vector<std::optional<Translation>> translated(names.size());
+  if (handle_ok) translated = translate_names(ctx.id, names);
+  for (auto& t : translated) {
     NameResult nr;
-    if (handle_ok) nr.t = lookup_name(ctx.id, n);
+    nr.t = std::move(t);
     if (nr.t) {
       ++mapped;
       nr.domain_index = domains.index_of(*nr.t);

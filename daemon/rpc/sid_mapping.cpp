@@ -132,7 +132,10 @@ bool is_child_of(const Sid& sid, const Sid& domain) {
 }
 
 Translation from_domain_account(const DomainAccountName& a) {
-  SidType type = a.name.empty() ? SidType::Domain : a.is_group ? SidType::Group : SidType::User;
+  SidType type = a.name.empty() ? SidType::Domain
+                 : a.is_alias   ? SidType::Alias
+                 : a.is_group   ? SidType::Group
+                                : SidType::User;
   return Translation{type, a.name, a.domain, a.domain_sid, a.sid};
 }
 
@@ -173,6 +176,7 @@ Identity make_identity(const config::Config& config, const AccountSource* accoun
   id.machine_sid = derive_machine_sid(id.netbios);
   id.accounts = accounts;
   id.domain_names = &known_domain_names();
+  id.directory = domain_directory();
   return id;
 }
 
@@ -243,6 +247,54 @@ std::optional<Translation> lookup_name(const Identity& id, std::string_view full
   }
   if (auto t = lookup_in_domain(id, domain, name)) return t;
   return lookup_domain_account(id, domain, name);
+}
+
+namespace {
+
+// "DOMAIN\name" split; no domain for a bare name.
+DirectoryNames::QualifiedName split_name(std::string_view full) {
+  size_t slash = full.find('\\');
+  if (slash == std::string_view::npos) return {"", std::string(full)};
+  return {std::string(full.substr(0, slash)), std::string(full.substr(slash + 1))};
+}
+
+}  // namespace
+
+std::vector<std::optional<Translation>> translate_sids(const Identity& id, const std::vector<Sid>& sids) {
+  std::vector<std::optional<Translation>> out;
+  std::vector<Sid> ask;
+  std::vector<size_t> asked_at;
+  for (const auto& sid : sids) {
+    bool null_sid = sid.sub.empty() && sid.authority == 0;  // a NULL entry of the request: never maps
+    out.push_back(null_sid ? std::nullopt : lookup_sid(id, sid));
+    if (!out.back() && !null_sid && id.directory) {
+      ask.push_back(sid);
+      asked_at.push_back(out.size() - 1);
+    }
+  }
+  if (ask.empty()) return out;
+  auto found = id.directory->by_sids(ask);
+  for (size_t i = 0; i < found.size(); ++i)
+    if (found[i]) out[asked_at[i]] = from_domain_account(*found[i]);
+  return out;
+}
+
+std::vector<std::optional<Translation>> translate_names(const Identity& id, const std::vector<std::string>& names) {
+  std::vector<std::optional<Translation>> out;
+  std::vector<DirectoryNames::QualifiedName> ask;
+  std::vector<size_t> asked_at;
+  for (const auto& name : names) {
+    out.push_back(lookup_name(id, name));
+    if (!out.back() && id.directory) {
+      ask.push_back(split_name(name));
+      asked_at.push_back(out.size() - 1);
+    }
+  }
+  if (ask.empty()) return out;
+  auto found = id.directory->by_names(ask);
+  for (size_t i = 0; i < found.size(); ++i)
+    if (found[i]) out[asked_at[i]] = from_domain_account(*found[i]);
+  return out;
 }
 
 // ---- handles ----

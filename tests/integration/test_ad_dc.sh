@@ -178,18 +178,39 @@ check "the login came with the PAC's SIDs" \
   grep -qE "Kerberos login of $TEST_UNIX_USER2@$REALM \(service [^,]*, S-1-5-21-[0-9-]*-[0-9]+, 3 group SIDs\)" "$T/server.log"
 check "its files belong to the mapped Unix account" test "$(stat -c %U "$T/staff/f.txt")" = "$TEST_UNIX_USER2"
 expect_status "a share for another domain group's SID stays shut" NT_STATUS_ACCESS_DENIED ksmb admins ls
+# ringsmb-ctld binds to the DC's LDAP when it starts (to name the
+# domain's SIDs): with NAS$'s keys, from the keytab the join wrote.
+for _ in $(seq 1 100); do grep -q "domain directory: bound to" "$T/server.log" && break; sleep 0.2; done
+check "ringsmb-ctld bound to the DC's LDAP as the computer account" \
+  grep -q "domain directory: bound to .* as NAS\$@$REALM (SASL GSSAPI); domain SID $DOMAIN_SID" "$T/server.log"
 check "smbcacls (Kerberos) sets a DACL of the domain group alone" \
   env KRB5CCNAME="$CC" timeout 60 smbcacls "//$NAS/staff" f.txt --use-kerberos=required \
   --set "ACL:$STAFF_SID:ALLOWED/0x0/FULL"
 KRB5CCNAME="$CC" timeout 60 smbcacls "//$NAS/staff" f.txt --use-kerberos=required > "$T/cacls.out" 2>&1 || true
 cat "$T/cacls.out"
-check "smbcacls shows the group's SID" grep -q "^ACL:$STAFF_SID:ALLOWED/0x0/FULL" "$T/cacls.out"
+check "smbcacls shows the domain group by name (LSA asked the DC)" grep -qF "ACL:$DOMAIN\\nasstaff:ALLOWED/0x0/FULL" "$T/cacls.out"
 check "the group's member reads the file through that ACE" ksmb staff "get f.txt $T/got"
-# LSA names the SIDs the logon's PAC named: the user, its domain and the
-# domain's well-known groups; a group the PAC gives only by SID stays a SID.
-KRB5CCNAME="$CC" timeout 60 rpcclient "$NAS" --use-kerberos=required \
-  -c "lookupsids $USER_SID $DOMAIN_SID $DOMAIN_SID-513 $STAFF_SID" > "$T/lookupsids.out" 2>&1 || true
+# LSA names the SIDs the logon's PAC named (the user, its domain and the
+# domain's well-known groups) and asks the DC's directory for the others
+# (the group nasstaff, which the PAC gives by SID only); a SID the domain
+# does not have stays unmapped.
+lsa() {  # lsa COMMAND: rpcclient against ringsmbd, as the domain user
+  KRB5CCNAME="$CC" timeout 60 rpcclient "$NAS" --use-kerberos=required -c "$1" 2>&1 || true
+}
+lsa "lookupsids $USER_SID $DOMAIN_SID $DOMAIN_SID-513 $STAFF_SID" > "$T/lookupsids.out"
 cat "$T/lookupsids.out"
+check "rpcclient lookupsids: the domain group is $DOMAIN\\nasstaff (from the DC)" \
+  grep -qF "$STAFF_SID $DOMAIN\\nasstaff (2)" "$T/lookupsids.out"
+lsa "lookupsids $DOMAIN_SID-99999" > "$T/unknown.out"
+check "rpcclient lookupsids: a SID the domain lacks is NONE_MAPPED" grep -q "NT_STATUS_NONE_MAPPED" "$T/unknown.out"
+lsa "lookupsids $STAFF_SID $DOMAIN_SID-99999" > "$T/some.out"
+cat "$T/some.out"
+check "rpcclient lookupsids: with a known one, the unknown is left unmapped (type 8)" \
+  bash -c "grep -qF '$STAFF_SID $DOMAIN\\nasstaff (2)' '$T/some.out' && grep -q '^$DOMAIN_SID-99999 .*(8)' '$T/some.out'"
+lsa "lookupnames $DOMAIN\\nasadmins" > "$T/lookupnames.out"
+cat "$T/lookupnames.out"
+check "rpcclient lookupnames: $DOMAIN\\nasadmins is its SID (from the DC)" grep -qF "$ADMINS_SID" "$T/lookupnames.out"
+grep "domain directory" "$T/server.log" || true
 check "rpcclient lookupsids: the domain user is $DOMAIN\\$TEST_UNIX_USER2" \
   grep -qF "$USER_SID $DOMAIN\\$TEST_UNIX_USER2 (1)" "$T/lookupsids.out"
 check "rpcclient lookupsids: the domain SID is $DOMAIN" grep -qxF "$DOMAIN_SID $DOMAIN (3)" "$T/lookupsids.out"

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
+
 #include "rpc_client.hpp"
 
 using namespace rpc_test;
@@ -387,4 +390,60 @@ TEST_CASE("lsarpc: domain SIDs a logon named resolve to DOMAIN\\name, and back",
   known_domain_names().clear();
   Reply gone = c.call(57, lookup_sids2_stub(h, {domain.with_rid(1104)}));
   CHECK(load_le32(&gone.stub[gone.stub.size() - 4]) == uint32_t(NtStatus::NoneMapped));
+}
+
+TEST_CASE("lsarpc: the domain's directory names the SIDs no logon named", "[rpc]") {
+  const Sid domain = *Sid::parse("S-1-5-21-881-882-883");
+  std::atomic<int> asked{0};
+  auto backend = [&](const std::vector<Sid>& sids, const std::vector<std::string>& names)
+      -> std::expected<std::vector<DomainAccountName>, std::string> {
+    if (sids.empty() && names.empty()) return std::vector<DomainAccountName>{};  // the warm-up
+    ++asked;
+    std::vector<DomainAccountName> out;
+    const DomainAccountName staff{"EXAMPLE", "nasstaff", true, domain, domain.with_rid(1105)};
+    if (std::find(sids.begin(), sids.end(), staff.sid) != sids.end() ||
+        std::find(names.begin(), names.end(), "nasstaff") != names.end())
+      out.push_back(staff);
+    return out;
+  };
+  DirectoryNames::Options o;
+  o.domain = "EXAMPLE";
+  o.dns_domain = "example.test";
+  set_domain_directory(std::make_shared<DirectoryNames>(backend, o));
+  Client c("lsarpc");
+  c.bind();
+  PolicyHandle h = open_policy(c);
+  // The group and an unknown SID of the domain: SOME_NOT_MAPPED, one asking.
+  Reply r = c.call(57, lookup_sids2_stub(h, {domain.with_rid(1105), domain.with_rid(99999)}));
+  NdrReader rd(r.stub);
+  auto domains = read_domains(rd);
+  REQUIRE(rd.u32() == 2);
+  REQUIRE(rd.pointer() != 0);
+  REQUIRE(rd.count(100) == 2);
+  std::vector<std::pair<uint16_t, UnicodeStringHeader>> es;
+  std::vector<uint32_t> idx;
+  for (int i = 0; i < 2; ++i) {
+    uint16_t use = rd.u16();
+    es.emplace_back(use, rd.unicode_string_header());
+    idx.push_back(rd.u32());
+    rd.u32();
+  }
+  std::string group = rd.unicode_string_body(es[0].second);
+  CHECK(rd.u32() == 1);
+  CHECK(rd.u32() == uint32_t(NtStatus::SomeNotMapped));
+  REQUIRE(rd.ok());
+  CHECK(group == "nasstaff");
+  CHECK(es[0].first == 2);  // SidTypeGroup
+  REQUIRE(idx[0] < domains.size());
+  CHECK(domains[idx[0]].first == "EXAMPLE");
+  CHECK(es[1].first == 8);
+  CHECK(asked == 1);
+  // The unknown SID alone: NONE_MAPPED, from what was kept.
+  Reply none = c.call(57, lookup_sids2_stub(h, {domain.with_rid(99999)}));
+  CHECK(load_le32(&none.stub[none.stub.size() - 4]) == uint32_t(NtStatus::NoneMapped));
+  CHECK(asked == 1);
+  // And the name to the SID.
+  Reply n = c.call(68, lookup_names3_stub(h, {"EXAMPLE\\nasstaff"}));
+  CHECK(load_le32(&n.stub[n.stub.size() - 4]) == 0);
+  set_domain_directory(nullptr);
 }
