@@ -4,6 +4,7 @@
 #include <gssapi/gssapi.h>
 #include <gssapi/gssapi_ext.h>
 #include <gssapi/gssapi_krb5.h>
+#include <krb5/krb5.h>
 
 #include <algorithm>
 #include <cstring>
@@ -229,7 +230,14 @@ std::expected<Accepted, Refusal> accept_ap_req(const AcceptorSettings& settings,
                                            nullptr, &output.b, &flags, nullptr, nullptr);
   if (major == GSS_S_CONTINUE_NEEDED)
     return std::unexpected(Refusal{"the client asked for a multi-leg (DCE-style) exchange, which SMB does not use"});
-  if (GSS_ERROR(major) || major != GSS_S_COMPLETE) return std::unexpected(gss_refusal("AP-REQ", major, minor));
+  if (GSS_ERROR(major) || major != GSS_S_COMPLETE) {
+    Refusal r = gss_refusal("AP-REQ", major, minor);
+    // The client only sees LOGON_FAILURE: the log names the cause.
+    if (minor == OM_uint32(KRB5KRB_AP_ERR_SKEW))
+      r.reason += ": KRB_AP_ERR_SKEW, the client's clock and this server's differ by more than krb5's clockskew "
+                  "(300 s unless krb5.conf says otherwise); synchronise both with the domain's time (NTP)";
+    return std::unexpected(r);
+  }
   Accepted out;
   if (auto ok = identify(settings, ctx.c, client.n, out); !ok) return std::unexpected(ok.error());
   auto logon = verified_logon_info(client.n, out.client_principal);

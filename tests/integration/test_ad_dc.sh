@@ -154,6 +154,18 @@ echo "$ADMIN_PW" | CTL --no-reload domain join "$DNSDOMAIN" -U Administrator --p
   > "$T/last.out" 2>&1 && rc=0 || rc=$?
 [ "$rc" = 3 ] && grep -q "DNS" "$T/last.out" && pass "a DC that does not resolve: DNS, exit 3" \
   || { fail "a DC that does not resolve (exit $rc)"; cat "$T/last.out"; }
+# A clock 10 minutes ahead of the DC's (libfaketime around the real adcli:
+# CLOCK_REALTIME, which Kerberos reads, has no namespace of its own).
+if command -v faketime > /dev/null; then
+  printf '#!/bin/sh\nexec faketime -f +10m adcli "$@"\n' > "$T/adcli-ahead" && chmod +x "$T/adcli-ahead"
+  echo "$ADMIN_PW" | CTL --no-reload domain join "$DNSDOMAIN" -U Administrator --password-stdin --computer-name NAS2 \
+    --domain-controller "$DC" --keytab "$T/nas2.keytab" --adcli "$T/adcli-ahead" > "$T/last.out" 2>&1 && rc=0 || rc=$?
+  [ "$rc" = 1 ] && grep -q "clock skew: this host's clock and the domain controller's differ" "$T/last.out" \
+    && pass "a clock 10 min ahead of the DC's: clock skew, exit 1" || { fail "a skewed clock (exit $rc)"; cat "$T/last.out"; }
+  check "a skewed join leaves ringsmb.conf as it was" bash -c "! grep -q 'security = ads' '$T/ringsmb.conf'"
+else
+  echo "SKIP: clock skew checks (faketime not installed)"
+fi
 start=$(date +%s)
 echo "$ADMIN_PW" | DOMAIN_CMD join "$DNSDOMAIN" -U Administrator --password-stdin \
   --computer-name NAS --host-fqdn "$NAS" > "$T/join.out" 2>&1 \
@@ -219,6 +231,15 @@ check "rpcclient lookupsids: RID 513 is $DOMAIN\\Domain Users" \
 check "smbcacls shows an ACE of the user's SID by name" bash -c "KRB5CCNAME='$CC' timeout 60 smbcacls '//$NAS/staff' f.txt \
   --use-kerberos=required --add 'ACL:$USER_SID:ALLOWED/0x0/READ' && KRB5CCNAME='$CC' timeout 60 smbcacls \
   '//$NAS/staff' f.txt --use-kerberos=required | grep -qF 'ACL:$DOMAIN\\$TEST_UNIX_USER2:ALLOWED/0x0/READ'"
+if command -v faketime > /dev/null; then
+  # The client's clock 10 minutes ahead of the server's: its authenticator
+  # is outside the acceptor's clockskew, which compares it with the clock
+  # of ringsmb-ctld (the cifs/ ticket is in the cache already, so no
+  # skewed request reaches the KDC).
+  expect_status "a Kerberos login 10 min off the server's clock: LOGON_FAILURE" NT_STATUS_LOGON_FAILURE \
+    env KRB5CCNAME="$CC" faketime -f +10m timeout 60 smbclient "//$NAS/staff" --use-kerberos=required -c ls
+  check "the log names KRB_AP_ERR_SKEW" grep -q "Kerberos login refused: AP-REQ: .*KRB_AP_ERR_SKEW.*NTP" "$T/server.log"
+fi
 server_alive && pass "the server still serves" || fail "the server died"
 
 echo "$ADMIN_PW" | CTL --no-reload domain leave -U Administrator --password-stdin --computer-name NAS \
