@@ -226,6 +226,10 @@ std::expected<LDAP*, std::string> bind_to(const std::string& host, int timeout_m
   ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
   ldap_set_option(ld, LDAP_OPT_NETWORK_TIMEOUT, &tv);
   ldap_set_option(ld, LDAP_OPT_TIMEOUT, &tv);
+  // The ticket is for ldap/<the DC's name as given>, not for what a
+  // reverse lookup of its address says (libldap names a loopback peer
+  // after this host): sssd's AD provider does the same.
+  ldap_set_option(ld, LDAP_OPT_X_SASL_NOCANON, LDAP_OPT_ON);
   int rc = ldap_sasl_interactive_bind_s(ld, nullptr, "GSSAPI", nullptr, nullptr, LDAP_SASL_QUIET, sasl_defaults,
                                         nullptr);
   if (rc != LDAP_SUCCESS) {

@@ -97,7 +97,10 @@ std::vector<std::optional<DomainAccountName>> DirectoryNames::by_sids(const std:
 std::vector<std::optional<DomainAccountName>> DirectoryNames::by_names(const std::vector<QualifiedName>& names) {
   auto ours = [this](const QualifiedName& n) {
     const auto& [domain, name] = n;
-    bool in_domain = !domain.empty() && (lower(domain) == lower(options_.domain) || lower(domain) == lower(options_.dns_domain));
+    // An isolated name is looked for in the primary domain too (MS-LSAT
+    // 3.1.4.9.4), after the local and well-known names that lsarpc tried.
+    bool in_domain =
+        domain.empty() || lower(domain) == lower(options_.domain) || lower(domain) == lower(options_.dns_domain);
     return in_domain && !name.empty() && name.size() <= 256;
   };
   std::vector<std::string> keys;
@@ -155,6 +158,9 @@ void DirectoryNames::answer(const std::vector<std::string>& keys) {
     done_.notify_all();
     return;
   }
+  if (!keys.empty())
+    LOG_DEBUG("domain directory: asked for %zu SIDs and %zu names, found %zu", sids.size(), names.size(),
+              found->size());
   for (const auto& entry : *found) {
     store(sid_key(entry.sid), entry, options_.found_ttl_ms);
     store(name_key(entry.name), entry, options_.found_ttl_ms);

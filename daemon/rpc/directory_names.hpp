@@ -62,7 +62,8 @@ class DirectoryNames {
   // asked for); the answer has one element per SID.
   std::vector<std::optional<DomainAccountName>> by_sids(const std::vector<Sid>& sids);
   // Accounts "DOMAIN\name" of the joined domain (DOMAIN its NetBIOS or
-  // DNS name; others are not asked for); one element per name.
+  // DNS name, or none: an isolated name; other domains are not asked
+  // for); one element per name.
   using QualifiedName = std::pair<std::string, std::string>;  // domain, name
   std::vector<std::optional<DomainAccountName>> by_names(const std::vector<QualifiedName>& names);
   // Whether the directory could not be asked lately (for tests and logs).
