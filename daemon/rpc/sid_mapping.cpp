@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <functional>
 
 #include "auth/user_db.hpp"
 #include "auth/ntlm_utf16.hpp"
@@ -258,43 +259,50 @@ DirectoryNames::QualifiedName split_name(std::string_view full) {
   return {std::string(full.substr(0, slash)), std::string(full.substr(slash + 1))};
 }
 
-}  // namespace
-
-std::vector<std::optional<Translation>> translate_sids(const Identity& id, const std::vector<Sid>& sids) {
+// Each of KEYS as LOCAL translates it; those it leaves unmapped and that
+// QUERY makes a directory query of are asked in one call of ASK (none
+// without a directory).
+template <class Key, class Query>
+std::vector<std::optional<Translation>> translate_all(
+    const std::vector<Key>& keys, const std::function<std::optional<Translation>(const Key&)>& local,
+    const std::function<std::optional<Query>(const Key&)>& query,
+    const std::function<std::vector<std::optional<DomainAccountName>>(const std::vector<Query>&)>& ask) {
   std::vector<std::optional<Translation>> out;
-  std::vector<Sid> ask;
+  std::vector<Query> asked;
   std::vector<size_t> asked_at;
-  for (const auto& sid : sids) {
-    bool null_sid = sid.sub.empty() && sid.authority == 0;  // a NULL entry of the request: never maps
-    out.push_back(null_sid ? std::nullopt : lookup_sid(id, sid));
-    if (!out.back() && !null_sid && id.directory) {
-      ask.push_back(sid);
+  for (const auto& key : keys) {
+    out.push_back(local(key));
+    if (out.back() || !ask) continue;
+    if (auto q = query(key)) {
+      asked.push_back(std::move(*q));
       asked_at.push_back(out.size() - 1);
     }
   }
-  if (ask.empty()) return out;
-  auto found = id.directory->by_sids(ask);
-  for (size_t i = 0; i < found.size(); ++i)
+  if (asked.empty()) return out;
+  auto found = ask(asked);
+  for (size_t i = 0; i < found.size() && i < asked_at.size(); ++i)
     if (found[i]) out[asked_at[i]] = from_domain_account(*found[i]);
   return out;
 }
 
+}  // namespace
+
+std::vector<std::optional<Translation>> translate_sids(const Identity& id, const std::vector<Sid>& sids) {
+  auto null_sid = [](const Sid& sid) { return sid.sub.empty() && sid.authority == 0; };  // never maps
+  std::function<std::vector<std::optional<DomainAccountName>>(const std::vector<Sid>&)> ask;
+  if (id.directory) ask = [&](const std::vector<Sid>& q) { return id.directory->by_sids(q); };
+  return translate_all<Sid, Sid>(
+      sids, [&](const Sid& sid) { return null_sid(sid) ? std::nullopt : lookup_sid(id, sid); },
+      [&](const Sid& sid) { return null_sid(sid) ? std::nullopt : std::optional<Sid>(sid); }, ask);
+}
+
 std::vector<std::optional<Translation>> translate_names(const Identity& id, const std::vector<std::string>& names) {
-  std::vector<std::optional<Translation>> out;
-  std::vector<DirectoryNames::QualifiedName> ask;
-  std::vector<size_t> asked_at;
-  for (const auto& name : names) {
-    out.push_back(lookup_name(id, name));
-    if (!out.back() && id.directory) {
-      ask.push_back(split_name(name));
-      asked_at.push_back(out.size() - 1);
-    }
-  }
-  if (ask.empty()) return out;
-  auto found = id.directory->by_names(ask);
-  for (size_t i = 0; i < found.size(); ++i)
-    if (found[i]) out[asked_at[i]] = from_domain_account(*found[i]);
-  return out;
+  using Query = DirectoryNames::QualifiedName;
+  std::function<std::vector<std::optional<DomainAccountName>>(const std::vector<Query>&)> ask;
+  if (id.directory) ask = [&](const std::vector<Query>& q) { return id.directory->by_names(q); };
+  return translate_all<std::string, Query>(
+      names, [&](const std::string& name) { return lookup_name(id, name); },
+      [](const std::string& name) { return std::optional<Query>(split_name(name)); }, ask);
 }
 
 // ---- handles ----

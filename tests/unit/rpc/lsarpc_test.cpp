@@ -429,6 +429,7 @@ TEST_CASE("lsarpc: the domain's directory names the SIDs no logon named", "[rpc]
     rd.u32();
   }
   std::string group = rd.unicode_string_body(es[0].second);
+  std::string unmapped = rd.unicode_string_body(es[1].second);
   CHECK(rd.u32() == 1);
   CHECK(rd.u32() == uint32_t(NtStatus::SomeNotMapped));
   REQUIRE(rd.ok());
@@ -437,6 +438,7 @@ TEST_CASE("lsarpc: the domain's directory names the SIDs no logon named", "[rpc]
   REQUIRE(idx[0] < domains.size());
   CHECK(domains[idx[0]].first == "EXAMPLE");
   CHECK(es[1].first == 8);
+  CHECK(unmapped == domain.with_rid(99999).to_string());  // the SID itself, as Windows names it
   CHECK(asked == 1);
   // The unknown SID alone: NONE_MAPPED, from what was kept.
   Reply none = c.call(57, lookup_sids2_stub(h, {domain.with_rid(99999)}));
