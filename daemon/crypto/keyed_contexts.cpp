@@ -7,6 +7,8 @@
 #include <array>
 #include <cstring>
 
+#include "crypto/mac_parts.hpp"
+
 namespace ringsmb::crypto::detail {
 namespace {
 
@@ -19,10 +21,6 @@ const EVP_CIPHER* aes128_cbc() {
 const EVP_CIPHER* aes128_gcm() {
   static EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, "AES-128-GCM", nullptr);
   return c;
-}
-EVP_MAC* hmac() {
-  static EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
-  return mac;
 }
 const EVP_CIPHER* aead_cipher(Aead alg) {
   static EVP_CIPHER* ccm128 = EVP_CIPHER_fetch(nullptr, "AES-128-CCM", nullptr);
@@ -131,7 +129,7 @@ bool Slot::take(KeyUse u, Aead a, ByteSpan k) {
   if (fresh) {
     release();
     if (u == KeyUse::HmacSha256)
-      ctx.mac = hmac() ? EVP_MAC_CTX_new(hmac()) : nullptr;
+      ctx.mac = hmac_mac() ? EVP_MAC_CTX_new(hmac_mac()) : nullptr;
     else
       ctx.cipher = EVP_CIPHER_CTX_new();
     if (!ctx.mac && !ctx.cipher) return false;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <cstring>
 
 #include "crypto/keyed_contexts.hpp"
@@ -14,8 +13,6 @@
 
 namespace ringsmb::crypto::detail {
 namespace {
-
-[[noreturn]] void crypto_abort() { std::abort(); }
 
 // AES-CMAC (RFC 4493) over AES-128-CBC. CMAC is CBC-MAC whose last block
 // is first XORed with a subkey, so the CBC chaining value after every

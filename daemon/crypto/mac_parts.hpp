@@ -3,11 +3,20 @@
 // zero its Signature field.
 #pragma once
 
+#include <openssl/types.h>
+
 #include <initializer_list>
 
 #include "crypto/primitives.hpp"
 
 namespace ringsmb::crypto::detail {
+
+// A failure here means the OpenSSL installation is broken (e.g. SHA-256
+// missing); no caller can do anything sensible, so stop loudly.
+[[noreturn]] void crypto_abort();
+// OpenSSL's HMAC, fetched once: a fetch by name takes a provider lock and
+// a name lookup each time.
+EVP_MAC* hmac_mac();
 
 Digest32 hmac_sha256_parts(ByteSpan key, std::initializer_list<ByteSpan> parts);
 // The same for a key that signs many messages (SMB 2.x signing): its

@@ -15,11 +15,20 @@
 #include "crypto/mac_parts.hpp"
 
 namespace ringsmb::crypto {
+namespace detail {
+
+void crypto_abort() { std::abort(); }
+
+EVP_MAC* hmac_mac() {
+  static EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  return mac;
+}
+
+}  // namespace detail
+
 namespace {
 
-// A failure here means the OpenSSL installation is broken (e.g. SHA-256
-// missing); no caller can do anything sensible, so stop loudly.
-[[noreturn]] void crypto_abort() { std::abort(); }
+using detail::crypto_abort;
 
 const EVP_MD* md_sha512() {
   static EVP_MD* md = EVP_MD_fetch(nullptr, "SHA512", nullptr);
@@ -28,10 +37,6 @@ const EVP_MD* md_sha512() {
 const EVP_MD* md_md5() {
   static EVP_MD* md = EVP_MD_fetch(nullptr, "MD5", nullptr);
   return md;
-}
-EVP_MAC* mac_hmac() {
-  static EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
-  return mac;
 }
 
 void digest_into(const EVP_MD* md, std::initializer_list<ByteSpan> parts, uint8_t* out) {
@@ -71,13 +76,13 @@ namespace detail {
 
 Digest32 hmac_sha256_parts(ByteSpan key, std::initializer_list<ByteSpan> parts) {
   Digest32 out;
-  mac_into(mac_hmac(), OSSL_MAC_PARAM_DIGEST, "SHA256", key, parts, out.data(), out.size());
+  mac_into(hmac_mac(), OSSL_MAC_PARAM_DIGEST, "SHA256", key, parts, out.data(), out.size());
   return out;
 }
 
 Digest16 hmac_md5_parts(ByteSpan key, std::initializer_list<ByteSpan> parts) {
   Digest16 out;
-  mac_into(mac_hmac(), OSSL_MAC_PARAM_DIGEST, "MD5", key, parts, out.data(), out.size());
+  mac_into(hmac_mac(), OSSL_MAC_PARAM_DIGEST, "MD5", key, parts, out.data(), out.size());
   return out;
 }
 
