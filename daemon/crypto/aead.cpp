@@ -1,27 +1,15 @@
-// AES-CCM and AES-GCM (MS-SMB2 3.1.4.3) through OpenSSL's EVP_CIPHER.
+// AES-CCM and AES-GCM (MS-SMB2 3.1.4.3) through OpenSSL's EVP_CIPHER, with
+// each key's context kept in this thread's table (crypto/keyed_contexts.hpp):
+// a message sets only its nonce, not the key schedule and GCM's tables.
 #include <openssl/evp.h>
 
 #include <climits>
 
+#include "crypto/keyed_contexts.hpp"
 #include "crypto/primitives.hpp"
 
 namespace ringsmb::crypto {
 namespace {
-
-const EVP_CIPHER* cipher_for(Aead alg) {
-  // Fetched once: implicit fetches cost a provider lookup per message.
-  static EVP_CIPHER* ccm128 = EVP_CIPHER_fetch(nullptr, "AES-128-CCM", nullptr);
-  static EVP_CIPHER* gcm128 = EVP_CIPHER_fetch(nullptr, "AES-128-GCM", nullptr);
-  static EVP_CIPHER* ccm256 = EVP_CIPHER_fetch(nullptr, "AES-256-CCM", nullptr);
-  static EVP_CIPHER* gcm256 = EVP_CIPHER_fetch(nullptr, "AES-256-GCM", nullptr);
-  switch (alg) {
-    case Aead::Aes128Ccm: return ccm128;
-    case Aead::Aes128Gcm: return gcm128;
-    case Aead::Aes256Ccm: return ccm256;
-    case Aead::Aes256Gcm: return gcm256;
-  }
-  return nullptr;
-}
 
 bool is_ccm(Aead alg) { return alg == Aead::Aes128Ccm || alg == Aead::Aes256Ccm; }
 
@@ -30,27 +18,22 @@ bool sizes_ok(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, size_t data_
          data_size <= INT_MAX;
 }
 
-// Sets up a context for one message. CCM needs the nonce and tag lengths
-// before the key, and (for decryption) the expected tag; it also needs the
-// total data length before any AAD (RFC 3610 puts it into block B0).
+// The key's context (crypto/keyed_contexts.hpp), set up for one message:
+// the nonce; for CCM the expected tag (decryption) and the total data
+// length before any AAD (RFC 3610 puts it into block B0); the AAD.
 EVP_CIPHER_CTX* start(Aead alg, bool encrypt, ByteSpan key, ByteSpan nonce, ByteSpan aad, size_t data_size,
                       const uint8_t* expected_tag) {
-  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-  const EVP_CIPHER* cipher = cipher_for(alg);
-  bool ok = ctx && cipher && EVP_CipherInit_ex2(ctx, cipher, nullptr, nullptr, encrypt ? 1 : 0, nullptr) == 1;
-  ok = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, int(nonce.size()), nullptr) == 1;
-  if (is_ccm(alg)) {
+  auto use = encrypt ? detail::KeyUse::AeadSeal : detail::KeyUse::AeadOpen;
+  detail::KeyedContext* kc = detail::keyed_context(use, key, alg);
+  EVP_CIPHER_CTX* ctx = kc ? kc->cipher : nullptr;
+  bool ok = ctx && EVP_CipherInit_ex2(ctx, nullptr, nullptr, nonce.data(), encrypt ? 1 : 0, nullptr) == 1;
+  if (is_ccm(alg) && !encrypt) {
     ok = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, const_cast<uint8_t*>(expected_tag)) == 1;
   }
-  ok = ok && EVP_CipherInit_ex2(ctx, nullptr, key.data(), nonce.data(), encrypt ? 1 : 0, nullptr) == 1;
   int len = 0;
   if (is_ccm(alg)) ok = ok && EVP_CipherUpdate(ctx, nullptr, &len, nullptr, int(data_size)) == 1;
   if (!aad.empty()) ok = ok && EVP_CipherUpdate(ctx, nullptr, &len, aad.data(), int(aad.size())) == 1;
-  if (!ok) {
-    EVP_CIPHER_CTX_free(ctx);
-    return nullptr;
-  }
-  return ctx;
+  return ok ? ctx : nullptr;
 }
 
 // The data pass, from `in` to `out` (the same buffer, or another of the
@@ -80,7 +63,6 @@ bool aead_encrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, std::spa
   uint8_t final_block[16];
   ok = ok && EVP_CipherFinal_ex(ctx, final_block, &len) == 1;
   ok = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1;
-  EVP_CIPHER_CTX_free(ctx);
   return ok;
 }
 
@@ -102,7 +84,6 @@ bool aead_decrypt(Aead alg, ByteSpan key, ByteSpan nonce, ByteSpan aad, ByteSpan
     uint8_t final_block[16];
     ok = ok && EVP_CipherFinal_ex(ctx, final_block, &len) == 1;
   }
-  EVP_CIPHER_CTX_free(ctx);
   return ok;
 }
 

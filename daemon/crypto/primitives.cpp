@@ -15,11 +15,20 @@
 #include "crypto/mac_parts.hpp"
 
 namespace ringsmb::crypto {
+namespace detail {
+
+void crypto_abort() { std::abort(); }
+
+EVP_MAC* hmac_mac() {
+  static EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  return mac;
+}
+
+}  // namespace detail
+
 namespace {
 
-// A failure here means the OpenSSL installation is broken (e.g. SHA-256
-// missing); no caller can do anything sensible, so stop loudly.
-[[noreturn]] void crypto_abort() { std::abort(); }
+using detail::crypto_abort;
 
 const EVP_MD* md_sha512() {
   static EVP_MD* md = EVP_MD_fetch(nullptr, "SHA512", nullptr);
@@ -28,18 +37,6 @@ const EVP_MD* md_sha512() {
 const EVP_MD* md_md5() {
   static EVP_MD* md = EVP_MD_fetch(nullptr, "MD5", nullptr);
   return md;
-}
-EVP_MAC* mac_hmac() {
-  static EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
-  return mac;
-}
-EVP_MAC* mac_cmac() {
-  static EVP_MAC* mac = EVP_MAC_fetch(nullptr, "CMAC", nullptr);
-  return mac;
-}
-const EVP_CIPHER* cipher_aes128_gcm() {
-  static EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, "AES-128-GCM", nullptr);
-  return c;
 }
 
 void digest_into(const EVP_MD* md, std::initializer_list<ByteSpan> parts, uint8_t* out) {
@@ -51,8 +48,10 @@ void digest_into(const EVP_MD* md, std::initializer_list<ByteSpan> parts, uint8_
   if (!ok) crypto_abort();
 }
 
-// Runs one EVP_MAC over the parts. `sub_name`/`sub_value` select the
-// digest (HMAC) or cipher (CMAC).
+// Runs one EVP_MAC over the parts with a context of its own (the key
+// derivation's and NTLM's keys serve a few messages; signing keys have
+// contexts kept per key, crypto/keyed_macs.cpp). `sub_name`/`sub_value`
+// select the digest.
 void mac_into(EVP_MAC* mac, const char* sub_name, const char* sub_value, ByteSpan key,
               std::initializer_list<ByteSpan> parts, uint8_t* out, size_t out_size) {
   EVP_MAC_CTX* ctx = mac ? EVP_MAC_CTX_new(mac) : nullptr;
@@ -77,43 +76,13 @@ namespace detail {
 
 Digest32 hmac_sha256_parts(ByteSpan key, std::initializer_list<ByteSpan> parts) {
   Digest32 out;
-  mac_into(mac_hmac(), OSSL_MAC_PARAM_DIGEST, "SHA256", key, parts, out.data(), out.size());
+  mac_into(hmac_mac(), OSSL_MAC_PARAM_DIGEST, "SHA256", key, parts, out.data(), out.size());
   return out;
 }
 
 Digest16 hmac_md5_parts(ByteSpan key, std::initializer_list<ByteSpan> parts) {
   Digest16 out;
-  mac_into(mac_hmac(), OSSL_MAC_PARAM_DIGEST, "MD5", key, parts, out.data(), out.size());
-  return out;
-}
-
-Digest16 aes128_cmac_parts(ByteSpan key, std::initializer_list<ByteSpan> parts) {
-  if (key.size() != 16) crypto_abort();
-  Digest16 out;
-  mac_into(mac_cmac(), OSSL_MAC_PARAM_CIPHER, "AES-128-CBC", key, parts, out.data(), out.size());
-  return out;
-}
-
-// GMAC is GCM with everything fed as additional authenticated data and no
-// plaintext (NIST SP 800-38D); the tag is the MAC.
-Digest16 aes128_gmac_parts(ByteSpan key, ByteSpan nonce12, std::initializer_list<ByteSpan> parts) {
-  if (key.size() != 16 || nonce12.size() != 12) crypto_abort();
-  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-  bool ok = ctx && EVP_EncryptInit_ex2(ctx, cipher_aes128_gcm(), key.data(), nonce12.data(), nullptr) == 1;
-  int len = 0;
-  for (ByteSpan p : parts) {
-    for (size_t off = 0; ok && off < p.size();) {
-      int n = int(std::min<size_t>(p.size() - off, 1 << 30));
-      ok = EVP_EncryptUpdate(ctx, nullptr, &len, p.data() + off, n) == 1;
-      off += size_t(n);
-    }
-  }
-  uint8_t dummy[16];
-  ok = ok && EVP_EncryptFinal_ex(ctx, dummy, &len) == 1;
-  Digest16 out;
-  ok = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, out.data()) == 1;
-  EVP_CIPHER_CTX_free(ctx);
-  if (!ok) crypto_abort();
+  mac_into(hmac_mac(), OSSL_MAC_PARAM_DIGEST, "MD5", key, parts, out.data(), out.size());
   return out;
 }
 

@@ -54,7 +54,7 @@ std::array<uint8_t, 16> compute_signature(SigningAlgorithm alg, ByteSpan key, By
   std::array<uint8_t, 16> sig{};
   switch (alg) {
     case SigningAlgorithm::HmacSha256: {
-      Digest32 full = detail::hmac_sha256_parts(key, {head, kZeros, tail, trailing});
+      Digest32 full = detail::hmac_sha256_signing_parts(key, {head, kZeros, tail, trailing});
       std::copy_n(full.begin(), 16, sig.begin());  // MS-SMB2: the first 16 bytes
       break;
     }
