@@ -18,6 +18,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "io/quiet_handler.hpp"
 #include "io/reactor.hpp"
 
 using namespace ringsmb;
@@ -26,15 +27,7 @@ namespace {
 
 // Runs tasks on the reactor's thread (queue_send must be called there) and
 // records the sends it reports.
-struct SendingHandler final : io::ReactorHandler {
-  void on_accept(int) override {}
-  void on_accept_failed(int, int) override {}
-  void on_recv(uint64_t, ByteSpan) override {}
-  std::span<uint8_t> recv_space(uint64_t) override { return {}; }
-  void on_recv_in_place(uint64_t, size_t) override {}
-  void on_recv_end(uint64_t, int) override {}
-  void on_writable(uint64_t, int) override {}
-  void on_tick() override {}
+struct SendingHandler final : test::QuietHandler {
   bool wants_send_report(uint64_t) override { return report_wanted; }
   void on_send(uint64_t conn_id, int result) override {
     std::lock_guard lock(mu);
