@@ -43,8 +43,14 @@ class ReactorHandler {
   virtual void on_recv_stopped(uint64_t /*conn_id*/) {}
   // Receiving stopped for good: peer closed (err 0), or -errno.
   virtual void on_recv_end(uint64_t conn_id, int err) = 0;
-  // The send of `start_send` finished: bytes sent, or -errno.
+  // The send of `start_send` or `queue_send` finished: bytes sent, or -errno.
   virtual void on_send(uint64_t conn_id, int result) = 0;
+  // Asked before the reactor waits with CONN_ID's queue_send: whether the
+  // handler needs that send's on_send before the wait (it has more to send
+  // after it, or a receive to resume when it is out). When false, a send
+  // that took everything may be reported after the wait, which then costs
+  // no system call of its own.
+  virtual bool wants_send_report(uint64_t /*conn_id*/) { return true; }
   // The socket of `wait_writable` has room to send (result >= 0), or the
   // wait ended with -errno (the connection is going away).
   virtual void on_writable(uint64_t conn_id, int result) = 0;
@@ -80,6 +86,18 @@ class Reactor {
   // Calls on_writable once when socket `fd` can take more data (or fails),
   // for what only the handler can send (sendfile).
   virtual void wait_writable(uint64_t conn_id, int fd) = 0;
+  // Sends the SIZE bytes at DATA inside the system call with which the
+  // reactor next waits for completions, instead of in one of its own; false
+  // when this reactor cannot (then the handler sends inline). The send
+  // never waits for room: on_send reports SIZE when the socket took it
+  // all, else the bytes it took, or -errno (-EAGAIN: none, the socket was
+  // full), and the handler goes on with start_send. DATA stays valid and
+  // unchanged until on_send; one such send at a time per connection, and
+  // no other send or wait meanwhile. A send that took everything may be
+  // reported only after the reactor's next wait (see wants_send_report).
+  virtual bool queue_send(uint64_t /*conn_id*/, int /*fd*/, const uint8_t* /*data*/, size_t /*size*/) {
+    return false;
+  }
   // Stops taking bytes from the connection's socket (its client is not
   // reading our replies: the kernel's buffers, then TCP, hold its next
   // requests back), and starts again. A few receives already in flight

@@ -4,7 +4,8 @@
 // io_uring_setup_buf_ring), sendmsg for what a full socket did not take,
 // a POLLOUT poll for what only the worker can send (sendfile), a multishot
 // poll of an eventfd for cross-thread wake-ups, and a re-armed timeout for
-// the tick. With
+// the tick. Replies go out in the io_uring_enter that waits for the next
+// completions (queue_send), not in a send() of their own. With
 // DEFER_TASKRUN it also receives the rest of a large frame in place
 // (ReactorHandler::recv_space) with plain recv() calls between two
 // io_uring_enters.
@@ -24,11 +25,15 @@
 
 #include "common/log.hpp"
 #include "io/reactor.hpp"
+#include "io/uring_queued_send.hpp"
 
 namespace ringsmb::io {
 namespace {
 
-enum class Op : uint8_t { Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6, Writable = 7, AcceptRetry = 8, Readable = 9 };
+enum class Op : uint8_t {
+  Accept = 1, Recv = 2, Send = 3, Wake = 4, Ignore = 5, Tick = 6, Writable = 7, AcceptRetry = 8, Readable = 9,
+  QueuedSend = 10
+};
 constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
 uint64_t pack(Op op, uint64_t id) { return (uint64_t(op) << 56) | (id & kIdMask); }
 Op op_of(uint64_t ud) { return Op(ud >> 56); }
@@ -50,6 +55,7 @@ class UringReactor final : public Reactor {
   void start_recv(uint64_t conn_id, int fd) override;
   void start_send(uint64_t conn_id, int fd, struct msghdr* msg) override;
   void wait_writable(uint64_t conn_id, int fd) override;
+  bool queue_send(uint64_t conn_id, int fd, const uint8_t* data, size_t size) override;
   void pause_recv(uint64_t conn_id) override;
   void resume_recv(uint64_t conn_id) override;
   bool recv_stopped(uint64_t conn_id) const override;
@@ -77,6 +83,10 @@ class UringReactor final : public Reactor {
   void handle_batch();
   bool may_recv_in_place(uint64_t conn_id) const;
   void recv_in_place(uint64_t conn_id);
+  void note_submitted();
+  void handle_queued_send_failure(uint64_t tag, int result);
+  void report_taken_sends();
+  bool sends_need_report_now();
 
   ReactorHandler& handler_;
   ReactorOptions opts_;
@@ -112,6 +122,13 @@ class UringReactor final : public Reactor {
   };
   std::unordered_map<uint64_t, Receiving> recv_fds_;
   std::unordered_map<uint64_t, int> readable_fds_;  // watch_readable: token -> fd
+  // queue_send: whether this kernel runs such a send as it must
+  // (queued_sends_work), and the sends from their queue_send to their
+  // report. A taken send is finished: whether it failed (or sent less) its
+  // CQE says, already posted; no CQE means all was sent.
+  bool queued_sends_ = false;
+  QueuedSends sends_;
+  std::vector<QueuedSends::Failure> send_failures_;  // report_taken_sends's, kept for its capacity
 };
 
 UringReactor::~UringReactor() {
@@ -144,6 +161,7 @@ bool UringReactor::init(std::string& why) {
     why = "kernel io_uring lacks FEAT_FAST_POLL";
     return false;
   }
+  queued_sends_ = queued_sends_work(p.flags & ~unsigned(IORING_SETUP_R_DISABLED));
   // Bound the io-wq threads that punted operations (if any) may spawn.
   unsigned max_workers[2] = {2, 2};
   io_uring_register_iowq_max_workers(&ring_, max_workers);
@@ -196,6 +214,7 @@ io_uring_sqe* UringReactor::sqe() {
   if (!s) {
     entered_in_batch_ = true;
     io_uring_submit(&ring_);
+    note_submitted();
     s = io_uring_get_sqe(&ring_);
   }
   return s;  // never null after a submit with an empty queue
@@ -288,6 +307,54 @@ void UringReactor::start_send(uint64_t conn_id, int fd, struct msghdr* msg) {
   io_uring_sqe* s = sqe();
   io_uring_prep_sendmsg(s, fd, msg, MSG_NOSIGNAL);
   io_uring_sqe_set_data64(s, pack(Op::Send, conn_id));
+}
+
+bool UringReactor::queue_send(uint64_t conn_id, int fd, const uint8_t* data, size_t size) {
+  if (!queued_sends_ || size == 0 || size > size_t(INT32_MAX)) return false;
+  io_uring_sqe* s = sqe();
+  prep_queued_send(s, fd, data, size);
+  io_uring_sqe_set_data64(s, pack(Op::QueuedSend, sends_.add(conn_id, size, ring_.sq.sqe_tail - 1)));
+  return true;
+}
+
+// After a submit: the queued sends whose SQEs the kernel took are over.
+void UringReactor::note_submitted() { sends_.note_submitted(io_uring_smp_load_acquire(ring_.sq.khead)); }
+
+// The sends that io_uring_enters took are reported before any other
+// completion is handled, as an inline send() would have been: whatever a
+// connection does next (a large WRITE moving to the bulk worker, a session
+// binding) finds its reply gone, not waiting. The CQEs of those that
+// failed are all in the completion queue by now, unless some wait in the
+// kernel's overflow list behind a full queue: then the report waits until
+// the queue has been emptied.
+void UringReactor::report_taken_sends() {
+  if (!sends_.any_taken()) return;
+  if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_CQ_OVERFLOW) {
+    io_uring_get_events(&ring_);
+    if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_CQ_OVERFLOW) return;
+  }
+  send_failures_.clear();
+  unsigned head;
+  io_uring_cqe* cqe;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    uint64_t ud = io_uring_cqe_get_data64(cqe);
+    if (op_of(ud) == Op::QueuedSend) send_failures_.push_back({id_of(ud), cqe->res});
+  }
+  for (const QueuedSends::Report& r : sends_.take_reports(send_failures_)) handler_.on_send(r.conn_id, r.result);
+}
+
+// A queued send's CQE: it sent less than asked, or nothing. Reported
+// already, unless its SQE was taken after report_taken_sends (a submit of
+// a full submission queue).
+void UringReactor::handle_queued_send_failure(uint64_t tag, int result) {
+  QueuedSends::Report r;
+  if (sends_.take_failure(tag, result, r)) handler_.on_send(r.conn_id, r.result);
+}
+
+// Before a wait: must the queued sends it would submit be reported before
+// it sleeps (their handler has more to do once they are out)?
+bool UringReactor::sends_need_report_now() {
+  return sends_.any_queued([&](uint64_t conn_id) { return handler_.wants_send_report(conn_id); });
 }
 
 void UringReactor::wait_writable(uint64_t conn_id, int fd) {
@@ -406,6 +473,7 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
     case Op::AcceptRetry: add_listener(int(id_of(ud))); break;
     case Op::Recv: handle_recv(id_of(ud), cqe); break;
     case Op::Send: handler_.on_send(id_of(ud), cqe->res); break;
+    case Op::QueuedSend: handle_queued_send_failure(id_of(ud), cqe->res); break;
     case Op::Writable: handler_.on_writable(id_of(ud), cqe->res); break;
     case Op::Wake: handle_wake(cqe); break;
     case Op::Tick:
@@ -424,10 +492,16 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
   }
 }
 
+// Until the completion queue is empty and every taken send reported
+// (the peek also moves the kernel's overflow list in).
 void UringReactor::handle_batch() {
   for (;;) {
+    report_taken_sends();
     batch_count_ = io_uring_peek_batch_cqe(&ring_, batch_.data(), kBatchSize);
-    if (batch_count_ == 0) return;
+    if (batch_count_ == 0) {
+      if (!sends_.any_taken()) return;
+      continue;
+    }
     entered_in_batch_ = false;
     for (batch_pos_ = 0; batch_pos_ < batch_count_; ++batch_pos_) handle(batch_[batch_pos_]);
     io_uring_cq_advance(&ring_, unsigned(batch_count_));
@@ -448,10 +522,21 @@ void UringReactor::run(const std::atomic<bool>& stop) {
     // deferred completions; nobody has to wake a thread that is not asleep.
     bool found = busy_poll_.poll([&] {
       int rc = io_uring_submit_and_get_events(&ring_);
-      return (rc >= 0 || rc == -EINTR || rc == -EBUSY) && io_uring_cq_ready(&ring_) > 0;
+      note_submitted();
+      return (rc >= 0 || rc == -EINTR || rc == -EBUSY) && (io_uring_cq_ready(&ring_) > 0 || sends_.any_taken());
     });
+    if (!found && sends_need_report_now()) {
+      // A submit of its own, and the wait after the report: what the sends'
+      // connections do next (send more, read again) must not wait for
+      // some other completion to wake the worker.
+      io_uring_submit(&ring_);
+      note_submitted();
+      handle_batch();
+      continue;
+    }
     if (!found) {
       int rc = io_uring_submit_and_wait(&ring_, 1);
+      note_submitted();
       if (rc < 0 && rc != -EINTR && rc != -EBUSY) {
         LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));
         return;

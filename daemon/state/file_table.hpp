@@ -60,6 +60,15 @@ struct FileNode {
   // unlink when the last handle closes with delete pending.
   std::string path;
   int root_fd = -1;
+  // The file has no server-private metadata (vfs/file_meta.hpp): a CREATE
+  // of this server made it, stored none, and made this node (no other open
+  // could write any before). Every write of that xattr through an open of
+  // this node or of one of its named streams clears it
+  // (smb2::note_meta_written), and so does every overwrite's open (it may
+  // store the attributes asked for). Only a process with CAP_SYS_ADMIN can
+  // write it (trusted.*), so readers skip the getxattr that would fail
+  // with ENODATA.
+  std::atomic<bool> no_stored_meta{false};
 };
 
 // What FileTable::open decided.

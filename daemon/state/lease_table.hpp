@@ -103,6 +103,7 @@ struct CacheRequest {
   Guid parent_key{};
   bool has_parent = false;
   bool overwrite = false;              // FILE_OVERWRITE(_IF) / FILE_SUPERSEDE
+  bool new_file_no_meta = false;       // the CREATE made the file and stored no metadata: see FileNode::no_stored_meta
   bool delete_on_close = false;        // FILE_DELETE_ON_CLOSE: the other leases lose H too
   bool directory = false;              // the open is a directory's
   bool directory_leases = false;       // ... and may get a lease (SMB 3.x, RqLs v2); else the key is checked, nothing granted

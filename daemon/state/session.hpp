@@ -58,6 +58,10 @@ struct Tree {
   UniqueFd root;         // O_PATH|O_DIRECTORY fd of the share root
   bool streams = false;  // named streams: wanted by the share and storable (vfs/stream_store.hpp)
   bool eas = false;      // extended attributes: storable (trusted.* xattrs: vfs/ea_store.hpp)
+  // The root's device when its filesystem keeps files in memory only
+  // (vfs::memory_filesystem_device; 0: another): a FLUSH of a file there
+  // runs its fsync inline, since it returns at once.
+  uint64_t memory_fs_device = 0;
   uint32_t maximal_access = 0;
   // Who file operations on this tree run as: the session's Unix user, or
   // what the share's force user / force group make of it.

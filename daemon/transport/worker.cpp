@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "common/log.hpp"
 #include "common/log_event.hpp"
@@ -349,16 +350,31 @@ void Worker::send_pending(Conn& c) {
   send_now(c);
 }
 
-// Replies almost always fit the socket buffer: they go to the kernel inline
-// (send, or sendfile for READ data left in the file), with no completion to
-// reap; through io_uring a reply cost a second io_uring_enter per request.
-// Only when the socket is full does the reactor come in.
+// Replies almost always fit the socket buffer. With io_uring they go out
+// in the io_uring_enter that waits for the next requests (queue_send): no
+// system call of their own, and no completion to reap when all was sent.
+// Otherwise (epoll, and READ data sent from the file) they go to the kernel
+// inline: send, or sendfile. Only when the socket is full does the reactor
+// wait for room.
 void Worker::send_now(Conn& c) {
+  if (queue_send(c)) return;
   switch (send_queued(c.out, c.fd)) {
     case SendResult::Done: break;
     case SendResult::WouldBlock: wait_for_room(c); break;
     case SendResult::Failed: drop(c, "send failed"); break;
   }
+}
+
+// Bytes in memory with nothing of a file behind them (sendfile's reply
+// headers go with MSG_MORE, inline).
+bool Worker::queue_send(Conn& c) {
+  if (c.out.empty()) return false;
+  SendQueue::Piece p = c.out.front();
+  if (p.kind != SendQueue::Piece::Kind::Memory || p.file_follows) return false;
+  if (!reactor_->queue_send(c.id, c.fd, p.data, p.size)) return false;
+  c.waiting = true;
+  c.queued_send = p.size;
+  return true;
 }
 
 // Bytes in memory go to the reactor's send: io_uring retries it in the
@@ -381,19 +397,35 @@ void Worker::on_send(uint64_t conn_id, int result) {
   if (it == conns_.end()) return;
   Conn& c = *it->second;
   c.waiting = false;
+  const size_t queued = std::exchange(c.queued_send, 0);
   if (result > 0) c.out.advance(size_t(result));
   if (c.closing) return maybe_destroy(c);
+  // A queued send never waits for room: -EAGAIN says the socket was full.
+  if (queued && result == -EAGAIN) result = 0;
   if (result < 0) return drop(c, "send failed");
   // The socket was full a moment ago: more bytes in memory go straight to
   // the reactor again (an inline send would take only a sliver, and the
   // reply would leave in more, smaller pieces); file data tries sendfile.
-  if (!c.out.empty() && c.out.front().kind == SendQueue::Piece::Kind::Memory) {
+  // After a queued send that took everything, what follows goes as usual.
+  const bool socket_full = !queued || size_t(result) < queued;
+  if (socket_full && !c.out.empty() && c.out.front().kind == SendQueue::Piece::Kind::Memory) {
     wait_for_room(c);
     return maybe_resume_reading(c);
   }
   send_now(c);
   flush(c);
   if (c.moving_to) maybe_send_over(c);
+}
+
+// A queued send that took everything need not be reported before the
+// reactor waits when it is all the connection has to do: nothing more to
+// send after it, reading as usual, no hand-over waiting for it to be out.
+bool Worker::wants_send_report(uint64_t conn_id) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return true;
+  const Conn& c = *it->second;
+  const bool only_this = c.pending.empty() && c.state.out_files.empty() && c.out.queued_bytes() == c.queued_send;
+  return !only_this || c.closing || !c.reader.reading() || c.reader.waits_for_writes || c.moving_to;
 }
 
 void Worker::on_writable(uint64_t conn_id, int) {

@@ -117,6 +117,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   void on_recv_stopped(uint64_t conn_id) override;
   void on_recv_end(uint64_t conn_id, int err) override;
   void on_send(uint64_t conn_id, int result) override;
+  bool wants_send_report(uint64_t conn_id) override;
   void on_writable(uint64_t conn_id, int result) override;
   void on_wake() override;
   void on_tick() override;
@@ -187,6 +188,9 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
     // The socket was full: the reactor sends the front of `out` (memory)
     // or reports when there is room (file data, for sendfile).
     bool waiting = false;
+    // Of those, a queue_send of this many bytes (0: a start_send or a
+    // wait for room): the reply the reactor sends with its next wait.
+    size_t queued_send = 0;
     iovec iov{};  // of the reactor's send
     msghdr msg{};
     bool closing = false;
@@ -240,6 +244,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   void flush(Conn& c);
   void send_pending(Conn& c);
   void send_now(Conn& c);
+  bool queue_send(Conn& c);
   void wait_for_room(Conn& c);
   void run_conn_task(uint64_t conn_id, const smb2::ConnTask& task);
   void drop(Conn& c, const char* why);

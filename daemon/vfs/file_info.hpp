@@ -103,6 +103,11 @@ struct VolumeInfo {
 // statfs of `fd` gives sizes.
 NtStatus encode_fs_info(FsInfoClass cls, int fd, const VolumeInfo& vol, Bytes& out);
 
+// The device (FileStat::device) of FD's filesystem when it keeps its files
+// in memory only (tmpfs, ramfs): fsync has nothing to write there and
+// returns at once. 0 for any other filesystem.
+uint64_t memory_filesystem_device(int fd);
+
 // A self-relative security descriptor (MS-DTYP 2.4.6) for owner `uid`, group
 // `gid` and the mode bits: owner/group SIDs as S-1-22-1-uid / S-1-22-2-gid
 // (Samba's Unix-user mapping), a DACL granting owner, group and Everyone the

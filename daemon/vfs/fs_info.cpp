@@ -183,4 +183,12 @@ NtStatus encode_fs_info(FsInfoClass cls, int fd, const VolumeInfo& vol, Bytes& o
   }
 }
 
+uint64_t memory_filesystem_device(int fd) {
+  constexpr long kTmpfsMagic = 0x01021994, kRamfsMagic = 0x858458f6;  // linux/magic.h
+  struct statfs sfs = {};
+  if (fstatfs(fd, &sfs) != 0 || (long(sfs.f_type) != kTmpfsMagic && long(sfs.f_type) != kRamfsMagic)) return 0;
+  auto st = stat_fd(fd);
+  return st ? st->device : 0;
+}
+
 }  // namespace ringsmb::vfs

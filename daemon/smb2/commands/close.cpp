@@ -58,7 +58,7 @@ NtStatus handle_close(Request& req, ByteWriter& w) {
       std::string_view parent, leaf;
       vfs::split_parent(open->path, parent, leaf);
       st.attributes = reported_attributes(req.tree->share, st, leaf, open->fd.get());
-      apply_stored_metadata(st, open->fd.get());
+      apply_stored_metadata(st, *open);
       attrs = st.attributes;
       if (open->stream) {
         apply_stream_size(*open, st);

@@ -230,6 +230,7 @@ void describe_caching(Request& req, const CreateRequest& c, const Opened& o, con
     cache.oplock_level = c.oplock_level;
   }
   cache.overwrite = overwrites(c);
+  cache.new_file_no_meta = o.created && !o.new_attributes;
   cache.delete_on_close = c.options & FILE_DELETE_ON_CLOSE;
   // Past the async engine's limits the open does not wait for the breaks
   // it starts (as in the middle of nothing that could wait).
@@ -529,7 +530,7 @@ uint32_t reported_create_attributes(Request& req, CreateJob& job) {
   if (o.new_attributes) attrs = vfs::merge_dos_attributes(attrs, *o.new_attributes);
   if (!o.created) {  // a new file has only what statx says: no getxattr
     o.st.attributes = attrs;
-    apply_stored_metadata(o.st, job.open->fd.get());
+    apply_stored_metadata(o.st, *job.open);
     attrs = o.st.attributes;
   }
   return job.open->stream ? stream_attributes(attrs) : attrs;
@@ -572,8 +573,7 @@ void write_symlink_error(Request& req, const Opened& o, ByteWriter& w) {
 
 }  // namespace
 
-// The steps in order; a failure after the file was opened or made is
-// taken back by the rollback.
+// The steps in order; a failure after the file was opened or made is undone by the rollback.
 NtStatus handle_create(Request& req, ByteWriter& w) {
   CreateJob job(req);
   bool answered = false;

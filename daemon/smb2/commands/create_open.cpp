@@ -98,6 +98,7 @@ NtStatus locate(Request& req, const CreateRequest& c, const vfs::SmbPath& p, Tar
   vfs::split_parent(t.path, t.parent, t.leaf);
   int fd = open_parent(root, t.parent);
   if (fd < 0 && fold && (-fd == ENOENT || -fd == ENOTDIR)) {
+    t.exact_name_missing = false;  // says nothing of the name the index resolves to
     t.path = vfs::resolve_case_insensitive(req.server.names, root, p.path);
     vfs::split_parent(t.path, t.parent, t.leaf);
     // A short name may stand for a vetoed name (Target::vetoed).
@@ -117,11 +118,25 @@ NtStatus locate(Request& req, const CreateRequest& c, const vfs::SmbPath& p, Tar
 // the on-disk name. A short name no entry has, but which a client was told
 // for a file since gone, switches the target to that file's long name (a
 // create then makes the long name, as Samba does).
-Result<vfs::FileStat> stat_leaf(Request& req, Target& t) {
+//
+// When the fast path's openat2 already found the exact name missing
+// (Target::exact_name_missing), or the request only creates (FILE_CREATE:
+// an existing name is a collision, and O_EXCL has the last word), a
+// case-insensitive share asks the index first and stats only what it
+// names: a lookup of a name that does not exist, and the create of a new
+// file, cost no failing statx. The index lists every entry, so an exact
+// name that openat2 could not open (a dangling symlink) is still stat'ed.
+Result<vfs::FileStat> stat_leaf(Request& req, const CreateRequest& c, Target& t) {
   if (t.path.empty()) return vfs::stat_fd(t.parent_fd.get());
-  auto st = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
-  if (st || st.error() != NtStatus::ObjectNameNotFound || req.tree->share.case_sensitive) return st;
+  const bool skip_exact =
+      (t.exact_name_missing || c.disposition == FILE_CREATE) && !req.tree->share.case_sensitive;
+  Result<vfs::FileStat> st = Unexpected(NtStatus::ObjectNameNotFound);
+  if (!skip_exact) {
+    st = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
+    if (st || st.error() != NtStatus::ObjectNameNotFound || req.tree->share.case_sensitive) return st;
+  }
   auto real = req.server.names.find(t.parent_fd.get(), t.leaf);
+  if (skip_exact && real && *real == t.leaf) return vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
   if (!real) real = vfs::find_by_short_name(t.parent_fd.get(), t.leaf);  // only for the generated form
   if (!real) real = req.server.short_names.recall(req.tree->share.name, t.parent, t.leaf);
   if (!real || *real == t.leaf) return st;
@@ -242,6 +257,7 @@ bool open_exact(const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, 
   const int nofollow = (c.options & FILE_OPEN_REPARSE_POINT) ? O_NOFOLLOW : 0;
   int fd = vfs::open_beneath(c.root_fd, p.path.c_str(),
                              open_flags_for(access, c.options & FILE_DIRECTORY_FILE, c.in_snapshot) | nofollow, 0);
+  t.exact_name_missing = fd == -ENOENT;
   if (fd < 0) return false;
   o.fd.reset(fd);
   auto st = vfs::stat_fd(fd);
@@ -292,7 +308,7 @@ NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Targe
 }
 
 NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
-  auto st = stat_leaf(req, t);
+  auto st = stat_leaf(req, c, t);
   if (st) {
     if (c.disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
     if (c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF)

@@ -50,6 +50,10 @@ struct Target {
   // names nothing, and nothing is created under it. Any client can work
   // out a name's short name, so it must not reach what the name cannot.
   bool vetoed = false;
+  // The one-open fast path's openat2 of the whole name met ENOENT: with the
+  // parent found under the name as given, the leaf has no entry of that
+  // exact name, or one openat2 could not follow (a dangling symlink).
+  bool exact_name_missing = false;
 };
 
 struct Opened {

@@ -34,8 +34,18 @@ NtStatus fsync_status(int fd) {
 
 constexpr int64_t kInterimDelayMs = 5;
 
+// A file of a filesystem in memory (tmpfs) has nothing to write back: its
+// fsync returns at once, and a trip through the pool would cost a dup, the
+// pool thread's wake-up and the worker's (the Linux client FLUSHes every
+// file it closes with a lease).
+bool fsync_returns_at_once(const Request& req, const state::Open& open) {
+  return req.tree->memory_fs_device && !open.stream && open.node &&
+         open.node->device == req.tree->memory_fs_device;
+}
+
 bool may_flush_async(const Request& req, const state::Open& open) {
-  return open.fd.get() >= 0 && req.server.blocking && req.hdr.next_command == 0 && has_room_to_wait(req);
+  return open.fd.get() >= 0 && req.server.blocking && req.hdr.next_command == 0 && !fsync_returns_at_once(req, open) &&
+         has_room_to_wait(req);
 }
 
 // Starts the fsync of OPEN on the blocking pool; STATUS_PENDING, or a

@@ -220,7 +220,7 @@ NtStatus query_file(Request& req, const QueryInfoRequest& q, state::Open& open, 
   auto st = vfs::stat_fd(open.fd.get());
   if (!st) return st.error();
   st->attributes = reported_attributes(req.tree->share, *st, open.path, open.fd.get());
-  apply_stored_metadata(*st, open.fd.get());
+  apply_stored_metadata(*st, open);
   show_write_time(open, *st);
   if (cls == FileInfoClass::Stream) {
     if (NtStatus s = query_stream_information(req, open, *st, data); s != NtStatus::Success) return s;

@@ -185,7 +185,7 @@ NtStatus store_client_meta(state::Open& open, ByteSpan buf, bool keep_attributes
   keep_attributes = keep_attributes && attrs != 0;
   if (!time_given(creation) && !time_given(change) && !keep_attributes && !renew_change) return NtStatus::Success;
   int fd = open.fd.get();
-  vfs::FileMeta meta = vfs::read_file_meta(fd);
+  vfs::FileMeta meta = stored_meta(open);
   bool changed = false;
   if (renew_change && meta.change_time) {
     meta.change_valid_until = vfs::filetime_now() + vfs::kChangeTimeGraceNs / 100;
@@ -214,6 +214,7 @@ NtStatus store_client_meta(state::Open& open, ByteSpan buf, bool keep_attributes
     meta.dos_attributes = keep;
   }
   if (!changed) return NtStatus::Success;
+  note_meta_written(open);
   int err = vfs::write_file_meta(fd, meta);
   if (err == 0) return NtStatus::Success;
   if (err == ENOTSUP || err == EPERM) {
@@ -384,7 +385,7 @@ uint32_t current_attributes(const state::Tree& tree, const state::Open& open) {
   std::string_view parent, leaf;
   vfs::split_parent(open.path, parent, leaf);
   st->attributes = reported_attributes(tree.share, *st, leaf, open.fd.get());
-  apply_stored_metadata(*st, open.fd.get());
+  apply_stored_metadata(*st, open);
   return st->attributes;
 }
 

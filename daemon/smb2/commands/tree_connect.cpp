@@ -11,6 +11,7 @@
 #include "smb2/engine/metrics.hpp"
 #include "smb2/engine/refusal_log.hpp"
 #include "smb2/engine/thread_identity.hpp"
+#include "vfs/file_info.hpp"
 #include "vfs/paths.hpp"
 #include "vfs/stream_store.hpp"
 
@@ -129,6 +130,7 @@ NtStatus handle_tree_connect(Request& req, ByteWriter& w) {
     // EAs live in the same namespace (vfs/ea_store.hpp), whatever "streams" says.
     t->eas = vfs::streams_supported(fd);
     t->streams = t->share.streams && t->eas;
+    t->memory_fs_device = vfs::memory_filesystem_device(fd);
     if (t->share.streams && !t->streams)
       LOG_DEBUG("share [%s]: named streams off: no trusted.* xattrs here (CAP_SYS_ADMIN?)", t->share.name.c_str());
   }

@@ -8,6 +8,7 @@
 
 #include "common/log.hpp"
 #include "smb2/engine/thread_identity.hpp"
+#include "state/file_table.hpp"
 #include "vfs/dos_xattr.hpp"
 #include "vfs/file_meta.hpp"
 #include "vfs/veto.hpp"
@@ -84,6 +85,28 @@ void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileS
 }
 
 void apply_stored_metadata(vfs::FileStat& st, int fd) { vfs::apply_file_meta(vfs::read_file_meta(fd), st); }
+
+namespace {
+
+// The node of the file whose metadata OPEN reads and writes: a named
+// stream's open has the stream's node, and the file's fd.
+state::FileNode* file_node(const state::Open& open) {
+  return open.stream ? open.stream->base.get() : open.node.get();
+}
+
+}  // namespace
+
+vfs::FileMeta stored_meta(const state::Open& open) {
+  const state::FileNode* node = file_node(open);
+  if (node && node->no_stored_meta.load(std::memory_order_relaxed)) return {};
+  return vfs::read_file_meta(open.fd.get());
+}
+
+void apply_stored_metadata(vfs::FileStat& st, const state::Open& open) { vfs::apply_file_meta(stored_meta(open), st); }
+
+void note_meta_written(const state::Open& open) {
+  if (state::FileNode* node = file_node(open)) node->no_stored_meta.store(false, std::memory_order_relaxed);
+}
 
 void apply_stored_metadata_at(vfs::FileStat& st, int dirfd, std::string_view name) {
   vfs::apply_file_meta(vfs::read_file_meta_at(dirfd, name), st);

@@ -10,6 +10,7 @@
 #include "ipc/control_plane.hpp"
 #include "state/session.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/file_meta.hpp"
 
 namespace ringsmb::smb2 {
 
@@ -58,5 +59,12 @@ void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileS
 // getxattr). `st.attributes` must already be the reported attributes.
 void apply_stored_metadata(vfs::FileStat& st, int fd);
 void apply_stored_metadata_at(vfs::FileStat& st, int dirfd, std::string_view name);
+// The same for an open file: no getxattr when its node knows the file has
+// no metadata (state::FileNode::no_stored_meta, a file this server made).
+vfs::FileMeta stored_meta(const state::Open& open);
+void apply_stored_metadata(vfs::FileStat& st, const state::Open& open);
+// Before the metadata of OPEN's file is written: its node no longer knows
+// the file has none.
+void note_meta_written(const state::Open& open);
 
 }  // namespace ringsmb::smb2

@@ -27,6 +27,7 @@
 #include "smb2/security/access.hpp"
 #include "smb2/security/access_check.hpp"
 #include "smb2/files/frozen_times.hpp"
+#include "smb2/files/share_options.hpp"
 #include "smb2/fsctl/fsctl.hpp"
 #include "smb2/fsctl/fsctl_ranges.hpp"
 #include "state/lock_table.hpp"
@@ -104,9 +105,10 @@ NtStatus fsctl_set_sparse(FsctlCall& call) {
   if (NtStatus s = check_change(*call.req.tree, open, Change::Sparse); s != NtStatus::Success) return s;
   // FILE_SET_SPARSE_BUFFER is optional: no buffer means "set".
   bool sparse = call.q.input.empty() || call.q.input[0] != 0;
-  vfs::FileMeta meta = vfs::read_file_meta(open.fd.get());
+  vfs::FileMeta meta = stored_meta(open);
   if (meta.sparse == sparse) return NtStatus::Success;
   meta.sparse = sparse;
+  note_meta_written(open);
   if (int err = vfs::write_file_meta(open.fd.get(), meta)) return nt_status_from_errno(err);
   return NtStatus::Success;
 }

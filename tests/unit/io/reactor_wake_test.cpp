@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "io/quiet_handler.hpp"
 #include "io/reactor.hpp"
 
 using namespace ringsmb;
@@ -18,16 +19,7 @@ using namespace ringsmb;
 namespace {
 
 // Counts the tasks other threads queued, the way Worker::post does.
-struct CountingHandler final : io::ReactorHandler {
-  void on_accept(int) override {}
-  void on_accept_failed(int, int) override {}
-  void on_recv(uint64_t, ByteSpan) override {}
-  std::span<uint8_t> recv_space(uint64_t) override { return {}; }
-  void on_recv_in_place(uint64_t, size_t) override {}
-  void on_recv_end(uint64_t, int) override {}
-  void on_send(uint64_t, int) override {}
-  void on_writable(uint64_t, int) override {}
-  void on_tick() override {}
+struct CountingHandler final : test::QuietHandler {
   void on_wake() override {
     std::lock_guard lock(mu);
     run += queued;

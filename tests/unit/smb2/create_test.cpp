@@ -169,3 +169,31 @@ TEST_CASE("create: attributes the mode cannot express, on a share without store 
   }
   CHECK(hidden.u32(kAttributesAt) == (kHidden | kArchive));
 }
+
+// A lookup that the fast path's openat2 found missing, and a FILE_CREATE,
+// ask the folded-name index before any statx of the exact name: the answers
+// must be those a statx would have given.
+TEST_CASE("create: names missing under the exact spelling, on a case-insensitive share", "[smb2]") {
+  Smb2Fixture f;
+  f.write_file("Foo.txt", "x");
+  f.mkdir("Dir");
+  REQUIRE(::symlink("nowhere", (f.dir() / "dangle").c_str()) == 0);
+  REQUIRE(::symlink("nowhere", (f.dir() / "Dir" / "dangle").c_str()) == 0);
+  FileId id;
+  CHECK(f.create("missing.txt", FILE_READ_DATA, kOpen, 0, id) == NtStatus::ObjectNameNotFound);
+  CHECK(f.create("Dir\\missing.txt", FILE_READ_DATA, kOpen, 0, id) == NtStatus::ObjectNameNotFound);
+  CHECK(f.create("FOO.TXT", FILE_READ_DATA, kOpen, 0, id) == NtStatus::Success);
+  CHECK(f.create("foo.txt", FILE_ALL_ACCESS, kCreate, 0, id) == NtStatus::ObjectNameCollision);
+  CHECK(f.create("Foo.txt", FILE_ALL_ACCESS, kCreate, 0, id) == NtStatus::ObjectNameCollision);
+  CHECK(f.create("dir\\new.txt", FILE_ALL_ACCESS, kCreate, 0, id) == NtStatus::Success);
+  CHECK(std::filesystem::exists(f.dir() / "Dir" / "new.txt"));
+  CHECK(f.create("Dir\\NEW.TXT", FILE_ALL_ACCESS, kCreate, 0, id) == NtStatus::ObjectNameCollision);
+  // A dangling symlink: openat2 met ENOENT, but the name exists.
+  constexpr uint32_t kDirectoryFile = 0x1;
+  CHECK(f.create("dangle", FILE_READ_DATA, kOpen, kDirectoryFile, id) == NtStatus::StoppedOnSymlink);
+  CHECK(f.create("Dir\\dangle", FILE_READ_DATA, kOpenIf, kDirectoryFile, id) == NtStatus::StoppedOnSymlink);
+  CHECK(f.create("dangle", FILE_ALL_ACCESS, kCreate, 0, id) == NtStatus::ObjectNameCollision);
+  CHECK(f.create("DANGLE", FILE_ALL_ACCESS, kCreate, 0, id) == NtStatus::ObjectNameCollision);
+  CHECK(f.create("made.txt", FILE_ALL_ACCESS, kOpenIf, 0, id) == NtStatus::Success);
+  CHECK(std::filesystem::exists(f.dir() / "made.txt"));
+}

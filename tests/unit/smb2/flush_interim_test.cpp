@@ -11,6 +11,7 @@
 
 #include "pool_fixture.hpp"
 #include "smb2/engine/processor.hpp"
+#include "vfs/file_info.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;
@@ -103,4 +104,22 @@ TEST_CASE("flush: inside a compound the interim goes out with the chain", "[smb2
   wire::Header final_h = response_header(fx.poster.run_all(fx.conn));
   CHECK(final_h.is_async());
   CHECK(final_h.credits == 0);
+}
+
+TEST_CASE("flush: on a filesystem in memory the fsync runs inline, with no pool job", "[smb2][async][flush]") {
+  FlushFixture fx;
+  auto root = vfs::stat_fd(fx.tree->root.get());
+  REQUIRE(root);
+  fx.tree->memory_fs_device = root->device;  // as if the share were on tmpfs
+  FileId f = fx.open_file("inline");
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, request_frame(wire::Command::Flush, flush_body(f), 5, 1), out) ==
+          FrameResult::Ok);
+  wire::Header h = response_header(out);
+  CHECK(h.command == wire::Command::Flush);
+  CHECK(h.status == 0);
+  CHECK_FALSE(h.is_async());
+  CHECK(fx.poster.timed.empty());  // no interim held back: nothing waits
+  CHECK(fx.poster.tasks.empty());
+  CHECK(fx.conn.async.waiting.empty());
 }

@@ -22,6 +22,11 @@ class FakeReactor final : public io::Reactor {
   void start_recv(uint64_t conn_id, int) override { receiving.push_back(conn_id); }
   void start_send(uint64_t conn_id, int, struct msghdr* msg) override { sends.push_back({conn_id, msg}); }
   void wait_writable(uint64_t conn_id, int) override { writable_waits.push_back(conn_id); }
+  bool queue_send(uint64_t conn_id, int, const uint8_t* data, size_t size) override {
+    if (!queues_sends) return false;
+    queued_sends.push_back({conn_id, data, size});
+    return true;
+  }
   void pause_recv(uint64_t conn_id) override { paused.push_back(conn_id); }
   void resume_recv(uint64_t conn_id) override { resumed.push_back(conn_id); }
   void release(uint64_t conn_id) override { released.push_back(conn_id); }
@@ -39,8 +44,16 @@ class FakeReactor final : public io::Reactor {
     uint64_t conn_id;
     msghdr* msg;
   };
+  // A queue_send the test completes (with on_send), as io_uring's would.
+  struct QueuedSend {
+    uint64_t conn_id;
+    const uint8_t* data;
+    size_t size;
+  };
   std::vector<uint64_t> receiving;
   std::vector<Send> sends;
+  bool queues_sends = false;  // like io_uring (queue_send); else like epoll
+  std::vector<QueuedSend> queued_sends;
   std::vector<uint64_t> writable_waits;
   std::vector<uint64_t> paused, resumed;
   std::vector<uint64_t> released, adopted;

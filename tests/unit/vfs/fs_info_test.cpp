@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
 #include "temp_dir.hpp"
 #include "vfs/file_info.hpp"
@@ -109,4 +111,22 @@ TEST_CASE("unsupported filesystem information classes", "[vfs]") {
   CHECK(encode_fs_info(static_cast<FsInfoClass>(99), dir.fd(), {}, out) == NtStatus::InvalidInfoClass);
   CHECK(out.empty());
   CHECK(encode_fs_info(FsInfoClass::Size, -1, {}, out) == NtStatus::InvalidHandle);
+}
+
+TEST_CASE("memory_filesystem_device: tmpfs's device, 0 elsewhere", "[vfs]") {
+  int shm = open("/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct statfs sfs = {};
+  if (shm >= 0 && fstatfs(shm, &sfs) == 0 && long(sfs.f_type) == 0x01021994) {
+    auto st = stat_fd(shm);
+    REQUIRE(st);
+    CHECK(memory_filesystem_device(shm) == st->device);
+    CHECK(memory_filesystem_device(shm) != 0);
+  } else {
+    WARN("no tmpfs at /dev/shm");
+  }
+  if (shm >= 0) close(shm);
+  test::TempDir dir;  // the temporary directory: a disk here (tmpfs is checked above)
+  struct statfs tmp = {};
+  REQUIRE(fstatfs(dir.fd(), &tmp) == 0);
+  if (long(tmp.f_type) != 0x01021994) CHECK(memory_filesystem_device(dir.fd()) == 0);
 }
