@@ -306,11 +306,16 @@ struct ConnState {
   // The connections of this worker by id, for session binding (set by the
   // transport; null: none can be bound, as in the unit tests).
   LocalConns* local_conns = nullptr;
-  // Set by a binding SESSION_SETUP whose session lives on another worker:
-  // the frame is to run again there (FrameResult::Move).
+  // Set by a binding SESSION_SETUP whose session lives on another worker,
+  // or a NEGOTIATE of a client whose other connections live there: the
+  // frame is to run again there (FrameResult::Move).
   std::optional<state::ConnAddress> move_to;
-  // The transport could not move it: the binding is refused here.
+  // The transport could not move it: the binding is refused here (a
+  // NEGOTIATE runs here).
   bool move_declined = false;
+  // Its NEGOTIATE asked to go to the worker of its client's other
+  // connections (once: the frame runs again there).
+  bool placed_with_client = false;
   // The SESSION_SETUP exchanges of bindings in progress on this connection
   // (their own NTLMSSP state and 3.1.1 preauth hash), by SessionId.
   std::unordered_map<uint64_t, std::unique_ptr<state::Session>> bindings;
