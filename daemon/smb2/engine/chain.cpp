@@ -128,7 +128,9 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
     req.session = s;
     // MS-SMB2 3.3.5.2.4: verify signatures on signed requests; refuse
     // unsigned ones where signing is required (encryption covers both).
-    if (!encrypted_ && req.hdr.command != Command::Cancel) {
+    // A request run again (req.async_id) was verified when it came, maybe
+    // on another channel with another key (hand_over_waiting).
+    if (!encrypted_ && req.hdr.command != Command::Cancel && !req.async_id) {
       if (req.hdr.is_signed()) {
         if (!crypto::verify_message(conn_.signing_algorithm, s->signing_key_for(conn_.address.conn_id), req.pdu))
           return NtStatus::AccessDenied;
@@ -453,7 +455,11 @@ void rerun_waiting_chain(ConnState& conn, ServerContext& server, uint64_t async_
   chain.resume(async_id, w->compound, w->create_error, cancel);
   FrameResult r = chain.run(w->pdu, ready.message);
   conn.credits.commit();
-  if (r == FrameResult::Drop || ready.message.empty()) return;
+  // Handed over from a channel that ended: done, or waiting again, it
+  // answers nobody (AsyncTable::detached).
+  bool detached = conn.async.detached.contains(async_id);
+  if (detached && !find_waiting(conn, async_id)) conn.async.detached.erase(async_id);
+  if (detached || r == FrameResult::Drop || ready.message.empty()) return;
   if (w->encrypted) {
     state::Session* s = conn.find_session(w->transform_session);
     if (!s) return;  // logged off meanwhile: nothing can be sent

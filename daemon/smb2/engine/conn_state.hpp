@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/blocking_pool.hpp"
@@ -211,6 +212,10 @@ struct AsyncTable {
   std::unordered_map<uint64_t, uint32_t> per_session;  // waiting requests by SessionId
   std::vector<ReadyMessage> ready;  // final responses for after the current frame
   std::vector<std::pair<uint64_t, bool>> reruns;  // RunAgain chains to run again (async id, cancelled)
+  // Requests handed over from a channel of their session that ended
+  // (hand_over_waiting): they run to their end here, and their responses,
+  // owed to a connection that is gone, are dropped. By AsyncId.
+  std::unordered_set<uint64_t> detached;
 };
 
 // The sessions (with their tree connects) and opens of a connection
