@@ -114,7 +114,13 @@ NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) 
 // channel (a binding not made, or refused): its USER_SESSION_DELETED goes
 // back signed with the session's key when the request checked out with it
 // (clients that sign take the status only from a signed response; 3.3.4.1.1).
-static void sign_as_session(Request& req, ServerContext& server, uint64_t sid) {
+// So does one naming a session that a failed re-authentication ended, with
+// this channel's key (SessionTables::ended).
+static void sign_as_session(Request& req, const ConnState& conn, ServerContext& server, uint64_t sid) {
+  if (const Bytes* key = conn.tables->ended_session_key(sid, conn.address.conn_id)) {
+    req.foreign_signer = ForeignSigner{conn.signing_algorithm, *key};
+    return;
+  }
   std::optional<state::SessionHome> home = server.sessions.find(sid);
   if (!home || home->signing_key.empty() || !crypto::verify_message(home->signing_algorithm, home->signing_key, req.pdu))
     return;
@@ -148,7 +154,7 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
     req.session = s;  // SESSION_SETUP continuing an exchange, or none
     return NtStatus::Success;
   }
-  if (!s && sid && req.hdr.is_signed() && !encrypted_) sign_as_session(req, server_, sid);
+  if (!s && sid && req.hdr.is_signed() && !encrypted_) sign_as_session(req, conn_, server_, sid);
   return s ? NtStatus::AccessDenied : NtStatus::UserSessionDeleted;
 }
 

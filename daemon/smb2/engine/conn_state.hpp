@@ -232,6 +232,25 @@ struct SessionTables {
   std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
   // The connections that share these tables (more than one: channels).
   std::vector<ConnState*> members;
+  // The last sessions (kKeptEnded) that a failed re-authentication ended
+  // (MS-SMB2 3.3.5.5.3), with each channel's signing key: a signed request
+  // that still names one gets its USER_SESSION_DELETED signed with its
+  // channel's key, as clients that sign take the status only from a
+  // signed response (Samba signs it too; smb2.session.bind_invalid_auth).
+  // A LOGOFF's session is not kept: its client asked for the end.
+  struct EndedSession {
+    uint64_t session_id = 0;
+    std::vector<state::Channel> channels;  // every key set
+  };
+  static constexpr size_t kKeptEnded = 4;
+  std::vector<EndedSession> ended;
+  // The signing key of CONN_ID's channel of ended session SID; null if none.
+  const Bytes* ended_session_key(uint64_t sid, uint64_t conn_id) const {
+    for (const EndedSession& e : ended)
+      for (const state::Channel& c : e.channels)
+        if (e.session_id == sid && c.conn_id == conn_id) return &c.signing_key;
+    return nullptr;
+  }
 };
 
 // The transport's connections of one worker, by connection id.
