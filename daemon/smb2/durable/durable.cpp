@@ -117,7 +117,7 @@ NtStatus check_reconnect(const Request& req, ByteSpan name, const LeaseRequest& 
 // Does a CREATE with this CreateGuid wait for a break on CONN or another
 // channel of its sessions (other than request SELF of CONN, a CREATE run
 // again)? Only a replay asks: with multichannel it comes on another
-// channel (smb2.replay.dhv2-pending3*), and the channels of a session
+// channel (the shape of smb2.replay.dhv2-pending3*), and the channels of a session
 // share their tables, so they are all on this worker.
 bool create_waits(ConnState& conn, const state::Guid& create_guid, uint64_t self) {
   auto waits_on = [&](const ConnState& c) {
