@@ -57,4 +57,11 @@ std::optional<ConnAddress> ClientConnections::oldest(const Guid& client, std::st
   return std::nullopt;
 }
 
+std::optional<ConnAddress> ClientConnections::oldest(const Guid& client) {
+  std::lock_guard lock(mu_);
+  auto it = by_client_.find(client);
+  if (it == by_client_.end() || it->second.empty()) return std::nullopt;
+  return it->second.front().conn;
+}
+
 }  // namespace ringsmb::state

@@ -39,6 +39,11 @@ class ClientConnections {
   void remove(const Guid& client, const ConnAddress& conn);
   // The oldest connection of CLIENT with a session of USER, if any.
   std::optional<ConnAddress> oldest(const Guid& client, std::string_view user);
+  // The oldest connection of CLIENT with a session of any user, if any:
+  // where a new connection of the client is served (transport placement at
+  // NEGOTIATE, docs/architecture.md "Multichannel"). Only a placement hint:
+  // it grants nothing.
+  std::optional<ConnAddress> oldest(const Guid& client);
 
  private:
   struct GuidHash {

@@ -460,11 +460,25 @@ std::vector<Waiter> FileTable::expire_breaks(const std::shared_ptr<FileNode>& no
   return wake;
 }
 
+namespace {
+
+bool same_waiter(const Waiter& a, const Waiter& b) {
+  return a.async_id == b.async_id && a.conn.conn_id == b.conn.conn_id && a.conn.worker == b.conn.worker;
+}
+
+}  // namespace
+
 void FileTable::drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter& w) {
   std::lock_guard lock(mutex_for(*node));
-  std::erase_if(node->waiters, [&](const Waiter& x) {
-    return x.async_id == w.async_id && x.conn.conn_id == w.conn.conn_id && x.conn.worker == w.conn.worker;
-  });
+  std::erase_if(node->waiters, [&](const Waiter& x) { return same_waiter(x, w); });
+}
+
+bool FileTable::move_waiter(const std::shared_ptr<FileNode>& node, const Waiter& from, const Waiter& to) {
+  std::lock_guard lock(mutex_for(*node));
+  auto it = std::ranges::find_if(node->waiters, [&](const Waiter& x) { return same_waiter(x, from); });
+  if (it == node->waiters.end()) return false;
+  *it = to;
+  return true;
 }
 
 std::vector<BreakNotice> FileTable::break_directory(uint64_t dev, uint64_t ino, const Guid& client,

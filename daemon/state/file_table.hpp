@@ -147,6 +147,10 @@ class FileTable {
   bool directory_leases_held() const { return directory_leases_.load(std::memory_order_relaxed) != 0; }
   // Forgets a waiter (CANCEL, or its connection ended).
   void drop_waiter(const std::shared_ptr<FileNode>& node, const Waiter& w);
+  // The waiter FROM is woken as TO from now on (a waiting CREATE handed to
+  // another channel of its session); false when FROM no longer waits (its
+  // wake-up is already on its way to FROM).
+  bool move_waiter(const std::shared_ptr<FileNode>& node, const Waiter& from, const Waiter& to);
   // Durable opens (smb2/durable/durable.cpp): false when LEASE lacks any of
   // REQUIRED or is breaking; otherwise its breaks go to TO (session
   // SESSION_ID) from now on if they went to EXPECTED (only its worker

@@ -196,8 +196,9 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
     bool closing = false;
     bool recv_ended = false;
     bool moved = false;  // came from another worker (in ConnRoutes)
-    // Its binding SESSION_SETUP (held) is to run on this worker, where the
-    // session lives: the connection goes there once it is quiet.
+    // Its held frame (a binding SESSION_SETUP, or a NEGOTIATE) is to run
+    // on this worker, where its client's session lives: the connection
+    // goes there once it is quiet.
     Worker* moving_to = nullptr;
     int64_t last_activity_s = 0;
     int64_t accepted_s = 0;  // for "login timeout"
@@ -277,7 +278,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   struct Arrival {
     std::unique_ptr<Conn> conn;
     OffWorkerNext next;
-    bool binding = false;  // a hand-over (hand_over), not a move to the bulk worker
+    bool binding = false;  // a hand-over (hand_over: binding or NEGOTIATE), not a move to the bulk worker
   };
   std::vector<Arrival> arrivals_;  // guarded by posted_mu_
   // The rest of large frames (kRecvOffWorkerMin); null in the unit tests'

@@ -1,8 +1,9 @@
-// transport::Worker: the hand-over of a connection that binds to a
-// session held on another worker (MS-SMB2 3.3.5.5, docs/architecture.md
-// "Multichannel"). All channels of a session share its tables on one
-// worker, so the binding connection goes there, as a connection moves to
-// a bulk worker, and its binding SESSION_SETUP runs there.
+// transport::Worker: the hand-over of a connection to another worker
+// before a frame runs (docs/architecture.md "Multichannel"): a NEGOTIATE
+// of a client whose other connections are served there, and a binding
+// (MS-SMB2 3.3.5.5) to a session held there. All channels of a session
+// share its tables on one worker, so the connection goes there, as a
+// connection moves to a bulk worker, and the frame runs there.
 #include "common/log.hpp"
 #include "smb2/engine/processor.hpp"
 #include "smb2/notify/notify_watch.hpp"
@@ -26,10 +27,10 @@ bool Worker::may_hand_over(const Conn& c) const {
          (!s.notify || s.notify->by_open.empty()) && !s.dir_lease_watches;
 }
 
-// FRAME (the binding) waits in held_requests and nothing more is read;
-// the connection leaves once the reactor's receive has stopped and its
-// replies have gone out (maybe_send_over). When it cannot move, the
-// binding runs here and is refused.
+// FRAME (the binding or NEGOTIATE) waits in held_requests and nothing
+// more is read; the connection leaves once the reactor's receive has
+// stopped and its replies have gone out (maybe_send_over). When it cannot
+// move, the frame runs here: a binding is refused, a NEGOTIATE answered.
 FrameAssembler::Next Worker::hand_over(Conn& c, ByteSpan frame) {
   Worker* to = serving(*std::exchange(c.state.move_to, std::nullopt));
   if (!to || to == this || !may_hand_over(c)) {
@@ -54,12 +55,12 @@ void Worker::maybe_send_over(Conn& c) {
   to->arrive(leave(c), OffWorkerNext::Body, true);
 }
 
-// On this worker's thread: the binding runs here, then what came after it.
+// On this worker's thread: the held frame runs here, then what came after it.
 void Worker::adopt_channel(std::unique_ptr<Conn> conn) {
   Conn* taken = take_in(std::move(conn));
   if (!taken) return;
   Conn& c = *taken;
-  LOG_DEBUG("%s: moved to worker %d for a session binding", c.state.client_address.c_str(), index_);
+  LOG_DEBUG("%s: moved to worker %d, where its client's session lives", c.state.client_address.c_str(), index_);
   run_held_requests(c);
   if (!c.closing) maybe_resume_reading(c);
 }

@@ -224,8 +224,9 @@ bool Worker::may_move(const Conn& c) const {
 // from now on, and those already queued here are passed on (run_conn_task).
 void Worker::move_to_bulk(Conn& c, OffWorkerNext next) { bulk_target_->arrive(leave(c), next); }
 
-// The connection leaves this worker (for the bulk worker, or its session's
-// worker for a binding): out of its table and its reactor, counted as moved.
+// The connection leaves this worker (for the bulk worker, or its client's
+// session's worker for a binding or NEGOTIATE): out of its table and its
+// reactor, counted as moved.
 std::unique_ptr<Worker::Conn> Worker::leave(Conn& c) {
   auto it = conns_.find(c.id);
   std::unique_ptr<Conn> moving = std::move(it->second);
@@ -249,8 +250,8 @@ void Worker::arrive(std::unique_ptr<Conn> conn, OffWorkerNext next, bool binding
 }
 
 // A connection moved here from another worker (to a bulk worker, or to
-// its session's for a binding) joins this one: its metrics, change feed
-// and reactor become this worker's. Null when the reactor cannot watch it:
+// its client's session's for a binding or NEGOTIATE) joins this one: its
+// metrics, change feed and reactor become this worker's. Null when the reactor cannot watch it:
 // it is then ended as a lost connection.
 Worker::Conn* Worker::take_in(std::unique_ptr<Conn> conn) {
   Conn& c = *conn;

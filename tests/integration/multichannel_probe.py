@@ -10,7 +10,9 @@ usage: multichannel_probe.py PORT SHARE OWNER OWNER_PASS OTHER OTHER_PASS
   own session key) and reads and writes the same FileId; the first
   connection ends and the second goes on with the session and its open; a
   binding that authenticates as another user is refused (ACCESS_DENIED);
-  a session takes 32 channels and refuses the 33rd
+  a connection already bound to one session binds to a second session of
+  its client (smb2.session.bind2), and one of another ClientGuid binds
+  too; a session takes 32 channels and refuses the 33rd
   (INSUFFICIENT_RESOURCES); a LOGOFF on one channel ends the session on
   all.
 Prints PASS/FAIL lines and 'N passed, N failed' last; exits 1 on a failure.
@@ -55,10 +57,10 @@ def sign(message, key):
     return bytes(m)
 
 
-def connection():
+def connection(client_guid=CLIENT_GUID):
     """A new connection that negotiated SMB 3.0 offering multichannel, as one client (one ClientGuid)."""
     c = smb2user.UserConn()
-    body = struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, SMB2_GLOBAL_CAP_MULTI_CHANNEL, CLIENT_GUID, 0, 0, 0)
+    body = struct.pack("<HHHHI16sIHH", 36, 1, 1, 0, SMB2_GLOBAL_CAP_MULTI_CHANNEL, client_guid, 0, 0, 0)
     st, r = c.request(0, body + struct.pack("<H", 0x0300))
     if st != SUCCESS:
         raise RuntimeError(f"negotiate: {name(st)}")
@@ -102,8 +104,8 @@ def read(c, fid, length, offset=0):
     return data if st == SUCCESS else f"<{name(st)}>"
 
 
-def owner_login(user, password, share):
-    c = connection()
+def owner_login(user, password, share, client_guid=CLIENT_GUID):
+    c = connection(client_guid)
     st = c.login(user, password)
     if st != SUCCESS or c.tree_connect(share) != SUCCESS:
         raise RuntimeError(f"login {user}: {name(st)}")
@@ -153,11 +155,42 @@ def channel_limit(owner, user, password):
     return channels
 
 
+def one_channel_two_sessions(user, password, share, rounds=8):
+    """smb2.session.bind2's shape: two connections of one client log in to a
+    session each, and a third binds to both. With two workers the first two
+    land on different workers about every second time; the third, already a
+    channel of the first session, must still bind to the second."""
+    statuses = set()
+    for _ in range(rounds):
+        guid = os.urandom(16)
+        first, second = owner_login(user, password, share, guid), owner_login(user, password, share, guid)
+        third = connection(guid)
+        statuses.add((bind(third, first, user, password), bind(third, second, user, password)))
+        for c in (first, second, third):
+            c.abort()
+    rawsmb.check(f"a channel of one session binds to a second session of its client ({rounds} rounds)",
+                 statuses == {(SUCCESS, SUCCESS)}, str(sorted((name(a), name(b)) for a, b in statuses)))
+
+
+def other_client_guid_binds(owner, user, password, rounds=4):
+    """A connection with a ClientGuid of its own binds too: it moves to the
+    session's worker when it binds, not when it negotiates."""
+    statuses = set()
+    for _ in range(rounds):
+        c = connection(os.urandom(16))
+        statuses.add(bind(c, owner, user, password))
+        c.abort()
+    rawsmb.check(f"a connection of another ClientGuid binds ({rounds} rounds)", statuses == {SUCCESS},
+                 str(sorted(name(s) for s in statuses)))
+
+
 def main():
     _, _, share, owner_name, owner_pass, other_name, other_pass = sys.argv
     owner = owner_login(owner_name, owner_pass, share)
     second, fid = two_channels_one_open(owner, owner_name, owner_pass)
     survives_first_channel(owner, second, fid)
+    one_channel_two_sessions(owner_name, owner_pass, share)
+    other_client_guid_binds(owner_login(owner_name, owner_pass, share), owner_name, owner_pass)
 
     owner = owner_login(owner_name, owner_pass, share)
     st = bind(connection(), owner, other_name, other_pass)

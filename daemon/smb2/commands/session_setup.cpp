@@ -434,6 +434,18 @@ NtStatus setup_binding(Request& req, ByteSpan blob, ByteWriter& w) {
   return st;
 }
 
+// Session S is ended by a failed re-authentication: its channels' keys
+// are kept for the responses to requests that still name it
+// (SessionTables::ended).
+void remember_ended(SessionTables& t, const state::Session& s) {
+  if (s.keys.signing_key.empty()) return;  // nothing signs for it
+  SessionTables::EndedSession e{s.session_id, s.channels};
+  for (state::Channel& c : e.channels)
+    if (c.signing_key.empty()) c.signing_key = s.keys.signing_key;
+  if (t.ended.size() == SessionTables::kKeptEnded) t.ended.erase(t.ended.begin());
+  t.ended.push_back(std::move(e));
+}
+
 }  // namespace
 
 void end_session(Request& req, state::Session& s) {
@@ -512,7 +524,8 @@ NtStatus handle_session_setup(Request& req, ByteWriter& w) {
       // smb2.session.reauth6): the client has dropped its keys, so a later
       // response signed for it would be one it cannot check (it reports
       // NT_STATUS_INVALID_NETWORK_RESPONSE); its requests now get
-      // USER_SESSION_DELETED.
+      // USER_SESSION_DELETED, signed (SessionTables::ended).
+      remember_ended(*req.conn.tables, *s);
       end_session(req, *s);
     }
     req.session = nullptr;

@@ -7,6 +7,7 @@
 #include "smb2/commands/handlers.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/engine/async_engine.hpp"
+#include "smb2/engine/chain.hpp"
 #include "smb2/engine/dispatch.hpp"
 
 namespace ringsmb::smb2 {
@@ -57,10 +58,57 @@ void leave_channels(ConnState& conn, ServerContext& server) {
   conn.tables = std::make_shared<SessionTables>();
 }
 
+// Another channel of session SID than CONN, among the connections that
+// share CONN's tables (all on this worker); null when CONN is its last.
+ConnState* other_channel(ConnState& conn, uint64_t sid) {
+  auto it = conn.tables->sessions.find(sid);
+  if (it == conn.tables->sessions.end()) return nullptr;
+  for (const state::Channel& ch : it->second->channels) {
+    if (ch.conn_id == conn.address.conn_id) continue;
+    for (ConnState* m : conn.tables->members)
+      if (m != &conn && m->address.conn_id == ch.conn_id) return m;
+  }
+  return nullptr;
+}
+
+// A waiting CREATE that may outlive its channel: a durable v2 one (a
+// replay of it can find its open, MS-SMB2 3.3.5.9.10), alone in its chain
+// (a compound's later elements would take credits of another channel).
+bool outlives_channel(const WaitingRequest& w) {
+  return w.kind == WaitKind::RunAgain && w.has_create_guid && w.node && w.pdu.size() >= wire::kHeaderSize &&
+         load_le32(w.pdu.data() + wire::hdr::NextCommand) == 0;
+}
+
+// CONN ends while other channels serve the sessions of its durable v2
+// CREATEs that wait for breaks: each goes on waiting on another channel
+// of its session and makes its open when the breaks end, for a replay of
+// the CREATE on any channel to get back, as Samba keeps such an open
+// (smb2.replay.dhv2-pending2*); until then a replay gets
+// FILE_NOT_AVAILABLE. Its response is owed to CONN alone and is dropped.
+void hand_over_waiting_creates(ConnState& conn, ServerContext& server) {
+  std::vector<uint64_t> ids;
+  for (const auto& [id, w] : conn.async.waiting)
+    if (outlives_channel(w)) ids.push_back(id);
+  for (uint64_t id : ids) {
+    const WaitingRequest& w = conn.async.waiting.at(id);
+    uint64_t sid = w.session_id;
+    ConnState* heir = other_channel(conn, sid);
+    if (!heir) continue;
+    std::shared_ptr<state::FileNode> node = w.node;
+    uint64_t new_id = hand_over_waiting(conn, *heir, id);
+    // Woken already: the wake-up on its way goes to CONN, which is ending.
+    if (!server.files.move_waiter(node, {conn.address, id}, {heir->address, new_id}))
+      post_wakeups(server, {state::Waiter{heir->address, new_id}});
+    LOG_DEBUG("%s: a waiting CREATE of session 0x%llx goes on waiting on another channel",
+              conn.client_address.c_str(), (unsigned long long)sid);
+  }
+}
+
 }  // namespace
 
 void teardown_connection(ConnState& conn, ServerContext& server) {
   if (std::exchange(conn.client_registered, false)) server.clients.remove(conn.client_guid, conn.address);
+  if (conn.tables->members.size() > 1) hand_over_waiting_creates(conn, server);
   withdraw_all(conn, server);
   conn.bindings.clear();
   if (conn.tables->members.size() > 1) return leave_channels(conn, server);

@@ -114,13 +114,21 @@ NtStatus check_reconnect(const Request& req, ByteSpan name, const LeaseRequest& 
   return NtStatus::Success;
 }
 
-// Does a CREATE of CONN with this CreateGuid wait for a break (other
-// than request SELF, a CREATE run again)? Only a replay asks.
+// Does a CREATE with this CreateGuid wait for a break on CONN or another
+// channel of its sessions (other than request SELF of CONN, a CREATE run
+// again)? Only a replay asks: with multichannel it comes on another
+// channel (the shape of smb2.replay.dhv2-pending3*), and the channels of a session
+// share their tables, so they are all on this worker.
 bool create_waits(ConnState& conn, const state::Guid& create_guid, uint64_t self) {
-  for (const auto& [id, w] : conn.async.waiting)
-    if (w.kind == WaitKind::RunAgain && w.has_create_guid && w.create_guid == create_guid && id != self)
-      return true;
-  return false;
+  auto waits_on = [&](const ConnState& c) {
+    for (const auto& [id, w] : c.async.waiting)
+      if (w.kind == WaitKind::RunAgain && w.has_create_guid && w.create_guid == create_guid &&
+          (id != self || &c != &conn))
+        return true;
+    return false;
+  };
+  if (conn.tables->members.empty()) return waits_on(conn);
+  return std::ranges::any_of(conn.tables->members, [&](const ConnState* m) { return waits_on(*m); });
 }
 
 void close_kept(ServerContext& server, state::KeptOpen k, const char* why) {

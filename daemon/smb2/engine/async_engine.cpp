@@ -24,19 +24,28 @@ ResponseSeal seal_for(const Request& req) {
   return seal;
 }
 
+// A detached request's MessageId is another connection's: a CANCEL on
+// this one never names it.
 void insert(ConnState& conn, WaitingRequest&& w) {
   ++conn.async.per_session[w.session_id];
-  conn.async.by_message_id[w.message_id] = w.async_id;
+  if (!conn.async.detached.contains(w.async_id)) conn.async.by_message_id[w.message_id] = w.async_id;
   uint64_t id = w.async_id;
   conn.async.waiting.insert_or_assign(id, std::move(w));
 }
 
-WaitingRequest erase(ConnState& conn, std::map<uint64_t, WaitingRequest>::iterator it) {
+// Takes the request at IT out of the table and its indexes.
+WaitingRequest unlist(ConnState& conn, std::map<uint64_t, WaitingRequest>::iterator it) {
   WaitingRequest w = std::move(it->second);
   conn.async.waiting.erase(it);
-  conn.async.by_message_id.erase(w.message_id);
+  auto m = conn.async.by_message_id.find(w.message_id);
+  if (m != conn.async.by_message_id.end() && m->second == w.async_id) conn.async.by_message_id.erase(m);
   auto s = conn.async.per_session.find(w.session_id);
   if (s != conn.async.per_session.end() && --s->second == 0) conn.async.per_session.erase(s);
+  return w;
+}
+
+WaitingRequest erase(ConnState& conn, std::map<uint64_t, WaitingRequest>::iterator it) {
+  WaitingRequest w = unlist(conn, it);
   leave_channel_sequence(conn, w.channel);
   return w;
 }
@@ -135,6 +144,7 @@ bool complete(ConnState& conn, uint64_t async_id, NtStatus status, ByteSpan body
   auto it = conn.async.waiting.find(async_id);
   if (it == conn.async.waiting.end()) return false;
   WaitingRequest w = erase(conn, it);
+  if (conn.async.detached.erase(async_id)) return true;  // nobody to answer
   bool sync = w.interim_deferred;  // no interim went out: answer as if it never waited
   Bytes msg = waiting_response(w, status, body, !sync, sync ? w.deferred_credits : 0);
   conn.async.ready.push_back({std::move(msg), std::move(w.seal)});
@@ -183,6 +193,20 @@ void withdraw_all(ConnState& conn, ServerContext& server) {
   conn.async.by_message_id.clear();
   conn.async.ready.clear();
   conn.async.reruns.clear();
+  conn.async.detached.clear();
+}
+
+uint64_t hand_over_waiting(ConnState& from, ConnState& to, uint64_t async_id) {
+  auto it = from.async.waiting.find(async_id);
+  if (it == from.async.waiting.end()) return 0;
+  WaitingRequest w = unlist(from, it);  // its ChannelSequence count goes with it: the tables are shared
+  from.async.detached.erase(async_id);
+  w.async_id = to.async.next_id++;
+  w.interim_deferred = false;  // no interim is owed on TO
+  to.async.detached.insert(w.async_id);
+  uint64_t id = w.async_id;
+  insert(to, std::move(w));
+  return id;
 }
 
 }  // namespace ringsmb::smb2

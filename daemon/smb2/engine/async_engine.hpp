@@ -57,5 +57,10 @@ void withdraw_tree(ConnState& conn, ServerContext& server, uint64_t session_id, 
 void withdraw_session(ConnState& conn, ServerContext& server, uint64_t session_id);
 // The connection ended: every waiting request is withdrawn unanswered.
 void withdraw_all(ConnState& conn, ServerContext& server);
+// FROM ends while waiting request ASYNC_ID of it is to go on: it waits on
+// TO (another channel of its session, on this worker) from now on, under
+// the AsyncId returned (0: no such request), and whatever it answers is
+// dropped, as nobody asked TO for it (AsyncTable::detached).
+uint64_t hand_over_waiting(ConnState& from, ConnState& to, uint64_t async_id);
 
 }  // namespace ringsmb::smb2

@@ -114,7 +114,13 @@ NtStatus ChainProcessor::resolve_session(Request& req, const CommandSpec& spec) 
 // channel (a binding not made, or refused): its USER_SESSION_DELETED goes
 // back signed with the session's key when the request checked out with it
 // (clients that sign take the status only from a signed response; 3.3.4.1.1).
-static void sign_as_session(Request& req, ServerContext& server, uint64_t sid) {
+// So does one naming a session that a failed re-authentication ended, with
+// this channel's key (SessionTables::ended).
+static void sign_as_session(Request& req, const ConnState& conn, ServerContext& server, uint64_t sid) {
+  if (const Bytes* key = conn.tables->ended_session_key(sid, conn.address.conn_id)) {
+    req.foreign_signer = ForeignSigner{conn.signing_algorithm, *key};
+    return;
+  }
   std::optional<state::SessionHome> home = server.sessions.find(sid);
   if (!home || home->signing_key.empty() || !crypto::verify_message(home->signing_algorithm, home->signing_key, req.pdu))
     return;
@@ -128,7 +134,9 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
     req.session = s;
     // MS-SMB2 3.3.5.2.4: verify signatures on signed requests; refuse
     // unsigned ones where signing is required (encryption covers both).
-    if (!encrypted_ && req.hdr.command != Command::Cancel) {
+    // A request run again (req.async_id) was verified when it came, maybe
+    // on another channel with another key (hand_over_waiting).
+    if (!encrypted_ && req.hdr.command != Command::Cancel && !req.async_id) {
       if (req.hdr.is_signed()) {
         if (!crypto::verify_message(conn_.signing_algorithm, s->signing_key_for(conn_.address.conn_id), req.pdu))
           return NtStatus::AccessDenied;
@@ -146,7 +154,7 @@ NtStatus ChainProcessor::lookup_session(Request& req, const CommandSpec& spec, u
     req.session = s;  // SESSION_SETUP continuing an exchange, or none
     return NtStatus::Success;
   }
-  if (!s && sid && req.hdr.is_signed() && !encrypted_) sign_as_session(req, server_, sid);
+  if (!s && sid && req.hdr.is_signed() && !encrypted_) sign_as_session(req, conn_, server_, sid);
   return s ? NtStatus::AccessDenied : NtStatus::UserSessionDeleted;
 }
 
@@ -453,7 +461,11 @@ void rerun_waiting_chain(ConnState& conn, ServerContext& server, uint64_t async_
   chain.resume(async_id, w->compound, w->create_error, cancel);
   FrameResult r = chain.run(w->pdu, ready.message);
   conn.credits.commit();
-  if (r == FrameResult::Drop || ready.message.empty()) return;
+  // Handed over from a channel that ended: done, or waiting again, it
+  // answers nobody (AsyncTable::detached).
+  bool detached = conn.async.detached.contains(async_id);
+  if (detached && !find_waiting(conn, async_id)) conn.async.detached.erase(async_id);
+  if (detached || r == FrameResult::Drop || ready.message.empty()) return;
   if (w->encrypted) {
     state::Session* s = conn.find_session(w->transform_session);
     if (!s) return;  // logged off meanwhile: nothing can be sent

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/blocking_pool.hpp"
@@ -211,6 +212,10 @@ struct AsyncTable {
   std::unordered_map<uint64_t, uint32_t> per_session;  // waiting requests by SessionId
   std::vector<ReadyMessage> ready;  // final responses for after the current frame
   std::vector<std::pair<uint64_t, bool>> reruns;  // RunAgain chains to run again (async id, cancelled)
+  // Requests handed over from a channel of their session that ended
+  // (hand_over_waiting): they run to their end here, and their responses,
+  // owed to a connection that is gone, are dropped. By AsyncId.
+  std::unordered_set<uint64_t> detached;
 };
 
 // The sessions (with their tree connects) and opens of a connection
@@ -227,6 +232,25 @@ struct SessionTables {
   std::unordered_map<uint64_t, PipeOpen> pipes;                      // by volatile id, a subset of opens
   // The connections that share these tables (more than one: channels).
   std::vector<ConnState*> members;
+  // The last sessions (kKeptEnded) that a failed re-authentication ended
+  // (MS-SMB2 3.3.5.5.3), with each channel's signing key: a signed request
+  // that still names one gets its USER_SESSION_DELETED signed with its
+  // channel's key, as clients that sign take the status only from a
+  // signed response (Samba signs it too; smb2.session.bind_invalid_auth).
+  // A LOGOFF's session is not kept: its client asked for the end.
+  struct EndedSession {
+    uint64_t session_id = 0;
+    std::vector<state::Channel> channels;  // every key set
+  };
+  static constexpr size_t kKeptEnded = 4;
+  std::vector<EndedSession> ended;
+  // The signing key of CONN_ID's channel of ended session SID; null if none.
+  const Bytes* ended_session_key(uint64_t sid, uint64_t conn_id) const {
+    for (const EndedSession& e : ended)
+      for (const state::Channel& c : e.channels)
+        if (e.session_id == sid && c.conn_id == conn_id) return &c.signing_key;
+    return nullptr;
+  }
 };
 
 // The transport's connections of one worker, by connection id.
@@ -306,11 +330,16 @@ struct ConnState {
   // The connections of this worker by id, for session binding (set by the
   // transport; null: none can be bound, as in the unit tests).
   LocalConns* local_conns = nullptr;
-  // Set by a binding SESSION_SETUP whose session lives on another worker:
-  // the frame is to run again there (FrameResult::Move).
+  // Set by a binding SESSION_SETUP whose session lives on another worker,
+  // or a NEGOTIATE of a client whose other connections live there: the
+  // frame is to run again there (FrameResult::Move).
   std::optional<state::ConnAddress> move_to;
-  // The transport could not move it: the binding is refused here.
+  // The transport could not move it: the binding is refused here (a
+  // NEGOTIATE runs here).
   bool move_declined = false;
+  // Its NEGOTIATE asked to go to the worker of its client's other
+  // connections (once: the frame runs again there).
+  bool placed_with_client = false;
   // The SESSION_SETUP exchanges of bindings in progress on this connection
   // (their own NTLMSSP state and 3.1.1 preauth hash), by SessionId.
   std::unordered_map<uint64_t, std::unique_ptr<state::Session>> bindings;

@@ -141,7 +141,8 @@ struct CommandSpec {
 // (smb2/engine/async_write.hpp); the transport keeps it, with every frame after
 // it, and hands it over again once conn.writes_in_flight is 0.
 // Move: the frame is to run on another worker (ConnState::move_to): a
-// session binding whose session lives there; nothing was done.
+// session binding whose session lives there, or the NEGOTIATE of a client
+// whose other connections live there; nothing was done.
 enum class FrameResult { Ok, Drop, Hold, Move };
 
 // The dispatch table: a row per command, in wire::Command order, the

@@ -122,6 +122,34 @@ bool binds_elsewhere(ConnState& conn, ServerContext& server, ByteSpan frame) {
   return true;
 }
 
+// A NEGOTIATE alone in its frame, from a client that offers multichannel
+// (SMB2_GLOBAL_CAP_MULTI_CHANNEL) and already has a connection with a
+// session on another worker (state::ClientConnections, by ClientGuid):
+// this connection moves there before NEGOTIATE runs, as Samba passes a
+// client's new connection to the smbd process of its ClientGuid. Its
+// bindings then find the session's connection on their own worker,
+// whichever of the client's connections already share tables
+// (smb2.session.bind2). Once per connection; not when the transport
+// could not move it.
+bool negotiates_elsewhere(ConnState& conn, ServerContext& server, ByteSpan frame) {
+  constexpr size_t kCapabilitiesAt = wire::kHeaderSize + 8;  // NEGOTIATE request Capabilities
+  constexpr size_t kClientGuidAt = wire::kHeaderSize + 12;
+  constexpr uint32_t kMultiChannel = 0x8;
+  if (!conn.local_conns || conn.move_declined || conn.placed_with_client || conn.negotiated) return false;
+  if (frame.size() < kClientGuidAt + 16 || !server.config.global.multi_channel) return false;
+  if (wire::Command(load_le16(frame.data() + wire::hdr::Command)) != Command::Negotiate) return false;
+  if (load_le32(frame.data() + wire::hdr::NextCommand) != 0) return false;
+  if (!(load_le32(frame.data() + kCapabilitiesAt) & kMultiChannel)) return false;
+  state::Guid guid;
+  std::memcpy(guid.data(), frame.data() + kClientGuidAt, guid.size());
+  if (guid == state::Guid{}) return false;
+  std::optional<state::ConnAddress> home = server.clients.oldest(guid);
+  if (!home || conn.local_conns->find_conn(home->conn_id)) return false;
+  conn.placed_with_client = true;
+  conn.move_to = home;
+  return true;
+}
+
 }  // namespace
 
 bool may_change_file_data(ByteSpan frame) {
@@ -138,7 +166,9 @@ FrameResult process_frame(ConnState& conn, ServerContext& server, ByteSpan frame
   if (conn.writes_in_flight && load_le32(frame.data()) == wire::kProtocolIdSmb2 &&
       !runs_beside_writes(conn, server, frame))
     return FrameResult::Hold;
-  if (load_le32(frame.data()) == wire::kProtocolIdSmb2 && binds_elsewhere(conn, server, frame)) return FrameResult::Move;
+  if (load_le32(frame.data()) == wire::kProtocolIdSmb2 &&
+      (negotiates_elsewhere(conn, server, frame) || binds_elsewhere(conn, server, frame)))
+    return FrameResult::Move;
   size_t start = open_message(conn, out);
   FrameResult result;
   size_t files_before = conn.out_files.size();
