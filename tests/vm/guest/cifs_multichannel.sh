@@ -49,9 +49,13 @@ CTL status | awk '/^Sessions:/,/^$/' | sed 's/^/    /'
 
 # stream_to FILE MD5FILE: $MIB MiB and 4321 bytes of random data written to
 # FILE and fsync'ed (a failed write or fsync fails it), their md5 in MD5FILE.
+# One dd per MiB paces the stream: the copy lasts long enough (6.12's
+# client writes a burst of 64 MiB back faster than a busy guest's shell
+# polls the server's file) to be caught in the middle.
 stream_to() {
   ( set -o pipefail
-    { dd if=/dev/urandom bs=1M count=$MIB 2>/dev/null; head -c 4321 /dev/urandom; } | tee "$1" | md5sum > "$2" ) &&
+    { i=0; while [ $i -lt $MIB ]; do dd if=/dev/urandom bs=1M count=1 2>/dev/null; i=$((i + 1)); done
+      head -c 4321 /dev/urandom; } | tee "$1" | md5sum > "$2" ) &&
     sync "$1"
 }
 size=$((MIB * 1048576 + 4321))
@@ -68,6 +72,11 @@ rm $mnt/mc/big.bin  # the guest's RAM holds the server's files
 
 # One channel lost in the middle of a copy: the server's end of the last
 # channel (not the session's first) is destroyed, the client sees a reset.
+# Small dirty-page limits make the client write back while the data
+# stream in, not all of it at the fsync (the server's file then grows
+# along with the copy, which is when the channel is killed).
+echo $((4 << 20)) > /proc/sys/vm/dirty_bytes
+echo $((1 << 20)) > /proc/sys/vm/dirty_background_bytes
 before=$(channel_ports | tr '\n' ' ')
 victim=$(channel_ports | tail -1)
 stream_to $mnt/mc/big2.bin /tmp/big2.md5 &
