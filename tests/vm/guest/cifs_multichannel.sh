@@ -14,6 +14,9 @@
 check() { d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 modprobe inet_diag && modprobe tcp_diag || echo "no inet_diag/tcp_diag: ss -K cannot work"
 mkdir -p /srv/share /var/lib/ringsmb
+# The share on a tmpfs of its own, sized for the large file: the root
+# file system's tmpfs holds half the guest's RAM, less than 1 GiB then.
+mount -t tmpfs -o size=$((MIB + 64))m tmpfs /srv/share
 chown rsmb_owner: /srv/share
 $BIN/daemon/ringsmbd --config /job/ringsmb.conf --foreground > /job/server.log 2>&1 &
 for _ in $(seq 1 100); do grep -q ':01BD .* 0A ' /proc/net/tcp && break; sleep 0.2; done
