@@ -52,12 +52,10 @@ CTL status | awk '/^Sessions:/,/^$/' | sed 's/^/    /'
 
 # stream_to FILE MD5FILE: $MIB MiB and 4321 bytes of random data written to
 # FILE and fsync'ed (a failed write or fsync fails it), their md5 in MD5FILE.
-# One dd per MiB paces the stream: the copy lasts long enough (6.12's
-# client writes a burst of 64 MiB back faster than a busy guest's shell
-# polls the server's file) to be caught in the middle.
+# One dd per MiB, each counted in /tmp/streamed: how far the copy is.
 stream_to() {
   ( set -o pipefail
-    { i=0; while [ $i -lt $MIB ]; do dd if=/dev/urandom bs=1M count=1 2>/dev/null; i=$((i + 1)); done
+    { i=0; while [ $i -lt $MIB ]; do dd if=/dev/urandom bs=1M count=1 2>/dev/null; i=$((i + 1)); echo $i > /tmp/streamed; done
       head -c 4321 /dev/urandom; } | tee "$1" | md5sum > "$2" ) &&
     sync "$1"
 }
@@ -76,20 +74,21 @@ rm $mnt/mc/big.bin  # the guest's RAM holds the server's files
 # One channel lost in the middle of a copy: the server's end of the last
 # channel (not the session's first) is destroyed, the client sees a reset.
 # Small dirty-page limits make the client write back while the data
-# stream in, not all of it at the fsync (the server's file then grows
-# along with the copy, which is when the channel is killed).
+# stream in, not all of it at the fsync: a quarter into the stream, its
+# writes are on the wire.
 echo $((4 << 20)) > /proc/sys/vm/dirty_bytes
 echo $((1 << 20)) > /proc/sys/vm/dirty_background_bytes
 before=$(channel_ports | tr '\n' ' ')
 victim=$(channel_ports | tail -1)
+echo 0 > /tmp/streamed
 stream_to $mnt/mc/big2.bin /tmp/big2.md5 &
 copier=$!
-for _ in $(seq 1 3000); do  # until a quarter is on the server's disk, up to 300 s
-  [ "$(wc -c < /srv/share/mc/big2.bin 2>/dev/null || echo 0)" -ge $((size / 4)) ] && break
+for _ in $(seq 1 6000); do  # until a quarter is streamed, up to 600 s
+  [ "$(cat /tmp/streamed)" -ge $((MIB / 4)) ] 2>/dev/null && break
   kill -0 $copier 2>/dev/null || break
   sleep 0.1
 done
-echo "    killing the channel from port $victim at $(wc -c < /srv/share/mc/big2.bin) of $size bytes; channels were: $before"
+echo "    killing the channel from port $victim with $(cat /tmp/streamed) MiB streamed, $(wc -c < /srv/share/mc/big2.bin) of $size bytes on the server; channels were: $before"
 check "the copy is still running when the channel is killed" kill -0 $copier
 ss -K -tnH state established "( sport = :445 and dport = :$victim )" | sed 's/^/    killed: /'
 check "the killed connection is gone on the server's side" \
