@@ -14,9 +14,10 @@
 # RINGSMB_VM_MC_KERNELS: the kernels (default "default 6.12", as
 # tests/vm/run --kernel takes them); RINGSMB_VM_MC_MIB: the large files'
 # size in MiB (64: the emulated guest, client and server on one vCPU and
-# every request signed, wrote about 0.7 MB/s on the 2-vCPU machine at a
-# load average of 17; RINGSMB_VM_MC_MIB=1024 with RINGSMB_VM_TIMEOUT raised to
-# hours is the 1 GiB run; the guest keeps the server's files in its RAM).
+# every request signed, wrote 0.7 to 5 MB/s on the shared 2-vCPU machine
+# as its load moved; RINGSMB_VM_MC_MIB=1024 with RINGSMB_VM_TIMEOUT=3600
+# is the 1 GiB run, 10 to 20 min per kernel; the guest keeps the server's
+# files in its RAM).
 source "$(dirname "$0")/../integration/lib.sh"
 VM="$RINGSMB_SOURCE_DIR/tests/vm"
 started=$(date +%s)
