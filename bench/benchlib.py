@@ -345,6 +345,7 @@ METRICS = {
               ("p99_request_us", "request p99 µs", True), ("p99_ratio", "p99 with writer / alone", True),
               ("errors", "failed requests", True)],
     "large": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
+    "multichannel": [("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True)],
     "copy": [("wall", "wall s", True), ("mb_s", "MB/s", False), ("cpu_per_gib", "server CPU s/GiB", True),
              ("client_cpu", "client CPU s", True)],
     "kernel": [("per_file_us", "server CPU µs/file", True), ("requests_per_file", "requests/file", True),

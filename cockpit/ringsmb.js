@@ -262,7 +262,7 @@ function loadStatus() {
         const yesNo = key => x => x[key] ? "yes" : "no";
         const user = x => x.anonymous ? "(anonymous)" : x.guest ? x.user + " (guest)" : x.user;
         fillTable("sessions-table", s.sessions,
-                  ["session_id", user, "client", "dialect", yesNo("signing"), yesNo("encryption")],
+                  ["session_id", user, "client", "dialect", yesNo("signing"), yesNo("encryption"), channels],
                   (td, session, row) => {
                       row.dataset.sessionId = session.session_id;
                       confirmButton(td, "Close", "session:" + session.session_id, () =>
@@ -280,6 +280,13 @@ function loadStatus() {
         const locks = s.open_files.flatMap(f => f.locks.map(l => ({ ...l, file_id: f.file_id, path: f.path || "." })));
         fillTable("locks-table", locks, ["file_id", "path", l => l.exclusive ? "exclusive" : "shared", "offset", "length"]);
     }).catch(error => showError("status", error));
+}
+
+// A session's connections (multichannel: several), each as the client's
+// address:port; a server that does not list them has one.
+function channels(session) {
+    const list = session.channels || [];
+    return list.length ? list.length + ": " + list.map(c => c.client).join(", ") : "1";
 }
 
 // "lease RWH", "oplock batch", "-"; "(breaking)" while a break awaits the client.

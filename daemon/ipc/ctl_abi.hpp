@@ -104,7 +104,8 @@
 //                    is nested (attributes parsed with kPolicy):
 //                      connection {CONNECTION_ID, CLIENT_ADDRESS, DIALECT}
 //                      session    {SESSION_ID, CONNECTION_ID, ACCOUNT,
-//                                  CLIENT_ADDRESS, DIALECT, SESSION_FLAGS}
+//                                  CLIENT_ADDRESS, DIALECT, SESSION_FLAGS,
+//                                  CHANNELS?}
 //                      tree       {SESSION_ID, TREE_ID, SHARE_NAME, ACCOUNT,
 //                                  CLIENT_ADDRESS}
 //                      open file  {SESSION_ID, TREE_ID, SHARE_NAME, PATH,
@@ -119,7 +120,11 @@
 //                    the time left before they are closed. LEASE_STATE is the
 //                    caching the open's lease or oplock holds at the
 //                    snapshot; LOCKS the open's first kMaxLocksPerEntry
-//                    byte-range locks, LOCK_COUNT all of them.
+//                    byte-range locks, LOCK_COUNT all of them. CHANNELS: the
+//                    session's channels (MS-SMB2 Session.ChannelList, the
+//                    first one first), one kChannelRecordSize record each,
+//                    at most kMaxChannelsPerEntry; the session's entry is
+//                    listed under its first channel's connection.
 //                    A LIST_* other than LIST_CONNECTIONS from the port that
 //                    sent LIST_CONNECTIONS less than 2 s before is answered
 //                    from the same snapshot (one consistent `status`).
@@ -293,6 +298,7 @@ enum Attr : uint16_t {
   ATTR_FRUIT_MODEL,        // string, fruit:model
   ATTR_KEPT_FOR_MS,        // u32, a disconnected durable open (OPEN_DISCONNECTED): ms until it is closed
   ATTR_SIDS,               // string, Windows SIDs as text separated by one space, user first (kMaxSidsText)
+  ATTR_CHANNELS,           // bytes: kChannelRecordSize-byte records, a session's channels (LIST_SESSIONS)
   ATTR_COUNT,              // one past the last attribute
 };
 inline constexpr int kAttrMax = ATTR_COUNT - 1;
@@ -351,6 +357,12 @@ inline constexpr uint32_t OPEN_DISCONNECTED = 1u << 4;  // a durable open kept a
 inline constexpr uint32_t LOCK_EXCLUSIVE = 1u << 0;
 inline constexpr size_t kLockRecordSize = 20;
 inline constexpr size_t kMaxLocksPerEntry = 64;  // ATTR_LOCKS of one open; ATTR_LOCK_COUNT has them all
+// One channel of ATTR_CHANNELS, host order: {u64 CONNECTION_ID (as in the
+// connection entries), u16 client port, u16 reserved, u32 reserved,
+// char client address[kChannelAddressSize]: text, NUL-terminated}.
+inline constexpr size_t kChannelAddressSize = 48;  // INET6_ADDRSTRLEN (46) and the NUL, rounded up
+inline constexpr size_t kChannelRecordSize = 16 + kChannelAddressSize;
+inline constexpr size_t kMaxChannelsPerEntry = 32;  // a session's most (state::kMaxChannelsPerSession)
 
 // genlmsg_parse policy for every attribute; defined in ctl_codec.cpp.
 extern const std::array<struct nla_policy, ATTR_COUNT> kPolicy;

@@ -57,6 +57,7 @@ constexpr std::array<nla_policy, ATTR_COUNT> build_policy() {
   p[ATTR_KEPT_FOR_MS] = u32p;
   p[ATTR_LEASE_KEY] = exactp(16);
   p[ATTR_LOCKS] = binp(kLockRecordSize * kMaxLocksPerEntry);
+  p[ATTR_CHANNELS] = binp(kChannelRecordSize * kMaxChannelsPerEntry);
   return p;
 }
 
@@ -173,6 +174,8 @@ std::expected<Message, ParseError> parse_message(const uint8_t* data, size_t len
   if (m.has(abi::ATTR_GROUPS) && m.bytes(abi::ATTR_GROUPS).size() % 4 != 0)
     return std::unexpected(ParseError::BadAttribute);
   if (m.has(abi::ATTR_LOCKS) && m.bytes(abi::ATTR_LOCKS).size() % abi::kLockRecordSize != 0)
+    return std::unexpected(ParseError::BadAttribute);
+  if (m.has(abi::ATTR_CHANNELS) && m.bytes(abi::ATTR_CHANNELS).size() % abi::kChannelRecordSize != 0)
     return std::unexpected(ParseError::BadAttribute);
   return m;
 }

@@ -30,10 +30,26 @@ void put_entry(MsgBuilder& b, const ConnectionStatus& c) {
   b.u32(ATTR_DIALECT, c.dialect);
 }
 
+Bytes channel_records(const std::vector<ChannelStatus>& channels) {
+  Bytes out;
+  size_t n = std::min(channels.size(), kMaxChannelsPerEntry);
+  out.resize(n * kChannelRecordSize);  // zeroed: the reserved fields and the address's NUL
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* rec = out.data() + i * kChannelRecordSize;
+    const ChannelStatus& c = channels[i];
+    memcpy(rec, &c.connection_id, 8);
+    memcpy(rec + 8, &c.client_port, 2);
+    std::string address = cut(c.client_address, kChannelAddressSize);
+    memcpy(rec + 16, address.data(), address.size());
+  }
+  return out;
+}
+
 void put_entry(MsgBuilder& b, const SessionStatus& s) {
   b.u64(ATTR_SESSION_ID, s.session_id).u64(ATTR_CONNECTION_ID, s.connection_id);
   b.str(ATTR_ACCOUNT, cut(s.user, 257)).str(ATTR_CLIENT_ADDRESS, cut(s.client_address, 128));
   b.u32(ATTR_DIALECT, s.dialect).u32(ATTR_SESSION_FLAGS, s.flags);
+  if (!s.channels.empty()) b.bytes(ATTR_CHANNELS, channel_records(s.channels));
 }
 
 void put_entry(MsgBuilder& b, const TreeConnectStatus& t) {
@@ -141,6 +157,26 @@ bool decode_open_details(const Table& tb, OpenFileStatus& o) {
   return true;
 }
 
+// ATTR_CHANNELS of a LIST_SESSIONS entry; false when a record is cut short
+// or its address is not NUL-terminated (the policy bounds the count).
+bool decode_channels(const Table& tb, SessionStatus& s) {
+  if (!tb[ATTR_CHANNELS]) return true;
+  size_t len = size_t(nla_len(tb[ATTR_CHANNELS]));
+  if (len % kChannelRecordSize != 0 || len / kChannelRecordSize > kMaxChannelsPerEntry) return false;
+  const auto* p = static_cast<const uint8_t*>(nla_data(tb[ATTR_CHANNELS]));
+  for (size_t at = 0; at < len; at += kChannelRecordSize) {
+    const char* address = reinterpret_cast<const char*>(p + at + 16);
+    size_t address_len = strnlen(address, kChannelAddressSize);
+    if (address_len == kChannelAddressSize) return false;
+    ChannelStatus c;
+    memcpy(&c.connection_id, p + at, 8);
+    memcpy(&c.client_port, p + at + 8, 2);
+    c.client_address.assign(address, address_len);
+    s.channels.push_back(std::move(c));
+  }
+  return true;
+}
+
 bool decode_entry(Cmd cmd, const Table& tb, ServerStatus& out) {
   switch (cmd) {
     case CMD_LIST_CONNECTIONS:
@@ -154,8 +190,8 @@ bool decode_entry(Cmd cmd, const Table& tb, ServerStatus& out) {
         return false;
       out.sessions.push_back({nla_get_u64(tb[ATTR_SESSION_ID]), nla_get_u64(tb[ATTR_CONNECTION_ID]),
                               str_of(tb, ATTR_ACCOUNT), str_of(tb, ATTR_CLIENT_ADDRESS),
-                              uint16_t(nla_get_u32(tb[ATTR_DIALECT])), nla_get_u32(tb[ATTR_SESSION_FLAGS])});
-      return true;
+                              uint16_t(nla_get_u32(tb[ATTR_DIALECT])), nla_get_u32(tb[ATTR_SESSION_FLAGS]), {}});
+      return decode_channels(tb, out.sessions.back());
     case CMD_LIST_TREE_CONNECTS:
       if (!has_all(tb, {ATTR_SESSION_ID, ATTR_TREE_ID, ATTR_SHARE_NAME, ATTR_ACCOUNT, ATTR_CLIENT_ADDRESS}))
         return false;
@@ -223,6 +259,11 @@ std::string oplock_level_name(uint8_t level) {
     case kOplockLevelLease: return "lease";
     default: return "?";
   }
+}
+
+std::string address_with_port(const std::string& address, uint16_t port) {
+  bool ipv6 = address.find(':') != std::string::npos;
+  return (ipv6 ? "[" + address + "]" : address) + ":" + std::to_string(port);
 }
 
 std::string dialect_name(uint16_t dialect) {

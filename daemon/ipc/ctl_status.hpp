@@ -22,6 +22,13 @@ struct ConnectionStatus {
   uint16_t dialect = 0;  // 0: NEGOTIATE not done yet
 };
 
+// One connection of a session (a channel, MS-SMB2 3.3.1.14).
+struct ChannelStatus {
+  uint64_t connection_id = 0;  // as in ConnectionStatus
+  std::string client_address;
+  uint16_t client_port = 0;
+};
+
 struct SessionStatus {
   uint64_t session_id = 0;
   uint64_t connection_id = 0;
@@ -29,6 +36,9 @@ struct SessionStatus {
   std::string client_address;
   uint16_t dialect = 0;
   uint32_t flags = 0;  // abi::SESSION_* bits
+  // Its channels, the first one first; empty from a ringsmbd that does not
+  // report them (then the session has its one connection).
+  std::vector<ChannelStatus> channels;
 };
 
 struct TreeConnectStatus {
@@ -92,6 +102,9 @@ std::vector<Bytes> encode_text_replies(abi::Cmd cmd, uint32_t seq, const std::st
 std::string lease_state_name(uint32_t state);
 // "none", "II", "exclusive", "batch", "lease".
 std::string oplock_level_name(uint8_t level);
+
+// "192.0.2.1:49152", "[2001:db8::1]:49152": a channel's client end.
+std::string address_with_port(const std::string& address, uint16_t port);
 
 // "3.1.1", "2.0.2", ...; "-" for 0.
 std::string dialect_name(uint16_t dialect);

@@ -2,7 +2,9 @@
 // Prometheus text exposition format, for the node exporter's textfile collector
 // (ringsmbctl status --prometheus > DIR/ringsmb.prom.$$ && mv ...). Gauges
 // computed from the same lists `status` prints: connections by dialect,
-// sessions by user, tree connects by share, open files by share and user.
+// sessions and their channels by user, tree connects by share, open files
+// by share and user.
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <string>
@@ -43,13 +45,19 @@ void print_prometheus(std::ostream& o, const ServerStatus* s) {
     ++connections[{}];
     ++connections_by_dialect[{{"dialect", dialect_name(c.dialect)}}];
   }
-  for (const auto& x : s->sessions) ++sessions[{{"user", x.user}}];
+  std::map<Labels, size_t> channels;
+  for (const auto& x : s->sessions) {
+    ++sessions[{{"user", x.user}}];
+    channels[{{"user", x.user}}] += std::max<size_t>(1, x.channels.size());  // none listed: an older ringsmbd
+  }
   for (const auto& x : s->trees) ++trees[{{"share", x.share}}];
   for (const auto& x : s->open_files)
     ++(x.flags & abi::OPEN_DISCONNECTED ? kept : files)[{{"share", x.share}, {"user", x.user}}];
   gauge(o, "ringsmb_connections", "Client connections", connections);
   gauge(o, "ringsmb_connections_by_dialect", "Client connections by negotiated SMB dialect", connections_by_dialect);
   gauge(o, "ringsmb_sessions", "Logged-in sessions by user", sessions);
+  gauge(o, "ringsmb_channels", "Connections of logged-in sessions (multichannel: more than one each), by user",
+        channels);
   gauge(o, "ringsmb_tree_connects", "Tree connects by share", trees);
   gauge(o, "ringsmb_open_files", "Open files by share and user", files);
   gauge(o, "ringsmb_disconnected_opens", "Durable opens kept for their client's reconnect, by share and user", kept);

@@ -62,17 +62,28 @@ int make_listener(const ListenAddress& a, std::string& error) {
   return fd;
 }
 
-std::string peer_name(int fd) {
+struct Peer {
+  std::string host;
+  uint16_t port = 0;
+};
+
+Peer peer_of(int fd) {
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
   char host[INET6_ADDRSTRLEN] = "?";
+  uint16_t port = 0;
   if (getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
-    if (ss.ss_family == AF_INET)
-      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&ss)->sin_addr, host, sizeof host);
-    else if (ss.ss_family == AF_INET6)
-      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr, host, sizeof host);
+    if (ss.ss_family == AF_INET) {
+      const auto* sin = reinterpret_cast<const sockaddr_in*>(&ss);
+      inet_ntop(AF_INET, &sin->sin_addr, host, sizeof host);
+      port = ntohs(sin->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+      const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(&ss);
+      inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof host);
+      port = ntohs(sin6->sin6_port);
+    }
   }
-  return host;
+  return {host, port};
 }
 
 }  // namespace
@@ -172,7 +183,8 @@ const char* Worker::refusal_reason(const std::string& address) {
 }
 
 void Worker::on_accept(int fd) {
-  std::string address = peer_name(fd);
+  Peer peer = peer_of(fd);
+  std::string address = std::move(peer.host);
   if (const char* why = refusal_reason(address)) {
     // The socket is closed at once, before a byte is read: the client sees
     // the connection closed, as ksmbd does. Logged once per interval: a
@@ -195,6 +207,7 @@ void Worker::on_accept(int fd) {
   c->fd = fd;
   c->address = address;
   c->state.client_address = std::move(address);
+  c->state.client_port = peer.port;
   c->state.address = {uint32_t(index_), c->id};
   c->state.transport_sends_files = true;  // send_queued() sends smb2::FileSegments
   c->state.framing = &direct_tcp_framing();

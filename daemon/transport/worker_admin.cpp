@@ -66,6 +66,29 @@ void add_open_details(smb2::ServerContext& ctx, const state::Open& o, ipc::OpenF
   out.flags = open_flags(o, add_caching_and_locks(ctx, &o, o.node, o.lease, out));
 }
 
+static_assert(ipc::abi::kMaxChannelsPerEntry >= state::kMaxChannelsPerSession,
+              "LIST_SESSIONS lists every channel of a session");
+
+// The channels of session S, held by connection ST: each one's connection
+// shares ST's tables (a binding moves the connection to this worker).
+// WORKER_BITS make the ids those of the connection entries.
+std::vector<ipc::ChannelStatus> channels_of(const state::Session& s, const smb2::ConnState& st, uint64_t worker_bits) {
+  std::vector<ipc::ChannelStatus> out;
+  auto add = [&](const smb2::ConnState& m) {
+    out.push_back({worker_bits | m.address.conn_id, m.client_address, m.client_port});
+  };
+  if (s.channels.empty()) add(st);
+  for (const state::Channel& ch : s.channels) {
+    if (ch.conn_id == st.address.conn_id) {
+      add(st);
+      continue;
+    }
+    for (const smb2::ConnState* m : st.tables->members)
+      if (m->address.conn_id == ch.conn_id) add(*m);
+  }
+  return out;
+}
+
 }  // namespace
 
 void Worker::collect_status(ipc::ServerStatus& out) const {
@@ -81,7 +104,8 @@ void Worker::collect_status(ipc::ServerStatus& out) const {
     for (const auto& [sid, s] : st.tables->sessions) {
       if (s->state != state::Session::State::Valid) continue;
       if (!s->channels.empty() && s->channels.front().conn_id != id) continue;
-      out.sessions.push_back({sid, conn_id, s->user, st.client_address, st.dialect, session_flags(*s)});
+      out.sessions.push_back({sid, conn_id, s->user, st.client_address, st.dialect, session_flags(*s),
+                              channels_of(*s, st, uint64_t(index_) << 48)});
       for (const auto& [tid, t] : s->trees) out.trees.push_back({sid, tid, t->share.name, s->user, st.client_address});
     }
     for (const auto& [vid, o] : st.tables->opens) {

@@ -334,6 +334,13 @@ def status_tab(page):
             return next((i for i in ids if i not in earlier), None)
         sid = wait_for(carols_session) or ""
         report(sid, "the status tab lists the new user's session")
+        listed = next((s for s in cli_json("status")["sessions"] if s["session_id"] == sid), {})
+        cell = "1: " + ", ".join(c["client"] for c in listed.get("channels", []))
+        def channel_cell():
+            row = page.row("sessions-table", "data-session-id", sid)
+            return row is not None and cell in row.text
+        report(len(listed.get("channels", [])) == 1 and wait_for(channel_cell),
+               "the session's row shows its one channel, the client's address:port as in ringsmbctl status", cell)
         report(wait_for(lambda: "upload.txt" in page.d.find_element(By.ID, "files-table").text),
                "the status tab lists the open file")
         page.confirm_click("sessions-table", "data-session-id", sid, "Close")

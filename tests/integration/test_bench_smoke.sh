@@ -37,6 +37,10 @@ check "encrypted windows profile: no request failed, encrypted" \
 check "smbench --large, encrypted, with FLUSH" bench "$PORT" alice secret-A1 share --large $((3 << 20)) --encrypt \
   --dialect 3.1.1 --flush --prefix encl
 check "encrypted large file size" test "$(stat -c %s "$T/share/encl_large.bin")" -eq $((3 << 20))
+check "smbench --large over 3 channels (2 connections bound to the session)" bench "$PORT" alice secret-A1 share \
+  --large $((6 << 20)) --channels 3 --depth 2 --dialect 3.1.1 --prefix mc
+check "multichannel: written and read over 3 channels" grep -q "^read $((6 << 20)) bytes over 3 channel" "$T/bench.out"
+check "multichannel large file size" test "$(stat -c %s "$T/share/mc_large.bin")" -eq $((6 << 20))
 mkdir -p "$T/local"
 check "smbench --local" timeout 30 "$SMBENCH" --local "$T/local" --connections 2 --files 50
 

@@ -2,7 +2,8 @@
 # Multichannel (MS-SMB2 3.3.5.5 session binding): connections bound to one
 # session share its opens, survive the loss of the first one, are limited
 # to 32, refuse another user's authentication, and one LOGOFF ends them
-# all. Two workers, so that bindings land on either and the binding
+# all; `ringsmbctl status` lists a session's channels (2, then 1 after one
+# drops). Two workers, so that bindings land on either and the binding
 # connection moves to the session's worker.
 source "$(dirname "$0")/lib.sh"
 
@@ -17,6 +18,13 @@ if timeout 60 python3 "$(dirname "$0")/multichannel_probe.py" "$PORT" share owne
 else
   fail "multichannel probe"
   sed 's/^/    /' "$T/probe.out" | tail -40
+fi
+if timeout 60 python3 "$(dirname "$0")/multichannel_status.py" "$PORT" share owner 'Owner-1' \
+    "$RINGSMBCTL" "$T/ringsmb.conf" > "$T/status.out" 2>&1; then
+  pass "ringsmbctl status shows a session's channels ($(tail -1 "$T/status.out"))"
+else
+  fail "ringsmbctl status and the channels"
+  sed 's/^/    /' "$T/status.out" | tail -40
 fi
 check "the server is still up" server_alive
 finish

@@ -5,7 +5,7 @@
 # every module they depend on: cifs (client), ksmbd (server), the virtio
 # network driver, the crypto modules (signing and encryption ask for cmac,
 # ccm, gcm, sha512, ... through /sbin/modprobe), the NLS tables, and ext4,
-# the quota formats and loop devices.
+# the quota formats and loop devices, and the socket diagnostics ss -K uses.
 #
 # usage: initramfs.sh KERNEL_DIR     (KERNEL_DIR as printed by kernel.sh)
 set -euo pipefail
@@ -34,6 +34,8 @@ wanted=$(cd "$mods" && {
   echo kernel/fs/smb/client/cifs.ko kernel/fs/smb/server/ksmbd.ko
   find kernel/drivers/net/virtio_net.ko kernel/drivers/virtio -name '*.ko'
   find kernel/crypto kernel/arch/x86/crypto kernel/fs/nls -name '*.ko'
+  # ss -K, which kills a connection by its ports (test_cifs_multichannel.sh).
+  echo kernel/net/ipv4/inet_diag.ko kernel/net/ipv4/tcp_diag.ko
   # Local file systems on loop devices, with quotas (test_quota.sh).
   find kernel/fs/ext4 kernel/fs/quota kernel/drivers/block/loop.ko -name '*.ko' 2>/dev/null || true
 } | tr ' ' '\n')

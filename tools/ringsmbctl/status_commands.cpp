@@ -152,6 +152,23 @@ void print_leases(const ipc::ServerStatus& s) {
   t.print(std::cout);
 }
 
+// A session reported without its channels (an older ringsmbd) has one.
+size_t channel_count(const ipc::SessionStatus& x) { return std::max<size_t>(1, x.channels.size()); }
+
+// Every connection of every session (multichannel: several per session),
+// with the client's port, which tells the connections of one client apart.
+void print_channels(const ipc::ServerStatus& s) {
+  size_t total = 0;
+  for (const auto& x : s.sessions) total += x.channels.size();
+  std::cout << "\nChannels: " << total << "\n";
+  if (total == 0) return;
+  Table t({"SESSION ID", "CONNECTION ID", "CLIENT"});
+  for (const auto& x : s.sessions)
+    for (const auto& c : x.channels)
+      t.add({hex_id(x.session_id), std::to_string(c.connection_id), ipc::address_with_port(c.client_address, c.client_port)});
+  t.print(std::cout);
+}
+
 void print_text(const ipc::ServerStatus& s, Details d) {
   std::cout << "Connections: " << s.connections.size() << "\n";
   if (!s.connections.empty()) {
@@ -161,16 +178,18 @@ void print_text(const ipc::ServerStatus& s, Details d) {
   }
   std::cout << "\nSessions: " << s.sessions.size() << "\n";
   if (!s.sessions.empty()) {
-    Table t({"SESSION ID", "USER", "CLIENT", "DIALECT", "SIGNING", "ENCRYPTION"});
+    Table t({"SESSION ID", "USER", "CLIENT", "DIALECT", "SIGNING", "ENCRYPTION", "CHANNELS"});
     for (const auto& x : s.sessions) {
       std::string user = x.user;
       if (x.flags & SESSION_ANONYMOUS) user = "(anonymous)";
       else if (x.flags & SESSION_GUEST) user += " (guest)";
       t.add({hex_id(x.session_id), user, x.client_address, ipc::dialect_name(x.dialect),
-             yes_no(x.flags & SESSION_SIGNED), yes_no(x.flags & SESSION_ENCRYPTED)});
+             yes_no(x.flags & SESSION_SIGNED), yes_no(x.flags & SESSION_ENCRYPTED),
+             std::to_string(channel_count(x))});
     }
     t.print(std::cout);
   }
+  print_channels(s);
   std::cout << "\nTree connects: " << s.trees.size() << "\n";
   if (!s.trees.empty()) {
     Table t({"SESSION ID", "SHARE", "USER", "CLIENT"});
@@ -230,6 +249,15 @@ std::string json_open_details(const ipc::OpenFileStatus& x) {
   return out + "]";
 }
 
+std::string json_channels(const std::vector<ipc::ChannelStatus>& channels) {
+  std::string out = "[";
+  for (size_t i = 0; i < channels.size(); ++i)
+    out += std::string(i ? ", " : "") + "{\"connection_id\": " + std::to_string(channels[i].connection_id) +
+           ", \"client\": " + json_string(ipc::address_with_port(channels[i].client_address, channels[i].client_port)) +
+           "}";
+  return out + "]";
+}
+
 void print_json(const ipc::ServerStatus& s) {
   std::ostream& o = std::cout;
   o << "{\n";
@@ -245,7 +273,8 @@ void print_json(const ipc::ServerStatus& s) {
            ", \"signing\": " + (x.flags & SESSION_SIGNED ? "true" : "false") +
            ", \"encryption\": " + (x.flags & SESSION_ENCRYPTED ? "true" : "false") +
            ", \"guest\": " + (x.flags & SESSION_GUEST ? "true" : "false") +
-           ", \"anonymous\": " + (x.flags & SESSION_ANONYMOUS ? "true" : "false") + "}";
+           ", \"anonymous\": " + (x.flags & SESSION_ANONYMOUS ? "true" : "false") +
+           ", \"channels\": " + json_channels(x.channels) + "}";
   }, false);
   json_array(o, "tree_connects", s.trees, [](const ipc::TreeConnectStatus& x) {
     return "{\"session_id\": " + json_string(hex_id(x.session_id)) + ", \"tree_id\": " + std::to_string(x.tree_id) +
@@ -333,7 +362,8 @@ void add_status_commands(CLI::App& app, Context& ctx) {
   auto prometheus = std::make_shared<bool>(false);
   auto* status = app.add_subcommand(
       "status",
-      "Show connections, sessions (user, client, dialect, signing, encryption), tree connects, open files (with "
+      "Show connections, sessions (user, client, dialect, signing, encryption, channels), each session's "
+      "channels (the client's address and port), tree connects, open files (with "
       "the FILE ID that 'file close' takes) and the durable opens kept for a disconnected client's reconnect");
   status->add_flag("--json", *json, "Print JSON instead of tables");
   status->add_flag("--prometheus", *prometheus,

@@ -24,6 +24,8 @@ using wire::Command;
 constexpr uint32_t kStatusMoreProcessing = 0xC0000016;
 constexpr uint16_t kSigningEnabled = 0x1, kSigningRequired = 0x2;
 constexpr uint16_t kSessionFlagGuest = 0x1, kSessionFlagEncryptData = 0x4;
+constexpr uint8_t kSessionFlagBinding = 0x1;  // SESSION_SETUP request Flags
+constexpr uint32_t kCapMultiChannel = 0x8;
 constexpr uint32_t kShareFlagEncrypt = 0x8;
 // Asked for on every request: enough to keep 64 requests of 16 credits in
 // flight once the window has grown, as Windows' credit requests do.
@@ -92,7 +94,8 @@ uint16_t write_negotiate_contexts(ByteWriter& w) {
   return 3;
 }
 
-Request negotiate_request(const std::vector<uint16_t>& dialects) {
+Request negotiate_request(const ClientOptions& opt) {
+  const std::vector<uint16_t>& dialects = opt.dialects;
   Request req = new_request(Command::Negotiate, 0, 256);
   ByteWriter w(req.body);
   bool smb311 = std::find(dialects.begin(), dialects.end(), 0x0311) != dialects.end();
@@ -100,9 +103,9 @@ Request negotiate_request(const std::vector<uint16_t>& dialects) {
   w.u16(uint16_t(dialects.size()));
   w.u16(kSigningEnabled);
   w.u16(0);
-  w.u32(0x2 | 0x4 | kCapEncryption);  // LEASING | LARGE_MTU | ENCRYPTION
-  std::array<uint8_t, 16> guid;
-  crypto::random_bytes(guid);
+  w.u32(0x2 | 0x4 | kCapEncryption | (opt.multichannel ? kCapMultiChannel : 0));  // LEASING | LARGE_MTU | ...
+  std::array<uint8_t, 16> guid = opt.client_guid;
+  if (guid == std::array<uint8_t, 16>{}) crypto::random_bytes(guid);
   w.bytes(guid);
   size_t ctx_offset_at = w.size();
   w.u64(0);  // NegotiateContextOffset/Count (3.1.1) or ClientStartTime
@@ -134,6 +137,25 @@ void Connection::open(const ClientOptions& opt) {
   tree_connect(opt);
 }
 
+void Connection::bind(const Connection& primary, const ClientOptions& opt) {
+  connect_tcp(opt);
+  negotiate(opt);
+  if (dialect_ != primary.dialect_ || dialect_ < 0x0300) fail("binding a channel needs the session's SMB 3.x dialect");
+  session_setup(opt, &primary);
+}
+
+// After the binding: the channel signs with its own key (MS-SMB2 3.2.5.3.1:
+// derived from this authentication's session key and, in 3.1.1, this
+// connection's preauth hash) and encrypts with the session's keys.
+void Connection::take_channel_keys(const Connection& primary, Bytes channel_signing_key) {
+  signing_key_ = std::move(channel_signing_key);
+  encrypt_key_ = primary.encrypt_key_;
+  decrypt_key_ = primary.decrypt_key_;
+  encrypt_ = primary.encrypt_;
+  signing_ = true;
+  tree_id_ = primary.tree_id_;
+}
+
 void Connection::connect_tcp(const ClientOptions& opt) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) fail(std::string("socket: ") + strerror(errno));
@@ -150,7 +172,7 @@ void Connection::connect_tcp(const ClientOptions& opt) {
 void Connection::negotiate(const ClientOptions& opt) {
   preauth_.assign(64, 0);
   Bytes sent;
-  Response r = setup_call(negotiate_request(opt.dialects), &sent);
+  Response r = setup_call(negotiate_request(opt), &sent);
   check(r, 0, "NEGOTIATE");
   ByteReader rd(r.body);
   rd.seek(wire::kHeaderSize + 2);
@@ -191,12 +213,15 @@ void Connection::read_negotiate_contexts(const Response& r) {
   if (!rd.ok()) fail("bad negotiate contexts in the NEGOTIATE response");
 }
 
-void Connection::session_setup(const ClientOptions& opt) {
-  auto setup_request = [](ByteSpan token) {
+// BIND_TO: a binding to that connection's session, whose key signs both
+// requests (3.2.4.2.3).
+void Connection::session_setup(const ClientOptions& opt, const Connection* bind_to) {
+  uint8_t flags = bind_to ? kSessionFlagBinding : 0;
+  auto setup_request = [flags](ByteSpan token) {
     Request req = new_request(Command::SessionSetup, 1);
     ByteWriter w(req.body);
     w.u16(25);
-    w.u8(0);
+    w.u8(flags);
     w.u8(kSigningEnabled);
     w.u32(0);  // Capabilities
     w.u32(0);  // Channel
@@ -206,7 +231,12 @@ void Connection::session_setup(const ClientOptions& opt) {
     w.bytes(token);
     return req;
   };
+  if (bind_to) {
+    session_id_ = bind_to->session_id_;
+    signing_key_ = bind_to->signing_key_;
+  }
   Bytes sent;
+  sign_next_ = bind_to != nullptr;
   Response r1 = setup_call(setup_request(spnego_init_token(ntlm_negotiate_message())), &sent);
   check(r1, kStatusMoreProcessing, "SESSION_SETUP (negotiate)");
   session_id_ = r1.hdr.session_id;
@@ -231,9 +261,12 @@ void Connection::session_setup(const ClientOptions& opt) {
   crypto::random_bytes(random_key);
   auto auth = ntlm_authenticate_message(*ch, cred, client_challenge, random_key, filetime_now());
   Request req2 = setup_request(spnego_resp_token(auth.message));
+  sign_next_ = bind_to != nullptr;
   Response r2 = setup_call(std::move(req2), &sent);
-  check(r2, 0, "SESSION_SETUP (authenticate)");
+  check(r2, 0, bind_to ? "SESSION_SETUP (binding)" : "SESSION_SETUP (authenticate)");
   if (dialect_ == 0x0311) preauth_update(preauth_, sent);  // the final response is not hashed
+  if (bind_to)
+    return take_channel_keys(*bind_to, crypto::derive_session_keys(dialect_, auth.session_key, preauth_, cipher_).signing_key);
   ByteReader rd(r2.body);
   rd.seek(wire::kHeaderSize + 2);
   uint16_t session_flags = rd.u16();

@@ -4,6 +4,7 @@
 // many at a time, and responses are matched by MessageId by the caller.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,6 +26,12 @@ struct ClientOptions {
   // Encrypt every request after SESSION_SETUP with AES-128-GCM (3.x): the
   // cipher is offered in any case, this makes the client use it.
   bool encrypt = false;
+  // Offer SMB2_GLOBAL_CAP_MULTI_CHANNEL and send CLIENT_GUID (all zero: a
+  // random one): the connections of one client that bind to its session
+  // (Connection::bind) send the same, as Samba hands a connection to the
+  // process of the client with that ClientGuid.
+  bool multichannel = false;
+  std::array<uint8_t, 16> client_guid{};
 };
 
 // One request of a frame. The body is encoded as if the header preceded it
@@ -63,6 +70,12 @@ class Connection {
 
   // Connects, negotiates, logs in and connects the tree. Throws std::runtime_error.
   void open(const ClientOptions& opt);
+  // Connects, negotiates and binds this connection to PRIMARY's session as
+  // a new channel (MS-SMB2 3.2.4.2.3: SESSION_SETUP with
+  // SMB2_SESSION_FLAG_BINDING, signed with the session's key), then uses
+  // PRIMARY's tree. Every request on it is signed with the channel's key.
+  // 3.x only. Throws std::runtime_error.
+  void bind(const Connection& primary, const ClientOptions& opt);
 
   // Sends the requests as one frame (a related compound when more than one)
   // and returns the MessageId of each.
@@ -86,7 +99,8 @@ class Connection {
   void negotiate(const ClientOptions& opt);
   void read_negotiate_contexts(const Response& r);
   void start_encrypting();
-  void session_setup(const ClientOptions& opt);
+  void session_setup(const ClientOptions& opt, const Connection* bind_to = nullptr);
+  void take_channel_keys(const Connection& primary, Bytes channel_signing_key);
   void tree_connect(const ClientOptions& opt);
   Response setup_call(Request req, Bytes* sent_message);
   void write_all(const Bytes& frame);

@@ -40,6 +40,10 @@ constexpr const char* kUsage = R"(usage: smbench [options]
   --large-op write|read|both                                    [both]
   --flush             with --large: FLUSH the file after writing it (fsync)
   --repeat N          with --large: do it all N times           [1]
+  --channels N        with --large: bind N-1 more connections to the session
+                      (multichannel, SMB 3.x) and move the file's chunks over
+                      all N, --depth requests in flight on each; every
+                      request is then signed                     [1]
   --idle-connections N  open N sessions, print READY, hold them until stdin closes
   --echo N            N ECHO round trips on one connection: what a request
                       costs the server before any file work (with --server-pid)
@@ -97,6 +101,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--large-op") o.large_op = val();
     else if (a == "--flush") o.large_flush = true;
     else if (a == "--repeat") o.large_repeat = number(val());
+    else if (a == "--channels") o.channels = int(number(val()));
     else if (a == "--idle-connections") o.idle = int(number(val()));
     else if (a == "--echo") o.echo = number(val());
     else if (a == "--dialect") {
@@ -110,6 +115,7 @@ Options parse(int argc, char** argv) {
     } else usage(("unknown option " + a).c_str());
   }
   if (o.connections < 1 || o.depth < 1) usage("--connections and --depth must be at least 1");
+  if (o.channels < 1 || o.channels > 32) usage("--channels is 1..32");
   if (o.local_dir.empty() && o.client.share.empty()) usage("--share (or --local DIR) is required");
   return o;
 }

@@ -30,6 +30,7 @@ struct Options {
   std::string large_op = "both";  // write, read or both
   bool large_flush = false;        // --flush: FLUSH after writing the large file
   uint64_t large_repeat = 1;       // --repeat: the large operations this many times
+  int channels = 1;                // --channels: the large file over this many bound connections (multichannel)
   int idle = 0;
   uint64_t echo = 0;  // --echo N: N ECHO round trips, the per-request floor
   std::string prefix = "smbench";

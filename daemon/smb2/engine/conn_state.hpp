@@ -262,6 +262,7 @@ class LocalConns {
 
 struct ConnState {
   std::string client_address;
+  uint16_t client_port = 0;  // the client's TCP port (`ringsmbctl status` lists each channel's)
   // Set by a transport that sends FileSegments (transport::Worker); a READ
   // then may leave its data in the file. Tests and fuzzers leave it off.
   bool transport_sends_files = false;

@@ -224,3 +224,61 @@ TEST_CASE("LIST_OPEN_FILES: LOCKS of a length that is no whole record is rejecte
   ServerStatus out;
   CHECK_FALSE(decode_list_reply(wire.data(), wire.len, *m, out));
 }
+
+TEST_CASE("LIST_SESSIONS carries a session's channels with their client ports", "[ipc][status]") {
+  ServerStatus s;
+  SessionStatus multi{0x11, 1, "alice", "192.0.2.7", 0x0311, SESSION_SIGNED};
+  multi.channels = {{1, "192.0.2.7", 49152}, {(1ull << 48) | 5, "2001:db8::1", 445}};
+  SessionStatus old_server{0x12, 2, "bob", "192.0.2.8", 0x0210, 0};  // no CHANNELS sent
+  SessionStatus many{0x13, 3, "carol", "192.0.2.9", 0x0300, 0};
+  for (uint16_t i = 0; i < 40; ++i) many.channels.push_back({i, std::string(60, 'a'), i});  // past both bounds
+  s.sessions = {multi, old_server, many};
+  auto back = decode_all(encode_list_replies(CMD_LIST_SESSIONS, 4, s), CMD_LIST_SESSIONS, 4);
+  REQUIRE(back.sessions.size() == 3);
+  const auto& a = back.sessions[0];
+  REQUIRE(a.channels.size() == 2);
+  CHECK(a.channels[0].connection_id == 1);
+  CHECK(a.channels[0].client_port == 49152);
+  CHECK(address_with_port(a.channels[0].client_address, a.channels[0].client_port) == "192.0.2.7:49152");
+  CHECK(a.channels[1].connection_id == ((1ull << 48) | 5));
+  CHECK(address_with_port(a.channels[1].client_address, a.channels[1].client_port) == "[2001:db8::1]:445");
+  CHECK(back.sessions[1].channels.empty());
+  REQUIRE(back.sessions[2].channels.size() == kMaxChannelsPerEntry);
+  CHECK(back.sessions[2].channels[31].client_address == std::string(kChannelAddressSize - 1, 'a'));
+}
+
+namespace {
+
+// A LIST_SESSIONS reply of one entry whose CHANNELS is RECORDS.
+bool decodes_channels(const Bytes& records) {
+  MsgBuilder b(CMD_LIST_SESSIONS, 3, false);
+  b.u32(ATTR_STATUS, 0).begin_nest(ATTR_ENTRY);
+  b.u64(ATTR_SESSION_ID, 1).u64(ATTR_CONNECTION_ID, 1).str(ATTR_ACCOUNT, "u").str(ATTR_CLIENT_ADDRESS, "c");
+  b.u32(ATTR_DIALECT, 0x311).u32(ATTR_SESSION_FLAGS, 0).bytes(ATTR_CHANNELS, records).end_nest();
+  ByteSpan w = b.wire();
+  Wire wire(Bytes(w.begin(), w.end()));
+  auto m = parse_message(wire.data(), wire.len);
+  REQUIRE(m);
+  ServerStatus out;
+  return decode_list_reply(wire.data(), wire.len, *m, out);
+}
+
+}  // namespace
+
+TEST_CASE("LIST_SESSIONS: malformed CHANNELS are rejected", "[ipc][status]") {
+  Bytes one(kChannelRecordSize, 0);
+  memcpy(one.data() + 16, "10.0.0.1", 8);
+  CHECK(decodes_channels(one));
+  SECTION("a record cut short") {
+    one.resize(kChannelRecordSize + 5);
+    CHECK_FALSE(decodes_channels(one));
+  }
+  SECTION("an address without its NUL") {
+    memset(one.data() + 16, 'x', kChannelAddressSize);
+    CHECK_FALSE(decodes_channels(one));
+  }
+  SECTION("more records than a session may have channels") {
+    Bytes many(kChannelRecordSize * (kMaxChannelsPerEntry + 1), 0);
+    CHECK_FALSE(decodes_channels(many));
+  }
+}
