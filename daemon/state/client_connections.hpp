@@ -41,7 +41,7 @@ class ClientConnections {
   std::optional<ConnAddress> oldest(const Guid& client, std::string_view user);
   // The oldest connection of CLIENT with a session of any user, if any:
   // where a new connection of the client is served (transport placement at
-  // NEGOTIATE, docs/architecture.md "Multichannel"). Only a placement hint:
+  // NEGOTIATE, docs/internals-sessions.md "Multichannel"). Only a placement hint:
   // it grants nothing.
   std::optional<ConnAddress> oldest(const Guid& client);
 

@@ -1,5 +1,5 @@
 // transport::Worker: the hand-over of a connection to another worker
-// before a frame runs (docs/architecture.md "Multichannel"): a NEGOTIATE
+// before a frame runs (docs/internals-sessions.md "Multichannel"): a NEGOTIATE
 // of a client whose other connections are served there, and a binding
 // (MS-SMB2 3.3.5.5) to a session held there. All channels of a session
 // share its tables on one worker, so the connection goes there, as a

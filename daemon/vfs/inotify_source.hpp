@@ -1,5 +1,5 @@
 // The ChangeSource of one worker, on inotify (why inotify and not fanotify:
-// docs/architecture.md, "Change notification"). One inotify instance per worker, opened at the
+// docs/internals-sessions.md, "Change notification"). One inotify instance per worker, opened at the
 // first watch, so a server nobody watches holds none and its request path
 // makes no inotify call. The worker registers the descriptor with its
 // reactor (on_open) and calls dispatch() when it is readable.

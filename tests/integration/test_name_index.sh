@@ -2,7 +2,7 @@
 # Case-insensitive opens of files made behind the server's back, in a
 # directory the server is busy creating files in (smbench, 4 connections:
 # both workers), and right after. The name index must not take the outside
-# file for one of the server's own creates (docs/architecture.md, "Case-
+# file for one of the server's own creates (docs/internals-files.md, "Case-
 # insensitive names").
 source "$(dirname "$0")/lib.sh"
 

@@ -8,7 +8,7 @@
 // A bound channel shares the tables of the session's connection
 // (SessionTables), which must be on this worker: a binding for a session
 // of another worker moves its connection there first (the processor's
-// FrameResult::Move, docs/architecture.md "Multichannel").
+// FrameResult::Move, docs/internals-sessions.md "Multichannel").
 #pragma once
 
 #include "common/ntstatus.hpp"

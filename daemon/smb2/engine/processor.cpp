@@ -104,7 +104,7 @@ Bytes split_interim(Bytes& out, const InterimSplit& split, size_t file_bytes) {
 
 // A binding SESSION_SETUP alone in its frame (MS-SMB2 3.3.5.5) for a
 // session whose connection is on another worker: this connection is to
-// move there and the frame to run there (docs/architecture.md,
+// move there and the frame to run there (docs/internals-sessions.md,
 // "Multichannel"), where the binding's checks are made as anywhere. Not
 // when the transport could not move it (move_declined): then it is
 // refused here.
