@@ -36,6 +36,9 @@ test_packages=(
   # initramfs packed with cpio, socat for the guest's one forwarded port,
   # xz for the 6.12 kernel's compressed modules (tests/vm/kernel.sh)
   qemu-system-x86 busybox-static socat cpio xz-utils
+  # mkfs.btrfs and btrfs: Previous Versions on a real btrfs with snapshots
+  # (test_snapshots, vm.test_cifs_snapshot); without them both tests skip
+  btrfs-progs
   # setfattr/getfattr: what the host stored for the guest's user.* xattrs
   # (vm.test_cifs_ea), and xattr checks of streams and EAs
   attr
