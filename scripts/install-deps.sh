@@ -39,6 +39,9 @@ test_packages=(
   # mkfs.btrfs and btrfs: Previous Versions on a real btrfs with snapshots
   # (test_snapshots, vm.test_cifs_snapshot); without them both tests skip
   btrfs-progs
+  # setquota/quotaon: Linux user quotas reported as SMB2 quota entries
+  # (vm.test_quota); without them the test skips
+  quota
   # setfattr/getfattr: what the host stored for the guest's user.* xattrs
   # (vm.test_cifs_ea), and xattr checks of streams and EAs
   attr
