@@ -19,16 +19,45 @@ add_user torture 'Torture-1'
 start_server
 TORTURE_TIMEOUT=${TORTURE_TIMEOUT:-60} "$RINGSMB_SOURCE_DIR/tests/conformance/smbtorture-run" \
   //127.0.0.1/share torture%Torture-1 "$PORT" "$list" "$T/torture" | tail -1
+# A few tests race two connections of one client against each other (a
+# lease break on one must be read before a reply on the other; a change
+# notify must complete before the next change lands), which a loaded
+# machine can reorder. A failing test runs once more, on its own: it passes
+# only if the second run passes, and the first failure is shown either way.
+# More than a handful of failures is a regression, not a race: no rerun.
+# The list's own lines, with their share= and option= words.
+awk -F'\t' 'NR == FNR { if ($2 != "pass" && $2 != "skip") bad[$1] = 1; next }
+  { line = $0; sub(/#.*/, "", line); name = line
+    while (match(name, /[ \t]+(share|option)=[^ \t]+[ \t]*$/)) name = substr(name, 1, RSTART - 1)
+    gsub(/^[ \t]+|[ \t]+$/, "", name)
+    if (name in bad) { print line; delete bad[name] } }' "$T/torture/results.tsv" "$list" > "$T/rerun.list"
+: > "$T/rerun.tsv"
+if [ -s "$T/rerun.list" ] && [ "$(wc -l < "$T/rerun.list")" -le 5 ]; then
+  mkdir -p "$T/torture-rerun"
+  TORTURE_TIMEOUT=${TORTURE_TIMEOUT:-60} "$RINGSMB_SOURCE_DIR/tests/conformance/smbtorture-run" \
+    //127.0.0.1/share torture%Torture-1 "$PORT" "$T/rerun.list" "$T/torture-rerun" | tail -1
+  cp "$T/torture-rerun/results.tsv" "$T/rerun.tsv"
+fi
+log_tail() { sed 's/^/    /' "$1/logs/$(tr ' /' '__' <<< "$2").log" | tail -15; }
+failed=()
+: > "$T/final.tsv"
 while IFS=$'\t' read -r name verdict secs; do
-  if [ "$verdict" = pass ]; then pass "$name (${secs}s)"; else fail "$name: $verdict"; sed 's/^/    /' "$T/torture/logs/$(tr ' /' '__' <<< "$name").log" | tail -15; fi
+  again=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$T/rerun.tsv")
+  if [ "$verdict" = pass ]; then pass "$name (${secs}s)"
+  elif [ "$again" = pass ]; then
+    pass "$name: passed when run again (first run: $verdict)"; log_tail "$T/torture" "$name"
+  else fail "$name: $verdict${again:+, run again: $again}"; log_tail "$T/torture" "$name"; failed+=("$name"); fi
+  printf '%s\t%s\n' "$name" "$([ "$verdict" = pass ] || [ "$again" = pass ] && echo pass || echo fail)" >> "$T/final.tsv"
 done < "$T/torture/results.tsv"
+# Named again last: ctest's output of a long run may be cut in the middle.
+[ ${#failed[@]} -eq 0 ] || echo "smbtorture tests that failed: ${failed[*]}"
 
 # The floor: how many core-list tests passed, against tests/conformance/core.floor
 # (not for another list).
 if [ -n "${RINGSMB_TORTURE_LIST:-}" ]; then finish; exit; fi
 core_names() { sed 's/#.*//; s/[[:space:]]*$//; s/^[[:space:]]*//' "$1" | grep -v '^$' | sort -u; }
 core_passed=$(comm -12 <(core_names "$RINGSMB_SOURCE_DIR/tests/conformance/core.list") \
-  <(awk -F'\t' '$2 == "pass" { print $1 }' "$T/torture/results.tsv" | sort -u) | wc -l)
+  <(awk -F'\t' '$2 == "pass" { print $1 }' "$T/final.tsv" | sort -u) | wc -l)
 floor=$(grep -v '^#' "$RINGSMB_SOURCE_DIR/tests/conformance/core.floor" | tr -d '[:space:]')
 if [ "$core_passed" -ge "$floor" ]; then pass "core list: $core_passed passed, floor $floor"
 else fail "core list: $core_passed passed, below the floor of $floor (tests/conformance/core.floor)"; fi
