@@ -6,22 +6,32 @@
 # (seconds of the guest's clock and CPU; the server's CPU counted from
 # /proc/<pid>/stat: ksmbd's kthreads and the kernel workers last named
 # "-ksmbd-io", or the ringsmbd and ringsmb-ctld processes with all their
-# threads). Each run gets a fresh tmpfs as the share, a freshly started
+# threads; Samba: every process whose name starts with smbd, and its RPC
+# helpers). Each run gets a fresh tmpfs as the share, a freshly started
 # server and its own mount; the counters cover the extract, a sync and the
 # 3 s in which the client sends the closes it deferred.
 #
 # Environment: SERVERS (names of /job/<name>.conf; "ringsmbd*" are run with
-# ringsmbd on port 4455, the others with ringsmb-ctld driving ksmbd.ko),
+# ringsmbd on port 4455, "samba*" with smbd on port 4456, the others with
+# ringsmb-ctld driving ksmbd.ko),
 # MODES (plain, signed), SIZES (500 2000), REPS, BIN (the build tree),
 # SMBPASS; STRACE_MODE / STRACE_FILES: one more ringsmbd extract under
 # strace -c -f, after the measured ones.
 set -u
 mkdir -p /etc
 printf 'passwd: files\ngroup: files\n' > /etc/nsswitch.conf
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\nrsmb_owner:x:1000:1000::/:/bin/false\n' > /etc/passwd
+# alice is Samba's user (its SMB user is a Unix user), the same uid as
+# rsmb_owner, the Unix user of the other servers' alice.
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\nrsmb_owner:x:1000:1000::/:/bin/false\nalice:x:1000:1000::/:/bin/false\n' > /etc/passwd
 printf 'root:x:0:\nnogroup:x:65534:\nrsmb_owner:x:1000:\n' > /etc/group
 mkdir -p /srv/share /mnt/share /var/lib/ringsmb /var/lib/ringsmb-r
 modprobe ksmbd || { echo "FAIL: modprobe ksmbd"; exit 1; }
+case " $SERVERS " in *" samba"*)
+  mkdir -p /var/lib/samba/private /var/lib/samba/lock /var/lib/samba/cache /var/lib/samba/pid /var/lib/samba/ncalrpc
+  for s in $SERVERS; do case $s in samba*) conf=/job/$s.conf ;; esac; done
+  printf '%s\n%s\n' "$SMBPASS" "$SMBPASS" | smbpasswd -c "$conf" -s -a alice > /tmp/smbpasswd.log 2>&1 ||
+    { echo "FAIL: smbpasswd"; cat /tmp/smbpasswd.log; } ;;
+esac
 now() { cut -d' ' -f1 /proc/uptime; }
 log() { echo "    [$(now)s] $*"; }
 
@@ -34,7 +44,10 @@ threads() {
 # The server's user and system ticks between two threads() snapshots.
 server_ticks() {  # server_ticks BEFORE AFTER SERVER
   awk -v srv="$3" '
-    function mine(c) { return srv ~ /^ringsmbd/ ? (c == "ringsmbd" || c == "ringsmb-ctld") : (c ~ /^ksmbd/ || c ~ /-ksmbd-io$/) }
+    function mine(c) {
+      if (srv ~ /^ringsmbd/) return c == "ringsmbd" || c == "ringsmb-ctld"
+      if (srv ~ /^samba/) return c ~ /^smbd/ || c ~ /^samba-dcerpcd/ || c ~ /^rpcd_/ || c ~ /cleanupd/
+      return c ~ /^ksmbd/ || c ~ /-ksmbd-io$/ }
     FNR == NR { c0[$1] = $2; u0[$1] = $3; s0[$1] = $4; next }
     mine($2) || mine(c0[$1]) { u += $3 - u0[$1]; s += $4 - s0[$1] }
     END { print u + 0, s + 0 }' "$1" "$2"
@@ -51,6 +64,13 @@ start_server() {  # start_server NAME: sets PORT and SRV_PID
       $BIN/daemon/ringsmbd --config /job/$1.conf --foreground > /tmp/server.log 2>&1 &
       SRV_PID=$!
       for i in $(seq 1 200); do netstat -ltn 2>/dev/null | grep -q ":4455 " && return 0; sleep 0.1; done ;;
+    samba*)
+      PORT=4456
+      # Without --no-process-group smbd makes a process group of its own,
+      # so its exit does not signal this script's.
+      smbd -F -s /job/$1.conf > /tmp/server.log 2>&1 &
+      SRV_PID=$!
+      for i in $(seq 1 300); do netstat -ltn 2>/dev/null | grep -q ":4456 " && return 0; sleep 0.1; done ;;
     *)
       PORT=445
       # After the previous ctld's kill_server the module resets for a
