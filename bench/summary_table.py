@@ -20,7 +20,7 @@ RUN_ROWS = [
      [("per_file_us", "server CPU µs/file"), ("wall", "wall s"), ("server_per_client", "server CPU / client CPU")]),
     ("windows", r"windows signed C=(\d+) D=1", "Windows-shaped copy, signed, C={0}",
      [("files_s", "files/s"), ("per_file_us", "server CPU µs/file"), ("p50_request_us", "request p50 µs")]),
-    ("kernel", r"kernel tar x (\d+)", "kernel client (6.1 guest, servers on the host): tar x, {0} files",
+    ("kernel", r"kernel tar x (\d+)", "kernel client's tar x (6.1 guest, servers on the host), {0} files",
      [("per_file_us", "server CPU µs/file"), ("guest_wall", "guest wall s")]),
     ("large", r"large (smbclient|smbench) (signed|encrypted) (put|get|write|read)", "large file: {0} {1} {2}",
      [("mb_s", "MB/s"), ("cpu_per_gib", "server CPU s/GiB")]),
@@ -32,7 +32,7 @@ GUEST_METRICS = [
     ("guest CPU µs/file", lambda r: r["guest_cpu"] / r["files"] * 1e6),
     ("wall s", lambda r: r["wall"]),
 ]
-GUEST_PATTERN = "kernel client (6.12 guest, servers in it): tar x, {0} files, {1}"
+GUEST_PATTERN = "kernel client's tar x (6.12 guest, servers in it), {0} files, {1}"
 
 # The columns after the metric's: the servers ringsmbd is compared with, by
 # their name in bench/run's samples ("samba") or bench/guest-ksmbd's runs.

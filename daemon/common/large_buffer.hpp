@@ -3,7 +3,7 @@
 // size back to the kernel (munmap, or a trim with MADV_DONTNEED), and the
 // next frame faults every page in again, each zeroed by the kernel: 16-21%
 // of ringsmbd's CPU on smbclient's 8 MiB WRITEs (docs/PERFORMANCE.md,
-// "Where the CPU goes: perf profiles"). A large WRITE's buffer is freed on
+// "Where the CPU goes", "Large files"). A large WRITE's buffer is freed on
 // the blocking pool's thread after its pwrite, so the cache is process-wide.
 // It keeps a few buffers and frees the ones unused for a few seconds
 // (trim_large_buffers, from the workers' tick), so an idle server holds
