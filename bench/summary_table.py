@@ -125,8 +125,9 @@ def heading(meta):
     idle = meta.get("idle_percent")
     idle_text = (f"; the CPUs {idle[0]:.0f}% idle in the {meta.get('idle_seconds', 5)} s before the run and "
                  f"{idle[1]:.0f}% in those after it") if idle else ""
-    load_s, load_e = ("/".join(f"{x:.1f}" for x in meta[k]) for k in ("load_start", "load_end"))
-    return (f"{meta['start']} to {meta['end']}, ringsmbd at {meta['describe']} ({meta['commit'][:12]}); "
+    load_s, load_e = ("/".join(f"{x:.1f}" for x in meta.get(k, [])) or "?" for k in ("load_start", "load_end"))
+    return (f"{meta['start']} to {meta.get('end', '(not finished)')}, ringsmbd at {meta['describe']} "
+            f"({meta['commit'][:12]}); "
             f"{m['nproc']} CPUs, {m['mem_gib']} GiB, Linux {m['kernel']}, /tmp on {m['tmp_fs']}, "
             f"Samba {m['smbd'].removeprefix('Version ')}; {state}: load average (1, 5, 15 min) {load_s} "
             f"at the start, {load_e} at the end{idle_text}.")
