@@ -130,7 +130,9 @@ def heading(meta):
             f"({meta['commit'][:12]}); "
             f"{m['nproc']} CPUs, {m['mem_gib']} GiB, Linux {m['kernel']}, /tmp on {m['tmp_fs']}, "
             f"Samba {m['smbd'].removeprefix('Version ')}; {state}: load average (1, 5, 15 min) {load_s} "
-            f"at the start, {load_e} at the end{idle_text}.")
+            f"at the start, {load_e} at the end{idle_text}."
+            + (" The build was not brought up to date with the source (--no-build)."
+               if meta.get("build_updated") is False else ""))
 
 
 def table(directory):
