@@ -236,10 +236,10 @@ OpenOutcome FileTable::open_cached(uint64_t dev, uint64_t ino, const void* owner
     node->inode = ino;
     // Set before any other open can find the node, so no write of the
     // metadata can come before it.
-    if (c && c->new_file_no_meta) node->no_stored_meta.store(true, std::memory_order_relaxed);
+    if (c && c->new_file_no_meta) node->learn_no_meta(0);
     slot = node;
   } else if (c && c->overwrite) {
-    node->no_stored_meta.store(false, std::memory_order_relaxed);  // it may store the attributes asked for
+    node->meta_written();  // it may store the attributes asked for
   }
   if (node->delete_pending) {
     out.status = NtStatus::DeletePending;

@@ -60,15 +60,31 @@ struct FileNode {
   // unlink when the last handle closes with delete pending.
   std::string path;
   int root_fd = -1;
-  // The file has no server-private metadata (vfs/file_meta.hpp): a CREATE
-  // of this server made it, stored none, and made this node (no other open
-  // could write any before). Every write of that xattr through an open of
-  // this node or of one of its named streams clears it
-  // (smb2::note_meta_written), and so does every overwrite's open (it may
-  // store the attributes asked for). Only a process with CAP_SYS_ADMIN can
-  // write it (trusted.*), so readers skip the getxattr that would fail
-  // with ENODATA.
-  std::atomic<bool> no_stored_meta{false};
+  // Whether the file is known to have no server-private metadata
+  // (vfs/file_meta.hpp): bit 0 while it is known, the other bits count the
+  // writes of that xattr through this node. Known when a CREATE of this
+  // server made the file and stored none (set before any other open can
+  // find the node), or when a getxattr through one of its opens found none
+  // and no write came through the node meanwhile (learn_no_meta compares
+  // the count it read before the getxattr). Every write of the xattr
+  // through an open of this node or of one of its named streams ends it
+  // (smb2::note_meta_written, before and after the write), and so does
+  // every overwrite's open (it may store the attributes asked for). Only a
+  // process with CAP_SYS_ADMIN can write it (trusted.*), so while the node
+  // lives its opens skip the getxattr that would fail with ENODATA.
+  std::atomic<uint32_t> meta_state{0};
+  bool no_stored_meta() const { return meta_state.load() & 1u; }
+  // The count to hand learn_no_meta, read before the getxattr.
+  uint32_t meta_generation() const { return meta_state.load() & ~1u; }
+  void learn_no_meta(uint32_t generation) {
+    uint32_t expected = generation;
+    meta_state.compare_exchange_strong(expected, generation | 1u);
+  }
+  void meta_written() {
+    uint32_t v = meta_state.load();
+    while (!meta_state.compare_exchange_weak(v, (v + 2u) & ~1u)) {
+    }
+  }
 };
 
 // What FileTable::open decided.

@@ -56,10 +56,11 @@ std::optional<FileMeta> parse_file_meta(ByteSpan value) {
   return meta;
 }
 
-FileMeta read_file_meta(int fd) {
+FileMeta read_file_meta(int fd, bool* none) {
   uint8_t buf[kFileMetaSize + 1];
   ssize_t n = fgetxattr(fd, kFileMetaXattr, buf, sizeof buf);
   if (n < 0 && errno == EBADF) n = getxattr(proc_fd_path(fd).c_str(), kFileMetaXattr, buf, sizeof buf);  // O_PATH
+  if (none) *none = n < 0 && (errno == ENODATA || errno == ENOTSUP);
   return from_buffer(buf, n);
 }
 

@@ -73,8 +73,10 @@ Bytes encode_file_meta(const FileMeta& meta);
 std::optional<FileMeta> parse_file_meta(ByteSpan value);
 
 // The metadata of the file open as `fd` (an O_PATH fd works); an empty
-// FileMeta when there is none or it cannot be read.
-FileMeta read_file_meta(int fd);
+// FileMeta when there is none or it cannot be read. `none`, when given, is
+// set when the file has no such xattr or its filesystem none at all
+// (ENODATA, ENOTSUP): nothing but a write can change that.
+FileMeta read_file_meta(int fd, bool* none = nullptr);
 // ... of `name` inside the directory `dirfd`, without following a symlink.
 FileMeta read_file_meta_at(int dirfd, std::string_view name);
 // Stores `meta` (removes the xattr when it is empty); 0 or an errno.

@@ -236,16 +236,20 @@ void NameIndexCache::end_scan(Shard& shard, const DirKey& key, const ScanTicket&
 std::optional<std::string> NameIndexCache::find(int dirfd, std::string_view leaf) {
   const auto ds = dir_state(dirfd);
   if (!ds) return std::nullopt;
+  return find_observed(dirfd, *ds, leaf);
+}
+
+std::optional<std::string> NameIndexCache::find_observed(int dirfd, const DirState& ds, std::string_view leaf) {
   const std::string folded = fold_case(leaf);
-  Shard& shard = shard_for(ds->key);
+  Shard& shard = shard_for(ds.key);
   ScanTicket ticket;
   {
     std::lock_guard lock(shard.mu);
     const int64_t now = now_coarse_ns();
-    DirIndex& index = entry_locked(shard, ds->key);
-    observe(index, ds->ctime_ns, now);
+    DirIndex& index = entry_locked(shard, ds.key);
+    observe(index, ds.ctime_ns, now);
     if (usable(index, now)) return pick(index.names, folded, leaf);
-    ticket = start_scan(index, ds->ctime_ns, now);
+    ticket = start_scan(index, ds.ctime_ns, now);
   }
   // Scan without the lock: a big directory must not stall other workers.
   auto scanned = read_directory(dirfd);
@@ -254,22 +258,40 @@ std::optional<std::string> NameIndexCache::find(int dirfd, std::string_view leaf
     ++scans_;
     result = pick(scanned->names, folded, leaf);
   }
-  end_scan(shard, ds->key, ticket, scanned ? &*scanned : nullptr);
+  end_scan(shard, ds.key, ticket, scanned ? &*scanned : nullptr);
   return result;
+}
+
+std::optional<std::string> NameIndexCache::find_or_begin(int dirfd, std::string_view leaf,
+                                                        std::optional<Change>& change) {
+  change.reset();
+  const auto ds = dir_state(dirfd);
+  if (!ds) return std::nullopt;
+  auto found = find_observed(dirfd, *ds, leaf);
+  if (!found) change.emplace(begin_observed(dirfd, *ds));
+  return found;
 }
 
 NameIndexCache::Change NameIndexCache::begin_change(int dirfd) {
   const auto ds = dir_state(dirfd);
   if (!ds) return Change(this, dirfd, std::nullopt, 0);
-  Shard& shard = shard_for(ds->key);
+  return begin_observed(dirfd, *ds);
+}
+
+// DS was sampled before the change counts as in flight (now, under the
+// lock), so what it shows came before ours; an outside change between the
+// sample and now is met at the change's end like one made while it is in
+// flight (taken for ours at most once, the index racy).
+NameIndexCache::Change NameIndexCache::begin_observed(int dirfd, const DirState& ds) {
+  Shard& shard = shard_for(ds.key);
   std::lock_guard lock(shard.mu);
-  const auto it = shard.dirs.find(ds->key);
-  if (it == shard.dirs.end()) return Change(this, dirfd, ds->key, 0);  // not indexed: nothing to keep current
+  const auto it = shard.dirs.find(ds.key);
+  if (it == shard.dirs.end()) return Change(this, dirfd, ds.key, 0);  // not indexed: nothing to keep current
   DirIndex& index = it->second;
-  observe(index, ds->ctime_ns, now_coarse_ns());  // before it counts: what came before is not ours
+  observe(index, ds.ctime_ns, now_coarse_ns());  // before it counts: what came before is not ours
   ++index.in_flight;
   ++index.unseen;
-  return Change(this, dirfd, ds->key, index.generation);
+  return Change(this, dirfd, ds.key, index.generation);
 }
 
 // Applies a finished change of ours to the index, and keeps it for the

@@ -94,6 +94,13 @@ class NameIndexCache {
     uint64_t generation_;        // the index the change counts in; 0: none
   };
   [[nodiscard]] Change begin_change(int dirfd);
+  // find(), and when no entry matches, a change begun on the same
+  // observation of the directory (one fstat, not two), as a CREATE that
+  // looks the name up and then makes it does; `change` is left empty when
+  // an entry matched or the directory could not be stat'ed. The change
+  // counts as in flight from the lookup on: the caller finishes it as any
+  // other (unchanged() when it makes nothing after all).
+  std::optional<std::string> find_or_begin(int dirfd, std::string_view leaf, std::optional<Change>& change);
 
   // Number of directory scans so far (for tests and statistics).
   uint64_t scans() const;
@@ -181,6 +188,8 @@ class NameIndexCache {
   };
 
   static std::optional<DirState> dir_state(int dirfd);
+  std::optional<std::string> find_observed(int dirfd, const DirState& ds, std::string_view leaf);
+  Change begin_observed(int dirfd, const DirState& ds);
   static std::optional<Scanned> read_directory(int dirfd);
   static std::optional<std::string> pick(const Names& names, const std::string& folded, std::string_view leaf);
   static void apply(Names& names, const Note& note);

@@ -165,7 +165,7 @@ NtStatus check_overwrite_attributes(Request& req, const CreateRequest& c, const 
 
 // ... and gives it the attributes asked for, and ARCHIVE: READONLY to the
 // mode, the rest where a new file's go (apply_new_attributes).
-void apply_overwrite_attributes(Request& req, const CreateRequest& c, Opened& o) {
+void apply_overwrite_attributes(Request& req, const CreateRequest& c, Opened& o, state::FileNode* node) {
   const uint32_t want = (c.file_attributes & ~uint32_t(vfs::FILE_ATTRIBUTE_NORMAL)) | vfs::FILE_ATTRIBUTE_ARCHIVE;
   if ((want & vfs::FILE_ATTRIBUTE_READONLY) && S_ISREG(o.st.mode) && (o.st.mode & 0222)) {
     const mode_t mode = mode_t(o.st.mode & 07777 & ~0222u);
@@ -180,6 +180,7 @@ void apply_overwrite_attributes(Request& req, const CreateRequest& c, Opened& o)
   if (keep == meta.dos_attributes) return;
   meta.dos_attributes = keep;
   vfs::write_file_meta(o.fd.get(), meta);
+  if (node) node->meta_written();  // a reader since the open learns nothing
 }
 
 // SMB2_CREATE_ALLOCATION_SIZE (MS-SMB2 3.3.5.9.3): a file made or
@@ -201,8 +202,7 @@ NtStatus apply_allocation_size(const CreateRequest& c, Opened& o) {
 
 // Drops an open registered in the file table that will not be used.
 void release(Request& req, const std::shared_ptr<state::FileNode>& node, const state::Open* owner) {
-  auto closed = req.server.files.close_cached(node, owner);
-  post_wakeups(req.server, closed.wake);
+  post_wakeups(req.server, req.server.files.close_cached(node, owner).wake);
 }
 
 // What the open asks of oplocks and leases (MS-SMB2 3.3.5.9, 3.3.5.9.8,
@@ -461,7 +461,7 @@ NtStatus write_data(Request& req, CreateJob& job) {
                                           : truncate_stream(o, job.stream_key);
     if (!truncated) return truncated.error();
   }
-  if (o.truncate && !o.created && of_file) apply_overwrite_attributes(req, c, o);
+  if (o.truncate && !o.created && of_file) apply_overwrite_attributes(req, c, o, job.outcome.node.get());
   NtStatus st = NtStatus::Success;
   if ((o.created || o.truncate) && of_file)
     if ((st = apply_allocation_size(c, o)) == NtStatus::Success && !job.eas.empty())

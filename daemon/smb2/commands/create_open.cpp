@@ -112,6 +112,11 @@ NtStatus locate(Request& req, const CreateRequest& c, const vfs::SmbPath& p, Tar
   return NtStatus::Success;
 }
 
+// A disposition that makes the file when it does not exist, outside a snapshot.
+bool may_create(const CreateRequest& c) {
+  return c.disposition != FILE_OPEN && c.disposition != FILE_OVERWRITE && !c.in_snapshot;
+}
+
 // Stats the leaf; when it is missing under the client's spelling on a
 // case-insensitive share, looks it up in the folded-name index, then among
 // the generated 8.3 names (vfs/short_names.hpp), and switches the target to
@@ -135,7 +140,13 @@ Result<vfs::FileStat> stat_leaf(Request& req, const CreateRequest& c, Target& t)
     st = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
     if (st || st.error() != NtStatus::ObjectNameNotFound || req.tree->share.case_sensitive) return st;
   }
-  auto real = req.server.names.find(t.parent_fd.get(), t.leaf);
+  // A name no entry has is made next (open_or_create): its change to the
+  // directory begins on this lookup's fstat.
+  std::optional<std::string> real;
+  if (may_create(c))
+    real = req.server.names.find_or_begin(t.parent_fd.get(), t.leaf, t.create_change);
+  else
+    real = req.server.names.find(t.parent_fd.get(), t.leaf);
   if (skip_exact && real && *real == t.leaf) return vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());
   if (!real) real = vfs::find_by_short_name(t.parent_fd.get(), t.leaf);  // only for the generated form
   if (!real) real = req.server.short_names.recall(req.tree->share.name, t.parent, t.leaf);
@@ -275,8 +286,9 @@ bool open_exact(const CreateRequest& c, uint32_t access, const vfs::SmbPath& p, 
 
 // Makes the directory or file; returns the new fd or -errno. The name index
 // is told what happened to the parent either way.
-int make_entry(Request& req, const CreateRequest& c, uint32_t access, const Target& t, const std::string& leaf) {
-  auto change = req.server.names.begin_change(t.parent_fd.get());
+int make_entry(Request& req, const CreateRequest& c, uint32_t access, Target& t, const std::string& leaf) {
+  auto change = t.create_change ? std::move(*t.create_change) : req.server.names.begin_change(t.parent_fd.get());
+  t.create_change.reset();
   if (c.options & FILE_DIRECTORY_FILE) {
     if (mkdirat(t.parent_fd.get(), leaf.c_str(), new_dir_mode(req.tree->share)) != 0) {
       const int err = errno;
@@ -307,8 +319,8 @@ NtStatus create_new(Request& req, const CreateRequest& c, uint32_t access, Targe
   return NtStatus::Success;
 }
 
-NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
-  auto st = stat_leaf(req, c, t);
+NtStatus open_or_create_stated(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o,
+                               const Result<vfs::FileStat>& st) {
   if (st) {
     if (c.disposition == FILE_CREATE) return NtStatus::ObjectNameCollision;
     if (c.disposition != FILE_OPEN && c.disposition != FILE_OPEN_IF)
@@ -329,6 +341,18 @@ NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, T
   if (s == NtStatus::ObjectNameCollision && c.disposition != FILE_CREATE) {
     auto again = vfs::stat_at(t.parent_fd.get(), std::string(t.leaf).c_str());  // lost a race: open it
     if (again) return open_existing(req, c, access, t, *again, o);
+  }
+  return s;
+}
+
+// The lookup may have begun the create's change to the directory
+// (Target::create_change): whatever did not make the entry ends it.
+NtStatus open_or_create(Request& req, const CreateRequest& c, uint32_t access, Target& t, Opened& o) {
+  auto st = stat_leaf(req, c, t);
+  NtStatus s = open_or_create_stated(req, c, access, t, o, st);
+  if (t.create_change) {
+    t.create_change->unchanged();
+    t.create_change.reset();
   }
   return s;
 }

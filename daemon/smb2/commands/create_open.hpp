@@ -16,6 +16,7 @@
 #include "smb2/security/descriptor_access.hpp"
 #include "smb2/security/security_info.hpp"
 #include "vfs/file_info.hpp"
+#include "vfs/name_index.hpp"
 #include "vfs/paths.hpp"
 #include "wire/smb2_body.hpp"
 
@@ -54,6 +55,10 @@ struct Target {
   // parent found under the name as given, the leaf has no entry of that
   // exact name, or one openat2 could not follow (a dangling symlink).
   bool exact_name_missing = false;
+  // The create of the leaf, begun with the name index's lookup that found
+  // no entry (NameIndexCache::find_or_begin: one fstat of the parent for
+  // both); open_or_create finishes it. Last: it ends before parent_fd closes.
+  std::optional<vfs::NameIndexCache::Change> create_change;
 };
 
 struct Opened {

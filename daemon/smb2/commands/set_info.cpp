@@ -132,7 +132,8 @@ NtStatus freeze_write_time(state::Open& open, uint64_t write) {
   return NtStatus::Success;
 }
 
-NtStatus set_basic(state::Open& open, ByteSpan buf) {
+// ST: the file as stat'ed for its READONLY (mode as set), for store_client_meta.
+NtStatus set_basic(state::Open& open, ByteSpan buf, std::optional<vfs::FileStat>& st) {
   if (buf.size() < 40) return NtStatus::InfoLengthMismatch;
   ByteReader r(buf);
   uint64_t creation = r.u64(), access = r.u64(), write = r.u64(), change = r.u64();
@@ -151,15 +152,18 @@ NtStatus set_basic(state::Open& open, ByteSpan buf) {
     if (int err = set_times(fd, ts)) return nt_status_from_errno(err);
   }
   if (attrs != 0 && !open.is_directory) {
-    auto st = vfs::stat_fd(fd);
-    if (!st) return st.error();
+    auto stat = vfs::stat_fd(fd);
+    if (!stat) return stat.error();
+    st = *stat;
     if (S_ISREG(st->mode)) {
       mode_t mode = st->mode & 07777;
       mode_t want = (attrs & vfs::FILE_ATTRIBUTE_READONLY) ? (mode & ~mode_t(0222))
                     : (mode & S_IWUSR)                     ? mode
                                                            : (mode | S_IWUSR);
-      if (want != mode)
+      if (want != mode) {
         if (int err = set_mode(fd, want)) return nt_status_from_errno(err);
+        st->mode = (st->mode & ~07777u) | want;
+      }
     }
   }
   return NtStatus::Success;
@@ -172,8 +176,8 @@ NtStatus set_basic(state::Open& open, ByteSpan buf) {
 // "store dos attributes", the attributes the mode cannot express (HIDDEN,
 // SYSTEM, ARCHIVE), only where they differ from what the mode implies. A
 // filesystem without trusted.* xattrs keeps nothing (logged once), as
-// Windows' FAT does not.
-NtStatus store_client_meta(state::Open& open, ByteSpan buf, bool keep_attributes) {
+// Windows' FAT does not. ST: the file as set_basic left it, if it stat'ed it.
+NtStatus store_client_meta(state::Open& open, ByteSpan buf, bool keep_attributes, std::optional<vfs::FileStat> st) {
   ByteReader r(buf);
   uint64_t creation = r.u64(), access = r.u64(), write = r.u64();
   uint64_t change = r.u64();
@@ -191,8 +195,7 @@ NtStatus store_client_meta(state::Open& open, ByteSpan buf, bool keep_attributes
     meta.change_valid_until = vfs::filetime_now() + vfs::kChangeTimeGraceNs / 100;
     changed = true;
   }
-  std::optional<vfs::FileStat> st;
-  if ((time_given(creation) && meta.creation_time != creation) || keep_attributes) {
+  if (!st && ((time_given(creation) && meta.creation_time != creation) || keep_attributes)) {
     auto s = vfs::stat_fd(fd);
     if (!s) return s.error();
     st = *s;
@@ -214,8 +217,7 @@ NtStatus store_client_meta(state::Open& open, ByteSpan buf, bool keep_attributes
     meta.dos_attributes = keep;
   }
   if (!changed) return NtStatus::Success;
-  note_meta_written(open);
-  int err = vfs::write_file_meta(fd, meta);
+  int err = write_stored_meta(open, meta);
   if (err == 0) return NtStatus::Success;
   if (err == ENOTSUP || err == EPERM) {
     static std::atomic<bool> logged{false};
@@ -424,13 +426,14 @@ NtStatus set_file_info(Request& req, state::Open& open, FileInfoClass cls, ByteS
       uint32_t original_attrs = 0;
       bool watched = buf.size() >= 40 && note_own_change(req.server, req.tree->root.get(), open.path);
       if (watched) original_attrs = current_attributes(*req.tree, open);
-      NtStatus s = set_basic(open, buf);
+      std::optional<vfs::FileStat> st;
+      NtStatus s = set_basic(open, buf, st);
       if (s == NtStatus::Success && int64_t(load_le64(buf.data() + 16)) > 0)
         write_time_was_set(open, load_le64(buf.data() + 16));
       // FileAttributes 0 means "leave them" (MS-FSCC 2.4.7).
       if (s == NtStatus::Success && req.tree->share.store_dos_attributes && load_le32(buf.data() + 32) != 0)
         s = store_dos_attributes(*req.tree, open.fd.get(), load_le32(buf.data() + 32));
-      if (s == NtStatus::Success) s = store_client_meta(open, buf, !req.tree->share.store_dos_attributes);
+      if (s == NtStatus::Success) s = store_client_meta(open, buf, !req.tree->share.store_dos_attributes, st);
       if (s == NtStatus::Success && watched)
         report_own_change(req.server, req.tree->root.get(), open.path,
                           basic_info_filter(original_attrs, load_le64(buf.data()), load_le64(buf.data() + 8),

@@ -97,15 +97,24 @@ state::FileNode* file_node(const state::Open& open) {
 }  // namespace
 
 vfs::FileMeta stored_meta(const state::Open& open) {
-  const state::FileNode* node = file_node(open);
-  if (node && node->no_stored_meta.load(std::memory_order_relaxed)) return {};
-  return vfs::read_file_meta(open.fd.get());
+  state::FileNode* node = file_node(open);
+  if (!node) return vfs::read_file_meta(open.fd.get());
+  if (node->no_stored_meta()) return {};
+  const uint32_t generation = node->meta_generation();  // before the getxattr: a write after it shows
+  bool none = false;
+  vfs::FileMeta meta = vfs::read_file_meta(open.fd.get(), &none);
+  if (none) node->learn_no_meta(generation);
+  return meta;
 }
 
 void apply_stored_metadata(vfs::FileStat& st, const state::Open& open) { vfs::apply_file_meta(stored_meta(open), st); }
 
-void note_meta_written(const state::Open& open) {
-  if (state::FileNode* node = file_node(open)) node->no_stored_meta.store(false, std::memory_order_relaxed);
+int write_stored_meta(const state::Open& open, const vfs::FileMeta& meta) {
+  state::FileNode* node = file_node(open);
+  if (node) node->meta_written();
+  const int err = vfs::write_file_meta(open.fd.get(), meta);
+  if (node) node->meta_written();
+  return err;
 }
 
 void apply_stored_metadata_at(vfs::FileStat& st, int dirfd, std::string_view name) {

@@ -108,8 +108,7 @@ NtStatus fsctl_set_sparse(FsctlCall& call) {
   vfs::FileMeta meta = stored_meta(open);
   if (meta.sparse == sparse) return NtStatus::Success;
   meta.sparse = sparse;
-  note_meta_written(open);
-  if (int err = vfs::write_file_meta(open.fd.get(), meta)) return nt_status_from_errno(err);
+  if (int err = write_stored_meta(open, meta)) return nt_status_from_errno(err);
   return NtStatus::Success;
 }
 

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -617,7 +618,7 @@ TEST_CASE("set_info basic: a new file's metadata, stored through another open, s
   Smb2Fixture f;
   FileId a = f.open_file("new.txt", FILE_ALL_ACCESS, kCreate);
   REQUIRE(f.find(a)->node);
-  CHECK(f.find(a)->node->no_stored_meta.load());
+  CHECK(f.find(a)->node->no_stored_meta());
   FileId b = f.open_file("new.txt", FILE_WRITE_ATTRIBUTES | FILE_READ_ATTRIBUTES, kOpen);
   REQUIRE(f.find(b)->node == f.find(a)->node);
   const uint64_t created = vfs::unix_to_filetime(-63158400, 123456700);
@@ -627,14 +628,26 @@ TEST_CASE("set_info basic: a new file's metadata, stored through another open, s
     WARN("no trusted.* xattrs here (not root, or the filesystem lacks them): not tested");
     return;
   }
-  CHECK_FALSE(f.find(a)->node->no_stored_meta.load());
+  CHECK_FALSE(f.find(a)->node->no_stored_meta());
   Basic seen = query_basic(f, a);
   CHECK(seen.creation == created);
   CHECK(seen.change == changed);
-  // An open of a file that existed before knows nothing: it reads.
+  // An open of a file that existed before reads: its node learns what the
+  // getxattr found, none here, and a file with metadata shows it.
   f.write_file("old.txt", "O");
   FileId old = f.open_file("old.txt");
-  CHECK_FALSE(f.find(old)->node->no_stored_meta.load());
+  CHECK(f.find(old)->node->no_stored_meta());
+  f.write_file("kept.txt", "K");
+  {
+    state::UniqueFd fd(::open((f.dir() / "kept.txt").c_str(), O_RDONLY | O_CLOEXEC));
+    vfs::FileMeta meta;
+    meta.creation_time = created;
+    REQUIRE(vfs::write_file_meta(fd.get(), meta) == 0);
+  }
+  FileId kept = f.open_file("kept.txt");
+  CHECK_FALSE(f.find(kept)->node->no_stored_meta());
+  CHECK(query_basic(f, kept).creation == created);
+  CHECK_FALSE(f.find(kept)->node->no_stored_meta());
 }
 
 // A named stream's open stores its file's metadata (FileBasicInformation
@@ -647,11 +660,11 @@ TEST_CASE("set_info basic: through a named stream of a new file, the file's open
   }
   f.tree->streams = f.tree->eas = true;
   FileId file = f.open_file("s.txt", FILE_ALL_ACCESS, kCreate);
-  REQUIRE(f.find(file)->node->no_stored_meta.load());
+  REQUIRE(f.find(file)->node->no_stored_meta());
   FileId stream = f.open_file("s.txt:extra", FILE_ALL_ACCESS, kCreate);
   REQUIRE(f.find(stream)->stream);
   const uint64_t created = vfs::unix_to_filetime(-63158400, 123456700);
   REQUIRE(set(f, stream, kFile, kBasic, basic_buf(created, 0, 0, 0, 0)) == NtStatus::Success);
-  CHECK_FALSE(f.find(file)->node->no_stored_meta.load());
+  CHECK_FALSE(f.find(file)->node->no_stored_meta());
   CHECK(query_basic(f, file).creation == created);
 }

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -464,6 +465,50 @@ TEST_CASE("a change that failed explains nothing", "[vfs]") {
     change.unchanged();  // so it was not ours
     CHECK(d.find("outside.txt") == std::optional<std::string>("Outside.TXT"));
     CHECK(d.cache.scans() == 2);
+  }
+}
+
+// A CREATE looks the name up and then makes it: the change begins on the
+// lookup's observation of the directory (one fstat for both).
+TEST_CASE("a lookup that finds no entry begins the create after it", "[vfs]") {
+  IndexedDir d;
+  std::optional<NameIndexCache::Change> change;
+  SECTION("the create is followed without a rescan") {
+    CHECK(d.cache.find_or_begin(d.root, "NEW.txt", change) == std::nullopt);
+    REQUIRE(change);
+    make_file(d.root, "New.txt");
+    change->added("New.txt");
+    CHECK(d.find("new.TXT") == std::optional<std::string>("New.txt"));
+    CHECK(d.find("first.txt") == std::optional<std::string>("First.txt"));
+    CHECK(d.cache.scans() == 1);
+  }
+  SECTION("an entry in another case begins nothing") {
+    CHECK(d.cache.find_or_begin(d.root, "FIRST.txt", change) == std::optional<std::string>("First.txt"));
+    CHECK_FALSE(change);
+  }
+  SECTION("a create given up costs no rescan") {
+    CHECK(d.cache.find_or_begin(d.root, "new.txt", change) == std::nullopt);
+    REQUIRE(change);
+    change->unchanged();
+    CHECK(d.find("first.TXT") == std::optional<std::string>("First.txt"));
+    CHECK(d.cache.scans() == 1);
+  }
+  SECTION("an outside create after the lookup is found by the verification") {
+    // Between the lookup and our create it counts as made while ours was
+    // in flight: the index is racy, and a verifying cache finds it.
+    test::TempDir share;
+    share.write_file("First.txt");
+    let_mtime_age();
+    const int root = share.fd();
+    NameIndexCache verifying(16, 0);
+    REQUIRE(verifying.find(root, "first.txt") == std::optional<std::string>("First.txt"));
+    CHECK(verifying.find_or_begin(root, "mine.txt", change) == std::nullopt);
+    REQUIRE(change);
+    make_file(root, "Outside.TXT");
+    make_file(root, "Mine.txt");
+    change->added("Mine.txt");
+    CHECK(verifying.find(root, "OUTSIDE.txt") == std::optional<std::string>("Outside.TXT"));
+    CHECK(verifying.find(root, "MINE.txt") == std::optional<std::string>("Mine.txt"));
   }
 }
 
