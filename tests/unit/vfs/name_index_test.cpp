@@ -271,12 +271,13 @@ namespace {
 
 constexpr int64_t kAnHour = 3600LL * 1'000'000'000;
 
-// A directory with one file, indexed by one scan.
+// A directory with one file, indexed by one scan; IndexedDir(0) verifies
+// a racy index at every lookup.
 struct IndexedDir {
   test::TempDir share;
-  NameIndexCache cache{16, kAnHour};
+  NameIndexCache cache;
   int root = -1;
-  IndexedDir() {
+  explicit IndexedDir(int64_t racy_rescan_ns = kAnHour) : cache(16, racy_rescan_ns) {
     share.write_file("First.txt");
     let_mtime_age();
     root = share.fd();
@@ -335,18 +336,13 @@ TEST_CASE("an outside create in the same moment as ours is found by the verifica
   // Ours and the outside create land between the same two observations: the
   // ctime is one value, so the outside one can be taken for ours. The index
   // is then racy, and a cache that verifies racy indexes at once finds it.
-  test::TempDir share;
-  share.write_file("First.txt");
-  let_mtime_age();
-  const int root = share.fd();
-  NameIndexCache verifying(16, 0);
-  REQUIRE(verifying.find(root, "first.txt") == std::optional<std::string>("First.txt"));
-  auto change = verifying.begin_change(root);
-  make_file(root, "Mine.txt");
-  make_file(root, "Outside.TXT");
+  IndexedDir d(0);
+  auto change = d.cache.begin_change(d.root);
+  make_file(d.root, "Mine.txt");
+  make_file(d.root, "Outside.TXT");
   change.added("Mine.txt");
-  CHECK(verifying.find(root, "OUTSIDE.txt") == std::optional<std::string>("Outside.TXT"));
-  CHECK(verifying.find(root, "mine.txt") == std::optional<std::string>("Mine.txt"));
+  CHECK(d.find("OUTSIDE.txt") == std::optional<std::string>("Outside.TXT"));
+  CHECK(d.find("mine.txt") == std::optional<std::string>("Mine.txt"));
 }
 
 TEST_CASE("two workers creating at once cost no rescan, in any order", "[vfs]") {
@@ -496,19 +492,15 @@ TEST_CASE("a lookup that finds no entry begins the create after it", "[vfs]") {
   SECTION("an outside create after the lookup is found by the verification") {
     // Between the lookup and our create it counts as made while ours was
     // in flight: the index is racy, and a verifying cache finds it.
-    test::TempDir share;
-    share.write_file("First.txt");
-    let_mtime_age();
-    const int root = share.fd();
-    NameIndexCache verifying(16, 0);
-    REQUIRE(verifying.find(root, "first.txt") == std::optional<std::string>("First.txt"));
-    CHECK(verifying.find_or_begin(root, "mine.txt", change) == std::nullopt);
-    REQUIRE(change);
-    make_file(root, "Outside.TXT");
-    make_file(root, "Mine.txt");
-    change->added("Mine.txt");
-    CHECK(verifying.find(root, "OUTSIDE.txt") == std::optional<std::string>("Outside.TXT"));
-    CHECK(verifying.find(root, "MINE.txt") == std::optional<std::string>("Mine.txt"));
+    IndexedDir v(0);
+    std::optional<NameIndexCache::Change> mine;
+    CHECK(v.cache.find_or_begin(v.root, "mine.txt", mine) == std::nullopt);
+    REQUIRE(mine);
+    make_file(v.root, "Outside.TXT");
+    make_file(v.root, "Mine.txt");
+    mine->added("Mine.txt");
+    CHECK(v.find("OUTSIDE.txt") == std::optional<std::string>("Outside.TXT"));
+    CHECK(v.find("MINE.txt") == std::optional<std::string>("Mine.txt"));
   }
 }
 
