@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "crypto/keyed_contexts.hpp"
 #include "crypto/mac_parts.hpp"
 
 namespace ringsmb::crypto {
@@ -123,6 +124,12 @@ bool verify_message(SigningAlgorithm alg, ByteSpan signing_key, ByteSpan message
   if (message.size() < kHeaderSize || !signing_key_ok(alg, signing_key)) return false;
   auto sig = compute_signature(alg, signing_key, message, {});
   return equal_ct(sig, message.subspan(kSignatureOffset, 16));
+}
+
+void forget_key(ByteSpan key) { detail::forget_key(key); }
+
+void forget_keys(const SessionKeys& keys) {
+  for (const Bytes* k : {&keys.signing_key, &keys.encryption_key, &keys.decryption_key}) detail::forget_key(*k);
 }
 
 }  // namespace ringsmb::crypto

@@ -37,6 +37,15 @@ void sign_message(SigningAlgorithm alg, ByteSpan signing_key, std::span<uint8_t>
 // Verifies one SMB2 message's signature without modifying it.
 bool verify_message(SigningAlgorithm alg, ByteSpan signing_key, ByteSpan message);
 
+// Frees the calling thread's OpenSSL contexts of KEY (a signing key, or
+// either cipher key), whatever they were set up for: each thread keeps a
+// keyed context per key it signs, seals or checks with (a table of a few
+// dozen). Called where a session ends, and where a connection leaves a
+// worker thread; a later message with the key sets its context up again.
+void forget_key(ByteSpan key);
+// The same for each key of KEYS.
+void forget_keys(const SessionKeys& keys);
+
 inline constexpr size_t kTransformHeaderSize = 52;
 inline constexpr uint32_t kTransformProtocolId = 0x424D53FD;  // 0xFD 'S' 'M' 'B'
 
@@ -68,5 +77,13 @@ std::optional<TransformHeader> parse_transform_header(ByteSpan frame);
 // Decrypts a whole transform frame in one pass from `frame` into the
 // result; nullopt if the tag does not verify or sizes are inconsistent.
 std::optional<Bytes> decrypt_message(Aead alg, ByteSpan decryption_key, ByteSpan frame);
+// The same where the frame lies: the ciphertext after the header becomes
+// the plaintext, which is returned (nullopt: the frame is not usable; its
+// bytes after the header are then undefined).
+std::optional<std::span<uint8_t>> decrypt_in_place(Aead alg, ByteSpan decryption_key, std::span<uint8_t> frame);
+// Undoes decrypt_in_place(): encrypts the plaintext again with the header's
+// nonce, which gives back the ciphertext and the tag the frame came with
+// (checked: false if not), so the frame can be taken again as it came.
+bool reseal_in_place(Aead alg, ByteSpan decryption_key, std::span<uint8_t> frame);
 
 }  // namespace ringsmb::crypto

@@ -5,6 +5,7 @@
 //                                      40 Reserved (2)   42 Flags (2)
 //                                      44 SessionId (8)
 // The AEAD's additional data is the header from Nonce to the end (32 bytes).
+#include <array>
 #include <cstring>
 
 #include "crypto/plain_message.hpp"
@@ -104,6 +105,23 @@ std::optional<Bytes> decrypt_message(Aead alg, ByteSpan decryption_key, ByteSpan
   Bytes plain(h->original_message_size);
   if (!decrypt_into(alg, decryption_key, *h, frame, plain)) return std::nullopt;
   return plain;
+}
+
+std::optional<std::span<uint8_t>> decrypt_in_place(Aead alg, ByteSpan decryption_key, std::span<uint8_t> frame) {
+  auto h = checked_header(frame);
+  if (!h) return std::nullopt;
+  std::span<uint8_t> body = frame.subspan(kTransformHeaderSize);
+  if (!decrypt_into(alg, decryption_key, *h, frame, body)) return std::nullopt;
+  return body;
+}
+
+bool reseal_in_place(Aead alg, ByteSpan decryption_key, std::span<uint8_t> frame) {
+  auto h = checked_header(frame);
+  if (!h) return false;
+  ByteSpan nonce = ByteSpan(h->nonce).first(aead_nonce_size(alg));
+  std::array<uint8_t, 16> tag{};
+  return aead_encrypt(alg, decryption_key, nonce, aad_of(frame), frame.subspan(kTransformHeaderSize), tag) &&
+         equal_ct(tag, h->signature);
 }
 
 std::optional<PlainMessage> decrypt_message_unzeroed(Aead alg, ByteSpan decryption_key, ByteSpan frame) {

@@ -220,6 +220,17 @@ struct Channel {
 inline constexpr size_t kMaxChannelsPerSession = 32;
 
 struct Session {
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  // Its keys' OpenSSL contexts go from this thread's table (the worker
+  // that served it; crypto::forget_key), not only when other keys push them out.
+  ~Session() { forget_keys_here(); }
+  void forget_keys_here() const {
+    crypto::forget_keys(keys);
+    for (const Channel& c : channels) crypto::forget_key(c.signing_key);
+  }
+
   uint64_t session_id = 0;
   enum class State { InProgress, Valid, Expired } state = State::InProgress;
   // NTLMSSP exchange in progress

@@ -103,10 +103,17 @@ class FrameAssembler {
   // the same address (a large WRITE whose pwrite runs on another thread);
   // the next frame gets a buffer of its own. Null otherwise.
   LargeBuffer take_buffer(ByteSpan bytes) {
-    auto begin = reinterpret_cast<uintptr_t>(buf_.get());
-    auto at = reinterpret_cast<uintptr_t>(bytes.data());
-    if (!buf_ || held_ != 0 || at < begin || at + bytes.size() > begin + buf_.capacity()) return {};
+    if (!holds_frame_bytes(bytes)) return {};
     return std::move(buf_);
+  }
+
+  // The same frame's BYTES as memory the caller may write over (the frame
+  // buffer is the assembler's own, and nothing reads it until the next
+  // frame): an encrypted frame is decrypted in place. Empty for bytes not
+  // in it (a frame handed out from feed()'s data).
+  std::span<uint8_t> writable(ByteSpan bytes) {
+    if (!holds_frame_bytes(bytes)) return {};
+    return {buf_.get() + (bytes.data() - buf_.get()), bytes.size()};
   }
 
   size_t buffered() const { return held_; }
@@ -123,6 +130,14 @@ class FrameAssembler {
   }
   static Result result_of(Next n) {
     return n == Next::Continue ? Result::Ok : n == Next::Stop ? Result::Stop : Result::Paused;
+  }
+
+  // Whether BYTES lie in the frame buffer while on_frame handles the frame
+  // assembled there (none is being assembled meanwhile).
+  bool holds_frame_bytes(ByteSpan bytes) const {
+    auto begin = reinterpret_cast<uintptr_t>(buf_.get());
+    auto at = reinterpret_cast<uintptr_t>(bytes.data());
+    return buf_ && held_ == 0 && at >= begin && at + bytes.size() <= begin + buf_.capacity();
   }
 
   Result check_header(const uint8_t* p) const {

@@ -166,6 +166,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
       if (auto buf = framer.take_buffer(bytes)) return std::move(buf).share();
       return nullptr;
     }
+    std::span<uint8_t> writable(ByteSpan bytes) override { return framer.writable(bytes); }
     FrameAssembler& framer;
   };
   struct Conn {

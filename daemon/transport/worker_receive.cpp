@@ -232,6 +232,10 @@ std::unique_ptr<Worker::Conn> Worker::leave(Conn& c) {
   std::unique_ptr<Conn> moving = std::move(it->second);
   conns_.erase(it);
   reactor_->release(moving->id);
+  // Its sessions sign and seal on the worker it goes to from now on: their
+  // keys' contexts go from this thread's table.
+  if (moving->state.tables)
+    for (const auto& entry : moving->state.tables->sessions) entry.second->forget_keys_here();
   moving->moved = true;
   ++metrics_.connections_moved;
   return moving;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/log.hpp"
+#include "crypto/smb2_keys.hpp"
 #include "smb2/commands/handlers.hpp"
 #include "smb2/durable/durable.hpp"
 #include "smb2/engine/async_engine.hpp"
@@ -48,6 +49,7 @@ void leave_channels(ConnState& conn, ServerContext& server) {
   for (auto& [sid, s] : t.sessions) {
     if (!s->channel(me)) continue;
     bool was_first = s->channels.front().conn_id == me;
+    if (const Bytes& key = s->channel(me)->signing_key; key != s->keys.signing_key) crypto::forget_key(key);
     std::erase_if(s->channels, [me](const state::Channel& c) { return c.conn_id == me; });
     if (s->channels.empty())
       ended.push_back(sid);

@@ -123,6 +123,10 @@ class FrameOwner {
  public:
   virtual ~FrameOwner() = default;
   virtual std::shared_ptr<const void> keep(ByteSpan bytes) = 0;
+  // BYTES as memory the frame's processing may write over (an encrypted
+  // frame is decrypted where it lies), when they lie in a buffer of this
+  // owner's that nothing else reads; empty otherwise.
+  virtual std::span<uint8_t> writable(ByteSpan bytes) = 0;
 };
 
 // How a response is protected: signed with, or encrypted for, the session

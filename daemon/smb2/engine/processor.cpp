@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "common/log.hpp"
@@ -29,6 +30,7 @@ class DecryptedOwner final : public FrameOwner {
     if (!plain_.data || at < begin || at + bytes.size() > begin + plain_.size) return nullptr;
     return std::move(plain_.data).share();
   }
+  std::span<uint8_t> writable(ByteSpan) override { return {}; }
 
  private:
   crypto::PlainMessage& plain_;
@@ -56,6 +58,31 @@ struct InterimSplit {
   size_t before_interim_at = SIZE_MAX;
 };
 
+// The chain of an encrypted frame, decrypted where the frame lies when its
+// owner lets it be written over (the transport's frame buffer, which a
+// large WRITE then keeps as a plain frame's: no second buffer, one pass
+// over the data), else into a buffer of its own.
+struct Decrypted {
+  std::span<uint8_t> frame;  // decrypted in place: the whole frame, header included
+  std::span<uint8_t> chain;  // the plaintext in it
+  std::optional<crypto::PlainMessage> copy;
+  ByteSpan message() const { return copy ? copy->span() : ByteSpan(chain); }
+};
+
+std::optional<Decrypted> decrypt(ConnState& conn, ByteSpan key, ByteSpan frame) {
+  Decrypted d;
+  d.frame = conn.frame_owner ? conn.frame_owner->writable(frame) : std::span<uint8_t>();
+  if (!d.frame.empty()) {
+    auto chain = crypto::decrypt_in_place(*conn.cipher, key, d.frame);
+    if (!chain) return std::nullopt;
+    d.chain = *chain;
+  } else {
+    d.copy = crypto::decrypt_message_unzeroed(*conn.cipher, key, frame);
+    if (!d.copy) return std::nullopt;
+  }
+  return d;
+}
+
 // An encrypted frame (MS-SMB2 3.3.5.2.1.1): the chain inside is answered
 // in one message encrypted for the same session (but see InterimSplit).
 FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan frame, Bytes& out,
@@ -64,15 +91,26 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
   if (!th || !conn.cipher) return FrameResult::Drop;
   state::Session* session = conn.find_session(th->session_id);
   if (!session || session->keys.decryption_key.empty()) return FrameResult::Drop;
-  auto plain = crypto::decrypt_message_unzeroed(*conn.cipher, session->keys.decryption_key, frame);
+  auto plain = decrypt(conn, session->keys.decryption_key, frame);
   if (!plain) {
     LOG_WARN("%s: decryption failed; dropping", conn.client_address.c_str());
     return FrameResult::Drop;
   }
-  ByteSpan message = plain->span();
-  if (conn.writes_in_flight && !runs_beside_writes(conn, server, message)) return FrameResult::Hold;
-  DecryptedOwner owner(*plain);  // a large WRITE may keep the message (smb2/engine/async_write.hpp)
-  ScopedFrameOwner scoped(conn, &owner);
+  ByteSpan message = plain->message();
+  if (conn.writes_in_flight && !runs_beside_writes(conn, server, message)) {
+    // The transport keeps the frame to take it again later, as it came.
+    if (plain->frame.empty()) return FrameResult::Hold;
+    bool back = crypto::reseal_in_place(*conn.cipher, session->keys.decryption_key, plain->frame);
+    return back ? FrameResult::Hold : FrameResult::Drop;
+  }
+  // A large WRITE may keep the message (smb2/engine/async_write.hpp): the
+  // frame's owner keeps a frame decrypted in place.
+  std::optional<DecryptedOwner> owner;
+  std::optional<ScopedFrameOwner> scoped;
+  if (plain->copy) {
+    owner.emplace(*plain->copy);
+    scoped.emplace(conn, &*owner);
+  }
   seal.encrypt = true;
   seal.session_id = th->session_id;
   seal.encryption_key = session->keys.encryption_key;  // the chain may log the session off

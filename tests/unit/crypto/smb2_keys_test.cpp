@@ -301,6 +301,53 @@ TEST_CASE("Encrypt/decrypt round trips for all four ciphers", "[crypto]") {
   }
 }
 
+TEST_CASE("decrypt_in_place decrypts where the frame lies, and reseal_in_place gives the frame back", "[crypto]") {
+  // Microsoft's SMB 3.1.1 AES-128-GCM request (the test above).
+  SessionKeys k = derive_session_keys(0x0311, unhex("419FDDF34C1E001909D362AE7FB6AF79"),
+                                      unhex("B23F3CBFD69487D9832B79B1594A367CDD950909B774C3A4C412B4FCEA9EDDDB"
+                                            "A7DB256BA2EA30E977F11F9B113247578E0E915C6D2A513B8F2FCA5707DC8770"),
+                                      Aead::Aes128Gcm);
+  const Bytes req = unhex(
+      "FD534D42BD73D97D2BC9001BCAFAC0FDFF5FEEBCC7D6822D269CAF48904C664C0000000087000000"
+      "0000010025000000001000006ECDD2A7AFC7B47763057A041B8FD4DAFFE990B70C9E09D36C084E02"
+      "D14EF247F8BDE38ACF6256F8B1D3B56F77FBDEB312FEA5E92CBCC1ED8FB2EBBFAA75E49A4A394BB4"
+      "4576545567C24D4C014D47C9FBDFDAFD2C4F9B72F8D256452620A299F48E29E53D6B61D1C13A19E9"
+      "1AF013F00D17E3ABC2FC3D36C8C1B6B93973253852DBD442E46EE8");
+  Bytes frame = req;
+  auto plain = decrypt_in_place(Aead::Aes128Gcm, k.decryption_key, frame);
+  REQUIRE(plain);
+  CHECK(plain->data() == frame.data() + kTransformHeaderSize);
+  CHECK(hex(Bytes(plain->begin(), plain->end())) ==
+        lower_hex("FE534D4240000100000000000900010008000000000000000500000000000000FFFE000001000000"
+                  "25000000001000000000000000000000000000000000000031007000170000000000000000000000"
+                  "0600000004000000010000000400000000000000000000007000000000000000536D623320656E63"
+                  "72797074696F6E2074657374696E67"));
+  REQUIRE(reseal_in_place(Aead::Aes128Gcm, k.decryption_key, frame));
+  CHECK(frame == req);
+
+  for (Aead alg : {Aead::Aes128Ccm, Aead::Aes128Gcm, Aead::Aes256Ccm, Aead::Aes256Gcm}) {
+    INFO(int(alg));
+    Bytes key(aead_key_size(alg), 0x3A);
+    Bytes msg = make_message(0x1, 0x0009, 12, 70000);
+    const Bytes sealed = encrypt_message(alg, key, 5, msg);
+    Bytes f = sealed;
+    auto in_place = decrypt_in_place(alg, key, f);
+    REQUIRE(in_place);
+    CHECK(Bytes(in_place->begin(), in_place->end()) == msg);
+    REQUIRE(reseal_in_place(alg, key, f));
+    CHECK(f == sealed);
+    Bytes bad_tag = sealed;
+    bad_tag[4] ^= 1;
+    CHECK_FALSE(decrypt_in_place(alg, key, bad_tag));
+    Bytes truncated(sealed.begin(), sealed.end() - 1);
+    CHECK_FALSE(decrypt_in_place(alg, key, truncated));
+    Bytes wrong_key = key;
+    wrong_key[0] ^= 1;
+    Bytes f2 = sealed;
+    CHECK_FALSE(decrypt_in_place(alg, wrong_key, f2));
+  }
+}
+
 TEST_CASE("encrypt_in_place seals a message behind room for the header", "[crypto]") {
   for (Aead alg : {Aead::Aes128Ccm, Aead::Aes128Gcm, Aead::Aes256Gcm}) {
     INFO(int(alg));

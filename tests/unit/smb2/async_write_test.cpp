@@ -11,6 +11,7 @@
 
 #include "pool_fixture.hpp"
 #include "smb2/engine/async_write.hpp"
+#include "crypto/smb2_keys.hpp"
 #include "smb2/engine/processor.hpp"
 
 using namespace ringsmb;
@@ -50,6 +51,11 @@ struct TestOwner : FrameOwner {
       return nullptr;
     ++kept;
     return std::exchange(frame, nullptr);
+  }
+  std::span<uint8_t> writable(ByteSpan bytes) override {
+    if (!frame || bytes.data() < frame->data() || bytes.data() + bytes.size() > frame->data() + frame->size())
+      return {};
+    return {frame->data() + (bytes.data() - frame->data()), bytes.size()};
   }
 };
 
@@ -176,6 +182,50 @@ TEST_CASE("async write: the frame's buffer is kept, not copied, when its owner h
   fx.finish_writes();
   CHECK(frame.expired());  // let go once written
   CHECK(fx.on_disk("kept") == std::string(data.begin(), data.end()));
+}
+
+TEST_CASE("async write: an encrypted WRITE is decrypted where its frame lies, and that buffer is kept",
+          "[smb2][async][write]") {
+  WriteFixture fx;
+  FileId f = fx.open_file("sealed");
+  fx.conn.cipher = crypto::Aead::Aes128Gcm;
+  fx.session->keys.encryption_key = Bytes(16, 0x21);
+  fx.session->keys.decryption_key = Bytes(16, 0x12);
+  auto sealed = [&](wire::Command cmd, const Bytes& body) {
+    Bytes req = request_frame(cmd, body, fx.mid++, 1);
+    store_le16(req.data() + wire::hdr::CreditCharge, 1);
+    return crypto::encrypt_message(crypto::Aead::Aes128Gcm, fx.session->keys.decryption_key, 1, req);
+  };
+  Bytes data = pattern(kLarge, 11);
+  TestOwner owner;
+  owner.frame = std::make_shared<Bytes>(sealed(wire::Command::Write, write_body(f, 0, data)));
+  const uint8_t* at = owner.frame->data();
+  std::weak_ptr<Bytes> frame = owner.frame;
+  fx.conn.frame_owner = &owner;
+  Bytes out;
+  REQUIRE(process_frame(fx.conn, fx.server, *frame.lock(), out) == FrameResult::Ok);
+  CHECK(owner.kept == 1);  // the frame's own buffer, now the plaintext
+  REQUIRE(!frame.expired());
+  CHECK(load_le32(frame.lock()->data() + crypto::kTransformHeaderSize) == wire::kProtocolIdSmb2);
+  CHECK(frame.lock()->data() == at);
+
+  // A READ behind the WRITE waits: its frame, decrypted in place to see
+  // that, is given back as it came, and runs as it came once the WRITE is done.
+  owner.frame = std::make_shared<Bytes>(sealed(wire::Command::Read, read_body(f, 0, 4096)));
+  const Bytes read_frame = *owner.frame;
+  CHECK(process_frame(fx.conn, fx.server, *owner.frame, out) == FrameResult::Hold);
+  CHECK(*owner.frame == read_frame);
+  fx.finish_writes();
+  CHECK(frame.expired());
+  out.clear();
+  REQUIRE(process_frame(fx.conn, fx.server, *owner.frame, out) == FrameResult::Ok);
+  fx.conn.frame_owner = nullptr;
+  auto plain = crypto::decrypt_message(crypto::Aead::Aes128Gcm, fx.session->keys.encryption_key,
+                                       ByteSpan(out).subspan(4));
+  REQUIRE(plain);
+  CHECK(load_le32(plain->data() + wire::hdr::Status) == 0);
+  CHECK(Bytes(plain->begin() + wire::kHeaderSize + 16, plain->end()) == Bytes(data.begin(), data.begin() + 4096));
+  CHECK(fx.on_disk("sealed") == std::string(data.begin(), data.end()));
 }
 
 TEST_CASE("async write: at the deadline the interim goes out, the final response after it",
