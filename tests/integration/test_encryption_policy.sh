@@ -37,4 +37,13 @@ expect_status "required: SMB 2.1 is refused at session setup" \
   "session setup failed: NT_STATUS_ACCESS_DENIED" smb alice%secret-A1 share "ls" -m SMB2_10
 check "required: a user's SMB3 session works encrypted" smb alice%secret-A1 share "ls" -m SMB3_11
 check "required: a user's SMB 3.0 session works encrypted" smb alice%secret-A1 share "ls" -m SMB3_00
+# Large encrypted WRITEs are decrypted where their frame was received, and
+# a request behind them waits with its frame given back as it came: the
+# file must come back the same over AES-128-GCM (3.1.1) and AES-128-CCM (3.0).
+head -c $((24 << 20)) /dev/urandom > "$T/big.bin"
+for m in SMB3_11 SMB3_00; do
+  check "required: a 24 MiB file goes up and comes back over $m" \
+    smb alice%secret-A1 share "put $T/big.bin big_$m.bin; get big_$m.bin $T/big_back_$m" -m "$m"
+  check "required: what came back over $m is what went up" cmp "$T/big.bin" "$T/big_back_$m"
+done
 finish

@@ -216,6 +216,12 @@ bool runs_beside_writes(const ConnState& conn, const ServerContext& server, Byte
   return write_goes_async(conn, server, open, length, h.session_id);
 }
 
+bool may_run_beside_writes(const ConnState& conn, const ServerContext& server, size_t size) {
+  constexpr size_t kWriteHead = wire::kHeaderSize + 48;  // the header, the body up to its Buffer
+  if (size < kWriteHead + server.async_write_min) return false;
+  return conn.write_bytes_in_flight + (size - kWriteHead) <= server.max_write_bytes_in_flight;
+}
+
 NtStatus handle_write(Request& req, ByteWriter& w) {
   ByteReader r(req.body);
   r.skip(2);

@@ -77,4 +77,11 @@ bool write_goes_async(const ConnState& conn, const ServerContext& server, const 
 // flight? Only a lone WRITE that goes async too (write_goes_async).
 bool runs_beside_writes(const ConnState& conn, const ServerContext& server, ByteSpan chain);
 
+// Could a message of SIZE bytes (an encrypted frame's OriginalMessageSize,
+// not decrypted yet) be such a WRITE, from its size alone? False when it
+// is too small to carry async_write_min bytes, or when its data (all but
+// the WRITE's header and body, no padding) would pass the bytes allowed
+// in flight: then it waits without being decrypted first.
+bool may_run_beside_writes(const ConnState& conn, const ServerContext& server, size_t size);
+
 }  // namespace ringsmb::smb2

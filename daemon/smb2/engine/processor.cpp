@@ -91,6 +91,10 @@ FrameResult process_transform(ConnState& conn, ServerContext& server, ByteSpan f
   if (!th || !conn.cipher) return FrameResult::Drop;
   state::Session* session = conn.find_session(th->session_id);
   if (!session || session->keys.decryption_key.empty()) return FrameResult::Drop;
+  // Behind the connection's WRITEs (smb2/engine/async_write.hpp): what
+  // cannot be a WRITE that runs beside them waits as it came.
+  if (conn.writes_in_flight && !may_run_beside_writes(conn, server, th->original_message_size))
+    return FrameResult::Hold;
   auto plain = decrypt(conn, session->keys.decryption_key, frame);
   if (!plain) {
     LOG_WARN("%s: decryption failed; dropping", conn.client_address.c_str());

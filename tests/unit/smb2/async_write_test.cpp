@@ -209,8 +209,16 @@ TEST_CASE("async write: an encrypted WRITE is decrypted where its frame lies, an
   CHECK(load_le32(frame.lock()->data() + crypto::kTransformHeaderSize) == wire::kProtocolIdSmb2);
   CHECK(frame.lock()->data() == at);
 
-  // A READ behind the WRITE waits: its frame, decrypted in place to see
-  // that, is given back as it came, and runs as it came once the WRITE is done.
+  // Behind the WRITE, a large WRITE that cannot go beside it (an append)
+  // waits: decrypted in place to see that, its frame is given back as it
+  // came. A READ, too small to be such a WRITE, waits undecrypted, and
+  // runs as it came once the WRITE is done.
+  FileId appender = fx.open_file("sealed", FILE_APPEND_DATA | SYNCHRONIZE);
+  owner.frame = std::make_shared<Bytes>(sealed(wire::Command::Write, write_body(appender, 0, pattern(kLarge, 12))));
+  const Bytes append_frame = *owner.frame;
+  CHECK(process_frame(fx.conn, fx.server, *owner.frame, out) == FrameResult::Hold);
+  CHECK(*owner.frame == append_frame);
+  CHECK(owner.kept == 1);
   owner.frame = std::make_shared<Bytes>(sealed(wire::Command::Read, read_body(f, 0, 4096)));
   const Bytes read_frame = *owner.frame;
   CHECK(process_frame(fx.conn, fx.server, *owner.frame, out) == FrameResult::Hold);

@@ -313,6 +313,31 @@ TEST_CASE("a paused stream resumes from its backlog with every frame once, in or
   }
 }
 
+TEST_CASE("writable gives a frame assembled in the frame buffer as writable memory, and only that", "[transport]") {
+  Bytes big(100000, 0x42);
+  Bytes small{1, 2, 3};
+  Bytes stream = framed({big, small});
+  FrameAssembler fa(1 << 20);
+  size_t writable_frames = 0;
+  for (size_t off = 0; off < stream.size(); off += 16384) {
+    size_t n = std::min<size_t>(16384, stream.size() - off);
+    auto r = fa.feed(ByteSpan(stream.data() + off, n), [&](ByteSpan f) {
+      CHECK(fa.writable(ByteSpan(small)).empty());  // not in the buffer
+      std::span<uint8_t> w = fa.writable(f);
+      if (!w.empty()) {
+        ++writable_frames;
+        CHECK(w.data() == f.data());
+        CHECK(w.size() == f.size());
+        w[0] = 0x43;  // the frame's own bytes
+        CHECK(f[0] == 0x43);
+      }
+      return true;
+    });
+    REQUIRE(r == FrameAssembler::Result::Ok);
+  }
+  CHECK(writable_frames == 1);  // the small frame came whole in one piece, in the caller's data
+}
+
 TEST_CASE("take_buffer gives away the buffer a frame was assembled in, and only that", "[transport]") {
   Bytes big(100000);
   for (size_t i = 0; i < big.size(); ++i) big[i] = uint8_t(i * 31);
