@@ -103,8 +103,14 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
     if (open->is_directory) notify_delete_pending(server, open->node);
   }
   bool pending = server.files.is_delete_pending(open->node);
+  // Out of the DurableTable's indexes now; the CREATEs that wait for this
+  // close (a reconnect, the application instance's next open) run again
+  // only once the file table has let go of the open, at the end: woken
+  // earlier, one on another worker could still meet the open and break
+  // its oplock (smb2.durable-v2-open.app-instance).
+  std::vector<state::Waiter> durable_waiters;
   if (open->outlives_connection() || open->create_guid_indexed || open->app_instance_indexed)
-    post_wakeups(server, server.durables.forget(*open));  // out of the DurableTable's indexes
+    durable_waiters = server.durables.forget(*open);
   // A stream open keeps the file's fd until the stream is settled; a large
   // file's goes to the pool, after the delete (or it would free the
   // blocks in the unlink, here).
@@ -126,6 +132,7 @@ void release_open(ServerContext& server, std::unique_ptr<state::Open> open, int 
     break_parent_directory_leases(server, root_fd, open->path, client, parent_lease_key(*open));
   }
   if (pool_fd) close_on_pool(server, std::move(pool_fd), std::move(open->charge));
+  post_wakeups(server, durable_waiters);
 }
 
 void close_open(ConnState& conn, ServerContext& server, uint64_t volatile_id) {
