@@ -52,10 +52,13 @@ CTL status | awk '/^Sessions:/,/^$/' | sed 's/^/    /'
 
 # stream_to FILE MD5FILE: $MIB MiB and 4321 bytes of random data written to
 # FILE and fsync'ed (a failed write or fsync fails it), their md5 in MD5FILE.
-# One dd per MiB, each counted in /tmp/streamed: how far the copy is.
+# One dd per MiB, each counted in /tmp/streamed: how far the copy is. With
+# PAUSE_AT set, the stream stops after that many MiB until /tmp/go exists,
+# so that the copy is certainly still going when a channel is killed.
 stream_to() {
   ( set -o pipefail
-    { i=0; while [ $i -lt $MIB ]; do dd if=/dev/urandom bs=1M count=1 2>/dev/null; i=$((i + 1)); echo $i > /tmp/streamed; done
+    { i=0; while [ $i -lt $MIB ]; do dd if=/dev/urandom bs=1M count=1 2>/dev/null; i=$((i + 1)); echo $i > /tmp/streamed
+        if [ $i = "${PAUSE_AT:-}" ]; then while [ ! -e /tmp/go ]; do sleep 0.1; done; fi; done
       head -c 4321 /dev/urandom; } | tee "$1" | md5sum > "$2" ) &&
     sync "$1"
 }
@@ -81,7 +84,8 @@ echo $((1 << 20)) > /proc/sys/vm/dirty_background_bytes
 before=$(channel_ports | tr '\n' ' ')
 victim=$(channel_ports | tail -1)
 echo 0 > /tmp/streamed
-stream_to $mnt/mc/big2.bin /tmp/big2.md5 &
+rm -f /tmp/go
+PAUSE_AT=$((MIB / 4)) stream_to $mnt/mc/big2.bin /tmp/big2.md5 &
 copier=$!
 for _ in $(seq 1 6000); do  # until a quarter is streamed, up to 600 s
   [ "$(cat /tmp/streamed)" -ge $((MIB / 4)) ] 2>/dev/null && break
@@ -93,6 +97,7 @@ check "the copy is still running when the channel is killed" kill -0 $copier
 ss -K -tnH state established "( sport = :445 and dport = :$victim )" | sed 's/^/    killed: /'
 check "the killed connection is gone on the server's side" \
   sh -c "! ss -tnH state established '( sport = :445 and dport = :$victim )' | grep -q ."
+touch /tmp/go  # the rest of the stream
 wait $copier
 rc=$?
 sync
