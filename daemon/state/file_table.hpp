@@ -68,7 +68,7 @@ struct FileNode {
   // and no write came through the node meanwhile (learn_no_meta compares
   // the count it read before the getxattr). Every write of the xattr
   // through an open of this node or of one of its named streams ends it
-  // (smb2::note_meta_written, before and after the write), and so does
+  // (smb2::write_stored_meta, before and after the write), and so does
   // every overwrite's open (it may store the attributes asked for). Only a
   // process with CAP_SYS_ADMIN can write it (trusted.*), so while the node
   // lives its opens skip the getxattr that would fail with ENODATA.

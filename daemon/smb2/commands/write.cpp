@@ -201,12 +201,16 @@ bool write_goes_async(const ConnState& conn, const ServerContext& server, const 
   return has_room_to_wait(conn, server, session_id);
 }
 
+// A WRITE request's body up to its Buffer (MS-SMB2 2.2.21: StructureSize 49
+// counts the Buffer's first byte).
+constexpr size_t kWriteBodyBeforeData = 48;
+
 bool runs_beside_writes(const ConnState& conn, const ServerContext& server, ByteSpan chain) {
   wire::Header h;
   if (!wire::parse_header(chain, h) || h.command != wire::Command::Write || h.next_command != 0 || h.is_related())
     return false;
   ByteSpan body = chain.subspan(wire::kHeaderSize);
-  if (body.size() < 48) return false;
+  if (body.size() < kWriteBodyBeforeData) return false;
   uint32_t length = load_le32(body.data() + 4);
   uint64_t persistent = load_le64(body.data() + 16);
   auto it = conn.tables->opens.find(load_le64(body.data() + 24));
@@ -217,7 +221,7 @@ bool runs_beside_writes(const ConnState& conn, const ServerContext& server, Byte
 }
 
 bool may_run_beside_writes(const ConnState& conn, const ServerContext& server, size_t size) {
-  constexpr size_t kWriteHead = wire::kHeaderSize + 48;  // the header, the body up to its Buffer
+  constexpr size_t kWriteHead = wire::kHeaderSize + kWriteBodyBeforeData;
   if (size < kWriteHead + server.async_write_min) return false;
   return conn.write_bytes_in_flight + (size - kWriteHead) <= server.max_write_bytes_in_flight;
 }
