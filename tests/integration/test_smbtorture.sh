@@ -39,10 +39,12 @@ if [ -s "$T/rerun.list" ] && [ "$(wc -l < "$T/rerun.list")" -le 5 ]; then
   cp "$T/torture-rerun/results.tsv" "$T/rerun.tsv"
 fi
 log_tail() { sed 's/^/    /' "$1/logs/$(tr ' /' '__' <<< "$2").log" | tail -15; }
+declare -A rerun_verdict
+while IFS=$'\t' read -r name verdict _; do rerun_verdict[$name]=$verdict; done < "$T/rerun.tsv"
 failed=()
 : > "$T/final.tsv"
 while IFS=$'\t' read -r name verdict secs; do
-  again=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$T/rerun.tsv")
+  again=${rerun_verdict[$name]:-}
   if [ "$verdict" = pass ]; then pass "$name (${secs}s)"
   elif [ "$again" = pass ]; then
     pass "$name: passed when run again (first run: $verdict)"; log_tail "$T/torture" "$name"
