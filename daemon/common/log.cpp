@@ -55,13 +55,30 @@ std::atomic<int> g_journal{-1};  // -1: not looked at yet
 
 thread_local LogClient t_client;
 thread_local bool t_client_active = false;
+// The user and share in t_client are an earlier scope's, kept so that the
+// next scope's log_client_about (the next request of the same session,
+// mostly) finds them equal and copies nothing: they read as "".
+thread_local bool t_about_stale = false;
+
+void assign_changed(std::string& s, std::string_view v) {
+  if (std::string_view(s) != v) s.assign(v);  // assign keeps the string's storage
+}
+
+LogClient& current_client() {
+  if (t_about_stale) {
+    t_client.user.clear();
+    t_client.share.clear();
+    t_about_stale = false;
+  }
+  return t_client;
+}
 
 // One line of text: the journal or a file each get one write per line, so
 // lines of different threads never mix. A line about a client goes to the
 // journal with its fields when it can.
 void write_line(LogLevel level, std::string_view line) {
   if (stderr_is_journal()) {
-    if (t_client_active && journal_send_line(level, line, t_client)) return;
+    if (t_client_active && journal_send_line(level, line, current_client())) return;
     fprintf(stderr, "<%d>%s%s%.*s\n", kPriority[int(level)], g_ident_in_line ? log_identifier() : "",
             g_ident_in_line ? ": " : "", int(line.size()), line.data());
     return;
@@ -71,31 +88,38 @@ void write_line(LogLevel level, std::string_view line) {
 
 }  // namespace
 
+// A scope per request: the strings are compared, not copied, when the
+// connection and session are the ones of the thread's last scope.
 LogClientScope::LogClientScope(std::string_view client, std::string_view user, std::string_view share) {
-  if (t_client_active) outer_ = std::make_unique<LogClient>(t_client);
-  t_client.client.assign(client);  // assign keeps the strings' storage: no allocation per request
-  t_client.user.assign(user);
-  t_client.share.assign(share);
+  if (t_client_active) outer_ = std::make_unique<LogClient>(current_client());
+  assign_changed(t_client.client, client);
+  if (user.empty() && share.empty()) {
+    t_about_stale = true;
+  } else {
+    assign_changed(t_client.user, user);
+    assign_changed(t_client.share, share);
+    t_about_stale = false;
+  }
   t_client_active = true;
 }
 
 LogClientScope::~LogClientScope() {
   if (outer_) {
     t_client = std::move(*outer_);
+    t_about_stale = false;
     return;
   }
-  t_client.client.clear();
-  t_client.user.clear();
-  t_client.share.clear();
   t_client_active = false;
+  t_about_stale = true;
 }
 
-const LogClient* log_client() { return t_client_active ? &t_client : nullptr; }
+const LogClient* log_client() { return t_client_active ? &current_client() : nullptr; }
 
 void log_client_about(std::string_view user, std::string_view share) {
   if (!t_client_active) return;
-  t_client.user.assign(user);
-  t_client.share.assign(share);
+  assign_changed(t_client.user, user);
+  assign_changed(t_client.share, share);
+  t_about_stale = false;
 }
 
 LogLevel log_level_for(int level) {

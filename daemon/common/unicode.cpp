@@ -60,24 +60,55 @@ void append_utf8(std::string& out, char32_t cp) {
   }
 }
 
-bool utf16le_to_utf8(ByteSpan in, std::string& out) {
-  out.clear();
-  if (in.size() % 2 != 0) return false;
-  out.reserve(in.size());
-  const size_t units = in.size() / 2;
+namespace {
+
+// Writes the UTF-8 of `units` UTF-16LE code units at `in` to `p` (room for
+// 3 bytes a unit: a BMP code point takes at most 3, a surrogate pair's 4
+// bytes stand for two units); the bytes written, or -1 for an unpaired
+// surrogate. ASCII, what nearly every name is, takes one store a unit.
+ptrdiff_t utf16le_units_to_utf8(const uint8_t* in, size_t units, char* p) {
+  char* const start = p;
   for (size_t k = 0; k < units; ++k) {
-    char32_t cp = load_le16(&in[2 * k]);
-    if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // low surrogate without a high one
+    char32_t cp = load_le16(in + 2 * k);
+    if (cp < 0x80) {
+      *p++ = char(cp);
+      continue;
+    }
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return -1;  // low surrogate without a high one
     if (cp >= 0xD800 && cp <= 0xDBFF) {
-      if (k + 1 >= units) return false;
-      const char32_t lo = load_le16(&in[2 * (k + 1)]);
-      if (lo < 0xDC00 || lo > 0xDFFF) return false;
+      if (k + 1 >= units) return -1;
+      const char32_t lo = load_le16(in + 2 * (k + 1));
+      if (lo < 0xDC00 || lo > 0xDFFF) return -1;
       cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
       ++k;
     }
-    append_utf8(out, cp);
+    if (cp < 0x800) {
+      *p++ = char(0xC0 | (cp >> 6));
+    } else if (cp < 0x10000) {
+      *p++ = char(0xE0 | (cp >> 12));
+      *p++ = char(0x80 | ((cp >> 6) & 0x3F));
+    } else {
+      *p++ = char(0xF0 | (cp >> 18));
+      *p++ = char(0x80 | ((cp >> 12) & 0x3F));
+      *p++ = char(0x80 | ((cp >> 6) & 0x3F));
+    }
+    *p++ = char(0x80 | (cp & 0x3F));
   }
-  return true;
+  return p - start;
+}
+
+}  // namespace
+
+bool utf16le_to_utf8(ByteSpan in, std::string& out) {
+  out.clear();
+  if (in.size() % 2 != 0) return false;
+  const size_t units = in.size() / 2;
+  ptrdiff_t n = 0;
+  out.resize_and_overwrite(units * 3, [&](char* p, size_t) {
+    n = utf16le_units_to_utf8(in.data(), units, p);
+    return n < 0 ? size_t(0) : size_t(n);
+  });
+  return n >= 0;
 }
 
 void utf8_to_utf16le(std::string_view in, Bytes& out) {

@@ -48,7 +48,10 @@ NtStatus check_component(std::string_view comp) {
   for (unsigned char c : comp) {
     if (is_forbidden_char(c)) return NtStatus::ObjectNameInvalid;
   }
-  if (unicode::utf16_length(comp) > kMaxComponentUnits) return NtStatus::ObjectNameInvalid;
+  // UTF-8 never takes fewer bytes than UTF-16 units: a short name needs no count.
+  if (comp.size() > kMaxComponentUnits && unicode::utf16_length(comp) > kMaxComponentUnits) {
+    return NtStatus::ObjectNameInvalid;
+  }
   if (comp.size() > kMaxComponentBytes) return NtStatus::NameTooLong;
   return NtStatus::Success;
 }

@@ -21,6 +21,7 @@ namespace {
 namespace nt = vfs::ntacl;
 
 constexpr std::string_view kQuotaFileName = "$Extend\\$Quota:$Q:$INDEX_ALLOCATION";
+constexpr char tolower_ascii(char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; }
 constexpr size_t kQueryQuotaInfoSize = 16;      // SMB2_QUERY_QUOTA_INFO before its SidBuffer (2.2.37.1)
 constexpr size_t kQuotaEntryFixedSize = 40;     // FILE_QUOTA_INFORMATION before its Sid (MS-FSCC 2.4.36)
 constexpr size_t kGetQuotaEntryFixedSize = 8;   // FILE_GET_QUOTA_INFORMATION before its Sid (2.4.41.1)
@@ -160,12 +161,16 @@ void write_create_response(ByteWriter& w, const state::Open& open) {
 
 }  // namespace
 
+// Compared in UTF-16LE, unconverted: every CREATE asks, and the name is
+// ASCII, so only a name of its length in ASCII units can match.
 bool names_quota_file(ByteSpan utf16le_name) {
-  std::string name;
-  if (utf16le_name.empty() || !vfs::utf16le_to_utf8(utf16le_name, name)) return false;
-  std::string_view n = name;
-  if (n.starts_with('\\')) n.remove_prefix(1);
-  return n.size() == kQuotaFileName.size() && strncasecmp(n.data(), kQuotaFileName.data(), n.size()) == 0;
+  ByteSpan n = utf16le_name;
+  if (n.size() >= 2 && n[0] == '\\' && n[1] == 0) n = n.subspan(2);
+  if (n.size() != 2 * kQuotaFileName.size()) return false;
+  for (size_t i = 0; i < kQuotaFileName.size(); ++i) {
+    if (n[2 * i + 1] != 0 || tolower_ascii(char(n[2 * i])) != tolower_ascii(kQuotaFileName[i])) return false;
+  }
+  return true;
 }
 
 NtStatus create_quota_file(Request& req, const QuotaFileCreate& c, ByteWriter& w) {

@@ -70,6 +70,39 @@ TEST_CASE("log client scope: nested scopes restore the outer one", "[log]") {
   CHECK(log_client() == nullptr);
 }
 
+TEST_CASE("log client scope: a later scope shows none of an earlier one's user and share", "[log]") {
+  {
+    LogClientScope first("192.0.2.1");
+    log_client_about("alice", "docs");
+  }
+  {
+    LogClientScope second("192.0.2.1");
+    REQUIRE(log_client());
+    CHECK(log_client()->user.empty());
+    CHECK(log_client()->share.empty());
+    log_client_about("alice", "docs");  // the same again
+    CHECK(log_client()->user == "alice");
+    CHECK(log_client()->share == "docs");
+    log_client_about("bob", "");
+    CHECK(log_client()->user == "bob");
+    CHECK(log_client()->share.empty());
+  }
+  {
+    LogClientScope third("192.0.2.3", "carol", "");
+    CHECK(log_client()->client == "192.0.2.3");
+    CHECK(log_client()->user == "carol");
+    {
+      LogClientScope inner("192.0.2.4");
+      CHECK(log_client()->user.empty());
+      log_client_about("dave", "tmp");
+    }
+    CHECK(log_client()->client == "192.0.2.3");
+    CHECK(log_client()->user == "carol");
+    CHECK(log_client()->share.empty());
+  }
+  CHECK(log_client() == nullptr);
+}
+
 TEST_CASE("log event: journal_send delivers one datagram to the socket", "[log]") {
   char dir[] = "/tmp/ringsmb-journal.XXXXXX";
   REQUIRE(mkdtemp(dir));

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "fixture.hpp"
+#include "smb2/quota/quota.hpp"
 
 using namespace ringsmb;
 using namespace ringsmb::smb2;
@@ -196,4 +197,20 @@ TEST_CASE("create: names missing under the exact spelling, on a case-insensitive
   CHECK(f.create("DANGLE", FILE_ALL_ACCESS, kCreate, 0, id) == NtStatus::ObjectNameCollision);
   CHECK(f.create("made.txt", FILE_ALL_ACCESS, kOpenIf, 0, id) == NtStatus::Success);
   CHECK(std::filesystem::exists(f.dir() / "made.txt"));
+}
+
+TEST_CASE("create: the quota index's name, in any case, with or without a leading separator", "[smb2]") {
+  CHECK(names_quota_file(test::u16le("$Extend\\$Quota:$Q:$INDEX_ALLOCATION")));
+  CHECK(names_quota_file(test::u16le("\\$extend\\$QUOTA:$q:$index_allocation")));
+  CHECK_FALSE(names_quota_file(test::u16le("\\\\$Extend\\$Quota:$Q:$INDEX_ALLOCATION")));  // two separators
+  CHECK_FALSE(names_quota_file(test::u16le("$Extend\\$Quota:$Q:$INDEX_ALLOCATIO")));
+  CHECK_FALSE(names_quota_file(test::u16le("$Extend\\$Quota:$Q:$INDEX_ALLOCATIONS")));
+  CHECK_FALSE(names_quota_file(test::u16le("$Extend/$Quota:$Q:$INDEX_ALLOCATION")));
+  CHECK_FALSE(names_quota_file(test::u16le("")));
+  // U+014E in place of the last 'N' (U+004E): the same low byte, not the name.
+  Bytes near = test::u16le("$Extend\\$Quota:$Q:$INDEX_ALLOCATION");
+  near.back() = 0x01;
+  CHECK_FALSE(names_quota_file(near));
+  near.pop_back();  // odd length
+  CHECK_FALSE(names_quota_file(near));
 }
