@@ -530,6 +530,7 @@ void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
   // The last of the connection's large WRITEs is done: what waited runs.
   if (c.reader.waits_for_writes && !c.state.writes_in_flight && !held(c)) return run_held_requests(c);
   flush(c);
+  if (c.moving_to) maybe_send_over(c);  // its replies held for breaks (breaks_unsent) are out now
 }
 
 void Worker::on_wake() {
