@@ -339,7 +339,9 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
     handle_events(events, n);
     // look_again(): what is ready now, without waiting, before the caller's rest.
     if (look_again_) {
-      while (std::exchange(look_again_, false)) handle_events(events, epoll_wait(ep_, events, 64, 0));
+      for (int looks = 0; looks < kMaxLooksAgain && std::exchange(look_again_, false); ++looks)
+        handle_events(events, epoll_wait(ep_, events, 64, 0));
+      look_again_ = false;
       handler_.on_looked_again();
     }
     if (!resting_.empty()) wake_rested_listeners();

@@ -140,6 +140,9 @@ class Reactor {
 // How long a listener rests after an accept() that failed for want of
 // descriptors or memory.
 inline constexpr int kAcceptRetryMs = 100;
+// Rounds of look_again() one wake-up runs at most before on_looked_again
+// (a flood of directory changes keeps asking).
+inline constexpr int kMaxLooksAgain = 4;
 
 struct ReactorOptions {
   int tick_ms = 1000;

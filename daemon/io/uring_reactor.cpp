@@ -498,15 +498,18 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
 
 // What completed, then, after a look_again(), what has completed since
 // (io_uring_get_events runs the deferred completions: the receives of
-// data that arrived meanwhile), until nobody asks again.
+// data that arrived meanwhile), until nobody asks again; a few times at
+// most, so that a flood of directory changes cannot keep the loop from
+// its tick.
 void UringReactor::handle_batch() {
   handle_cqes();
   if (!look_again_) return;
-  while (std::exchange(look_again_, false)) {
+  for (int looks = 0; looks < kMaxLooksAgain && std::exchange(look_again_, false); ++looks) {
     io_uring_submit_and_get_events(&ring_);
     note_submitted();
     handle_cqes();
   }
+  look_again_ = false;
   handler_.on_looked_again();
 }
 
