@@ -13,6 +13,7 @@
 #include <deque>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/log.hpp"
@@ -49,9 +50,11 @@ class EpollReactor final : public Reactor {
   }
   void wake() override;
   bool watch_readable(int fd, uint64_t token) override;
+  void look_again() override { look_again_ = true; }
   void run(const std::atomic<bool>& stop) override;
 
  private:
+  void handle_events(epoll_event* events, int n);
   struct Conn {
     int fd = -1;
     // Waiting for EPOLLOUT: a send to finish, or a wait for room.
@@ -82,6 +85,7 @@ class EpollReactor final : public Reactor {
 
   ReactorHandler& handler_;
   ReactorOptions opts_;
+  bool look_again_ = false;  // look_again(): one more wait of none before the next sleep
   BusyPoll busy_poll_{opts_.busy_poll_us};
   int ep_ = -1;
   int wake_fd_ = -1;
@@ -286,6 +290,40 @@ void EpollReactor::flush_completions() {
   }
 }
 
+// One wait's events, each handled as it comes.
+void EpollReactor::handle_events(epoll_event* events, int n) {
+  for (int i = 0; i < n; ++i) {
+    uint64_t ud = events[i].data.u64;
+    uint64_t id = ud & kIdMask;
+    switch (Kind(ud >> 56)) {
+      case Kind::Listener: accept_all(int(id)); break;
+      case Kind::Readable: handler_.on_readable(id); break;
+      case Kind::Wake: {
+        uint64_t v;
+        ssize_t r = read(wake_fd_, &v, sizeof v);
+        (void)r;
+        handler_.on_wake();
+        break;
+      }
+      case Kind::Conn: {
+        auto it = conns_.find(id);
+        // EPOLLERR/EPOLLHUP end a wait too: the next send reports the error.
+        bool room = events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP);
+        if (it != conns_.end() && room && it->second.pending_send) try_send(id, it->second);
+        if (it != conns_.end() && room && it->second.wants_writable) report_writable(id, it->second);
+        if (it != conns_.end() && it->second.paused && (events[i].events & (EPOLLHUP | EPOLLERR))) {
+          // Reported whatever the interest: resumed, the next recv sees the end.
+          it->second.paused = false;
+          update_interest(id, it->second);
+        }
+        if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_all(id);
+        break;
+      }
+    }
+    flush_completions();
+  }
+}
+
 void EpollReactor::run(const std::atomic<bool>& stop) {
   epoll_event events[64];
   auto last_tick = std::chrono::steady_clock::now();
@@ -298,35 +336,13 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
       n = epoll_wait(ep_, events, 64, wait_timeout_ms());
     if (last_n > 0) busy_poll_.work_found();  // a timeout (n == 0) is a long gap
     last_n = n;
-    for (int i = 0; i < n; ++i) {
-      uint64_t ud = events[i].data.u64;
-      uint64_t id = ud & kIdMask;
-      switch (Kind(ud >> 56)) {
-        case Kind::Listener: accept_all(int(id)); break;
-        case Kind::Readable: handler_.on_readable(id); break;
-        case Kind::Wake: {
-          uint64_t v;
-          ssize_t r = read(wake_fd_, &v, sizeof v);
-          (void)r;
-          handler_.on_wake();
-          break;
-        }
-        case Kind::Conn: {
-          auto it = conns_.find(id);
-          // EPOLLERR/EPOLLHUP end a wait too: the next send reports the error.
-          bool room = events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP);
-          if (it != conns_.end() && room && it->second.pending_send) try_send(id, it->second);
-          if (it != conns_.end() && room && it->second.wants_writable) report_writable(id, it->second);
-          if (it != conns_.end() && it->second.paused && (events[i].events & (EPOLLHUP | EPOLLERR))) {
-            // Reported whatever the interest: resumed, the next recv sees the end.
-            it->second.paused = false;
-            update_interest(id, it->second);
-          }
-          if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_all(id);
-          break;
-        }
-      }
-      flush_completions();
+    handle_events(events, n);
+    // look_again(): what is ready now, without waiting, before the caller's rest.
+    if (look_again_) {
+      for (int looks = 0; looks < kMaxLooksAgain && std::exchange(look_again_, false); ++looks)
+        handle_events(events, epoll_wait(ep_, events, 64, 0));
+      look_again_ = false;
+      handler_.on_looked_again();
     }
     if (!resting_.empty()) wake_rested_listeners();
     auto now = std::chrono::steady_clock::now();

@@ -61,6 +61,9 @@ class ReactorHandler {
   // A descriptor of watch_readable (TOKEN) has data to read. The handler
   // reads it until EAGAIN.
   virtual void on_readable(uint64_t /*token*/) {}
+  // After look_again(): what had completed by then (the receives of data
+  // that had arrived) has been taken in and handled.
+  virtual void on_looked_again() {}
 };
 
 class Reactor {
@@ -124,6 +127,12 @@ class Reactor {
   // socket: an inotify descriptor) has data, for as long as the reactor
   // lives; the caller keeps FD open that long. False where unsupported.
   virtual bool watch_readable(int /*fd*/, uint64_t /*token*/) { return false; }
+  // Before it waits again, the reactor takes in what has completed by now,
+  // without waiting, handles it, and then calls on_looked_again(): data
+  // that arrived before this call is handled before what the caller keeps
+  // for on_looked_again (a directory change read now reaches the
+  // CHANGE_NOTIFY requests sent before it happened).
+  virtual void look_again() = 0;
   // Runs until `stop` is set (checked at least every tick).
   virtual void run(const std::atomic<bool>& stop) = 0;
 };
@@ -131,6 +140,9 @@ class Reactor {
 // How long a listener rests after an accept() that failed for want of
 // descriptors or memory.
 inline constexpr int kAcceptRetryMs = 100;
+// Rounds of look_again() one wake-up runs at most before on_looked_again
+// (a flood of directory changes keeps asking).
+inline constexpr int kMaxLooksAgain = 4;
 
 struct ReactorOptions {
   int tick_ms = 1000;

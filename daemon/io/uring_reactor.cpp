@@ -21,6 +21,7 @@
 #include <cstring>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/log.hpp"
@@ -66,6 +67,7 @@ class UringReactor final : public Reactor {
   }
   void wake() override;
   bool watch_readable(int fd, uint64_t token) override;
+  void look_again() override { look_again_ = true; }
   void run(const std::atomic<bool>& stop) override;
 
  private:
@@ -81,6 +83,7 @@ class UringReactor final : public Reactor {
   void handle(const io_uring_cqe* cqe);
   void handle_recv(uint64_t conn_id, const io_uring_cqe* cqe);
   void handle_batch();
+  void handle_cqes();
   bool may_recv_in_place(uint64_t conn_id) const;
   void recv_in_place(uint64_t conn_id);
   void note_submitted();
@@ -109,6 +112,7 @@ class UringReactor final : public Reactor {
   // A wake-up is on its way (the eventfd written, its poll not handled
   // yet): further posts need not write it again.
   std::atomic<bool> wake_pending_{false};
+  bool look_again_ = false;  // look_again(): handle_batch looks for more before it returns
   bool wake_armed_ = false;
   __kernel_timespec tick_ts_{};
   __kernel_timespec accept_retry_ts_{0, kAcceptRetryMs * 1000000LL};  // never changed
@@ -492,9 +496,26 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
   }
 }
 
+// What completed, then, after a look_again(), what has completed since
+// (io_uring_get_events runs the deferred completions: the receives of
+// data that arrived meanwhile), until nobody asks again; a few times at
+// most, so that a flood of directory changes cannot keep the loop from
+// its tick.
+void UringReactor::handle_batch() {
+  handle_cqes();
+  if (!look_again_) return;
+  for (int looks = 0; looks < kMaxLooksAgain && std::exchange(look_again_, false); ++looks) {
+    io_uring_submit_and_get_events(&ring_);
+    note_submitted();
+    handle_cqes();
+  }
+  look_again_ = false;
+  handler_.on_looked_again();
+}
+
 // Until the completion queue is empty and every taken send reported
 // (the peek also moves the kernel's overflow list in).
-void UringReactor::handle_batch() {
+void UringReactor::handle_cqes() {
   for (;;) {
     report_taken_sends();
     batch_count_ = io_uring_peek_batch_cqe(&ring_, batch_.data(), kBatchSize);

@@ -90,6 +90,7 @@ Peer peer_of(int fd) {
 
 // The reactor's token for the inotify descriptor (the only one watched).
 constexpr uint64_t kChangesToken = 1;
+constexpr size_t kMaxUnreadChanges = 4 * 1024 * 1024;  // changes kept while the reactor looks again
 
 Worker::Worker(int index, smb2::ServerContext& ctx)
     : index_(index), ctx_(ctx),
@@ -355,8 +356,9 @@ void Worker::flush(Conn& c) {
   maybe_resume_reading(c);  // the socket may have taken it all
 }
 
+// Not while breaks its requests started elsewhere are on their way (breaks_unsent).
 void Worker::send_pending(Conn& c) {
-  if (c.waiting || c.pending.empty() || held(c)) return;
+  if (c.waiting || c.pending.empty() || held(c) || c.state.breaks_unsent) return;
   metrics_.bytes_sent += c.pending.size();
   for (const auto& f : c.state.out_files) metrics_.bytes_sent += f.length;
   c.out.append(c.pending, c.state.out_files);
@@ -369,8 +371,9 @@ void Worker::send_pending(Conn& c) {
 // Otherwise (epoll, and READ data sent from the file) they go to the kernel
 // inline: send, or sendfile. Only when the socket is full does the reactor
 // wait for room.
+// A break another connection's reply waits for goes inline too (send_at_once).
 void Worker::send_now(Conn& c) {
-  if (queue_send(c)) return;
+  if (!std::exchange(c.state.send_at_once, false) && queue_send(c)) return;
   switch (send_queued(c.out, c.fd)) {
     case SendResult::Done: break;
     case SendResult::WouldBlock: wait_for_room(c); break;
@@ -527,6 +530,7 @@ void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
   // The last of the connection's large WRITEs is done: what waited runs.
   if (c.reader.waits_for_writes && !c.state.writes_in_flight && !held(c)) return run_held_requests(c);
   flush(c);
+  if (c.moving_to) maybe_send_over(c);  // its replies held for breaks (breaks_unsent) are out now
 }
 
 void Worker::on_wake() {
@@ -542,12 +546,24 @@ void Worker::on_wake() {
 }
 
 // Changes to watched directories: the watches complete their waiting
-// CHANGE_NOTIFYs through posted tasks (smb2/notify/notify_watch.cpp).
+// CHANGE_NOTIFYs through posted tasks (smb2/notify/notify_watch.cpp), handed
+// out once the requests that arrived before the read are in (look_again):
+// a CHANGE_NOTIFY sent before a change gets it (smb2.notify.mask-change).
 void Worker::on_readable(uint64_t token) {
   if (token != kChangesToken) return;
   try {
-    changes_.dispatch();
+    changes_.read_ready();
+    if (changes_.read_bytes() < kMaxUnreadChanges) return reactor_->look_again();
+    changes_.deliver_read();
   } catch (const std::exception& e) {  // out of memory: the watchers miss changes, the worker keeps serving
+    LOG_ERROR("worker %d: directory changes: %s", index_, e.what());
+  }
+}
+
+void Worker::on_looked_again() {
+  try {
+    changes_.deliver_read();
+  } catch (const std::exception& e) {
     LOG_ERROR("worker %d: directory changes: %s", index_, e.what());
   }
 }

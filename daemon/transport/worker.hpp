@@ -122,6 +122,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   void on_wake() override;
   void on_tick() override;
   void on_readable(uint64_t token) override;
+  void on_looked_again() override;
   // The worker's BulkReceiver finished a job (on this worker's thread: the
   // receiver posts it here).
   void on_off_worker_done(const io::BulkReceiver::Done& d);

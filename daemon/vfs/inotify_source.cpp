@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "common/log.hpp"
 
@@ -125,9 +127,13 @@ void InotifySource::deliver(const inotify_event& ev, std::vector<ChangeSubscribe
 }
 
 void InotifySource::dispatch() {
+  read_ready();
+  deliver_read();
+}
+
+void InotifySource::read_ready() {
   if (fd_ < 0) return;
   alignas(inotify_event) char buf[kReadBytes];
-  std::vector<ChangeSubscriber*> touched;
   // Bounded, so that a flood of changes (a local process creating millions
   // of files) does not keep the worker from its connections; the reactor
   // reports the descriptor readable again at once.
@@ -135,20 +141,26 @@ void InotifySource::dispatch() {
     ssize_t n = read(fd_, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;  // counted: a signal storm cannot hold the worker either
     if (n <= 0) break;  // EAGAIN: read empty
-    for (ssize_t at = 0; at + ssize_t(sizeof(inotify_event)) <= n;) {
-      const auto* ev = reinterpret_cast<const inotify_event*>(buf + at);
-      at += ssize_t(sizeof(inotify_event) + ev->len);
-      if (ev->mask & IN_Q_OVERFLOW) {
-        LOG_WARN("inotify: the kernel's event queue overflowed (fs.inotify.max_queued_events); "
-                 "watchers are told to re-read their directories");
-        for (auto& [sub, count] : sub_counts_) {
-          sub->on_lost_changes();
-          if (std::find(touched.begin(), touched.end(), sub) == touched.end()) touched.push_back(sub);
-        }
-        continue;
+    read_.insert(read_.end(), buf, buf + n);
+  }
+}
+
+void InotifySource::deliver_read() {
+  std::vector<char> events = std::exchange(read_, {});
+  std::vector<ChangeSubscriber*> touched;
+  for (size_t at = 0; at + sizeof(inotify_event) <= events.size();) {
+    const auto* ev = reinterpret_cast<const inotify_event*>(events.data() + at);
+    at += sizeof(inotify_event) + ev->len;
+    if (ev->mask & IN_Q_OVERFLOW) {
+      LOG_WARN("inotify: the kernel's event queue overflowed (fs.inotify.max_queued_events); "
+               "watchers are told to re-read their directories");
+      for (auto& [sub, count] : sub_counts_) {
+        sub->on_lost_changes();
+        if (std::find(touched.begin(), touched.end(), sub) == touched.end()) touched.push_back(sub);
       }
-      deliver(*ev, touched);
+      continue;
     }
+    deliver(*ev, touched);
   }
   // Subscribers live until the SMB2 layer drops them, never during a
   // dispatch: one whose last watch the kernel just removed still hears.

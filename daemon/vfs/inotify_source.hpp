@@ -41,6 +41,14 @@ class InotifySource final : public ChangeSource {
   void unwatch(WatchHandle h) override;
   // Reads every queued event (until EAGAIN) and hands them out.
   void dispatch();
+  // dispatch() in two steps: read_ready() reads and keeps the queued
+  // events, deliver_read() hands out what was kept. Between them the
+  // worker takes in the requests that arrived before the read (the
+  // reactor's look_again), so a change reaches the CHANGE_NOTIFYs sent
+  // before it happened.
+  void read_ready();
+  void deliver_read();
+  size_t read_bytes() const { return read_.size(); }
   size_t kernel_watches() const { return by_wd_.size(); }
 
  private:
@@ -60,6 +68,10 @@ class InotifySource final : public ChangeSource {
   bool subscribed(ChangeSubscriber* sub) const { return sub_counts_.count(sub) != 0; }
 
   std::function<bool(int)> on_open_;
+  // Events read and not handed out yet, whole, as the kernel wrote them
+  // (each one aligned for inotify_event: vector storage is, and the kernel
+  // pads every name to keep the next event aligned).
+  std::vector<char> read_;
   int fd_ = -1;
   WatchHandle next_handle_ = 1;
   std::unordered_map<int, KernelWatch> by_wd_;

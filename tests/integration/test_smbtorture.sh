@@ -19,11 +19,10 @@ add_user torture 'Torture-1'
 start_server
 TORTURE_TIMEOUT=${TORTURE_TIMEOUT:-60} "$RINGSMB_SOURCE_DIR/tests/conformance/smbtorture-run" \
   //127.0.0.1/share torture%Torture-1 "$PORT" "$list" "$T/torture" | tail -1
-# A few tests race two connections of one client against each other (a
-# lease break on one must be read before a reply on the other; a change
-# notify must complete before the next change lands), which a loaded
-# machine can reorder. A failing test runs once more, on its own: it passes
-# only if the second run passes, and the first failure is shown either way.
+# A guard against a test that outwaits its own timeouts on a loaded
+# machine (docs/conformance.md): a failing test runs once more, on its own:
+# it passes only if the second run passes, and the first failure is shown
+# either way.
 # More than a handful of failures is a regression, not a race: no rerun.
 # The list's own lines, with their share= and option= words.
 awk -F'\t' 'NR == FNR { if ($2 != "pass" && $2 != "skip") bad[$1] = 1; next }

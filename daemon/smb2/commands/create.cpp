@@ -434,7 +434,7 @@ NtStatus register_open(Request& req, CreateJob& job, CreateRollback& rollback) {
   }
   state::OpenOutcome& outcome = job.outcome;
   outcome = req.server.files.open_cached(node_device, job.o.st.file_id, &open, job.access, c.share_access, &cache);
-  post_breaks(req.server, outcome.breaks);
+  post_breaks(req.server, outcome.breaks, req.conn);
   LOG_DEBUG("create %s: oplock %u lease %u access %x share %x -> %s wait %d breaks %zu granted %u",
             job.t.path.c_str(), c.oplock_level, job.lease.state, job.access, c.share_access,
             nt_status_name(outcome.status), outcome.wait, outcome.breaks.size(), outcome.grant.oplock_level);

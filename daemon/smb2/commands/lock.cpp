@@ -169,7 +169,7 @@ NtStatus handle_lock(Request& req, ByteWriter& w) {
     bool blocking = !(elems[0].flags & SMB2_LOCKFLAG_FAIL_IMMEDIATELY);
     NtStatus st = blocking ? lock_or_wait(req, open, ranges[0]) : table.lock(dev, ino, open, ranges);
     if (st != NtStatus::Success) return st;
-    break_read_caching(req.server, open->node, open);
+    break_read_caching(req.server, open->node, open, req.conn);
   }
   sequence.record();
   w.bytes(kLockResponse);

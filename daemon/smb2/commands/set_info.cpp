@@ -360,11 +360,11 @@ void break_caching(Request& req, state::Open& open, FileInfoClass cls) {
   switch (cls) {
     case FileInfoClass::EndOfFile:
     case FileInfoClass::Allocation:
-      post_breaks(req.server, files.break_readers(open.node, &open, now, timeout));
+      post_breaks(req.server, files.break_readers(open.node, &open, now, timeout), req.conn);
       break;
     case FileInfoClass::Disposition:
     case FileInfoClass::DispositionEx:
-      post_breaks(req.server, files.break_handles(open.node, &open, now, timeout));
+      post_breaks(req.server, files.break_handles(open.node, &open, now, timeout), req.conn);
       break;
     default: break;
   }

@@ -248,7 +248,8 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (open->stream) {
     if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
       post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
-                                                             req.server.lease_break_timeout_ms));
+                                                             req.server.lease_break_timeout_ms),
+                req.conn);
     return write_stream(req, *open, offset, data, append, w);
   }
   // Decided before an append's offset is known: an append stays inline (on
@@ -270,7 +271,8 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   // opens (level II oplocks, R leases). One atomic load when none is held.
   if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
     post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
-                                                           req.server.lease_break_timeout_ms));
+                                                           req.server.lease_break_timeout_ms),
+                req.conn);
   note_write(*open);  // one clock read, for a handle's first writes
   if (async) return write_async(req, *open, offset, data, flags & SMB2_WRITEFLAG_WRITE_THROUGH);
   size_t done = 0;

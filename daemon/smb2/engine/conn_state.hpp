@@ -363,6 +363,17 @@ struct ConnState {
   // its lease) before a break of what that CREATE was granted.
   uint32_t overwrites_in_flight = 0;
   std::vector<state::BreakNotice> held_breaks;
+  // Break notifications that requests of this connection started on other
+  // connections and that have not been handed to those connections'
+  // sockets yet (smb2/leases/lease.hpp). While any has not, the transport
+  // sends none of this connection's replies (they wait, in order): the
+  // client reads a break before the reply to the operation that caused it
+  // (MS-SMB2 3.3.4.7; smb2.lease.unlink), on whichever workers the two
+  // connections live.
+  uint32_t breaks_unsent = 0;
+  // Set by the task that wrote such a break here: the transport sends what
+  // is ready with a send of its own now, not with its reactor's next wait.
+  bool send_at_once = false;
   // The owner of the current frame's memory (set by the transport, and by
   // the processor for a decrypted message); null: none can be kept.
   FrameOwner* frame_owner = nullptr;

@@ -170,7 +170,8 @@ NtStatus copy_chunks(Request& req, state::Open& src, state::Open& dst, const Cop
   // MS-FSA 2.1.5.3: writing ends the read caching of the target's other opens.
   if (dst.node && dst.node->lease_count.load(std::memory_order_relaxed))
     post_breaks(req.server, req.server.files.break_readers(dst.node, &dst, monotonic_ms(),
-                                                           req.server.lease_break_timeout_ms));
+                                                           req.server.lease_break_timeout_ms),
+                req.conn);
   uint32_t written = 0, total = 0;
   NtStatus status = NtStatus::Success;
   for (const CopychunkRange& c : copy.chunks) {

@@ -19,7 +19,10 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
 // The same from a request of CURRENT: a break for CURRENT itself goes out
 // right after the responses of the frame being processed, before any later
 // request's response (smb2.lease.rename_wait reads the break while its
-// next CREATE is answered); the others are posted.
+// next CREATE is answered). The others are posted, and CURRENT sends no
+// reply until their notifications are in their connections' sockets
+// (ConnState::breaks_unsent): the client reads the break before the reply
+// (smb2.lease.unlink), whichever workers serve the two connections.
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState& current);
 
 // Sends the notification for `b` (encrypted where the session requires

@@ -1,4 +1,5 @@
 // Break notifications and wake-ups, posted across worker threads.
+#include "common/log.hpp"
 #include "smb2/engine/async_engine.hpp"
 #include "smb2/engine/dispatch.hpp"
 #include "smb2/engine/processor.hpp"
@@ -88,30 +89,78 @@ void write_break_notification(ConnState& conn, const state::BreakNotice& b, Byte
   send_message(conn, out, m.message, m.seal);
 }
 
-void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
+namespace {
+
+bool same_conn(const state::ConnAddress& a, const state::ConnAddress& b) {
+  return a.worker == b.worker && a.conn_id == b.conn_id;
+}
+
+// Shared by the copies of the task that sends a break CAUSE waits for
+// (ConnState::breaks_unsent). It ends when that task is done with: run
+// (its break handed to the socket) or dropped with its connection. Then
+// CAUSE's worker is told, and CAUSE sends its replies.
+class BreakHandedOver {
+ public:
+  BreakHandedOver(ServerContext& server, const state::ConnAddress& cause) : server_(server), cause_(cause) {}
+  BreakHandedOver(const BreakHandedOver&) = delete;
+  BreakHandedOver& operator=(const BreakHandedOver&) = delete;
+  ~BreakHandedOver() {
+    try {
+      post_to_conn(server_, cause_, [](ConnState& conn, Bytes&) {
+        if (conn.breaks_unsent) --conn.breaks_unsent;
+      });
+    } catch (const std::exception& e) {  // out of memory: CAUSE's replies wait until it ends
+      LOG_ERROR("a sent break could not be told to its cause: %s", e.what());
+    }
+  }
+
+ private:
+  ServerContext& server_;
+  state::ConnAddress cause_;
+};
+
+// B's notification on connection TO, from a thread that is not TO's. With
+// CAUSE (the connection whose request broke it, not TO), CAUSE's replies
+// wait until the notification is in TO's socket.
+void post_break(ServerContext& server, const state::BreakNotice& b, const state::ConnAddress& to, ConnState* cause) {
+  if (!cause || !server.poster) {
+    post_to_conn(server, to, [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
+    return;
+  }
+  auto handed_over = std::make_shared<BreakHandedOver>(server, cause->address);
+  ++cause->breaks_unsent;
+  post_to_conn(server, to, [b, handed_over](ConnState& conn, Bytes& out) {
+    write_break_notification(conn, b, out);
+    conn.send_at_once = true;
+  });
+}
+
+void post_breaks_from(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState* cause) {
   for (const auto& b : breaks) {
     if (b.to.worker == state::kNoConnectionWorker) {  // a kept durable open: nobody can answer
       if (b.ack_required) command_table().close_unreachable_holder(server, b);
       continue;
     }
-    post_to_conn(server, break_destination(server, b),
-                 [b](ConnState& conn, Bytes& out) { write_break_notification(conn, b, out); });
+    state::ConnAddress to = break_destination(server, b);
+    if (cause && same_conn(to, cause->address)) {
+      if (cause->overwrites_in_flight)
+        cause->held_breaks.push_back(b);
+      else
+        cause->async.ready.push_back(break_message(*cause, b));  // right after this frame's responses
+      continue;
+    }
+    post_break(server, b, to, cause);
   }
 }
 
+}  // namespace
+
+void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks) {
+  post_breaks_from(server, breaks, nullptr);
+}
+
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState& current) {
-  std::vector<state::BreakNotice> elsewhere;
-  for (const auto& b : breaks) {
-    state::ConnAddress to = b.to.worker == state::kNoConnectionWorker ? b.to : break_destination(server, b);
-    if (to.worker == current.address.worker && to.conn_id == current.address.conn_id) {
-      if (current.overwrites_in_flight)
-        current.held_breaks.push_back(b);
-      else
-        current.async.ready.push_back(break_message(current, b));  // right after this frame's responses
-    } else
-      elsewhere.push_back(b);
-  }
-  post_breaks(server, elsewhere);
+  post_breaks_from(server, breaks, &current);
 }
 
 void release_held_breaks(ConnState& conn) {

@@ -251,3 +251,31 @@ TEST_CASE("a CHANGE_NOTIFY on a directory already delete pending answers DELETE_
   CHECK(f.notify(dir, kNames).status == NtStatus::DeletePending);
   CHECK(f.conn.async.waiting.empty());
 }
+
+TEST_CASE("changes read before a request that came first are handed out after it: it gets the first alone",
+          "[smb2][notify]") {
+  // smb2.notify.mask-change: two requests sent, then two changes made on
+  // another connection; the worker reads both changes before it takes in
+  // the requests. The worker keeps what it read (read_ready) until the
+  // requests that had arrived are in (the reactor's look_again), then
+  // hands it out (deliver_read): the first request gets the first change.
+  NotifyFixture f;
+  f.mkdir("w");
+  FileId dir = f.open_dir("w");
+  REQUIRE(f.notify(dir, kNames).status == NtStatus::Pending);  // the watch is set up
+  f.write_file("w/x");
+  f.source.dispatch();
+  REQUIRE(f.run_posted().size() == 1);  // nothing waits now
+  f.write_file("w/a");
+  f.write_file("w/b");
+  f.source.read_ready();  // before the requests below are taken in
+  CHECK(f.source.read_bytes() > 0);
+  REQUIRE(f.notify(dir, kNames).status == NtStatus::Pending);
+  REQUIRE(f.notify(dir, kNames).status == NtStatus::Pending);
+  f.source.deliver_read();
+  CHECK(f.source.read_bytes() == 0);
+  auto msgs = f.run_posted();
+  REQUIRE(msgs.size() == 2);
+  CHECK(parse_list(msgs[0].second) == std::vector<Change>{{FILE_ACTION_ADDED, "a"}});
+  CHECK(parse_list(msgs[1].second) == std::vector<Change>{{FILE_ACTION_ADDED, "b"}});
+}

@@ -38,6 +38,7 @@ class FakeReactor final : public io::Reactor {
     return stopped_at_once && !paused.empty() && paused.back() == conn_id;
   }
   void wake() override { ++wakes; }
+  void look_again() override { ++looks; }  // the test calls on_looked_again
   void run(const std::atomic<bool>&) override {}
 
   struct Send {
@@ -58,6 +59,7 @@ class FakeReactor final : public io::Reactor {
   std::vector<uint64_t> paused, resumed;
   std::vector<uint64_t> released, adopted;
   size_t wakes = 0;
+  size_t looks = 0;
   bool adopt_ok = true;
   // Like epoll: a paused receive has stopped at once (no on_recv_stopped).
   bool stopped_at_once = false;

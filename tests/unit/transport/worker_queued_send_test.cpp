@@ -114,3 +114,42 @@ TEST_CASE("worker: a connection closed while its queued send is out is freed whe
   f.worker->on_send(f.conn, -EPIPE);
   CHECK(f.ctx.connections.load() == 0);
 }
+
+TEST_CASE("worker: replies wait while breaks the connection started elsewhere are on their way",
+          "[transport][worker][break]") {
+  WorkerFixture f;
+  f.worker->conn_state(f.conn)->breaks_unsent = 1;
+  f.worker->on_recv(f.conn, echo_frame());
+  CHECK(f.read_peer().empty());
+  CHECK(f.reactor->queued_sends.empty());
+  // The break's worker says it went out (smb2/leases/lease_break.cpp).
+  f.worker->post(f.conn, [](smb2::ConnState& c, Bytes&) { --c.breaks_unsent; });
+  f.worker->on_wake();
+  CHECK(reply_commands(f.read_peer()) == std::vector{wire::Command::Echo});
+}
+
+TEST_CASE("worker: a break another connection waits for is sent inline, not with the next wait",
+          "[transport][worker][break]") {
+  WorkerFixture f;
+  f.reactor->queues_sends = true;
+  Bytes frame = echo_frame();  // stands for the break notification
+  f.worker->post(f.conn, [frame](smb2::ConnState& c, Bytes& out) {
+    out.insert(out.end(), frame.begin(), frame.end());
+    c.send_at_once = true;
+  });
+  f.worker->on_wake();
+  CHECK(f.reactor->queued_sends.empty());
+  CHECK(f.read_peer() == frame);  // in the socket when the task is done
+  CHECK_FALSE(f.worker->conn_state(f.conn)->send_at_once);
+  // Later replies go with the reactor's wait again.
+  f.worker->on_recv(f.conn, echo_frame());
+  CHECK(f.reactor->queued_sends.size() == 1);
+}
+
+TEST_CASE("worker: directory changes read are handed out once the reactor has looked again",
+          "[transport][worker][notify]") {
+  WorkerFixture f;
+  f.worker->on_readable(1);  // the changes' token; nothing watched: nothing read
+  CHECK(f.reactor->looks == 1);  // the delivery waits for what arrived before the read
+  f.worker->on_looked_again();   // nothing kept: nothing to hand out
+}
