@@ -15,6 +15,7 @@
 
 #include "common/ntstatus.hpp"
 #include "state/lease_table.hpp"
+#include "vfs/file_meta.hpp"
 
 namespace ringsmb::state {
 
@@ -60,31 +61,58 @@ struct FileNode {
   // unlink when the last handle closes with delete pending.
   std::string path;
   int root_fd = -1;
-  // Whether the file is known to have no server-private metadata
-  // (vfs/file_meta.hpp): bit 0 while it is known, the other bits count the
+  // Whether the file's server-private metadata (vfs/file_meta.hpp) is
+  // known, and then what it holds (meta_value, empty when the file has
+  // none): bit 0 of meta_state while it is known, the other bits count the
   // writes of that xattr through this node. Known when a CREATE of this
   // server made the file and stored none (set before any other open can
-  // find the node), or when a getxattr through one of its opens found none
-  // and no write came through the node meanwhile (learn_no_meta compares
-  // the count it read before the getxattr). Every write of the xattr
+  // find the node), when a getxattr through one of its opens found none
+  // and no write came through the node meanwhile, or when a write of this
+  // server through one of its opens was the only one since it began
+  // (learn_meta compares the count read before). Every write of the xattr
   // through an open of this node or of one of its named streams ends it
   // (smb2::write_stored_meta, before and after the write), and so does
   // every overwrite's open (it may store the attributes asked for). Only a
   // process with CAP_SYS_ADMIN can write it (trusted.*), so while the node
-  // lives its opens skip the getxattr that would fail with ENODATA.
+  // lives its opens skip the getxattr: the Linux client's CLOSE after the
+  // SET_INFO of a file's times reads no xattr.
   std::atomic<uint32_t> meta_state{0};
-  bool no_stored_meta() const { return meta_state.load() & 1u; }
-  // The count to hand learn_no_meta, read before the getxattr.
+  // The metadata while it is known; false when it is not.
+  bool known_meta(vfs::FileMeta& out) const {
+    if (!(meta_state.load() & 1u)) return false;
+    std::lock_guard lock(meta_mutex);
+    if (!(meta_state.load() & 1u)) return false;
+    out = meta_value;
+    return true;
+  }
+  bool no_stored_meta() const {
+    vfs::FileMeta meta;
+    return known_meta(meta) && meta.empty();
+  }
+  // The count to hand learn_meta, read before the getxattr.
   uint32_t meta_generation() const { return meta_state.load() & ~1u; }
-  void learn_no_meta(uint32_t generation) {
+  // META is what the file holds, unless a write began since GENERATION.
+  // The value is set under the lock before bit 0, and only while the bit
+  // is clear, so a reader that finds the bit under the lock reads it whole.
+  void learn_meta(uint32_t generation, const vfs::FileMeta& meta) {
+    std::lock_guard lock(meta_mutex);
+    if (meta_state.load() != generation) return;
+    meta_value = meta;
     uint32_t expected = generation;
     meta_state.compare_exchange_strong(expected, generation | 1u);
   }
-  void meta_written() {
+  void learn_no_meta(uint32_t generation) { learn_meta(generation, {}); }
+  // Ends what is known; the new count.
+  uint32_t meta_written() {
     uint32_t v = meta_state.load();
     while (!meta_state.compare_exchange_weak(v, (v + 2u) & ~1u)) {
     }
+    return (v + 2u) & ~1u;
   }
+
+ private:
+  mutable std::mutex meta_mutex;
+  vfs::FileMeta meta_value;
 };
 
 // What FileTable::open decided.

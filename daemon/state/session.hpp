@@ -60,7 +60,7 @@ struct Tree {
   bool eas = false;      // extended attributes: storable (trusted.* xattrs: vfs/ea_store.hpp)
   // The root's device when its filesystem keeps files in memory only
   // (vfs::memory_filesystem_device; 0: another): a FLUSH of a file there
-  // runs its fsync inline, since it returns at once.
+  // makes no fsync, which would do nothing.
   uint64_t memory_fs_device = 0;
   uint32_t maximal_access = 0;
   // Who file operations on this tree run as: the session's Unix user, or

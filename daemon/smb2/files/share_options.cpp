@@ -99,10 +99,11 @@ state::FileNode* file_node(const state::Open& open) {
 vfs::FileMeta stored_meta(const state::Open& open) {
   state::FileNode* node = file_node(open);
   if (!node) return vfs::read_file_meta(open.fd.get());
-  if (node->no_stored_meta()) return {};
+  vfs::FileMeta meta;
+  if (node->known_meta(meta)) return meta;
   const uint32_t generation = node->meta_generation();  // before the getxattr: a write after it shows
   bool none = false;
-  vfs::FileMeta meta = vfs::read_file_meta(open.fd.get(), &none);
+  meta = vfs::read_file_meta(open.fd.get(), &none);
   if (none) node->learn_no_meta(generation);
   return meta;
 }
@@ -111,9 +112,17 @@ void apply_stored_metadata(vfs::FileStat& st, const state::Open& open) { vfs::ap
 
 int write_stored_meta(const state::Open& open, const vfs::FileMeta& meta) {
   state::FileNode* node = file_node(open);
-  if (node) node->meta_written();
+  const uint32_t before = node ? node->meta_written() : 0;
   const int err = vfs::write_file_meta(open.fd.get(), meta);
-  if (node) node->meta_written();
+  if (!node) return err;
+  const uint32_t after = node->meta_written();
+  // No other write through the node since this one began: the node knows
+  // the value, as a getxattr would read it back.
+  if (err == 0 && after == before + 2) {
+    const vfs::FileMeta stored =
+        meta.empty() ? vfs::FileMeta{} : vfs::parse_file_meta(vfs::encode_file_meta(meta)).value_or(vfs::FileMeta{});
+    node->learn_meta(after, stored);
+  }
   return err;
 }
 

@@ -59,15 +59,17 @@ void store_new_file_attributes(const state::Tree& tree, int fd, const vfs::FileS
 // getxattr). `st.attributes` must already be the reported attributes.
 void apply_stored_metadata(vfs::FileStat& st, int fd);
 void apply_stored_metadata_at(vfs::FileStat& st, int dirfd, std::string_view name);
-// The same for an open file: no getxattr when its node knows the file has
-// no metadata (state::FileNode::meta_state: a file this server made, or
-// one whose getxattr through an open of the node found none); a getxattr
-// that finds none teaches the node.
+// The same for an open file: no getxattr when its node knows the file's
+// metadata (state::FileNode::meta_state: none for a file this server made
+// or one whose getxattr through an open of the node found none; what this
+// server stored through one of its opens); a getxattr that finds none
+// teaches the node.
 vfs::FileMeta stored_meta(const state::Open& open);
 void apply_stored_metadata(vfs::FileStat& st, const state::Open& open);
 // Stores META as OPEN's file's metadata (vfs::write_file_meta: 0 or an
-// errno). Its node no longer knows the file has none, both before and
-// after the write: a reader that looked in between learns nothing.
+// errno). Its node forgets what it knew, both before and after the write
+// (a reader that looked in between learns nothing), and then knows META
+// when no other write went through the node meanwhile.
 int write_stored_meta(const state::Open& open, const vfs::FileMeta& meta);
 
 }  // namespace ringsmb::smb2

@@ -211,3 +211,23 @@ TEST_CASE("file table: a stream hold that shares delete lets the file be deleted
   CHECK(t2.is_delete_pending(*hold));
   CHECK(t2.close(*hold, &o.a));  // the stream's close is the last: the file goes now
 }
+
+// A FileNode's known metadata (smb2::stored_meta, write_stored_meta): a
+// value is learnt only when no write began since the count was read.
+TEST_CASE("file node: metadata learnt only when no write began since the count", "[state]") {
+  FileNode node;
+  vfs::FileMeta meta, seen;
+  meta.creation_time = 7;
+  CHECK_FALSE(node.known_meta(seen));
+  node.learn_no_meta(0);
+  CHECK(node.no_stored_meta());
+  const uint32_t before = node.meta_written();  // a write begins: nothing known
+  CHECK_FALSE(node.known_meta(seen));
+  node.meta_written();  // another begins before the first learns
+  node.learn_meta(before, meta);
+  CHECK_FALSE(node.known_meta(seen));
+  node.learn_meta(node.meta_generation(), meta);
+  REQUIRE(node.known_meta(seen));
+  CHECK(seen.creation_time == 7u);
+  CHECK_FALSE(node.no_stored_meta());
+}
