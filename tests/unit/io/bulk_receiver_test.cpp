@@ -70,6 +70,19 @@ struct Results {
   }
 };
 
+// A client thread sends BODY, then N bytes of NEXT (the next frame's
+// start), while the receiver fills; the first Done.
+std::optional<BulkReceiver::Done> send_and_wait(Results& r, int peer, const std::vector<uint8_t>& body,
+                                                const uint8_t* next, size_t n) {
+  std::thread client([&] {
+    send_all(peer, body.data(), body.size());
+    send_all(peer, next, n);
+  });
+  auto d = r.wait(1);
+  client.join();
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("the receiver fills a large body in order and takes the next header", "[io]") {
@@ -83,12 +96,7 @@ TEST_CASE("the receiver fills a large body in order and takes the next header", 
   const uint8_t header[4] = {0, 0x01, 0x02, 0x03};
   std::vector<uint8_t> body(sent.size());
   bulk.submit({7, p.ours, body});
-  std::thread client([&] {
-    send_all(p.peer, sent.data(), sent.size());
-    send_all(p.peer, header, sizeof header);
-  });
-  auto d = r.wait(1);
-  client.join();
+  auto d = send_and_wait(r, p.peer, sent, header, sizeof header);
   REQUIRE(d);
   CHECK(d->conn_id == 7);
   CHECK_FALSE(d->failed);
@@ -193,12 +201,7 @@ TEST_CASE("a frame job receives a large frame whole and stops after the header o
   const uint8_t small[6] = {0, 0, 0, 2, 0xAA, 0xBB};
   std::vector<uint8_t> buf(room);
   bulk.submit({4, p.ours, buf, true, 256 * 1024});
-  std::thread client([&] {
-    send_all(p.peer, sent.data(), sent.size());
-    send_all(p.peer, small, sizeof small);
-  });
-  auto d = r.wait(1);
-  client.join();
+  auto d = send_and_wait(r, p.peer, sent, small, sizeof small);
   REQUIRE(d);
   CHECK_FALSE(d->failed);
   REQUIRE(d->received == sent.size());
