@@ -124,10 +124,7 @@ bool ThreadBulkReceiver::fill(Job& job, Done& done) {
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      wait_for_rest(job);
-      return false;  // epoll says when there is more
-    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;  // epoll says when there is more
     done.received = job.received;
     done.failed = true;  // end of stream, or the socket failed (shut down by the worker)
     return true;
@@ -153,26 +150,8 @@ void ThreadBulkReceiver::shape_frame(Job& job) {
   job.frame_min = 0;
 }
 
-// A body arrives in pieces as the client's send is copied, and each piece
-// would wake this thread for one recv: with SO_RCVLOWAT at the bytes
-// still missing, TCP reports the socket readable once they are all in
-// (or when its receive window or memory runs short), so a 1 MiB frame
-// costs a wake-up or two. Never while a header is awaited: a small frame
-// would then never be reported. Set back to 1 at the job's end, before
-// the reactor receives again.
-void ThreadBulkReceiver::wait_for_rest(Job& job) {
-  if (job.frame_min || job.body.empty()) return;
-  int want = int(std::min(job.body.size(), kLowatMax));
-  if (want == job.lowat) return;
-  if (setsockopt(job.fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof want) == 0) job.lowat = want;
-}
-
 void ThreadBulkReceiver::finish(uint64_t conn_id, Done& done) {
   auto it = jobs_.find(conn_id);
-  if (it->second.lowat != 1) {
-    int one = 1;
-    setsockopt(it->second.fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one);
-  }
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
   jobs_.erase(it);
   on_done_(done);

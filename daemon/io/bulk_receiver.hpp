@@ -35,8 +35,6 @@ class BulkReceiver {
   static constexpr size_t kHeaderSize = 4;
   // Bytes received from one socket before the others' turn.
   static constexpr size_t kSliceBytes = 1 << 20;
-  // The most SO_RCVLOWAT asks for while a body is filled.
-  static constexpr size_t kLowatMax = 1 << 20;
 
   struct Job {
     uint64_t conn_id = 0;
@@ -51,7 +49,6 @@ class BulkReceiver {
     // two); another ends the job after the header.
     size_t frame_min = 0;
     size_t received = 0;  // the receiver's progress (0 when submitted)
-    int lowat = 1;        // the socket's SO_RCVLOWAT as the receiver set it
   };
   struct Done {
     uint64_t conn_id = 0;
@@ -93,9 +90,6 @@ class ThreadBulkReceiver final : public BulkReceiver {
   // A frame_min job's header is in: BODY shrinks to its frame's end, or to
   // nothing when the frame is small or does not fit.
   static void shape_frame(Job& job);
-  // Before waiting for more of a body: the socket reports readable only
-  // once the rest of it (up to kLowatMax) is in.
-  static void wait_for_rest(Job& job);
   void finish(uint64_t conn_id, Done& done);
 
   OnDone on_done_;

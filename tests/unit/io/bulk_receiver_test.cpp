@@ -232,30 +232,3 @@ TEST_CASE("a frame job receives a large frame whole and stops after the header o
     if (i == 0) REQUIRE(recv(p.ours, body, sizeof body, MSG_DONTWAIT) == 2);  // left in the socket
   }
 }
-
-// While a body waits for the rest of its bytes, the socket asks for all of
-// them at once (SO_RCVLOWAT); the job's end sets it back to 1, before the
-// reactor receives small frames again.
-TEST_CASE("a body's wait asks the socket for the bytes still missing, and the job's end undoes it", "[io]") {
-  Pair p;
-  Results r;
-  ThreadBulkReceiver bulk(r.callback());
-  REQUIRE(bulk.start());
-  std::vector<uint8_t> body(100000);
-  bulk.submit({6, p.ours, body});
-  std::vector<uint8_t> sent(body.size(), 0x3C);
-  send_all(p.peer, sent.data(), 1000);
-  auto lowat = [&] {
-    int v = 0;
-    socklen_t n = sizeof v;
-    REQUIRE(getsockopt(p.ours, SOL_SOCKET, SO_RCVLOWAT, &v, &n) == 0);
-    return v;
-  };
-  for (int i = 0; i < 1000 && lowat() == 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  CHECK(lowat() == int(body.size() - 1000));
-  send_all(p.peer, sent.data() + 1000, sent.size() - 1000);
-  auto d = r.wait(1);
-  REQUIRE(d);
-  CHECK(d->received == body.size());
-  CHECK(lowat() == 1);
-}
