@@ -113,11 +113,14 @@ bool ThreadBulkReceiver::fill(Job& job, Done& done) {
   done.conn_id = job.conn_id;
   size_t slice = 0;
   while (!job.body.empty() && slice < kSliceBytes) {
-    ssize_t n = recv(job.fd, job.body.data(), std::min(job.body.size(), kSliceBytes - slice), MSG_DONTWAIT);
+    size_t want = std::min(job.body.size(), kSliceBytes - slice);
+    if (job.frame_min) want = std::min(want, kHeaderSize - job.received);  // nothing past the header yet
+    ssize_t n = recv(job.fd, job.body.data(), want, MSG_DONTWAIT);
     if (n > 0) {
       job.body = job.body.subspan(size_t(n));
       job.received += size_t(n);
       slice += size_t(n);
+      if (job.frame_min && job.received == kHeaderSize) shape_frame(job);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -132,6 +135,19 @@ bool ThreadBulkReceiver::fill(Job& job, Done& done) {
   ssize_t h = recv(job.fd, done.header, kHeaderSize, MSG_DONTWAIT);
   done.header_len = h > 0 ? size_t(h) : 0;
   return true;
+}
+
+// The Direct TCP header (a zero byte, a 24-bit big-endian length) lies
+// just before BODY. A frame the owner would not receive off its thread,
+// or one that does not fit, is left in the socket (and no header after it
+// is taken): the owner frames it.
+void ThreadBulkReceiver::shape_frame(Job& job) {
+  const uint8_t* h = job.body.data() - kHeaderSize;
+  size_t len = (size_t(h[1]) << 16) | (size_t(h[2]) << 8) | h[3];
+  bool whole = h[0] == 0 && len >= job.frame_min && len <= job.body.size();
+  job.body = job.body.first(whole ? len : 0);
+  job.then_header = whole && job.then_header;
+  job.frame_min = 0;
 }
 
 void ThreadBulkReceiver::finish(uint64_t conn_id, Done& done) {

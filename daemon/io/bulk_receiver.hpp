@@ -43,6 +43,11 @@ class BulkReceiver {
     // After a full body, take the next frame's header if it is there
     // already (a job that fills a header itself says false).
     bool then_header = true;
+    // Nonzero: BODY begins with the next frame's header. Once the header is
+    // in, a frame of at least frame_min bytes that fits in BODY is received
+    // whole in the same job (one hand-over to the owner per frame, not
+    // two); another ends the job after the header.
+    size_t frame_min = 0;
     size_t received = 0;  // the receiver's progress (0 when submitted)
   };
   struct Done {
@@ -82,6 +87,9 @@ class ThreadBulkReceiver final : public BulkReceiver {
   void take_submitted();
   // Receives what FD's job can take now; true when the job is done.
   bool fill(Job& job, Done& done);
+  // A frame_min job's header is in: BODY shrinks to its frame's end, or to
+  // nothing when the frame is small or does not fit.
+  static void shape_frame(Job& job);
   void finish(uint64_t conn_id, Done& done);
 
   OnDone on_done_;

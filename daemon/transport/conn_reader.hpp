@@ -21,6 +21,7 @@
 // frames in held_requests, in order.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "common/bytes.hpp"
@@ -88,6 +89,9 @@ class ConnReader {
   Bytes backlog;
   // The last frame was large: the next header is read in place too.
   bool last_frame_large = false;
+  // The length of the last frame whose rest went to the BulkReceiver: the
+  // room its next header job gives a frame to come whole.
+  size_t large_frame_len = 0;
   // Bytes of large frames in a row received off the worker (the move to a
   // bulk worker, Worker::kMoveToBulkAfter).
   uint64_t off_worker_run = 0;

@@ -81,19 +81,29 @@ class FrameAssembler {
     return {buf_.get() + held_, kHeaderSize - held_};
   }
 
+  // Where the next frame goes whole, header first, when nothing of it is
+  // here yet: room for a frame of up to `len` bytes (a stream of large
+  // WRITEs: the last one's length). Empty otherwise.
+  std::span<uint8_t> frame_space(size_t len) {
+    if (held_ != 0 || len > max_frame_) return {};
+    reserve(kHeaderSize + len);
+    return {buf_.get(), kHeaderSize + len};
+  }
+
   // `n` bytes (at most the size of the space) were written at the start of
-  // recv_space() or header_space(). A header completed this way is checked
-  // as feed() checks it; a complete frame is handed out.
+  // recv_space(), header_space() or frame_space(). A header completed this
+  // way is checked as feed() checks it; a complete frame is handed out.
   template <typename OnFrame>
   Result commit(size_t n, OnFrame&& on_frame) {
     consumed_ = 0;  // a pause here comes at the end of the bytes committed
     if (held_ < kHeaderSize) {
-      held_ += std::min(n, kHeaderSize - held_);  // never past the header
+      size_t header = std::min(n, kHeaderSize - held_);
+      held_ += header;
+      n -= header;
       if (held_ < kHeaderSize) return Result::Ok;
       if (Result r = start_frame(); r != Result::Ok) return r;
-    } else {
-      held_ += std::min(n, missing_bytes());  // never past the frame
     }
+    held_ += std::min(n, missing_bytes());  // never past the frame
     return hand_out_if_whole(on_frame);
   }
 

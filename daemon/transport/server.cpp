@@ -97,8 +97,8 @@ class WorkerPoster final : public smb2::ConnPoster {
   void post(const state::ConnAddress& to, smb2::ConnTask task) override {
     if (Worker* w = serving(to)) w->post(to.conn_id, std::move(task));
   }
-  void post_at(const state::ConnAddress& to, int64_t due_ms, smb2::ConnTask task) override {
-    if (Worker* w = serving(to)) w->post_at(to.conn_id, due_ms, std::move(task));
+  void post_at(const state::ConnAddress& to, int64_t due_ms, smb2::ConnTask task, smb2::Wanted wanted) override {
+    if (Worker* w = serving(to)) w->post_at(to.conn_id, due_ms, std::move(task), std::move(wanted));
   }
 
  private:

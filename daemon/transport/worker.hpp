@@ -131,7 +131,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   // and lease breaks and waking CREATEs come this way (smb2/leases/lease.hpp).
   void post(uint64_t conn_id, smb2::ConnTask task);
   // The same at DUE_MS (smb2::monotonic_ms()), through the delay timer.
-  void post_at(uint64_t conn_id, int64_t due_ms, smb2::ConnTask task);
+  void post_at(uint64_t conn_id, int64_t due_ms, smb2::ConnTask task, smb2::Wanted wanted = {});
 
   // Admin requests (transport/admin_endpoint.cpp). post() is thread-safe:
   // TASK runs on this worker's thread at its next wake-up, so reading the

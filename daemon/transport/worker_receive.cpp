@@ -143,6 +143,7 @@ void Worker::start_off_worker_receive(Conn& c) {
   std::span<uint8_t> rest = c.framer.recv_space(1);
   if (c.closing || c.reader.paused() || rest.empty()) return end_off_worker_receive(c);
   c.reader.start_off_worker(ConnReader::Job::Body);
+  c.reader.large_frame_len = c.framer.buffered() + rest.size() - FrameAssembler::kHeaderSize;
   bulk_->submit({c.id, c.fd, rest});
 }
 
@@ -150,9 +151,17 @@ void Worker::start_off_worker_receive(Conn& c) {
 // streams WRITEs), and the reactor's multishot recv, once armed, would
 // take that frame whole into its buffers, on the worker, before the
 // worker could stop it: so the receiver also waits for the next header,
-// and hands the socket back to the reactor only for a small frame.
+// and hands the socket back to the reactor only for a small frame. With
+// room for a frame as long as the last large one, a large frame of up to
+// that length comes back whole, not its header first: a client with one
+// WRITE in flight (smbench --large) finds this frame's receive waiting
+// for its next WRITE, and the receiver and the worker wake each other
+// once per frame instead of twice.
 void Worker::receive_next_header_off_worker(Conn& c) {
   c.reader.start_off_worker(ConnReader::Job::Header);
+  std::span<uint8_t> whole;
+  if (c.reader.large_frame_len >= kRecvOffWorkerMin) whole = c.framer.frame_space(c.reader.large_frame_len);
+  if (!whole.empty()) return bulk_->submit({c.id, c.fd, whole, true, kRecvOffWorkerMin});
   bulk_->submit({c.id, c.fd, c.framer.header_space(), false});
 }
 
@@ -183,7 +192,8 @@ void Worker::run_off_worker_done(Conn& c, const io::BulkReceiver::Done& d) {
     }
   }
   if (!c.closing) flush(c);
-  bool after_body = c.reader.job() == ConnReader::Job::Body;
+  // A header job's frame may have come whole (frame_space).
+  bool after_body = c.reader.job() == ConnReader::Job::Body || d.received > FrameAssembler::kHeaderSize;
   if (after_body) c.reader.off_worker_run += d.received;
   if (!d.failed && !c.closing && !c.reader.paused()) {
     if (!c.framer.recv_space(kRecvOffWorkerMin).empty()) return continue_off_worker(c, OffWorkerNext::Body);

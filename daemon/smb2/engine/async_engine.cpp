@@ -46,6 +46,7 @@ WaitingRequest unlist(ConnState& conn, std::map<uint64_t, WaitingRequest>::itera
 
 WaitingRequest erase(ConnState& conn, std::map<uint64_t, WaitingRequest>::iterator it) {
   WaitingRequest w = unlist(conn, it);
+  if (w.interim_wanted) *w.interim_wanted = false;
   leave_channel_sequence(conn, w.channel);
   return w;
 }

@@ -480,10 +480,12 @@ void defer_interim(Request& req, int64_t delay_ms) {
   WaitingRequest* w = find_waiting(req.conn, req.async_id);
   if (!w || !req.server.poster) return;
   w->interim_deferred = true;
-  req.server.poster->post_at(req.conn.address, monotonic_ms() + delay_ms, [id = req.async_id, &server = req.server](ConnState& conn, Bytes& out) {
+  w->interim_wanted = std::make_shared<std::atomic<bool>>(true);
+  auto task = [id = req.async_id, &server = req.server](ConnState& conn, Bytes& out) {
     send_deferred_interim(conn, id);
     send_ready(conn, server, out);
-  });
+  };
+  req.server.poster->post_at(req.conn.address, monotonic_ms() + delay_ms, std::move(task), w->interim_wanted);
 }
 
 void send_ready(ConnState& conn, ServerContext& server, Bytes& out) {

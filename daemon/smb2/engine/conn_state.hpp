@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -195,6 +196,11 @@ struct WaitingRequest {
   // response will grant (whichever goes first: interim or final).
   bool interim_deferred = false;
   uint16_t deferred_credits = 0;
+  // A deferred interim's timer (defer_interim) posts its task only while
+  // this is true; false once the request has left the table (it
+  // completed): a WRITE or FLUSH done before its deadline then costs no
+  // wake-up of the worker at the deadline.
+  std::shared_ptr<std::atomic<bool>> interim_wanted;
   // RunAgain of a CREATE with DH2Q: its CreateGuid. A replay of it
   // meanwhile is refused (smb2/durable/durable.hpp, find_replayed_open).
   bool has_create_guid = false;

@@ -6,6 +6,22 @@
 
 namespace ringsmb::smb2 {
 
+namespace {
+
+// ~Session freed its keys' contexts on this thread, but the last reply of
+// a session that ended in its chain (LOGOFF, a failed re-authentication)
+// is sealed afterwards with copies of them, which set the contexts up
+// again: once it is sealed they go, so that no key of an ended session
+// stays in the thread's table until other keys push it out.
+void forget_keys_if_ended(const ConnState& conn, const ResponseSeal& seal) {
+  if (!seal.encrypt && !seal.sign) return;
+  if (conn.tables && conn.tables->sessions.contains(seal.session_id)) return;
+  crypto::forget_key(seal.encryption_key);
+  crypto::forget_key(seal.signing_key);
+}
+
+}  // namespace
+
 size_t open_message(ConnState& conn, Bytes& out) {
   if (!conn.framing) throw std::logic_error("connection without framing");
   return conn.framing->open(out);
@@ -43,6 +59,7 @@ bool close_message(ConnState& conn, Bytes& out, size_t start, const ResponseSeal
     sign_element(conn, seal.signing_key, message);
   }
   conn.framing->close(out, start, file_bytes);
+  forget_keys_if_ended(conn, seal);
   return true;
 }
 

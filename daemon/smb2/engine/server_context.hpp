@@ -30,6 +30,9 @@ struct ConnState;
 // connection's state and its output buffer (flushed afterwards). The task is
 // dropped when the connection is gone.
 using ConnTask = std::function<void(ConnState&, Bytes& out)>;
+// Whether a timed ConnTask is still wanted when its time comes (null:
+// always). Set false by the connection's worker, read by the timer.
+using Wanted = std::shared_ptr<const std::atomic<bool>>;
 
 // Thread-safe hand-off of a ConnTask to the connection's worker (the
 // transport implements it: a queue and a reactor wake-up).
@@ -37,9 +40,13 @@ class ConnPoster {
  public:
   virtual ~ConnPoster() = default;
   virtual void post(const state::ConnAddress& to, ConnTask task) = 0;
-  // The same at DUE_MS (monotonic_ms()). A poster without timers runs it
-  // at once, which only makes a deferred interim response go out early.
-  virtual void post_at(const state::ConnAddress& to, int64_t /*due_ms*/, ConnTask task) { post(to, std::move(task)); }
+  // The same at DUE_MS (monotonic_ms()), unless WANTED (when given) is
+  // false by then: a task that has become moot wakes nobody. A poster
+  // without timers runs it at once, which only makes a deferred interim
+  // response go out early.
+  virtual void post_at(const state::ConnAddress& to, int64_t /*due_ms*/, ConnTask task, Wanted /*wanted*/) {
+    post(to, std::move(task));
+  }
 };
 
 struct ServerContext {

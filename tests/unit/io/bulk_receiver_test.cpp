@@ -70,6 +70,19 @@ struct Results {
   }
 };
 
+// A client thread sends BODY, then N bytes of NEXT (the next frame's
+// start), while the receiver fills; the first Done.
+std::optional<BulkReceiver::Done> send_and_wait(Results& r, int peer, const std::vector<uint8_t>& body,
+                                                const uint8_t* next, size_t n) {
+  std::thread client([&] {
+    send_all(peer, body.data(), body.size());
+    send_all(peer, next, n);
+  });
+  auto d = r.wait(1);
+  client.join();
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("the receiver fills a large body in order and takes the next header", "[io]") {
@@ -83,12 +96,7 @@ TEST_CASE("the receiver fills a large body in order and takes the next header", 
   const uint8_t header[4] = {0, 0x01, 0x02, 0x03};
   std::vector<uint8_t> body(sent.size());
   bulk.submit({7, p.ours, body});
-  std::thread client([&] {
-    send_all(p.peer, sent.data(), sent.size());
-    send_all(p.peer, header, sizeof header);
-  });
-  auto d = r.wait(1);
-  client.join();
+  auto d = send_and_wait(r, p.peer, sent, header, sizeof header);
   REQUIRE(d);
   CHECK(d->conn_id == 7);
   CHECK_FALSE(d->failed);
@@ -176,4 +184,51 @@ TEST_CASE("stopping the receiver with a job still running ends its thread", "[io
   }  // joins; the job ends without a Done
   std::lock_guard lock(r.mu);
   CHECK(r.done.empty());
+}
+
+// A header job with room for a whole frame (frame_min): a large frame
+// that fits comes back whole, then the next header; a small one, or one
+// longer than the room, ends the job after its header and stays in the
+// socket.
+TEST_CASE("a frame job receives a large frame whole and stops after the header of any other", "[io]") {
+  Pair p;
+  Results r;
+  ThreadBulkReceiver bulk(r.callback());
+  REQUIRE(bulk.start());
+  const size_t len = 300000, room = 4 + 400000;
+  std::vector<uint8_t> sent = {0, uint8_t(len >> 16), uint8_t(len >> 8), uint8_t(len)};
+  for (size_t i = 0; i < len; ++i) sent.push_back(uint8_t(i * 7 + (i >> 10)));
+  const uint8_t small[6] = {0, 0, 0, 2, 0xAA, 0xBB};
+  std::vector<uint8_t> buf(room);
+  bulk.submit({4, p.ours, buf, true, 256 * 1024});
+  auto d = send_and_wait(r, p.peer, sent, small, sizeof small);
+  REQUIRE(d);
+  CHECK_FALSE(d->failed);
+  REQUIRE(d->received == sent.size());
+  CHECK(std::equal(sent.begin(), sent.end(), buf.begin()));
+  // The small frame's header, when it was in before the Done; never more.
+  REQUIRE(d->header_len <= 4);
+  CHECK(std::memcmp(d->header, small, d->header_len) == 0);
+
+  // The rest of the small frame is next in the socket (all of it sent:
+  // the client has joined); then a small frame and a frame longer than
+  // the room each end a frame job at their header.
+  uint8_t rest[6] = {};
+  size_t left = sizeof small - d->header_len;
+  REQUIRE(recv(p.ours, rest, left, MSG_DONTWAIT) == ssize_t(left));
+  CHECK(std::memcmp(rest, small + d->header_len, left) == 0);
+  uint8_t body[2] = {};
+  const size_t big = 500000;
+  const uint8_t headers[8] = {0, 0, 0, 2, 0, uint8_t(big >> 16), uint8_t(big >> 8), uint8_t(big)};
+  for (int i = 0; i < 2; ++i) {
+    bulk.submit({4, p.ours, buf, true, 256 * 1024});
+    send_all(p.peer, headers + 4 * i, 4);
+    if (i == 0) send_all(p.peer, small + 4, 2);
+    auto h = r.wait(2 + size_t(i));
+    REQUIRE(h);
+    CHECK(h->received == 4);
+    CHECK(h->header_len == 0);
+    CHECK(std::memcmp(buf.data(), headers + 4 * i, 4) == 0);
+    if (i == 0) REQUIRE(recv(p.ours, body, sizeof body, MSG_DONTWAIT) == 2);  // left in the socket
+  }
 }

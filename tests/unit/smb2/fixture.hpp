@@ -143,8 +143,12 @@ inline state::Tree* add_session_and_tree(ConnState& conn, const std::filesystem:
 // says their time has come.
 struct QueuedPoster : ConnPoster {
   std::vector<ConnTask> tasks, timed;
+  std::vector<Wanted> timed_wanted;  // each timed task's
   void post(const state::ConnAddress&, ConnTask task) override { tasks.push_back(std::move(task)); }
-  void post_at(const state::ConnAddress&, int64_t, ConnTask task) override { timed.push_back(std::move(task)); }
+  void post_at(const state::ConnAddress&, int64_t, ConnTask task, Wanted wanted) override {
+    timed.push_back(std::move(task));
+    timed_wanted.push_back(std::move(wanted));
+  }
   Bytes run_all(ConnState& conn) { return run(conn, tasks); }
   Bytes run_timed(ConnState& conn) { return run(conn, timed); }
 

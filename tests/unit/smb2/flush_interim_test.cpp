@@ -61,6 +61,10 @@ TEST_CASE("flush: an fsync done before the deadline gets one synchronous respons
   CHECK(h.message_id == 1);
   CHECK(h.tree_id == 1);
   CHECK(h.credits >= 1);  // the only response grants the credits
+  // Its timer is told: at the deadline it posts nothing to the worker.
+  REQUIRE(fx.poster.timed_wanted.size() == 1);
+  REQUIRE(fx.poster.timed_wanted[0]);
+  CHECK_FALSE(*fx.poster.timed_wanted[0]);
   CHECK(fx.poster.run_timed(fx.conn).empty());  // the deadline finds it answered
   CHECK(fx.conn.async.waiting.empty());
 }

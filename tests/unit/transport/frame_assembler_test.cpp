@@ -366,3 +366,41 @@ TEST_CASE("take_buffer gives away the buffer a frame was assembled in, and only 
   for (ByteSpan f : kept) CHECK(Bytes(f.begin(), f.end()) == big);  // still there, where they were
   CHECK(fa.buffered() == 0);
 }
+
+// A stream of large WRITEs: the next frame is received whole, header
+// first, into frame_space; one that comes only up to its header (a
+// receiver that saw it is small, or longer than the room) goes on as any
+// other.
+TEST_CASE("frame_space takes a whole frame, header first, in one commit, or its header alone", "[transport]") {
+  auto frames = frames_of_sizes({300000, 200000, 300001, 5});
+  Bytes stream = framed(frames);
+  FrameAssembler fa(1 << 20);
+  std::vector<Bytes> got;
+  auto keep = [&](ByteSpan f) {
+    got.emplace_back(f.begin(), f.end());
+    return true;
+  };
+  size_t off = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    std::span<uint8_t> space = fa.frame_space(300000);
+    REQUIRE(space.size() == 4 + 300000);
+    size_t whole = 4 + frames[i].size();
+    size_t n = whole <= space.size() ? whole : 4;  // what the receiver takes
+    std::memcpy(space.data(), stream.data() + off, n);
+    REQUIRE(fa.commit(n, keep) == FrameAssembler::Result::Ok);
+    off += n;
+    if (n == whole) {
+      CHECK(got.size() == i + 1);
+      continue;
+    }
+    std::span<uint8_t> rest = fa.recv_space(1);
+    REQUIRE(rest.size() == frames[i].size());
+    CHECK(fa.frame_space(300000).empty());  // a frame is being assembled
+    std::memcpy(rest.data(), stream.data() + off, rest.size());
+    REQUIRE(fa.commit(rest.size(), keep) == FrameAssembler::Result::Ok);
+    off += rest.size();
+  }
+  CHECK(got == frames);
+  CHECK(fa.buffered() == 0);
+  CHECK(fa.frame_space(2 << 20).empty());  // never past the maximum frame
+}

@@ -181,3 +181,37 @@ TEST_CASE("worker: a stream of large frames moves to the bulk worker, whose reac
   bulk_worker.on_recv(f.conn, ByteSpan(small).subspan(4));
   CHECK(reply_commands(f.read_peer()) == std::vector{wire::Command::Echo});
 }
+
+TEST_CASE("worker: after a large frame with no header behind it, the next large frame comes back whole",
+          "[transport][worker][conn_reader]") {
+  BulkFixture f;
+  f.reactor->stopped_at_once = true;  // as epoll: no on_recv_stopped
+  const size_t size = 512 * 1024;
+  Bytes large = echo_frame(size, 1);
+  f.worker->on_recv(f.conn, ByteSpan(large).first(4));
+  REQUIRE(f.bulk->jobs.size() == 1);
+  CHECK(f.bulk->jobs[0].frame_min == 0);
+  complete(*f.worker, f.bulk->jobs[0], large, 4, {});  // one request in flight: nothing behind it yet
+  CHECK(reply_commands(f.read_peer()).size() == 1);
+  // Its next job has room for a frame as long, header first.
+  REQUIRE(f.bulk->jobs.size() == 2);
+  CHECK(f.bulk->jobs[1].frame_min == kRecvOffWorkerMin);
+  CHECK(f.bulk->jobs[1].then_header);
+  complete(*f.worker, f.bulk->jobs[1], echo_frame(size, 2), 0, {});
+  CHECK(reply_commands(f.read_peer()) == std::vector{wire::Command::Echo});
+  REQUIRE(f.bulk->jobs.size() == 3);
+  CHECK(f.worker->reader(f.conn)->receiving_off_worker());
+  // A small frame: the receiver hands back its header alone, and the
+  // reactor takes the socket back.
+  Bytes small = echo_frame(0, 3);
+  const io::BulkReceiver::Job& job = f.bulk->jobs[2];
+  REQUIRE(job.body.size() == large.size());
+  std::memcpy(job.body.data(), small.data(), 4);
+  io::BulkReceiver::Done d;
+  d.conn_id = job.conn_id;
+  d.received = 4;
+  f.worker->on_off_worker_done(d);
+  CHECK(f.worker->reader(f.conn)->reading());
+  f.worker->on_recv(f.conn, ByteSpan(small).subspan(4));
+  CHECK(reply_commands(f.read_peer()) == std::vector{wire::Command::Echo});
+}
