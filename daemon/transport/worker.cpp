@@ -356,9 +356,8 @@ void Worker::flush(Conn& c) {
   maybe_resume_reading(c);  // the socket may have taken it all
 }
 
-// Not while breaks its requests started elsewhere are on their way (breaks_unsent).
 void Worker::send_pending(Conn& c) {
-  if (c.waiting || c.pending.empty() || held(c) || c.state.breaks_unsent) return;
+  if (c.waiting || c.pending.empty() || held(c) || c.state.breaks_unsent) return;  // breaks: on their way elsewhere
   metrics_.bytes_sent += c.pending.size();
   for (const auto& f : c.state.out_files) metrics_.bytes_sent += f.length;
   c.out.append(c.pending, c.state.out_files);
@@ -368,10 +367,9 @@ void Worker::send_pending(Conn& c) {
 // Replies almost always fit the socket buffer. With io_uring they go out
 // in the io_uring_enter that waits for the next requests (queue_send): no
 // system call of their own, and no completion to reap when all was sent.
-// Otherwise (epoll, and READ data sent from the file) they go to the kernel
-// inline: send, or sendfile. Only when the socket is full does the reactor
-// wait for room.
-// A break another connection's reply waits for goes inline too (send_at_once).
+// Otherwise (epoll, READ data sent from the file, and a break another
+// connection's reply waits for: send_at_once) they go to the kernel inline:
+// send, or sendfile. Only when the socket is full does the reactor wait for room.
 void Worker::send_now(Conn& c) {
   if (!std::exchange(c.state.send_at_once, false) && queue_send(c)) return;
   switch (send_queued(c.out, c.fd)) {
