@@ -40,7 +40,7 @@ void complete(Worker& worker, const io::BulkReceiver::Job& job, const Bytes& fra
   io::BulkReceiver::Done d;
   d.conn_id = job.conn_id;
   d.received = job.body.size();
-  std::memcpy(d.header, next_header.data(), next_header.size());
+  if (!next_header.empty()) std::memcpy(d.header, next_header.data(), next_header.size());  // data() of none may be null
   d.header_len = next_header.size();
   worker.on_off_worker_done(d);
 }
