@@ -41,23 +41,35 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
+namespace {
+
+// Writes the UTF-8 of CP (a code point that is not a surrogate, at most
+// U+10FFFF) at P, 1 to 4 bytes; returns the end.
+char* put_utf8(char* p, char32_t cp) {
+  if (cp < 0x80) {
+    *p++ = char(cp);
+    return p;
+  }
+  if (cp < 0x800) {
+    *p++ = char(0xC0 | (cp >> 6));
+  } else if (cp < 0x10000) {
+    *p++ = char(0xE0 | (cp >> 12));
+    *p++ = char(0x80 | ((cp >> 6) & 0x3F));
+  } else {
+    *p++ = char(0xF0 | (cp >> 18));
+    *p++ = char(0x80 | ((cp >> 12) & 0x3F));
+    *p++ = char(0x80 | ((cp >> 6) & 0x3F));
+  }
+  *p++ = char(0x80 | (cp & 0x3F));
+  return p;
+}
+
+}  // namespace
+
 void append_utf8(std::string& out, char32_t cp) {
   if (cp > kMaxCodePoint || is_surrogate(cp)) cp = kReplacement;
-  if (cp < 0x80) {
-    out.push_back(char(cp));
-  } else if (cp < 0x800) {
-    out.push_back(char(0xC0 | (cp >> 6)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(char(0xE0 | (cp >> 12)));
-    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(char(0xF0 | (cp >> 18)));
-    out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  }
+  char buf[4];
+  out.append(buf, put_utf8(buf, cp));
 }
 
 namespace {
@@ -82,17 +94,7 @@ ptrdiff_t utf16le_units_to_utf8(const uint8_t* in, size_t units, char* p) {
       cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
       ++k;
     }
-    if (cp < 0x800) {
-      *p++ = char(0xC0 | (cp >> 6));
-    } else if (cp < 0x10000) {
-      *p++ = char(0xE0 | (cp >> 12));
-      *p++ = char(0x80 | ((cp >> 6) & 0x3F));
-    } else {
-      *p++ = char(0xF0 | (cp >> 18));
-      *p++ = char(0x80 | ((cp >> 12) & 0x3F));
-      *p++ = char(0x80 | ((cp >> 6) & 0x3F));
-    }
-    *p++ = char(0x80 | (cp & 0x3F));
+    p = put_utf8(p, cp);
   }
   return p - start;
 }

@@ -16,6 +16,10 @@ inline constexpr char32_t kMaxCodePoint = 0x10FFFF;
 
 inline bool is_surrogate(char32_t cp) { return cp >= 0xD800 && cp <= 0xDFFF; }
 
+// 'A'-'Z' to 'a'-'z', every other byte as it is: how SMB compares the
+// ASCII names it defines (stream types, the quota file), whatever the locale.
+constexpr char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; }
+
 // Decodes the sequence at s[i] into cp and advances i; false (i unchanged)
 // for overlong forms, surrogates, > U+10FFFF and truncated sequences.
 bool decode_utf8(std::string_view s, size_t& i, char32_t& cp);

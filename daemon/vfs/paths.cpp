@@ -36,8 +36,7 @@ bool is_forbidden_char(unsigned char c) {
 bool iequals_ascii(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? char(c + 32) : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
+    if (ringsmb::unicode::ascii_lower(a[i]) != ringsmb::unicode::ascii_lower(b[i])) return false;
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/unicode.hpp"
 #include "rpc/interface.hpp"
 #include "smb2/security/access.hpp"
 #include "vfs/ntacl.hpp"
@@ -21,7 +22,6 @@ namespace {
 namespace nt = vfs::ntacl;
 
 constexpr std::string_view kQuotaFileName = "$Extend\\$Quota:$Q:$INDEX_ALLOCATION";
-constexpr char tolower_ascii(char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; }
 constexpr size_t kQueryQuotaInfoSize = 16;      // SMB2_QUERY_QUOTA_INFO before its SidBuffer (2.2.37.1)
 constexpr size_t kQuotaEntryFixedSize = 40;     // FILE_QUOTA_INFORMATION before its Sid (MS-FSCC 2.4.36)
 constexpr size_t kGetQuotaEntryFixedSize = 8;   // FILE_GET_QUOTA_INFORMATION before its Sid (2.4.41.1)
@@ -168,7 +168,7 @@ bool names_quota_file(ByteSpan utf16le_name) {
   if (n.size() >= 2 && n[0] == '\\' && n[1] == 0) n = n.subspan(2);
   if (n.size() != 2 * kQuotaFileName.size()) return false;
   for (size_t i = 0; i < kQuotaFileName.size(); ++i) {
-    if (n[2 * i + 1] != 0 || tolower_ascii(char(n[2 * i])) != tolower_ascii(kQuotaFileName[i])) return false;
+    if (n[2 * i + 1] != 0 || unicode::ascii_lower(char(n[2 * i])) != unicode::ascii_lower(kQuotaFileName[i])) return false;
   }
   return true;
 }
