@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/bytes.hpp"
 #include "common/thread_priority.hpp"
 
 namespace ringsmb::io {
@@ -143,7 +144,7 @@ bool ThreadBulkReceiver::fill(Job& job, Done& done) {
 // is taken): the owner frames it.
 void ThreadBulkReceiver::shape_frame(Job& job) {
   const uint8_t* h = job.body.data() - kHeaderSize;
-  size_t len = (size_t(h[1]) << 16) | (size_t(h[2]) << 8) | h[3];
+  size_t len = load_be24(h + 1);
   bool whole = h[0] == 0 && len >= job.frame_min && len <= job.body.size();
   job.body = job.body.first(whole ? len : 0);
   job.then_header = whole && job.then_header;

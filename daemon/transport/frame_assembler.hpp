@@ -34,7 +34,7 @@ class FrameAssembler {
   static constexpr size_t kHeaderSize = 4;
   // The frame length the 4-byte Direct TCP header at P gives (MS-SMB2 2.1:
   // 24 bits big-endian after the zero byte; transport/direct_tcp.hpp writes it).
-  static size_t frame_length(const uint8_t* p) { return (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3]; }
+  static size_t frame_length(const uint8_t* p) { return load_be24(p + 1); }
 
   explicit FrameAssembler(size_t max_frame) : max_frame_(max_frame) {}
 
