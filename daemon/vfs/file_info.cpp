@@ -5,9 +5,7 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
-#include <cstring>
 #include <limits>
 
 #include "vfs/fscc_sizes.hpp"
@@ -126,11 +124,7 @@ void put_network_open_times(ByteWriter& w, const FileStat& st) {
   const uint64_t fields[] = {st.creation_time, st.last_access_time, st.last_write_time,
                              st.change_time,   st.allocation_size,  st.end_of_file};
   uint8_t b[sizeof fields];
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(b, fields, sizeof b);
-  } else {
-    for (size_t i = 0; i < std::size(fields); ++i) store_le64(b + 8 * i, fields[i]);
-  }
+  for (size_t i = 0; i < std::size(fields); ++i) store_le64(b + 8 * i, fields[i]);  // one 8-byte store each
   w.bytes(b, sizeof b);
 }
 
