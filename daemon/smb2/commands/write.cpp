@@ -246,10 +246,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
   if (!append)
     if (NtStatus st = write_range_status(offset, length); st != NtStatus::Success) return st;
   if (open->stream) {
-    if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
-      post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
-                                                             req.server.lease_break_timeout_ms),
-                req.conn);
+    break_read_caching(req.server, open->node, open, req.conn);
     return write_stream(req, *open, offset, data, append, w);
   }
   // Decided before an append's offset is known: an append stays inline (on
@@ -267,12 +264,7 @@ NtStatus handle_write(Request& req, ByteWriter& w) {
     NtStatus st = req.server.locks.check_io(open->node->device, open->node->inode, open, offset, length, true);
     if (st != NtStatus::Success) return st;
   }
-  // MS-FSA 2.1.5.3: a write ends the read caching of the file's other
-  // opens (level II oplocks, R leases). One atomic load when none is held.
-  if (open->node && open->node->lease_count.load(std::memory_order_relaxed))
-    post_breaks(req.server, req.server.files.break_readers(open->node, open, monotonic_ms(),
-                                                           req.server.lease_break_timeout_ms),
-                req.conn);
+  break_read_caching(req.server, open->node, open, req.conn);  // MS-FSA 2.1.5.3
   note_write(*open);  // one clock read, for a handle's first writes
   if (async) return write_async(req, *open, offset, data, flags & SMB2_WRITEFLAG_WRITE_THROUGH);
   size_t done = 0;

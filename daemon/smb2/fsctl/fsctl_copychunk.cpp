@@ -167,11 +167,7 @@ NtStatus copy_chunks(Request& req, state::Open& src, state::Open& dst, const Cop
   auto source_size = data_size(src);
   if (!source_size) return source_size.error();
   const uint64_t size = *source_size;
-  // MS-FSA 2.1.5.3: writing ends the read caching of the target's other opens.
-  if (dst.node && dst.node->lease_count.load(std::memory_order_relaxed))
-    post_breaks(req.server, req.server.files.break_readers(dst.node, &dst, monotonic_ms(),
-                                                           req.server.lease_break_timeout_ms),
-                req.conn);
+  break_read_caching(req.server, dst.node, &dst, req.conn);  // MS-FSA 2.1.5.3: writing the target
   uint32_t written = 0, total = 0;
   NtStatus status = NtStatus::Success;
   for (const CopychunkRange& c : copy.chunks) {

@@ -3,6 +3,7 @@
 // holder's connection, and wake-ups of CREATEs waiting for acknowledgments.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "smb2/engine/chain.hpp"
@@ -24,6 +25,13 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
 // (ConnState::breaks_unsent): the client reads the break before the reply
 // (smb2.lease.unlink), whichever workers serve the two connections.
 void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& breaks, ConnState& current);
+
+// MS-FSA 2.1.5.3 and 2.1.5.7: a write or a byte-range lock through OWNER
+// ends the read caching (level II oplocks, R leases) of NODE's other opens;
+// the breaks go as post_breaks from a request of CAUSE sends them. One
+// atomic load when none is held; nothing for a null NODE.
+void break_read_caching(ServerContext& server, const std::shared_ptr<state::FileNode>& node, const void* owner,
+                        ConnState& cause);
 
 // Sends the notification for `b` (encrypted where the session requires
 // it) through the send path into `out`. Runs on the connection's worker thread.

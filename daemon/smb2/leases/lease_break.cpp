@@ -163,6 +163,13 @@ void post_breaks(ServerContext& server, const std::vector<state::BreakNotice>& b
   post_breaks_from(server, breaks, &current);
 }
 
+void break_read_caching(ServerContext& server, const std::shared_ptr<state::FileNode>& node, const void* owner,
+                        ConnState& cause) {
+  if (node && node->lease_count.load(std::memory_order_relaxed))
+    post_breaks(server, server.files.break_readers(node, owner, monotonic_ms(), server.lease_break_timeout_ms),
+                cause);
+}
+
 void release_held_breaks(ConnState& conn) {
   for (const auto& b : conn.held_breaks) conn.async.ready.push_back(break_message(conn, b));
   conn.held_breaks.clear();

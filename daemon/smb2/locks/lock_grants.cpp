@@ -6,14 +6,6 @@
 
 namespace ringsmb::smb2 {
 
-// MS-FSA 2.1.5.7: a byte-range lock ends level II / read caching.
-void break_read_caching(ServerContext& server, const std::shared_ptr<state::FileNode>& node, const void* owner,
-                        ConnState& cause) {
-  if (node->lease_count.load(std::memory_order_relaxed))
-    post_breaks(server, server.files.break_readers(node, owner, monotonic_ms(), server.lease_break_timeout_ms),
-                cause);
-}
-
 void post_lock_grants(ServerContext& server, const std::vector<state::LockWaiter>& granted) {
   for (const state::LockWaiter& g : granted) {
     uint64_t id = g.async_id;

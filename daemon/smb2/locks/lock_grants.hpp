@@ -18,8 +18,4 @@ inline constexpr uint8_t kLockResponse[4] = {4, 0, 0, 0};
 // Posts each granted waiter's final response to its connection's worker.
 void post_lock_grants(ServerContext& server, const std::vector<state::LockWaiter>& granted);
 
-// MS-FSA 2.1.5.7: a byte-range lock ends level II / read caching.
-void break_read_caching(ServerContext& server, const std::shared_ptr<state::FileNode>& node, const void* owner,
-                        ConnState& cause);
-
 }  // namespace ringsmb::smb2
