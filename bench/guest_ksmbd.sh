@@ -103,9 +103,11 @@ one_run() {  # one_run SERVER MODE FILES REP
     echo "FAIL: mount $1 $2"; stop_server; umount /srv/share; return 1
   fi
   threads > /tmp/t0; local c0=$(cpu) r0=$(requests) k0=$(commands) t0=$(now)
+  echo "MARK begin"  # the host reads QEMU's own CPU time at each MARK
   (cd /mnt/share && tar xf /job/tree$3.tar) && sync
   local t1=$(now)
   sleep 3
+  echo "MARK end"
   threads > /tmp/t1; local c1=$(cpu) r1=$(requests) k1=$(commands)
   local srv=$(server_ticks /tmp/t0 /tmp/t1 "$1")
   local n=$(find /srv/share -type f | wc -l)
