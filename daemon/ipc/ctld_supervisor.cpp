@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -79,7 +80,10 @@ bool CtldSupervisor::start(std::string& error) {
     return false;
   }
   sock_ = std::move(*s);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ringsmbd-super");
+    run();
+  });
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "transport/admin_endpoint.hpp"
 
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,7 +123,10 @@ bool AdminEndpoint::open(const std::string& state_dir, std::string& error) {
 void AdminEndpoint::start(std::vector<Worker*> workers, AdminActions actions) {
   workers_ = std::move(workers);
   actions_ = std::move(actions);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ringsmbd-admin");
+    run();
+  });
 }
 
 std::expected<ipc::ServerStatus, std::string> AdminEndpoint::gather(const std::vector<Worker*>& workers,

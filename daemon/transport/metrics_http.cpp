@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -105,7 +106,10 @@ bool MetricsHttp::open(const std::string& host, uint16_t port, std::string& erro
 
 void MetricsHttp::start(std::vector<Worker*> workers) {
   workers_ = std::move(workers);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ringsmbd-metric");
+    run();
+  });
 }
 
 void MetricsHttp::stop() {
