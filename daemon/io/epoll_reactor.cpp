@@ -86,6 +86,7 @@ class EpollReactor final : public Reactor {
   ReactorHandler& handler_;
   ReactorOptions opts_;
   bool look_again_ = false;  // look_again(): one more wait of none before the next sleep
+  bool ticking_ = true;      // off while the handler wants no tick
   BusyPoll busy_poll_{opts_.busy_poll_us};
   int ep_ = -1;
   int wake_fd_ = -1;
@@ -253,7 +254,11 @@ void EpollReactor::wake_rested_listeners() {
   for (int fd : due) add_listener(fd);
 }
 
-int EpollReactor::wait_timeout_ms() const { return resting_.empty() ? opts_.tick_ms : std::min(opts_.tick_ms, kAcceptRetryMs); }
+int EpollReactor::wait_timeout_ms() const {
+  int tick = ticking_ ? opts_.tick_ms : -1;  // -1: no tick wanted, asleep until an event
+  if (resting_.empty()) return tick;
+  return tick < 0 ? kAcceptRetryMs : std::min(tick, kAcceptRetryMs);
+}
 
 void EpollReactor::read_all(uint64_t conn_id) {
   for (int rounds = 0; rounds < 16; ++rounds) {  // bounded, so one client cannot starve others
@@ -346,9 +351,13 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
     }
     if (!resting_.empty()) wake_rested_listeners();
     auto now = std::chrono::steady_clock::now();
-    if (now - last_tick >= std::chrono::milliseconds(opts_.tick_ms)) {
+    if (ticking_ && now - last_tick >= std::chrono::milliseconds(opts_.tick_ms)) {
       last_tick = now;
       handler_.on_tick();
+      ticking_ = handler_.wants_tick();
+    } else if (!ticking_ && handler_.wants_tick()) {
+      ticking_ = true;
+      last_tick = now;
     }
   }
 }

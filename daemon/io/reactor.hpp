@@ -58,6 +58,10 @@ class ReactorHandler {
   virtual void on_wake() = 0;
   // Called about every tick (timers: idle connections, lease timeouts).
   virtual void on_tick() = 0;
+  // Asked after a tick and after any event while there is none: whether
+  // the next tick is needed. When false, the reactor sleeps until an event
+  // (an idle server wakes no CPU); it asks again after the next one.
+  virtual bool wants_tick() { return true; }
   // A descriptor of watch_readable (TOKEN) has data to read. The handler
   // reads it until EAGAIN.
   virtual void on_readable(uint64_t /*token*/) {}
@@ -133,7 +137,8 @@ class Reactor {
   // for on_looked_again (a directory change read now reaches the
   // CHANGE_NOTIFY requests sent before it happened).
   virtual void look_again() = 0;
-  // Runs until `stop` is set (checked at least every tick).
+  // Runs until `stop` is set: checked at every event and tick (a wake()
+  // after setting it ends a sleep without a tick).
   virtual void run(const std::atomic<bool>& stop) = 0;
 };
 

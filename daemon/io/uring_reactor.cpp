@@ -115,6 +115,7 @@ class UringReactor final : public Reactor {
   bool look_again_ = false;  // look_again(): handle_batch looks for more before it returns
   bool wake_armed_ = false;
   __kernel_timespec tick_ts_{};
+  bool tick_armed_ = false;  // off while the handler wants no tick
   __kernel_timespec accept_retry_ts_{0, kAcceptRetryMs * 1000000LL};  // never changed
   // The connections still receiving: their fd, for re-arming after the
   // kernel ends a multishot recv early (out of buffers), and whether the
@@ -258,6 +259,7 @@ void UringReactor::arm_tick() {
   io_uring_sqe* s = sqe();
   io_uring_prep_timeout(s, &tick_ts_, 0, 0);
   io_uring_sqe_set_data64(s, pack(Op::Tick, 0));
+  tick_armed_ = true;
 }
 
 void UringReactor::add_listener(int fd) {
@@ -481,8 +483,9 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
     case Op::Writable: handler_.on_writable(id_of(ud), cqe->res); break;
     case Op::Wake: handle_wake(cqe); break;
     case Op::Tick:
-      arm_tick();
+      tick_armed_ = false;
       handler_.on_tick();
+      if (handler_.wants_tick()) arm_tick();
       break;
     case Op::Readable:
       if (cqe->res < 0) {  // not re-armed: a failing poll would fail again at once
@@ -565,6 +568,7 @@ void UringReactor::run(const std::atomic<bool>& stop) {
     }
     busy_poll_.work_found();
     handle_batch();
+    if (!tick_armed_ && handler_.wants_tick()) arm_tick();
   }
 }
 

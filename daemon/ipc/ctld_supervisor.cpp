@@ -3,10 +3,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -27,8 +31,18 @@ int64_t now_ms() {
   return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-constexpr int kHeartbeatIntervalMs = 2000;
-constexpr int kPumpMs = 100;
+// Heartbeats only where no pidfd tells of ctld's exit (Linux < 5.3).
+constexpr int64_t kHeartbeatIntervalMs = 2000;
+constexpr int kRetryMs = 100;  // a handshake to retry, a child to reap without a pidfd
+
+int pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return int(syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
 
 std::string describe_exit(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -43,6 +57,7 @@ CtldSupervisor::CtldSupervisor(CtldLink& link, NetlinkOptions opts, std::string 
 
 CtldSupervisor::~CtldSupervisor() {
   stop_ = true;
+  link_.changed.signal();
   if (thread_.joinable()) thread_.join();
   uint32_t port = link_.port.exchange(0), channel = channel_port_.load();
   if (port && channel && sock_.fd() >= 0) {
@@ -51,16 +66,24 @@ CtldSupervisor::~CtldSupervisor() {
     sock_.send(channel, b.wire());
   }
   stop_child();
+  unwatch_exit();
 }
 
 bool CtldSupervisor::start(std::string& error) {
+  if (!link_.changed.valid()) {
+    error = std::string("eventfd: ") + strerror(errno);
+    return false;
+  }
   auto s = NlSocket::open(0);
   if (!s) {
     error = s.error();
     return false;
   }
   sock_ = std::move(*s);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ringsmbd-super");
+    run();
+  });
   return true;
 }
 
@@ -81,11 +104,39 @@ void CtldSupervisor::run() {
     }
     if (link_.port.load() == 0) {
       try_handshake();
-    } else if (now_ms() - last_heartbeat_ms_ >= kHeartbeatIntervalMs) {
+    } else if (exit_fd_ < 0 && now_ms() - last_heartbeat_ms_ >= kHeartbeatIntervalMs) {
       heartbeat();
     }
-    pump(kPumpMs, 0, nullptr);
+    wait();
   }
+}
+
+int CtldSupervisor::sleep_ms() const {
+  if (link_.port.load() == 0 || (exit_fd_ < 0 && child_ != 0)) return kRetryMs;
+  if (exit_fd_ >= 0) return -1;
+  return int(std::clamp<int64_t>(last_heartbeat_ms_ + kHeartbeatIntervalMs - now_ms(), 0, kHeartbeatIntervalMs));
+}
+
+void CtldSupervisor::wait() {
+  pollfd p[3] = {{sock_.fd(), POLLIN, 0}, {link_.changed.fd(), POLLIN, 0}, {exit_fd_, POLLIN, 0}};
+  if (poll(p, 3, sleep_ms()) <= 0) return;  // EINTR, or a deadline
+  if (p[1].revents) link_.changed.clear();
+  if (p[0].revents) pump(0, 0, nullptr);  // ctld's events (SHUTDOWN, SHUTTING_DOWN), late replies
+  if (p[2].revents && opts_.ctld_path.empty()) {  // an external ctld exited; a child is reaped by run()
+    LOG_WARN("ringsmb-ctld (port %u) exited", link_.port.load());
+    unwatch_exit();
+    link_.lost(link_.port.load());
+  }
+}
+
+void CtldSupervisor::watch_exit(pid_t pid) {
+  unwatch_exit();
+  if (pid > 0) exit_fd_ = pidfd_open(pid);
+}
+
+void CtldSupervisor::unwatch_exit() {
+  if (exit_fd_ >= 0) close(exit_fd_);
+  exit_fd_ = -1;
 }
 
 void CtldSupervisor::spawn() {
@@ -140,6 +191,7 @@ void CtldSupervisor::spawn() {
   }
   child_port_ = requests->port();  // our copy closes here: the port dies with ctld
   child_ = pid;
+  watch_exit(pid);
   LOG_INFO("started ringsmb-ctld (pid %d)", int(pid));
 }
 
@@ -155,6 +207,7 @@ void CtldSupervisor::reap() {
   link_.lost(child_port_);
   child_ = 0;
   child_port_ = 0;
+  unwatch_exit();
 }
 
 uint32_t CtldSupervisor::target_port() const {
@@ -186,6 +239,7 @@ void CtldSupervisor::try_handshake() {
     return;
   }
   channel_port_ = channel;
+  if (opts_.ctld_path.empty()) watch_exit(reply_pid_);  // a child is watched from its spawn
   link_.port = port;
   last_heartbeat_ms_ = now_ms();
   LOG_INFO("control plane: ringsmb-ctld (request port %u) is connected", port);
@@ -207,9 +261,9 @@ void CtldSupervisor::heartbeat() {
 bool CtldSupervisor::pump(int timeout_ms, uint32_t want_seq, uint32_t* status, uint32_t* channel) {
   int64_t deadline = now_ms() + timeout_ms;
   for (;;) {
-    int left = int(deadline - now_ms());
+    int left = std::max(0, int(deadline - now_ms()));  // 0: only what has arrived
     Datagram d;
-    if (left <= 0 || !sock_.receive(d, left)) return false;
+    if (!sock_.receive(d, left)) return false;
     auto m = parse_message(sock_.buffer(), d.size);
     if (!m) {
       LOG_WARN("ctl: rejected message from port %u: %s", d.port, to_string(m.error()));
@@ -222,6 +276,7 @@ bool CtldSupervisor::pump(int timeout_ms, uint32_t want_seq, uint32_t* status, u
     if (want_seq != 0 && m->seq == want_seq) {
       if (status) *status = m->u32(ATTR_STATUS);
       if (channel) *channel = m->u32(ATTR_CHANNEL_PORT);
+      reply_pid_ = d.cred.pid;
       return true;
     }
   }

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "common/wake_fd.hpp"
 #include "ipc/netlink_control_plane.hpp"
 #include "ipc/nl_socket.hpp"
 
@@ -23,8 +24,13 @@ namespace ringsmb::ipc {
 
 struct CtldLink {
   std::atomic<uint32_t> port{0};
+  // Readable when port went to 0 (or the supervisor is to stop): the
+  // supervisor sleeps on it, with no timer while ctld is connected.
+  WakeFd changed;
   // Called by a requester whose send was refused: that ctld is gone.
-  void lost(uint32_t old_port) { port.compare_exchange_strong(old_port, 0); }
+  void lost(uint32_t old_port) {
+    if (port.compare_exchange_strong(old_port, 0)) changed.signal();
+  }
 };
 
 class CtldSupervisor {
@@ -39,6 +45,14 @@ class CtldSupervisor {
 
  private:
   void run();
+  // Sleeps until a datagram, the child's (or an external ctld's) exit, a
+  // lost link or stop; with a deadline only while one is pending (a
+  // handshake to retry; Linux < 5.3, which has no pidfd: reaping and
+  // heartbeats on a timer).
+  void wait();
+  int sleep_ms() const;
+  void watch_exit(pid_t pid);  // a pidfd of PID, readable when it exits
+  void unwatch_exit();
   void spawn();
   void reap();
   void try_handshake();
@@ -58,11 +72,13 @@ class CtldSupervisor {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<pid_t> child_{0};  // read by reload() on the signal thread
+  int exit_fd_ = -1;             // pidfd of the child, or of an external ctld
   uint32_t child_port_ = 0;      // the request port the spawned child answers on
   std::atomic<uint32_t> channel_port_{0};  // our channel at the connected ctld
   int64_t last_spawn_ms_ = 0;
   int fast_failures_ = 0;
   int64_t last_heartbeat_ms_ = 0;
+  pid_t reply_pid_ = 0;  // the sender of the last reply pump() waited for
   std::atomic<uint32_t> seq_{1};
 };
 

@@ -1,9 +1,12 @@
 #include "transport/admin_endpoint.hpp"
 
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <condition_variable>
 #include <cstring>
 #include <fstream>
@@ -23,7 +26,6 @@ using namespace ipc::abi;
 
 constexpr int kGatherTimeoutMs = 2000;
 constexpr int64_t kSnapshotReuseMs = 2000;
-constexpr int kPollMs = 200;
 
 int64_t now_ms() {
   timespec ts{};
@@ -72,6 +74,7 @@ std::expected<std::vector<Part>, std::string> ask_each_worker(const std::vector<
 
 void AdminEndpoint::stop() {
   stop_ = true;
+  wake_.signal();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -93,6 +96,10 @@ bool AdminEndpoint::open(const std::string& state_dir, std::string& error) {
     return false;
   }
   sock_ = std::move(*s);
+  if (!wake_.valid()) {
+    error = std::string("admin: eventfd: ") + strerror(errno);
+    return false;
+  }
   std::string pid_file = state_dir + "/" + kDataPlanePidFileName;
   std::string tmp = pid_file + ".tmp";
   {
@@ -116,7 +123,10 @@ bool AdminEndpoint::open(const std::string& state_dir, std::string& error) {
 void AdminEndpoint::start(std::vector<Worker*> workers, AdminActions actions) {
   workers_ = std::move(workers);
   actions_ = std::move(actions);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ringsmbd-admin");
+    run();
+  });
 }
 
 std::expected<ipc::ServerStatus, std::string> AdminEndpoint::gather(const std::vector<Worker*>& workers,
@@ -278,15 +288,21 @@ void AdminEndpoint::watchdog_round() {
   }
 }
 
+int AdminEndpoint::sleep_ms() const {
+  if (sd::watchdog_usec() == 0 || workers_.empty()) return -1;
+  return int(std::clamp<int64_t>(next_watchdog_ms_ - now_ms(), 0, INT_MAX));
+}
+
 void AdminEndpoint::run() {
   while (!stop_) {
     watchdog_round();
-    if (sock_.fd() < 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
-      continue;
-    }
+    // Asleep until a request, stop() or the watchdog's next ping: an idle
+    // server wakes this thread for nothing else.
+    pollfd p[2] = {{sock_.fd(), POLLIN, 0}, {wake_.fd(), POLLIN, 0}};
+    if (poll(p, 2, sleep_ms()) <= 0) continue;  // EINTR, or the watchdog is due
+    if (p[1].revents) wake_.clear();
     ipc::Datagram d;
-    if (!sock_.receive(d, kPollMs)) continue;
+    if (!p[0].revents || !sock_.receive(d, 0)) continue;  // POLLERR too: recvmsg takes the error
     auto m = ipc::parse_message(sock_.buffer(), d.size);
     if (!m) {
       LOG_WARN("admin: rejected message from port %u: %s", d.port, ipc::to_string(m.error()));

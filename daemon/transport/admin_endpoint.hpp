@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/wake_fd.hpp"
 #include "ipc/ctl_codec.hpp"
 #include "ipc/ctl_status.hpp"
 #include "ipc/nl_socket.hpp"
@@ -69,6 +70,8 @@ class AdminEndpoint {
                                                 std::function<size_t(Worker&)> act);
   std::vector<Bytes> close_share(const ipc::Message& m);
   void watchdog_round();
+  // How long run() may sleep: until the watchdog's next ping, else -1.
+  int sleep_ms() const;
 
   ipc::NlSocket sock_;
   std::string pid_file_;
@@ -77,6 +80,7 @@ class AdminEndpoint {
   AdminActions actions_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
+  WakeFd wake_;  // stop() ends run()'s poll
   // Watchdog: the previous round's probes must all have run on their
   // workers before the next WATCHDOG=1 is sent.
   std::shared_ptr<std::atomic<size_t>> probes_pending_;

@@ -3,10 +3,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -16,7 +18,6 @@
 namespace ringsmb::transport {
 namespace {
 
-constexpr int kPollMs = 200;                 // how soon stop() is noticed
 constexpr int64_t kRequestDeadlineMs = 2000;  // from accept to the end of the request's headers
 constexpr int64_t kAnswerDeadlineMs = 5000;   // from accept to the last byte of the answer
 constexpr size_t kMaxRequest = 8192;          // a scrape's request is a few hundred bytes
@@ -95,31 +96,49 @@ MetricsHttp::~MetricsHttp() {
 }
 
 bool MetricsHttp::open(const std::string& host, uint16_t port, std::string& error) {
+  if (!wake_.valid()) {
+    error = std::string("metrics listen: eventfd: ") + strerror(errno);
+    return false;
+  }
   fd_ = bind_listener(host, port, error);
   return fd_ >= 0;
 }
 
 void MetricsHttp::start(std::vector<Worker*> workers) {
   workers_ = std::move(workers);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ringsmbd-metric");
+    run();
+  });
 }
 
 void MetricsHttp::stop() {
   stop_ = true;
+  wake_.signal();
   if (thread_.joinable()) thread_.join();
+}
+
+// Until the nearest client's deadline; with no client, until a peer
+// connects or stop() (an idle listener wakes for nothing else).
+int MetricsHttp::sleep_ms() const {
+  if (clients_.empty()) return -1;
+  int64_t first = clients_.front().deadline_ms;
+  for (const Client& c : clients_) first = std::min(first, c.deadline_ms);
+  return int(std::clamp<int64_t>(first - now_ms(), 0, kAnswerDeadlineMs));
 }
 
 void MetricsHttp::run() {
   std::vector<pollfd> fds;
   while (!stop_) {
-    fds.assign(1, pollfd{fd_, POLLIN, 0});
+    fds.assign({pollfd{fd_, POLLIN, 0}, pollfd{wake_.fd(), POLLIN, 0}});
     for (const Client& c : clients_) fds.push_back({c.fd, short(c.out.empty() ? POLLIN : POLLOUT), 0});
-    if (poll(fds.data(), fds.size(), kPollMs) < 0) continue;
+    if (poll(fds.data(), fds.size(), sleep_ms()) < 0) continue;
+    if (fds[1].revents) wake_.clear();
     const int64_t now = now_ms();
     // Serve the clients first: a new one may take the place of the oldest.
     for (size_t i = clients_.size(); i-- > 0;) {
       Client& c = clients_[i];
-      bool ready = fds[i + 1].revents != 0;
+      bool ready = fds[i + 2].revents != 0;
       if ((ready && serve(c)) || (!ready && now < c.deadline_ms)) continue;
       close(c.fd);
       clients_.erase(clients_.begin() + ptrdiff_t(i));

@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/wake_fd.hpp"
+
 namespace ringsmb::transport {
 
 class Worker;
@@ -49,6 +51,7 @@ class MetricsHttp {
     int64_t deadline_ms = 0;
   };
   void run();
+  int sleep_ms() const;  // how long run() may wait in poll
   void accept_clients();
   // Reads or writes what C's socket allows; false when C is done.
   bool serve(Client& c);
@@ -58,6 +61,7 @@ class MetricsHttp {
   std::vector<Worker*> workers_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
+  WakeFd wake_;  // stop() ends run()'s poll
 };
 
 // The request line's method and target; false when REQUEST has no complete

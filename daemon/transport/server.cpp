@@ -261,6 +261,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   admin.stop();
   metrics_http.stop();
   stop = true;
+  for (auto& w : workers) w->post([] {});  // a worker with no tick sleeps until an event
   for (auto& w : workers) w->join();
   ctx->blocking.reset();  // its last jobs may still post to the (stopped) workers
   ctx->poster = nullptr;

@@ -121,6 +121,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   void on_writable(uint64_t conn_id, int result) override;
   void on_wake() override;
   void on_tick() override;
+  bool wants_tick() override;  // worker_tick.cpp
   void on_readable(uint64_t token) override;
   void on_looked_again() override;
   // The worker's BulkReceiver finished a job (on this worker's thread: the
