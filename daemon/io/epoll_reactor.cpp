@@ -76,7 +76,7 @@ class EpollReactor final : public Reactor {
   };
   void accept_all(int listen_fd);
   void wake_rested_listeners();
-  int wait_timeout_ms() const;
+  int wait_timeout_ms();
   void read_all(uint64_t conn_id);
   void try_send(uint64_t conn_id, Conn& c);
   void report_writable(uint64_t conn_id, Conn& c);
@@ -253,7 +253,12 @@ void EpollReactor::wake_rested_listeners() {
   for (int fd : due) add_listener(fd);
 }
 
-int EpollReactor::wait_timeout_ms() const { return resting_.empty() ? opts_.tick_ms : std::min(opts_.tick_ms, kAcceptRetryMs); }
+// Until the tick, a rested listener's retry or the handler's next deadline.
+int EpollReactor::wait_timeout_ms() {
+  int t = resting_.empty() ? opts_.tick_ms : std::min(opts_.tick_ms, kAcceptRetryMs);
+  int due = handler_.ms_until_due();
+  return due < 0 ? t : std::min(t, due);
+}
 
 void EpollReactor::read_all(uint64_t conn_id) {
   for (int rounds = 0; rounds < 16; ++rounds) {  // bounded, so one client cannot starve others
@@ -344,6 +349,7 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
       look_again_ = false;
       handler_.on_looked_again();
     }
+    handler_.on_due();
     if (!resting_.empty()) wake_rested_listeners();
     auto now = std::chrono::steady_clock::now();
     if (now - last_tick >= std::chrono::milliseconds(opts_.tick_ms)) {

@@ -58,6 +58,12 @@ class ReactorHandler {
   virtual void on_wake() = 0;
   // Called about every tick (timers: idle connections, lease timeouts).
   virtual void on_tick() = 0;
+  // The handler's own deadlines, finer than the tick: milliseconds until
+  // the earliest (0: one is due now), or -1 when it has none. Asked before
+  // every wait, which then ends by that time; on_due is called after every
+  // wait and the completions it brought.
+  virtual int ms_until_due() { return -1; }
+  virtual void on_due() {}
   // A descriptor of watch_readable (TOKEN) has data to read. The handler
   // reads it until EAGAIN.
   virtual void on_readable(uint64_t /*token*/) {}
