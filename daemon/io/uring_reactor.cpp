@@ -3,8 +3,8 @@
 // provided-buffer ring (set up by hand: liburing 2.3 lacks
 // io_uring_setup_buf_ring), sendmsg for what a full socket did not take,
 // a POLLOUT poll for what only the worker can send (sendfile), a multishot
-// poll of an eventfd for cross-thread wake-ups, and a re-armed timeout for
-// the tick. Replies go out in the io_uring_enter that waits for the next
+// poll of an eventfd for cross-thread wake-ups, a re-armed timeout for
+// the tick, and a timed wait while the handler has a deadline. Replies go out in the io_uring_enter that waits for the next
 // completions (queue_send), not in a send() of their own. With
 // DEFER_TASKRUN it also receives the rest of a large frame in place
 // (ReactorHandler::recv_space) with plain recv() calls between two
@@ -501,7 +501,7 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
 // (io_uring_get_events runs the deferred completions: the receives of
 // data that arrived meanwhile), until nobody asks again; a few times at
 // most, so that a flood of directory changes cannot keep the loop from
-// its tick.
+// its tick; then the handler's deadlines that are due.
 void UringReactor::handle_batch() {
   handle_cqes();
   if (look_again_) {
