@@ -76,7 +76,7 @@ class EpollReactor final : public Reactor {
   };
   void accept_all(int listen_fd);
   void wake_rested_listeners();
-  int wait_timeout_ms() const;
+  int wait_timeout_ms();
   void read_all(uint64_t conn_id);
   void try_send(uint64_t conn_id, Conn& c);
   void report_writable(uint64_t conn_id, Conn& c);
@@ -254,10 +254,14 @@ void EpollReactor::wake_rested_listeners() {
   for (int fd : due) add_listener(fd);
 }
 
-int EpollReactor::wait_timeout_ms() const {
-  int tick = ticking_ ? opts_.tick_ms : -1;  // -1: no tick wanted, asleep until an event
-  if (resting_.empty()) return tick;
-  return tick < 0 ? kAcceptRetryMs : std::min(tick, kAcceptRetryMs);
+// Until the tick (when one is wanted), a rested listener's retry or the
+// handler's next deadline; -1 sleeps until an event.
+int EpollReactor::wait_timeout_ms() {
+  int t = ticking_ ? opts_.tick_ms : -1;
+  if (!resting_.empty()) t = t < 0 ? kAcceptRetryMs : std::min(t, kAcceptRetryMs);
+  int due = handler_.ms_until_due();
+  if (due < 0) return t;
+  return t < 0 ? due : std::min(t, due);
 }
 
 void EpollReactor::read_all(uint64_t conn_id) {
@@ -349,6 +353,7 @@ void EpollReactor::run(const std::atomic<bool>& stop) {
       look_again_ = false;
       handler_.on_looked_again();
     }
+    handler_.on_due();
     if (!resting_.empty()) wake_rested_listeners();
     auto now = std::chrono::steady_clock::now();
     if (ticking_ && now - last_tick >= std::chrono::milliseconds(opts_.tick_ms)) {

@@ -62,6 +62,12 @@ class ReactorHandler {
   // the next tick is needed. When false, the reactor sleeps until an event
   // (an idle server wakes no CPU); it asks again after the next one.
   virtual bool wants_tick() { return true; }
+  // The handler's own deadlines, finer than the tick: milliseconds until
+  // the earliest (0: one is due now), or -1 when it has none. Asked before
+  // every wait, which then ends by that time; on_due is called after every
+  // wait and the completions it brought.
+  virtual int ms_until_due() { return -1; }
+  virtual void on_due() {}
   // A descriptor of watch_readable (TOKEN) has data to read. The handler
   // reads it until EAGAIN.
   virtual void on_readable(uint64_t /*token*/) {}

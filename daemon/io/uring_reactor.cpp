@@ -3,8 +3,9 @@
 // provided-buffer ring (set up by hand: liburing 2.3 lacks
 // io_uring_setup_buf_ring), sendmsg for what a full socket did not take,
 // a POLLOUT poll for what only the worker can send (sendfile), a multishot
-// poll of an eventfd for cross-thread wake-ups, and a re-armed timeout for
-// the tick. Replies go out in the io_uring_enter that waits for the next
+// poll of an eventfd for cross-thread wake-ups, a re-armed timeout for
+// the tick while the handler wants one, and a timed wait while it has a
+// deadline. Replies go out in the io_uring_enter that waits for the next
 // completions (queue_send), not in a send() of their own. With
 // DEFER_TASKRUN it also receives the rest of a large frame in place
 // (ReactorHandler::recv_space) with plain recv() calls between two
@@ -83,6 +84,7 @@ class UringReactor final : public Reactor {
   void handle(const io_uring_cqe* cqe);
   void handle_recv(uint64_t conn_id, const io_uring_cqe* cqe);
   void handle_batch();
+  int wait();
   void handle_cqes();
   bool may_recv_in_place(uint64_t conn_id) const;
   void recv_in_place(uint64_t conn_id);
@@ -162,8 +164,8 @@ bool UringReactor::init(std::string& why) {
     return false;
   }
   ring_ok_ = true;
-  if (!(p.features & IORING_FEAT_FAST_POLL)) {
-    why = "kernel io_uring lacks FEAT_FAST_POLL";
+  if (!(p.features & IORING_FEAT_FAST_POLL) || !(p.features & IORING_FEAT_EXT_ARG)) {
+    why = "kernel io_uring lacks FEAT_FAST_POLL or FEAT_EXT_ARG";
     return false;
   }
   queued_sends_ = queued_sends_work(p.flags & ~unsigned(IORING_SETUP_R_DISABLED));
@@ -503,17 +505,32 @@ void UringReactor::handle(const io_uring_cqe* cqe) {
 // (io_uring_get_events runs the deferred completions: the receives of
 // data that arrived meanwhile), until nobody asks again; a few times at
 // most, so that a flood of directory changes cannot keep the loop from
-// its tick.
+// its tick; then the handler's deadlines that are due.
 void UringReactor::handle_batch() {
   handle_cqes();
-  if (!look_again_) return;
-  for (int looks = 0; looks < kMaxLooksAgain && std::exchange(look_again_, false); ++looks) {
-    io_uring_submit_and_get_events(&ring_);
-    note_submitted();
-    handle_cqes();
+  if (look_again_) {
+    for (int looks = 0; looks < kMaxLooksAgain && std::exchange(look_again_, false); ++looks) {
+      io_uring_submit_and_get_events(&ring_);
+      note_submitted();
+      handle_cqes();
+    }
+    look_again_ = false;
+    handler_.on_looked_again();
   }
-  look_again_ = false;
-  handler_.on_looked_again();
+  handler_.on_due();
+}
+
+// Until a completion, or the handler's next deadline (ms_until_due): a
+// timeout of the wait itself (IORING_FEAT_EXT_ARG, no SQE), only while the
+// handler has one, since it arms a timer in the kernel for the wait.
+int UringReactor::wait() {
+  int due = handler_.ms_until_due();
+  if (due < 0) return io_uring_submit_and_wait(&ring_, 1);
+  if (due == 0) return io_uring_submit_and_get_events(&ring_);
+  __kernel_timespec ts{due / 1000, (due % 1000) * 1000000LL};
+  io_uring_cqe* cqe = nullptr;
+  int rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+  return rc == -ETIME ? 0 : rc;
 }
 
 // Until the completion queue is empty and every taken send reported
@@ -559,7 +576,7 @@ void UringReactor::run(const std::atomic<bool>& stop) {
       continue;
     }
     if (!found) {
-      int rc = io_uring_submit_and_wait(&ring_, 1);
+      int rc = wait();
       note_submitted();
       if (rc < 0 && rc != -EINTR && rc != -EBUSY) {
         LOG_ERROR("io_uring_submit_and_wait: %s; worker stops", strerror(-rc));

@@ -501,12 +501,6 @@ void Worker::post(uint64_t conn_id, smb2::ConnTask task) {
   post([this, conn_id, task = std::move(task)] { run_conn_task(conn_id, task); });
 }
 
-void Worker::post_at(uint64_t conn_id, int64_t due_ms, smb2::ConnTask task, smb2::Wanted wanted) {
-  timer_.schedule(due_ms, [this, conn_id, task = std::move(task), wanted = std::move(wanted)]() mutable {
-    if (!wanted || *wanted) post(conn_id, std::move(task));
-  });
-}
-
 void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) {

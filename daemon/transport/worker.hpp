@@ -30,7 +30,7 @@
 #include "smb2/engine/server_context.hpp"
 #include "transport/conn_reader.hpp"
 #include "transport/conn_routes.hpp"
-#include "transport/delay_timer.hpp"
+#include "transport/due_tasks.hpp"
 #include "transport/frame_assembler.hpp"
 #include "transport/send_queue.hpp"
 #include "vfs/inotify_source.hpp"
@@ -124,6 +124,8 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   bool wants_tick() override;  // worker_tick.cpp
   void on_readable(uint64_t token) override;
   void on_looked_again() override;
+  int ms_until_due() override;
+  void on_due() override;
   // The worker's BulkReceiver finished a job (on this worker's thread: the
   // receiver posts it here).
   void on_off_worker_done(const io::BulkReceiver::Done& d);
@@ -131,7 +133,9 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   // `conn_id` (dropped if it is gone), then flushes what it wrote. Oplock
   // and lease breaks and waking CREATEs come this way (smb2/leases/lease.hpp).
   void post(uint64_t conn_id, smb2::ConnTask task);
-  // The same at DUE_MS (smb2::monotonic_ms()), through the delay timer.
+  // The same at DUE_MS (smb2::monotonic_ms()) unless WANTED is false by
+  // then: kept in due_, on this worker's thread (posted there when called
+  // from another).
   void post_at(uint64_t conn_id, int64_t due_ms, smb2::ConnTask task, smb2::Wanted wanted = {});
 
   // Admin requests (transport/admin_endpoint.cpp). post() is thread-safe:
@@ -209,7 +213,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
     uint64_t bytes_received_in_place = 0;  // of those, straight into the frame buffer
   };
   // The login throttle's hold: requests wait in held_requests, replies in
-  // pending, until release_hold runs (woken through timer_).
+  // pending, until release_hold runs (a task of due_).
   static bool held(const Conn& c) { return c.state.hold_replies_until_ms != 0; }
   static int64_t now_s();  // steady clock, seconds (idle and login timeouts)
   void arm_hold(Conn& c);
@@ -292,7 +296,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   unsigned bulk_nice_ = 0;  // added to this worker's threads' nice value (a bulk worker's)
   Worker* bulk_target_ = nullptr;
   const std::vector<std::unique_ptr<Worker>>* peers_ = nullptr;
-  DelayTimer timer_;  // last: stopped first, before the reactor its callbacks wake
+  DueTasks due_;  // deferred interim responses and held login answers
 };
 
 }  // namespace ringsmb::transport

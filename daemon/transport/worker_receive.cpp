@@ -70,10 +70,7 @@ FrameAssembler::Next Worker::hold_request(Conn& c, ByteSpan frame) {
   return c.reader.waits_for_writes && !held(c) ? FrameAssembler::Next::Pause : FrameAssembler::Next::Continue;
 }
 
-void Worker::arm_hold(Conn& c) {
-  uint64_t id = c.id;
-  timer_.schedule(c.state.hold_replies_until_ms, [this, id] { post([this, id] { release_hold(id); }); });
-}
+void Worker::arm_hold(Conn& c) { due_.add(c.state.hold_replies_until_ms, c.id, {}); }
 
 void Worker::release_hold(uint64_t conn_id) {
   Conn* c = receiving_conn(conn_id);

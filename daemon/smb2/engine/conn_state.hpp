@@ -196,10 +196,10 @@ struct WaitingRequest {
   // response will grant (whichever goes first: interim or final).
   bool interim_deferred = false;
   uint16_t deferred_credits = 0;
-  // A deferred interim's timer (defer_interim) posts its task only while
-  // this is true; false once the request has left the table (it
-  // completed): a WRITE or FLUSH done before its deadline then costs no
-  // wake-up of the worker at the deadline.
+  // A deferred interim's timed task (defer_interim) runs only while this
+  // is true; false once the request has left the table (it completed): a
+  // WRITE or FLUSH done before its deadline then costs no wake-up of the
+  // worker at the deadline (the worker drops the task before its wait).
   std::shared_ptr<std::atomic<bool>> interim_wanted;
   // RunAgain of a CREATE with DH2Q: its CreateGuid. A replay of it
   // meanwhile is refused (smb2/durable/durable.hpp, find_replayed_open).

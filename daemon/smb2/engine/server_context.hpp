@@ -31,7 +31,8 @@ struct ConnState;
 // dropped when the connection is gone.
 using ConnTask = std::function<void(ConnState&, Bytes& out)>;
 // Whether a timed ConnTask is still wanted when its time comes (null:
-// always). Set false by the connection's worker, read by the timer.
+// always). Set false by the connection's worker, read by the worker that
+// keeps the task (another one if the connection moved meanwhile).
 using Wanted = std::shared_ptr<const std::atomic<bool>>;
 
 // Thread-safe hand-off of a ConnTask to the connection's worker (the
