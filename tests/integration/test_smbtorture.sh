@@ -24,9 +24,9 @@ add_user torture 'Torture-1'
 # The lines that name a share or run rpc.* stay in the first; smb2.notify.*
 # runs alone after both (its tests expect every change of a burst in one
 # reply, which a second client's load can split). The pass without
-# sanitizers runs the list in one process.
-streams=1
-[ -n "${RINGSMB_QUICK:-}" ] && streams=2
+# sanitizers runs the list in one process. RINGSMB_TORTURE_STREAMS=1 or 2
+# chooses either way.
+streams=${RINGSMB_TORTURE_STREAMS:-$([ -n "${RINGSMB_QUICK:-}" ] && echo 2 || echo 1)}
 if [ $streams = 2 ]; then owned_dir "$T/torture2"; add_share torture2 "$T/torture2" "writeable = yes"; fi
 start_server
 run_list() {  # run_list SHARE LIST OUTDIR
