@@ -16,9 +16,39 @@ list="${RINGSMB_TORTURE_LIST:-$RINGSMB_SOURCE_DIR/tests/conformance/ci.list}"
 write_config "admin users = torture" "login failure delay = 0"
 add_conformance_shares
 add_user torture 'Torture-1'
+# RINGSMB_QUICK (the sanitizer pass of scripts/test): the list in two
+# smbtorture processes at once against the one server, the second on a
+# share of its own (no test meets the other's files): every entry runs,
+# most of their time is smbtorture waiting for breaks and timeouts, and
+# the server serves both at once (more interleavings for the sanitizers).
+# The lines that name a share or run rpc.* stay in the first; smb2.notify.*
+# runs alone after both (its tests expect every change of a burst in one
+# reply, which a second client's load can split). The pass without
+# sanitizers runs the list in one process. RINGSMB_TORTURE_STREAMS=1 or 2
+# chooses either way.
+streams=${RINGSMB_TORTURE_STREAMS:-$([ -n "${RINGSMB_QUICK:-}" ] && echo 2 || echo 1)}
+if [ $streams = 2 ]; then owned_dir "$T/torture2"; add_share torture2 "$T/torture2" "writeable = yes"; fi
 start_server
-TORTURE_TIMEOUT=${TORTURE_TIMEOUT:-60} "$RINGSMB_SOURCE_DIR/tests/conformance/smbtorture-run" \
-  //127.0.0.1/share torture%Torture-1 "$PORT" "$list" "$T/torture" | tail -1
+run_list() {  # run_list SHARE LIST OUTDIR
+  TORTURE_TIMEOUT=${TORTURE_TIMEOUT:-60} "$RINGSMB_SOURCE_DIR/tests/conformance/smbtorture-run" \
+    "//127.0.0.1/$1" torture%Torture-1 "$PORT" "$2" "$3" | tail -1
+}
+if [ $streams = 1 ]; then
+  run_list share "$list" "$T/torture"
+else
+  awk -v a="$T/list.1" -v b="$T/list.2" -v c="$T/list.3" '{ line = $0; sub(/#.*/, "", line) }
+    line ~ /^[ \t]*$/ { next } line ~ /^[ \t]*smb2\.notify/ { print > c; next }
+    line ~ /(share|option)=/ || line ~ /^[ \t]*rpc\./ || n++ % 2 == 0 { print > a; next } { print > b }' "$list"
+  run_list share "$T/list.1" "$T/torture" &
+  first=$!
+  run_list torture2 "$T/list.2" "$T/torture.2"
+  wait $first
+  run_list share "$T/list.3" "$T/torture.3"
+  for i in 2 3; do
+    cat "$T/torture.$i/results.tsv" >> "$T/torture/results.tsv"
+    cp "$T/torture.$i/logs/"* "$T/torture/logs/"
+  done
+fi
 # A guard against a test that outwaits its own timeouts on a loaded
 # machine (docs/conformance.md): a failing test runs once more, on its own:
 # it passes only if the second run passes, and the first failure is shown
