@@ -24,14 +24,18 @@ inline uint32_t load_le32(const uint8_t* p) {
 }
 inline uint64_t load_le64(const uint8_t* p) { return load_le32(p) | (uint64_t(load_le32(p + 4)) << 32); }
 inline void store_le16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); }
+// Spelled out byte by byte: g++ -O2 merges such stores into one store (a
+// byte swap and a store for big-endian), but leaves a loop of them a loop
+// (eight shifts and byte stores for a 64-bit field).
 inline void store_le32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
+  p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); p[2] = uint8_t(v >> 16); p[3] = uint8_t(v >> 24);
 }
 inline void store_le64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
+  store_le32(p, uint32_t(v));
+  store_le32(p + 4, uint32_t(v >> 32));
 }
 inline void store_be32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * (3 - i)));
+  p[0] = uint8_t(v >> 24); p[1] = uint8_t(v >> 16); p[2] = uint8_t(v >> 8); p[3] = uint8_t(v);
 }
 inline uint32_t load_be24(const uint8_t* p) { return (uint32_t(p[0]) << 16) | (uint32_t(p[1]) << 8) | uint32_t(p[2]); }
 inline uint32_t load_be32(const uint8_t* p) {

@@ -99,6 +99,19 @@ ptrdiff_t utf16le_units_to_utf8(const uint8_t* in, size_t units, char* p) {
   return p - start;
 }
 
+// The UTF-8 bytes of `units` UTF-16 units, at most: 1 for ASCII, 2 below
+// U+0800, 3 for the rest (a surrogate pair's 4 bytes stand for two units).
+// Exact for a name without surrogates, so a short one stays in the
+// string's own storage instead of a heap buffer of 3 bytes a unit.
+size_t utf8_bound(const uint8_t* in, size_t units) {
+  size_t n = 0;
+  for (size_t k = 0; k < units; ++k) {
+    const uint16_t u = load_le16(in + 2 * k);
+    n += u < 0x80 ? 1 : u < 0x800 ? 2 : 3;
+  }
+  return n;
+}
+
 }  // namespace
 
 bool utf16le_to_utf8(ByteSpan in, std::string& out) {
@@ -106,7 +119,7 @@ bool utf16le_to_utf8(ByteSpan in, std::string& out) {
   if (in.size() % 2 != 0) return false;
   const size_t units = in.size() / 2;
   ptrdiff_t n = 0;
-  out.resize_and_overwrite(units * 3, [&](char* p, size_t) {
+  out.resize_and_overwrite(utf8_bound(in.data(), units), [&](char* p, size_t) {
     n = utf16le_units_to_utf8(in.data(), units, p);
     return n < 0 ? size_t(0) : size_t(n);
   });

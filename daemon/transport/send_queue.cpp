@@ -35,11 +35,16 @@ void SendQueue::append(Bytes& bytes, std::vector<smb2::FileSegment>& files) {
     queued_ += f.length;
     if (!f.data) ++file_segments_;
   }
-  if (!c.done()) chunks_.push_back(std::move(c));
+  if (c.done()) return;
+  if (head_ > 0 && head_ * 2 >= chunks_.size()) {  // the front's buffer moves with it: its data does not
+    chunks_.erase(chunks_.begin(), chunks_.begin() + ptrdiff_t(head_));
+    head_ = 0;
+  }
+  chunks_.push_back(std::move(c));
 }
 
 SendQueue::Piece SendQueue::front() const {
-  const Chunk& c = chunks_.front();
+  const Chunk& c = chunks_[head_];
   Piece p;
   if (c.at_file()) {
     const smb2::FileSegment& f = c.files[c.next_file];
@@ -68,7 +73,7 @@ SendQueue::Piece SendQueue::front() const {
 
 void SendQueue::advance(size_t n) {
   queued_ -= n;
-  Chunk& c = chunks_.front();
+  Chunk& c = chunks_[head_];
   if (c.at_file()) {
     smb2::FileSegment& f = c.files[c.next_file];
     c.file_sent += n;
@@ -86,7 +91,7 @@ void SendQueue::advance(size_t n) {
   pop_done();
 }
 
-void SendQueue::file_ended() { chunks_.front().file_short = true; }
+void SendQueue::file_ended() { chunks_[head_].file_short = true; }
 
 namespace {
 
@@ -110,7 +115,8 @@ void read_segment(smb2::FileSegment& f, bool file_short) {
 }  // namespace
 
 void SendQueue::copy_file_data() {
-  for (Chunk& c : chunks_) {
+  for (size_t k = head_; k < chunks_.size(); ++k) {
+    Chunk& c = chunks_[k];
     for (size_t i = c.next_file; i < c.files.size(); ++i) {
       if (c.files[i].data) continue;
       // Once a shrunken file's segment sent zeros, the rest stays zeros.
@@ -126,13 +132,19 @@ void copy_file_data(std::vector<smb2::FileSegment>& files) {
 }
 
 void SendQueue::pop_done() {
-  while (!chunks_.empty() && chunks_.front().done()) {
+  while (head_ < chunks_.size() && chunks_[head_].done()) {
+    Chunk& c = chunks_[head_++];
     if (spares_.size() < kMaxSpares) {
-      spares_.push_back(std::move(chunks_.front().bytes));
+      spares_.push_back(std::move(c.bytes));
       spares_.back().clear();
+    } else {
+      Bytes().swap(c.bytes);  // its buffer goes now (its files went as they were sent)
     }
-    chunks_.pop_front();
   }
+  if (head_ < chunks_.size()) return;
+  chunks_.clear();
+  head_ = 0;
+  if (chunks_.capacity() > kKeptChunks) chunks_.shrink_to_fit();  // a burst's worth is not kept by an idle connection
 }
 
 SendResult send_queued(SendQueue& q, int sock) {

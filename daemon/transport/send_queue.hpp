@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "common/bytes.hpp"
@@ -31,7 +30,7 @@ class SendQueue {
   // buffer with the capacity of one already sent, so replies reuse memory
   // (a fresh 1 MiB reply buffer is a fresh mmap: page faults on every page).
   void append(Bytes& bytes, std::vector<smb2::FileSegment>& files);
-  bool empty() const { return chunks_.empty(); }
+  bool empty() const { return head_ == chunks_.size(); }
   // Bytes still to go out, file data included (what the client has not
   // taken yet: the bound of "max send queue size").
   size_t queued_bytes() const { return queued_; }
@@ -63,7 +62,14 @@ class SendQueue {
   };
   void pop_done();
 
-  std::deque<Chunk> chunks_;
+  // The queue is chunks_[head_, size()); the sent chunks before head_ are
+  // emptied and dropped once all are sent (or, while the queue never
+  // empties, once they are the larger part). Not a deque: sending and
+  // queueing one reply at a time, a deque frees and allocates a block
+  // every few replies.
+  std::vector<Chunk> chunks_;
+  size_t head_ = 0;
+  static constexpr size_t kKeptChunks = 16;  // the capacity an emptied queue keeps
   size_t queued_ = 0;
   size_t file_segments_ = 0;  // not fully sent and not copied
   // Sent chunks' buffers, handed back by append(): with the worker's

@@ -23,17 +23,15 @@ FileMeta from_buffer(const uint8_t* buf, ssize_t n) {
 
 }  // namespace
 
-Bytes encode_file_meta(const FileMeta& meta) {
-  Bytes out;
-  ByteWriter w(out);
-  w.u8(kVersion);
-  w.u8(uint8_t((meta.creation_time ? kHasCreation : 0) | (meta.change_time ? kHasChange : 0) |
-               (meta.sparse ? kSparse : 0) | (meta.dos_attributes ? kHasDosAttributes : 0)));
-  w.zeros(2);
-  w.u32(meta.dos_attributes.value_or(0) & kMetaDosAttributes);
-  w.u64(meta.creation_time.value_or(0));
-  w.u64(meta.change_time.value_or(0));
-  w.u64(meta.change_time ? meta.change_valid_until : 0);
+FileMetaValue encode_file_meta(const FileMeta& meta) {
+  FileMetaValue out{};  // the reserved bytes 2-3 stay zero
+  out[0] = kVersion;
+  out[1] = uint8_t((meta.creation_time ? kHasCreation : 0) | (meta.change_time ? kHasChange : 0) |
+                   (meta.sparse ? kSparse : 0) | (meta.dos_attributes ? kHasDosAttributes : 0));
+  store_le32(&out[4], meta.dos_attributes.value_or(0) & kMetaDosAttributes);
+  store_le64(&out[8], meta.creation_time.value_or(0));
+  store_le64(&out[16], meta.change_time.value_or(0));
+  store_le64(&out[24], meta.change_time ? meta.change_valid_until : 0);
   return out;
 }
 
@@ -77,7 +75,7 @@ int write_file_meta(int fd, const FileMeta& meta) {
     if (removexattr(proc_fd_path(fd).c_str(), kFileMetaXattr) == 0 || errno == ENODATA) return 0;
     return errno;
   }
-  Bytes value = encode_file_meta(meta);
+  const FileMetaValue value = encode_file_meta(meta);
   if (fsetxattr(fd, kFileMetaXattr, value.data(), value.size(), 0) == 0) return 0;
   if (errno != EBADF) return errno;
   if (setxattr(proc_fd_path(fd).c_str(), kFileMetaXattr, value.data(), value.size(), 0) == 0) return 0;

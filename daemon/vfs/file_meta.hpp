@@ -38,6 +38,8 @@
 #include <optional>
 #include <string_view>
 
+#include <array>
+
 #include "common/bytes.hpp"
 #include "vfs/file_info.hpp"
 
@@ -69,7 +71,9 @@ inline constexpr uint32_t kMetaDosAttributes =
 // them already.
 std::optional<uint32_t> dos_attributes_to_keep(uint32_t requested, uint32_t from_mode);
 
-Bytes encode_file_meta(const FileMeta& meta);
+// The xattr's value: a fixed size, so no heap buffer.
+using FileMetaValue = std::array<uint8_t, kFileMetaSize>;
+FileMetaValue encode_file_meta(const FileMeta& meta);
 std::optional<FileMeta> parse_file_meta(ByteSpan value);
 
 // The metadata of the file open as `fd` (an O_PATH fd works); an empty

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "vfs/codepoints.hpp"
 
@@ -93,23 +94,28 @@ Result<NameChange> read_name_change(ByteSpan buf, bool ex) {
   return out;
 }
 
+// The path is built in place, at the front of the UTF-8 name it is read
+// from (it is never longer than what was read): one string for both.
 Result<SmbPath> parse_smb_path(ByteSpan utf16le_name) {
-  std::string utf8;
-  if (!utf16le_to_utf8(utf16le_name, utf8)) return Unexpected(NtStatus::ObjectNameInvalid);
+  SmbPath out;
+  std::string& buf = out.path;
+  if (!utf16le_to_utf8(utf16le_name, buf)) return Unexpected(NtStatus::ObjectNameInvalid);
   // '/' separates components as '\\' does (Samba's reading, which
   // smb2.timestamps.test_close_not_attrib relies on): the components are
   // then checked alike, so "a/../../x" is refused as "a\\..\\..\\x" is.
-  std::replace(utf8.begin(), utf8.end(), '/', '\\');
-  std::string_view rest = utf8;
+  std::replace(buf.begin(), buf.end(), '/', '\\');
+  std::string_view rest = buf;
   if (rest.starts_with('\\')) rest.remove_prefix(1);
-  SmbPath out;
-  if (rest.empty()) return out;
+  if (rest.empty()) {
+    buf.clear();
+    return out;
+  }
   if (rest.ends_with('\\')) {
     rest.remove_suffix(1);
     out.trailing_separator = true;
     if (rest.empty()) return Unexpected(NtStatus::ObjectNameInvalid);
   }
-  out.path.reserve(rest.size());
+  size_t end = 0;  // the path so far is buf[0, end)
   while (true) {
     const size_t sep = rest.find('\\');
     std::string_view comp = rest.substr(0, sep);
@@ -131,23 +137,25 @@ Result<SmbPath> parse_smb_path(ByteSpan utf16le_name) {
       // share root is refused: nothing is ever opened outside the share.
       // Windows and Samba call that a bad path syntax (smb2.mkdir makes
       // "..\\..\\.."), not a bad name.
-      if (out.path.empty()) return Unexpected(NtStatus::ObjectPathSyntaxBad);
-      out.path.pop_back();  // the '/' after the last component
-      size_t cut = out.path.rfind('/');
-      out.path.resize(cut == std::string::npos ? 0 : cut + 1);
+      if (end == 0) return Unexpected(NtStatus::ObjectPathSyntaxBad);
+      --end;  // the '/' after the last component
+      size_t cut = std::string_view(buf.data(), end).rfind('/');
+      end = cut == std::string_view::npos ? 0 : cut + 1;
       if (last) {
-        if (!out.path.empty()) out.path.pop_back();
+        if (end) --end;
         break;
       }
       rest.remove_prefix(sep + 1);
       continue;
     }
     if (NtStatus st = check_component(comp); st != NtStatus::Success) return Unexpected(st);
-    out.path.append(comp);
+    std::memmove(buf.data() + end, comp.data(), comp.size());  // to the left of what is still to read
+    end += comp.size();
     if (last) break;
-    out.path.push_back('/');
+    buf[end++] = '/';
     rest.remove_prefix(sep + 1);
   }
+  buf.resize(end);
   return out;
 }
 

@@ -482,7 +482,7 @@ void fill_open(Request& req, CreateJob& job) {
   // (smb2/engine/channel_sequence.hpp): its first WRITE from that channel is current.
   if (req.conn.is_smb3()) open.channel_sequence = uint16_t(req.hdr.status);
   open.fd = std::move(o.fd);
-  open.path = job.t.path;
+  vfs::split_parent(open.path = std::move(job.t.path), job.t.parent, job.t.leaf);  // moved: the target's views follow
   open.is_directory = o.st.is_directory;
   open.granted_access = job.access;
   open.share_access = job.c.share_access;

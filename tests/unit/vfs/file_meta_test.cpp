@@ -16,7 +16,7 @@ TEST_CASE("file meta: encode and parse", "[vfs]") {
   m.change_time = 1234567;
   m.change_valid_until = 7654321;
   m.sparse = true;
-  Bytes b = encode_file_meta(m);
+  auto b = encode_file_meta(m);
   REQUIRE(b.size() == kFileMetaSize);
   CHECK(b[0] == 1);
   CHECK(b[1] == 7);
@@ -30,7 +30,7 @@ TEST_CASE("file meta: encode and parse", "[vfs]") {
   auto q = parse_file_meta(encode_file_meta(none));
   REQUIRE(q);
   CHECK(q->empty());
-  Bytes other = b;
+  auto other = b;
   other[0] = 2;  // another version
   CHECK_FALSE(parse_file_meta(other));
   for (size_t n = 0; n < b.size(); ++n) CHECK_FALSE(parse_file_meta(ByteSpan(b.data(), n)));
@@ -93,7 +93,7 @@ TEST_CASE("file meta: stored in trusted.ringsmb.meta, read through fd, O_PATH fd
 TEST_CASE("file meta: DOS attributes the mode cannot express", "[vfs]") {
   FileMeta m;
   m.dos_attributes = FILE_ATTRIBUTE_HIDDEN;
-  Bytes b = encode_file_meta(m);
+  auto b = encode_file_meta(m);
   REQUIRE(b.size() == kFileMetaSize);
   CHECK(b[1] == 8);
   CHECK(load_le32(b.data() + 4) == FILE_ATTRIBUTE_HIDDEN);
@@ -106,7 +106,7 @@ TEST_CASE("file meta: DOS attributes the mode cannot express", "[vfs]") {
   REQUIRE(p);
   CHECK(p->dos_attributes == 0u);
   // A value of the first layout (reserved bytes zero, no flag 8) has none.
-  Bytes old = encode_file_meta(FileMeta{});
+  auto old = encode_file_meta(FileMeta{});
   CHECK_FALSE(parse_file_meta(old)->dos_attributes);
 
   // Kept only where they differ from what the mode implies.
