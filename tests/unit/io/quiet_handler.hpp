@@ -1,10 +1,15 @@
 // A ReactorHandler that ignores every event: tests of a real reactor derive
-// from it and override only the events they look at.
+// from it and override only the events they look at. And the real reactor
+// such a test runs on.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
+
+#include <catch2/catch.hpp>
 
 #include "io/reactor.hpp"
 
@@ -22,5 +27,16 @@ struct QuietHandler : io::ReactorHandler {
   void on_wake() override {}
   void on_tick() override {}
 };
+
+// The io_uring reactor (uring) or the epoll one on HANDLER; null, with a
+// warning, where the kernel has no io_uring (the test then checks nothing).
+inline std::unique_ptr<io::Reactor> make_test_reactor(io::ReactorHandler& handler, const io::ReactorOptions& opts,
+                                                      bool uring) {
+  if (!uring) return io::make_epoll_reactor(handler, opts);
+  std::string why;
+  std::unique_ptr<io::Reactor> r = io::make_uring_reactor(handler, opts, why);
+  if (!r) WARN("no io_uring here: " << why);
+  return r;
+}
 
 }  // namespace ringsmb::test

@@ -47,12 +47,8 @@ void check_every_post_runs(bool uring) {
   CountingHandler h;
   io::ReactorOptions opts;
   opts.tick_ms = 50;
-  std::string why;
-  std::unique_ptr<io::Reactor> r = uring ? io::make_uring_reactor(h, opts, why) : io::make_epoll_reactor(h, opts);
-  if (!r) {
-    WARN("no io_uring here: " << why);
-    return;
-  }
+  std::unique_ptr<io::Reactor> r = test::make_test_reactor(h, opts, uring);
+  if (!r) return;
   std::atomic<bool> stop{false};
   std::thread loop([&] { r->run(stop); });
   constexpr int kThreads = 4, kPosts = 20000;
