@@ -34,9 +34,11 @@ int DueTasks::ms_until_due(int64_t now) {
 }
 
 bool DueTasks::take_due(int64_t now, Task& out) {
-  if (heap_.empty() || heap_.front().due_ms > now) return false;
-  pop(&out);
-  return true;
+  while (!heap_.empty() && heap_.front().due_ms <= now) {
+    pop(&out);
+    if (!unwanted(out)) return true;
+  }
+  return false;
 }
 
 }  // namespace ringsmb::transport

@@ -30,8 +30,9 @@ class DueTasks {
   // or -1 when none is left. The unwanted ones met on the way are dropped:
   // a WRITE done before its deadline ends no wait.
   int ms_until_due(int64_t now);
-  // Takes the earliest task if it is due by NOW (its wanted flag is the
-  // caller's to check: it may be dropped only after this).
+  // Takes the earliest wanted task if it is due by NOW; the unwanted ones
+  // due by then are dropped on the way (their flag is read here, on the
+  // worker's thread, just before the task would run).
   bool take_due(int64_t now, Task& out);
   size_t size() const { return heap_.size(); }
 

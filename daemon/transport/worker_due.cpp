@@ -26,7 +26,6 @@ void Worker::on_due() {
   int64_t now = smb2::monotonic_ms();
   DueTasks::Task t;
   while (due_.take_due(now, t)) {
-    if (t.wanted && !t.wanted->load(std::memory_order_relaxed)) continue;
     if (t.task) run_conn_task(t.conn_id, t.task);
     else release_hold(t.conn_id);
   }
