@@ -34,11 +34,10 @@
 // reserved and zero).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
-
-#include <array>
 
 #include "common/bytes.hpp"
 #include "vfs/file_info.hpp"
