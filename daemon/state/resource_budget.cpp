@@ -25,10 +25,14 @@ void OpenCharge::release() {
   total_ = user_ = nullptr;
 }
 
-void ResourceBudget::set_descriptor_limit(uint64_t nofile) {
+void ResourceBudget::set_descriptor_limit(uint64_t nofile, uint64_t own) {
   uint64_t reserve = std::clamp<uint64_t>(nofile / 16, 32, 1024);
   reserve_ = uint32_t(reserve);
-  usable_ = uint32_t(std::min<uint64_t>(nofile > 2 * reserve ? nofile - reserve : nofile / 2, UINT32_MAX));
+  // A limit too small for both reserves still leaves clients half of what
+  // the daemon does not hold.
+  uint64_t free = nofile > own ? nofile - own : 0;
+  uint64_t usable = free > 2 * reserve ? free - reserve : free / 2;
+  usable_ = uint32_t(std::min<uint64_t>(usable, UINT32_MAX));
 }
 
 std::atomic<uint32_t>* ResourceBudget::user_open_count(const std::string& user) {

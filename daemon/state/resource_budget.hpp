@@ -35,13 +35,16 @@ class OpenCharge {
 
 class ResourceBudget {
  public:
-  // From RLIMIT_NOFILE at start-up: a sixteenth of it (at least 32, at
-  // most 1024) is the reserve the daemon keeps for itself (its rings,
-  // netlink sockets, sendfile's dups) and for refusing clients cleanly.
-  // The rest (`usable`) is for connections and open files; open files may
-  // take it only up to another reserve, so a new connection still fits
-  // when files used up their share.
-  void set_descriptor_limit(uint64_t nofile);
+  // From RLIMIT_NOFILE and the descriptors the daemon itself holds once it
+  // is set up (OWN: rings, eventfds, listeners, control plane, log), before
+  // it accepts. A sixteenth of the limit (at least 32, at most 1024) is a
+  // reserve on top, for what the daemon opens later (sendfile's dups,
+  // /metrics and admin clients, a restarted ringsmb-ctld) and for refusing
+  // clients cleanly: accept() must never be the one to run out. The rest
+  // (`usable`) is for connections and open files; open files may take it
+  // only up to another reserve, so a new connection still fits when files
+  // used up their share.
+  void set_descriptor_limit(uint64_t nofile, uint64_t own);
   uint32_t usable_descriptors() const { return usable_; }
   uint32_t reserve() const { return reserve_; }
   // Whether one more connection fits, with `connections` open now.

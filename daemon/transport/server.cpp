@@ -1,5 +1,6 @@
 #include "transport/server.hpp"
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
 
@@ -76,9 +77,31 @@ void init_context(smb2::ServerContext& ctx, const config::Config& cfg) {
              "ringsmbd can reach (%m)", sidecars.c_str());
   ctx.max_notify_watches = cfg.global.max_notify_watches;
   log_notify_limits(cfg.global.max_notify_watches);
+}
+
+// The descriptors this process holds now (/proc/self/fd, less the one
+// reading it).
+uint64_t open_descriptor_count() {
+  DIR* d = opendir("/proc/self/fd");
+  if (!d) return 0;
+  uint64_t n = 0;
+  while (const dirent* e = readdir(d))
+    if (e->d_name[0] != '.') ++n;
+  closedir(d);
+  return n ? n - 1 : 0;
+}
+
+// The descriptor budget, once everything the daemon holds for itself is
+// open and before any client is accepted: what it holds is not the
+// clients'. (Counted, not estimated: it grows with workers and backends.)
+void set_descriptor_budget(smb2::ServerContext& ctx) {
   struct rlimit rl {};
   getrlimit(RLIMIT_NOFILE, &rl);  // main() has raised the soft limit to the hard one
-  ctx.budget.set_descriptor_limit(rl.rlim_cur == RLIM_INFINITY ? UINT32_MAX : rl.rlim_cur);
+  uint64_t nofile = rl.rlim_cur == RLIM_INFINITY ? UINT32_MAX : rl.rlim_cur;
+  uint64_t own = open_descriptor_count();
+  ctx.budget.set_descriptor_limit(nofile, own);
+  LOG_INFO("descriptors: limit %llu, %llu held by the daemon, %u for clients", (unsigned long long)nofile,
+            (unsigned long long)own, ctx.budget.usable_descriptors());
 }
 
 // Routes a task to the worker that owns the connection.
@@ -240,6 +263,7 @@ int run_server(const config::Config& cfg, const ServerOptions& opts) {
   WorkerPoster poster(workers, routes);
   ctx->poster = &poster;
   ctx->blocking = std::make_unique<BlockingPool>(kBlockingThreads);
+  set_descriptor_budget(*ctx);
   std::atomic<bool> stop{false};
   for (auto& w : workers) w->start(stop);
   LOG_INFO("ringsmbd: %u workers (%s) listening", n, workers[0]->backend_name());

@@ -237,7 +237,11 @@ void Worker::on_accept_failed(int listen_fd, int err) {
 
 // Out of descriptors, the clients in the listen backlog would wait until
 // they time out: the spare descriptor lets each be accepted and closed.
+// Another thread (a worker's armed accept, in the kernel) may take the
+// descriptor freed meanwhile: then the spare is opened again at the next
+// failure, once one is free.
 void Worker::refuse_waiting_clients(int listen_fd) {
+  if (spare_fd_ < 0) spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (spare_fd_ < 0) return;
   close(spare_fd_);
   for (int i = 0; i < 256; ++i) {  // what is waiting now, not forever

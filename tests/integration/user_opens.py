@@ -288,7 +288,9 @@ def test_kept_fds():
     for c in conns:
         c.abort()
     time.sleep(0.5)
-    check(f"the owner's durable opens are kept after their connections end ({kept})", kept >= 100)
+    # One user may hold half of what the budget leaves clients: about 95
+    # of 256 descriptors here, beside what the daemon holds itself.
+    check(f"the owner's durable opens are kept after their connections end ({kept})", kept >= 80)
     answered, clients = 0, []
     for _ in range(60):
         try:

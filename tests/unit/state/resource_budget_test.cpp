@@ -8,7 +8,7 @@ using namespace ringsmb;
 
 TEST_CASE("the descriptor budget keeps a reserve, and open files leave room for connections", "[state]") {
   state::ResourceBudget b;
-  b.set_descriptor_limit(256);
+  b.set_descriptor_limit(256, 0);
   CHECK(b.reserve() == 32);
   CHECK(b.usable_descriptors() == 224);
   CHECK(b.connection_fits(223));
@@ -17,8 +17,20 @@ TEST_CASE("the descriptor budget keeps a reserve, and open files leave room for 
   CHECK(b.open_file_fits(91));        // 91 + 100 + 32 < 224
   CHECK_FALSE(b.open_file_fits(92));  // files may not eat the connections' reserve
   CHECK(b.connection_fits(123));      // ...which connections may still use
-  b.set_descriptor_limit(1u << 20);
+  b.set_descriptor_limit(1u << 20, 0);
   CHECK(b.reserve() == 1024);
+}
+
+TEST_CASE("what the daemon holds itself is not the clients'", "[state]") {
+  state::ResourceBudget b;
+  b.set_descriptor_limit(256, 40);  // rings, eventfds, listeners, log...
+  CHECK(b.reserve() == 32);
+  CHECK(b.usable_descriptors() == 184);  // 256 - 40 - 32: accept() never runs out first
+  b.set_descriptor_limit(64, 40);        // too small for both: half of the 24 left
+  CHECK(b.usable_descriptors() == 12);
+  b.set_descriptor_limit(32, 40);
+  CHECK(b.usable_descriptors() == 0);
+  CHECK_FALSE(b.connection_fits(0));
 }
 
 TEST_CASE("an open charge counts against the process and the user for its life", "[state]") {
