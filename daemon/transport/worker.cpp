@@ -216,6 +216,7 @@ void Worker::on_accept(int fd) {
   c->state.metrics = &metrics_;
   c->state.local_conns = this;
   ++metrics_.connections_accepted;
+  active_since_tick_ = true;  // its login timeout
   c->last_activity_s = c->accepted_s = now_s();
   uint64_t id = c->id;
   conns_.emplace(id, std::move(c));
@@ -262,6 +263,7 @@ Worker::Conn* Worker::receiving_conn(uint64_t conn_id) {
 void Worker::on_recv(uint64_t conn_id, ByteSpan data) {
   Conn* c = receiving_conn(conn_id);
   if (!c) return;
+  active_since_tick_ = true;
   c->last_activity_s = now_s();
   c->bytes_received += data.size();
   metrics_.bytes_received += data.size();
@@ -289,6 +291,7 @@ std::span<uint8_t> Worker::recv_space(uint64_t conn_id) {
 void Worker::on_recv_in_place(uint64_t conn_id, size_t n) {
   Conn* c = receiving_conn(conn_id);
   if (!c) return;
+  active_since_tick_ = true;
   count_in_place(*c, n);
   commit_in_place(*c, n);
   if (!c->closing) flush(*c);
@@ -532,6 +535,7 @@ void Worker::run_conn_task(uint64_t conn_id, const smb2::ConnTask& task) {
 }
 
 void Worker::on_wake() {
+  active_since_tick_ = true;
   std::vector<std::function<void()>> tasks;
   std::vector<Arrival> arrivals;
   {
@@ -549,6 +553,7 @@ void Worker::on_wake() {
 // a CHANGE_NOTIFY sent before a change gets it (smb2.notify.mask-change).
 void Worker::on_readable(uint64_t token) {
   if (token != kChangesToken) return;
+  active_since_tick_ = true;
   try {
     changes_.read_ready();
     if (changes_.read_bytes() < kMaxUnreadChanges) return reactor_->look_again();
@@ -564,35 +569,6 @@ void Worker::on_looked_again() {
   } catch (const std::exception& e) {
     LOG_ERROR("worker %d: directory changes: %s", index_, e.what());
   }
-}
-
-void Worker::on_tick() {
-  int64_t now_ms = smb2::monotonic_ms();
-  trim_large_buffers(now_ms);  // frame buffers nobody took for a while
-  for (auto& [id, c] : conns_) {
-    if (c->closing) continue;
-    if (!c->state.async.waiting.empty()) smb2::expire_pending(c->state, ctx_, now_ms);
-    smb2::settle_directory_changes(c->state, now_ms);  // one pointer test without a leased directory
-  }
-  metrics_.durable_expired += smb2::expire_durable_opens(ctx_, uint32_t(index_), now_ms);  // one relaxed load when none are kept
-  int64_t now = now_s();
-  expire_logins(now);
-  uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;
-  if (!deadtime_min) return;
-  for (auto& [id, c] : conns_) {
-    // Samba's deadtime: only connections with no open files are timed out.
-    if (!c->closing && c->state.tables->opens.empty() && now - c->last_activity_s > int64_t(deadtime_min) * 60)
-      drop(*c, "idle");
-  }
-}
-
-// "login timeout": a connection that has not completed NEGOTIATE and
-// SESSION_SETUP in time holds a socket and up to kMaxFrameBeforeLogin
-// bytes for nothing.
-void Worker::expire_logins(int64_t now) {
-  int64_t timeout_s = ctx_.config.global.login_timeout_s;
-  for (auto& [id, c] : conns_)
-    if (!c->closing && !c->state.logged_in && now - c->accepted_s >= timeout_s) drop(*c, "no login within the login timeout");
 }
 
 }  // namespace ringsmb::transport

@@ -120,8 +120,8 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   bool wants_send_report(uint64_t conn_id) override;
   void on_writable(uint64_t conn_id, int result) override;
   void on_wake() override;
-  void on_tick() override;
-  bool wants_tick() override;  // worker_tick.cpp
+  void on_tick() override;  // worker_tick.cpp
+  bool wants_tick() override;
   void on_readable(uint64_t token) override;
   void on_looked_again() override;
   int ms_until_due() override;
@@ -248,7 +248,10 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   size_t queued_bytes(const Conn& c) const;
   void pause_reading(Conn& c, ByteSpan rest);
   void maybe_resume_reading(Conn& c);
+  // worker_tick.cpp
+  bool conn_wants_tick(const Conn& c) const;
   void expire_logins(int64_t now);
+  void expire_idle_connections(int64_t now);
   void flush(Conn& c);
   void send_pending(Conn& c);
   void send_now(Conn& c);
@@ -297,6 +300,11 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   Worker* bulk_target_ = nullptr;
   const std::vector<std::unique_ptr<Worker>>* peers_ = nullptr;
   DueTasks due_;  // deferred interim responses and held login answers
+  // Whether the next tick is needed for the connections (worker_tick.cpp):
+  // an event since the last tick may have started something it looks
+  // after; the tick itself found a connection that still needs it.
+  bool active_since_tick_ = false;
+  bool conns_want_tick_ = false;
 };
 
 }  // namespace ringsmb::transport

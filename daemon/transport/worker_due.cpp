@@ -23,6 +23,7 @@ int Worker::ms_until_due() { return due_.size() ? due_.ms_until_due(smb2::monoto
 // runs in this loop only if it is due already.
 void Worker::on_due() {
   if (!due_.size()) return;
+  active_since_tick_ = true;
   int64_t now = smb2::monotonic_ms();
   DueTasks::Task t;
   while (due_.take_due(now, t)) {

@@ -4,8 +4,10 @@
 # supervisor) and ringsmb-ctld together switch context at most a few times
 # in 10 seconds (each switch is a wake-up: /proc/PID/task/*/status), with
 # io_uring and with epoll (two servers side by side, measured over the same
-# 10 s). Then everything answers at once: a login, ringsmbctl status,
-# /metrics, and SIGTERM (the stop wakes the sleeping threads itself).
+# 10 s). The same with a client logged in and idle, a file open (impacket;
+# it sends no keep-alives). Then everything answers at once: a login,
+# ringsmbctl status, /metrics, and SIGTERM (the stop wakes the sleeping
+# threads itself).
 source "$(dirname "$0")/lib.sh"
 
 MAX_SWITCHES=3  # per server and its ctld, in 10 s; before: about 250 (timers of 100 ms to 1 s)
@@ -55,17 +57,47 @@ switches() {
 woken() {
   awk 'NR==FNR{a[$1]=$3; next} {d=$3-a[$1]; t+=d; if (d) w=w" "$2"("$1")="d} END{print t+0 w}' "$1" "$2"
 }
-switches "$SERVER_PID" > "$T/io.before"
-switches "$EPID" > "$T/ep.before"
-sleep 10
-switches "$SERVER_PID" > "$T/io.after"
-switches "$EPID" > "$T/ep.after"
-read -r io_total io_threads <<<"$(woken "$T/io.before" "$T/io.after")"
-read -r ep_total ep_threads <<<"$(woken "$T/ep.before" "$T/ep.after")"
-echo "idle 10 s: io_uring server $io_total switches${io_threads:+ (}${io_threads}${io_threads:+)}"
-echo "idle 10 s: epoll server $ep_total switches${ep_threads:+ (}${ep_threads}${ep_threads:+)}"
-check "io_uring server and its ctld: at most $MAX_SWITCHES wake-ups in 10 s idle" [ "$io_total" -le "$MAX_SWITCHES" ]
-check "epoll server and its ctld: at most $MAX_SWITCHES wake-ups in 10 s idle" [ "$ep_total" -le "$MAX_SWITCHES" ]
+# idle_for WHAT: the wake-ups of both servers over the same 10 s.
+idle_for() {
+  switches "$SERVER_PID" > "$T/io.before"
+  switches "$EPID" > "$T/ep.before"
+  sleep 10
+  switches "$SERVER_PID" > "$T/io.after"
+  switches "$EPID" > "$T/ep.after"
+  read -r io_total io_threads <<<"$(woken "$T/io.before" "$T/io.after")"
+  read -r ep_total ep_threads <<<"$(woken "$T/ep.before" "$T/ep.after")"
+  echo "$1, 10 s: io_uring server $io_total switches${io_threads:+ (}${io_threads}${io_threads:+)}"
+  echo "$1, 10 s: epoll server $ep_total switches${ep_threads:+ (}${ep_threads}${ep_threads:+)}"
+  check "$1: io_uring server and its ctld wake at most $MAX_SWITCHES times in 10 s" [ "$io_total" -le "$MAX_SWITCHES" ]
+  check "$1: epoll server and its ctld wake at most $MAX_SWITCHES times in 10 s" [ "$ep_total" -le "$MAX_SWITCHES" ]
+}
+idle_for "idle"
+
+# A logged-in client that does nothing, with a file open: impacket holds
+# the connection (it sends no keep-alives) until it is killed.
+hold_client() {  # hold_client PORT OUT: logs in, opens a file, says "ready", waits
+  /usr/bin/python3 - "$1" > "$2" 2>&1 <<'PY' &
+import sys, time
+from impacket.smbconnection import SMBConnection
+c = SMBConnection("RINGSMB", "127.0.0.1", sess_port=int(sys.argv[1]), timeout=20)
+c.login("alice", "secret-A1")
+tid = c.connectTree("share")
+c.openFile(tid, "held.txt", desiredAccess=0x12019f, creationOption=0x40, creationDisposition=5)
+print("ready", flush=True)
+time.sleep(60)
+PY
+}
+hold_client "$PORT" "$T/hold.io"
+IO_HOLD=$!
+hold_client "$EPORT" "$T/hold.ep"
+EP_HOLD=$!
+trap 'kill "$IO_HOLD" "$EP_HOLD" 2>/dev/null || true; [ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; cleanup' EXIT
+both_ready() { grep -q ready "$T/hold.io" && grep -q ready "$T/hold.ep"; }
+check "a client logged in and holding a file open on each server" wait_for both_ready
+sleep 1.2  # the tick after the login, which finds nothing to look after
+idle_for "a logged-in client idle"
+kill "$IO_HOLD" "$EP_HOLD" 2>/dev/null || true
+wait "$IO_HOLD" "$EP_HOLD" 2>/dev/null || true
 
 # Asleep, not deaf.
 check "after the idle time: a login and a listing" smb "$C" share "ls"

@@ -138,7 +138,11 @@ void unwatch_leased_directory(ConnState& conn, uint64_t volatile_id) {
 }
 
 void settle_directory_changes(ConnState& conn, int64_t now_ms) {
-  if (conn.dir_lease_watches && conn.dir_lease_watches->settling()) conn.dir_lease_watches->settle(now_ms);
+  if (directory_changes_settling(conn)) conn.dir_lease_watches->settle(now_ms);
+}
+
+bool directory_changes_settling(const ConnState& conn) {
+  return conn.dir_lease_watches && conn.dir_lease_watches->settling();
 }
 
 }  // namespace ringsmb::smb2

@@ -113,5 +113,8 @@ void watch_leased_directory(ConnState& conn, ServerContext& server, const state:
 void unwatch_leased_directory(ConnState& conn, uint64_t volatile_id);
 // The worker's tick: local changes that settled break their directories' leases.
 void settle_directory_changes(ConnState& conn, int64_t now_ms);
+// Whether CONN's leased directories have changes still to settle (then
+// settle_directory_changes has work on the next tick).
+bool directory_changes_settling(const ConnState& conn);
 
 }  // namespace ringsmb::smb2

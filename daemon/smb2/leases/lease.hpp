@@ -42,5 +42,8 @@ void release_held_breaks(ConnState& conn);
 
 // Breaks past their deadline count as acknowledged; their waiters run again.
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms);
+// Whether CONN has a request whose wait expire_pending may end (a CREATE
+// waiting for a lease break's acknowledgment, which has a deadline).
+bool has_expiring_waits(const ConnState& conn);
 
 }  // namespace ringsmb::smb2

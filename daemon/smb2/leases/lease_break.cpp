@@ -175,6 +175,12 @@ void release_held_breaks(ConnState& conn) {
   conn.held_breaks.clear();
 }
 
+bool has_expiring_waits(const ConnState& conn) {
+  for (const auto& [id, w] : conn.async.waiting)
+    if (w.kind == WaitKind::RunAgain && w.node) return true;
+  return false;
+}
+
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
   std::vector<std::shared_ptr<state::FileNode>> nodes;
   for (auto& [id, w] : conn.async.waiting)
