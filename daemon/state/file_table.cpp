@@ -351,7 +351,7 @@ CloseOutcome FileTable::close_cached(const std::shared_ptr<FileNode>& node, cons
     }
     detach(*node, r.lease);
   }
-  v.erase(std::remove_if(v.begin(), v.end(), [&](const FileNode::OpenRef& r) { return r.owner == owner; }), v.end());
+  v.erase_owner(owner);
   if (kept) hand_over_holder(*node, *kept, closing);
   out.wake.swap(node->waiters);  // a close may end a break or a sharing conflict
   if (!v.empty()) return out;

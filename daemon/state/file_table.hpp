@@ -3,6 +3,7 @@
 // Sharded: a create locks one shard, never a global lock.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -30,7 +31,7 @@ struct FileNode {
   uint64_t device = 0;
   uint64_t inode = 0;
   struct OpenRef {
-    const void* owner;  // the Open
+    const void* owner = nullptr;  // the Open
     uint32_t access;
     uint32_t share_access;
     Lease* lease = nullptr;  // the open's lease or oplock, if any
@@ -40,7 +41,49 @@ struct FileNode {
     ConnAddress conn{};
     uint64_t session_id = 0;
   };
-  std::vector<OpenRef> opens;  // guarded by the shard's mutex
+  // The file's opens, guarded by the shard's mutex. The first two live in
+  // the node itself, which make_shared allocates with its count: a file
+  // opened once or twice at a time (most are) costs no allocation for
+  // them. A third moves them all into `more_`, where they stay, so they
+  // are contiguous either way.
+  class OpenRefs {
+   public:
+    size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    OpenRef* begin() { return data(); }
+    OpenRef* end() { return data() + n_; }
+    const OpenRef* begin() const { return data(); }
+    const OpenRef* end() const { return data() + n_; }
+    OpenRef& back() { return data()[n_ - 1]; }
+    void push_back(const OpenRef& r) {
+      if (more_.empty() && n_ < kInline) {
+        inline_[n_++] = r;
+        return;
+      }
+      if (more_.empty()) {
+        more_.reserve(2 * kInline);
+        more_.assign(inline_, inline_ + n_);
+      }
+      more_.push_back(r);
+      ++n_;
+    }
+    // Removes OWNER's entries.
+    void erase_owner(const void* owner) {
+      OpenRef* kept = std::remove_if(begin(), end(), [&](const OpenRef& r) { return r.owner == owner; });
+      n_ = size_t(kept - data());
+      if (!more_.empty()) more_.resize(n_);  // when empty, data() is inline_ again (n_ is 0 then)
+    }
+
+   private:
+    static constexpr size_t kInline = 2;
+    // In more_ when it is not empty, else in inline_[0, n_).
+    OpenRef* data() { return more_.empty() ? inline_ : more_.data(); }
+    const OpenRef* data() const { return more_.empty() ? inline_ : more_.data(); }
+    OpenRef inline_[kInline]{};
+    std::vector<OpenRef> more_;
+    size_t n_ = 0;
+  };
+  OpenRefs opens;
   // Leases and oplocks held on the file, and CREATEs waiting for their
   // breaks; guarded by the shard's mutex. Empty on the common path.
   std::vector<std::shared_ptr<Lease>> leases;

@@ -12,7 +12,9 @@ class DirectTcpFraming final : public smb2::MessageFraming {
  public:
   static constexpr size_t kHeaderSize = 4;
   size_t open(Bytes& out) const override {
-    out.resize(out.size() + kHeaderSize);
+    // An insert: resize would zero-fill through an out-of-line call.
+    static constexpr uint8_t kZeros[kHeaderSize] = {};
+    out.insert(out.end(), kZeros, kZeros + kHeaderSize);
     return out.size();
   }
   void close(Bytes& out, size_t start, size_t file_bytes) const override {

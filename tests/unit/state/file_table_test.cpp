@@ -231,3 +231,59 @@ TEST_CASE("file node: metadata learnt only when no write began since the count",
   CHECK(seen.creation_time == 7u);
   CHECK_FALSE(node.no_stored_meta());
 }
+
+TEST_CASE("file table: a file's opens past the two kept in its node, closed in any order", "[state][file_table]") {
+  // The first two opens live in the node, a third moves them all into a
+  // vector: every open still counts for sharing and closes on its own.
+  held.clear();
+  FileTable t;
+  int owners[5] = {};
+  std::shared_ptr<FileNode> node;
+  for (int i = 0; i < 5; ++i) {
+    auto r = t.open(kDev, kIno, &owners[i], kRead, kShareRead);
+    REQUIRE(r);
+    node = *r;
+    CHECK(t.open_count(node) == size_t(i + 1));
+  }
+  CHECK(node->opens.back().owner == &owners[4]);
+  int writer = 0;
+  CHECK(try_open(t, &writer, kWrite, kShareAll) == NtStatus::SharingViolation);
+  CHECK_FALSE(t.close(node, &owners[1]));  // from the middle
+  CHECK_FALSE(t.close(node, &owners[4]));  // the last
+  CHECK(t.open_count(node) == 3);
+  std::vector<const void*> left;
+  for (const auto& r : node->opens) left.push_back(r.owner);
+  CHECK(left == std::vector<const void*>{&owners[0], &owners[2], &owners[3]});
+  CHECK_FALSE(t.close(node, &owners[0]));
+  CHECK_FALSE(t.close(node, &owners[3]));
+  CHECK(t.close(node, &owners[2]));  // the last one: the node leaves the table
+  // A new open of the file gets a new node, with its opens in the node again.
+  auto again = t.open(kDev, kIno, &owners[0], kRead | kWrite, 0);
+  REQUIRE(again);
+  CHECK(*again != node);
+  CHECK(try_open(t, &owners[1], kRead, kShareAll) == NtStatus::SharingViolation);
+  CHECK(t.close(*again, &owners[0]));
+}
+
+TEST_CASE("file table: an open after closes, in the node's room and past it", "[state][file_table]") {
+  held.clear();
+  FileTable t;
+  int a = 0, b = 0, c = 0, d = 0;
+  auto ra = t.open(kDev, kIno, &a, kRead, kShareAll);
+  REQUIRE(ra);
+  REQUIRE(t.open(kDev, kIno, &b, kRead, kShareAll));
+  CHECK_FALSE(t.close(*ra, &a));  // one left in the node's room
+  REQUIRE(t.open(kDev, kIno, &c, kRead, kShareAll));
+  REQUIRE(t.open(kDev, kIno, &d, kRead, kShareRead));  // the third: past the room
+  std::vector<const void*> owners;
+  for (const auto& r : (*ra)->opens) owners.push_back(r.owner);
+  CHECK(owners == std::vector<const void*>{&b, &c, &d});
+  CHECK_FALSE(t.others_share_delete(*ra, &b));  // d does not share delete
+  CHECK_FALSE(t.close(*ra, &d));
+  CHECK(t.others_share_delete(*ra, &b));
+  CHECK(t.open(kDev, kIno, &a, kRead, kShareAll));  // into the vector again
+  CHECK(t.open_count(*ra) == 3);
+  CHECK_FALSE(t.close(*ra, &a));
+  CHECK_FALSE(t.close(*ra, &b));
+  CHECK(t.close(*ra, &c));
+}
