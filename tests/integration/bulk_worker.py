@@ -114,14 +114,17 @@ def main():
     c = rawsmb.connect(10)
     st, oc = c.create_ex(name + ".reset", READ_WRITE, disposition=5)
     if st == OK:
-        stream(c, oc.fid, 0, 1, 5, bytearray())
-        c.s.sendall(c.write_frame(oc.fid, 5 * MIB, os.urandom(MIB))[:300 * 1024])
+        # Past kMoveToBulkAfter (4 MiB) every frame is a chance to move,
+        # taken only when the connection is quiet then (its last WRITEs'
+        # replies out): several, so a loaded machine still gives one.
+        stream(c, oc.fid, 0, 1, 8, bytearray())
+        c.s.sendall(c.write_frame(oc.fid, 8 * MIB, os.urandom(MIB))[:300 * 1024])
         time.sleep(0.1)
     c.abort()
     check("after a moved connection's reset in a large frame, B is served", echo_ok(b))
     d = rawsmb.connect(10)
     st, od = d.create_ex(name + ".clean", READ_WRITE, disposition=5)
-    ok = st == OK and stream(d, od.fid, 0, 1, 6, bytearray()) and d.close_fid(od.fid) == OK
+    ok = st == OK and stream(d, od.fid, 0, 1, 10, bytearray()) and d.close_fid(od.fid) == OK
     check("a new connection streams, moves and closes its file", ok)
     d.s.close()
     a.close_fid(o.fid)
