@@ -138,7 +138,7 @@ bool Worker::init(const std::vector<ListenAddress>& addrs, bool force_epoll, std
     bulk_ = std::move(bulk);
   else
     LOG_WARN("worker %d: no thread for large frames (%s); the worker receives them", index_, strerror(errno));
-  spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  open_spare();
   for (const auto& a : addrs) {
     int fd = make_listener(a, error);
     if (fd < 0) return false;
@@ -236,13 +236,15 @@ void Worker::on_accept_failed(int listen_fd, int err) {
   if (err == EMFILE || err == ENFILE) refuse_waiting_clients(listen_fd);
 }
 
+void Worker::open_spare() { spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC); }
+
 // Out of descriptors, the clients in the listen backlog would wait until
 // they time out: the spare descriptor lets each be accepted and closed.
 // Another thread (a worker's armed accept, in the kernel) may take the
 // descriptor freed meanwhile: then the spare is opened again at the next
 // failure, once one is free.
 void Worker::refuse_waiting_clients(int listen_fd) {
-  if (spare_fd_ < 0) spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (spare_fd_ < 0) open_spare();
   if (spare_fd_ < 0) return;
   close(spare_fd_);
   for (int i = 0; i < 256; ++i) {  // what is waiting now, not forever
@@ -251,7 +253,7 @@ void Worker::refuse_waiting_clients(int listen_fd) {
     close(fd);
     ++metrics_.refused_descriptors;
   }
-  spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  open_spare();
 }
 
 Worker::Conn* Worker::receiving_conn(uint64_t conn_id) {

@@ -223,6 +223,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   Conn* receiving_conn(uint64_t conn_id);
   const char* refusal_reason(const std::string& address);
   void refuse_waiting_clients(int listen_fd);
+  void open_spare();
   FrameAssembler::Next process_one(Conn& c, ByteSpan frame);
   void after_framing(Conn& c, FrameAssembler::Result r, ByteSpan fed);
   void count_in_place(Conn& c, size_t n);
@@ -251,6 +252,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   // worker_tick.cpp
   bool conn_wants_tick(const Conn& c) const;
   void expire_logins(int64_t now);
+  bool under_deadtime(const Conn& c) const;
   void expire_idle_connections(int64_t now);
   void flush(Conn& c);
   void send_pending(Conn& c);
@@ -279,7 +281,7 @@ class Worker final : public io::ReactorHandler, public smb2::LocalConns {
   smb2::WorkerMetrics metrics_;
   // Closed to accept and refuse waiting clients when accept() fails for
   // want of descriptors (they see the connection closed, not a hang).
-  int spare_fd_ = -1;
+  int spare_fd_ = -1;  // open_spare()
   std::thread thread_;
   size_t max_frame_ = kMaxFrameSize;
   std::mutex posted_mu_;

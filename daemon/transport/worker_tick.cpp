@@ -47,7 +47,7 @@ void Worker::on_tick() {
 // an event, after which the reactor asks wants_tick() again.
 bool Worker::conn_wants_tick(const Conn& c) const {
   if (!c.state.logged_in) return true;  // the login timeout
-  if (ctx_.config.global.deadtime_minutes && c.state.tables->opens.empty()) return true;
+  if (under_deadtime(c)) return true;
   return smb2::has_expiring_waits(c.state) || smb2::directory_changes_settling(c.state);
 }
 
@@ -61,12 +61,15 @@ void Worker::expire_logins(int64_t now) {
 }
 
 // Samba's deadtime: only connections with no open files are timed out.
+bool Worker::under_deadtime(const Conn& c) const {
+  return ctx_.config.global.deadtime_minutes && c.state.tables->opens.empty();
+}
+
 void Worker::expire_idle_connections(int64_t now) {
-  uint32_t deadtime_min = ctx_.config.global.deadtime_minutes;
-  if (!deadtime_min) return;
+  const int64_t deadtime_s = int64_t(ctx_.config.global.deadtime_minutes) * 60;
+  if (!deadtime_s) return;
   for (auto& [id, c] : conns_)
-    if (!c->closing && c->state.tables->opens.empty() && now - c->last_activity_s > int64_t(deadtime_min) * 60)
-      drop(*c, "idle");
+    if (!c->closing && under_deadtime(*c) && now - c->last_activity_s > deadtime_s) drop(*c, "idle");
 }
 
 }  // namespace ringsmb::transport

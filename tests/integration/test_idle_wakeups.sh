@@ -9,6 +9,7 @@
 # ringsmbctl status, /metrics, and SIGTERM (the stop wakes the sleeping
 # threads itself).
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/holders.sh"  # the idle clients, killed on exit
 
 MAX_SWITCHES=3  # per server and its ctld, in 10 s; before: about 250 (timers of 100 ms to 1 s)
 MPORT=$(free_port)
@@ -22,7 +23,7 @@ mkdir "$T/epoll"
 sed -e "s/tcp port = $PORT/tcp port = $EPORT/" -e "s|state directory = $T\$|state directory = $T/epoll|" \
   -e "/metrics listen/d" "$T/ringsmb.conf" > "$T/epoll/ringsmb.conf"
 EPID=""
-trap '[ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; cleanup' EXIT
+trap 'stop_holders; [ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; cleanup' EXIT
 
 start_server
 "$RINGSMBD" --config "$T/epoll/ringsmb.conf" --foreground --epoll > "$T/epoll/server.log" 2>&1 &
@@ -88,16 +89,14 @@ time.sleep(60)
 PY
 }
 hold_client "$PORT" "$T/hold.io"
-IO_HOLD=$!
+holders+=($!)
 hold_client "$EPORT" "$T/hold.ep"
-EP_HOLD=$!
-trap 'kill "$IO_HOLD" "$EP_HOLD" 2>/dev/null || true; [ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; cleanup' EXIT
+holders+=($!)
 both_ready() { grep -q ready "$T/hold.io" && grep -q ready "$T/hold.ep"; }
 check "a client logged in and holding a file open on each server" wait_for both_ready
 sleep 1.2  # the tick after the login, which finds nothing to look after
 idle_for "a logged-in client idle"
-kill "$IO_HOLD" "$EP_HOLD" 2>/dev/null || true
-wait "$IO_HOLD" "$EP_HOLD" 2>/dev/null || true
+stop_holders
 
 # Asleep, not deaf.
 check "after the idle time: a login and a listing" smb "$C" share "ls"

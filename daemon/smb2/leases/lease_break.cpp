@@ -175,16 +175,24 @@ void release_held_breaks(ConnState& conn) {
   conn.held_breaks.clear();
 }
 
+namespace {
+
+// A request run again when its file's breaks end: by an acknowledgment,
+// or at the breaks' deadline (expire_pending).
+bool waits_for_breaks(const WaitingRequest& w) { return w.kind == WaitKind::RunAgain && w.node; }
+
+}  // namespace
+
 bool has_expiring_waits(const ConnState& conn) {
   for (const auto& [id, w] : conn.async.waiting)
-    if (w.kind == WaitKind::RunAgain && w.node) return true;
+    if (waits_for_breaks(w)) return true;
   return false;
 }
 
 void expire_pending(ConnState& conn, ServerContext& server, int64_t now_ms) {
   std::vector<std::shared_ptr<state::FileNode>> nodes;
   for (auto& [id, w] : conn.async.waiting)
-    if (w.kind == WaitKind::RunAgain && w.node) nodes.push_back(w.node);
+    if (waits_for_breaks(w)) nodes.push_back(w.node);
   for (auto& n : nodes) {
     std::vector<state::BreakNotice> further;  // re-breaks after a timed-out break
     auto wake = server.files.expire_breaks(n, now_ms, &further);
