@@ -1,6 +1,7 @@
 // A descriptor another thread makes readable: a thread that sleeps in
-// poll() on its sockets adds this one, so stop() or new work ends its
-// sleep at once instead of a timeout that wakes it for nothing.
+// poll(), epoll or io_uring on its sockets watches this one too, so stop()
+// or new work ends its sleep at once instead of a timeout that wakes it
+// for nothing.
 #pragma once
 
 #include <sys/eventfd.h>

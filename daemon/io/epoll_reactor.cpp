@@ -3,7 +3,6 @@
 // (io_uring_disabled sysctl, seccomp). The rest of a large frame is
 // received straight into place (ReactorHandler::recv_space).
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "common/log.hpp"
+#include "common/wake_fd.hpp"
 #include "io/reactor.hpp"
 
 namespace ringsmb::io {
@@ -30,7 +30,6 @@ class EpollReactor final : public Reactor {
  public:
   EpollReactor(ReactorHandler& h, const ReactorOptions& o) : handler_(h), opts_(o), buf_(o.recv_buffer_size * 4) {}
   ~EpollReactor() override {
-    if (wake_fd_ >= 0) close(wake_fd_);
     if (ep_ >= 0) close(ep_);
   }
   bool init();
@@ -89,7 +88,7 @@ class EpollReactor final : public Reactor {
   bool ticking_ = true;      // off while the handler wants no tick
   BusyPoll busy_poll_{opts_.busy_poll_us};
   int ep_ = -1;
-  int wake_fd_ = -1;
+  WakeFd wake_fd_;
   std::vector<uint8_t> buf_;
   std::unordered_map<uint64_t, Conn> conns_;
   std::deque<Completion> done_;
@@ -98,12 +97,11 @@ class EpollReactor final : public Reactor {
 
 bool EpollReactor::init() {
   ep_ = epoll_create1(EPOLL_CLOEXEC);
-  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (ep_ < 0 || wake_fd_ < 0) return false;
+  if (ep_ < 0 || !wake_fd_.valid()) return false;
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = pack(Kind::Wake, 0);
-  return epoll_ctl(ep_, EPOLL_CTL_ADD, wake_fd_, &ev) == 0;
+  return epoll_ctl(ep_, EPOLL_CTL_ADD, wake_fd_.fd(), &ev) == 0;
 }
 
 // Level-triggered: the handler reads until EAGAIN anyway.
@@ -217,11 +215,7 @@ void EpollReactor::resume_recv(uint64_t conn_id) {
   update_interest(conn_id, it->second);  // level-triggered: bytes queued meanwhile are reported at once
 }
 
-void EpollReactor::wake() {
-  uint64_t one = 1;
-  ssize_t n = write(wake_fd_, &one, sizeof one);
-  (void)n;
-}
+void EpollReactor::wake() { wake_fd_.signal(); }
 
 // A failed accept (out of descriptors, most likely) takes the listener out
 // of the set for kAcceptRetryMs: level-triggered, it would report the
@@ -307,13 +301,10 @@ void EpollReactor::handle_events(epoll_event* events, int n) {
     switch (Kind(ud >> 56)) {
       case Kind::Listener: accept_all(int(id)); break;
       case Kind::Readable: handler_.on_readable(id); break;
-      case Kind::Wake: {
-        uint64_t v;
-        ssize_t r = read(wake_fd_, &v, sizeof v);
-        (void)r;
+      case Kind::Wake:
+        wake_fd_.clear();
         handler_.on_wake();
         break;
-      }
       case Kind::Conn: {
         auto it = conns_.find(id);
         // EPOLLERR/EPOLLHUP end a wait too: the next send reports the error.

@@ -12,7 +12,6 @@
 // io_uring_enters.
 #include <liburing.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 #include <vector>
 
 #include "common/log.hpp"
+#include "common/wake_fd.hpp"
 #include "io/reactor.hpp"
 #include "io/uring_queued_send.hpp"
 
@@ -110,7 +110,7 @@ class UringReactor final : public Reactor {
   io_uring_buf_ring* buf_ring_ = nullptr;
   size_t buf_ring_bytes_ = 0;
   uint8_t* buffers_ = nullptr;
-  int wake_fd_ = -1;
+  WakeFd wake_fd_;
   // A wake-up is on its way (the eventfd written, its poll not handled
   // yet): further posts need not write it again.
   std::atomic<bool> wake_pending_{false};
@@ -142,7 +142,6 @@ UringReactor::~UringReactor() {
   if (ring_ok_) io_uring_queue_exit(&ring_);
   if (buf_ring_) munmap(buf_ring_, buf_ring_bytes_);
   delete[] buffers_;
-  if (wake_fd_ >= 0) close(wake_fd_);
 }
 
 bool UringReactor::init(std::string& why) {
@@ -173,9 +172,8 @@ bool UringReactor::init(std::string& why) {
   unsigned max_workers[2] = {2, 2};
   io_uring_register_iowq_max_workers(&ring_, max_workers);
   if (!setup_buffer_ring(why)) return false;
-  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) {
-    why = std::string("eventfd: ") + strerror(errno);
+  if (!wake_fd_.valid()) {
+    why = "eventfd for the worker's wake-ups failed (out of descriptors or memory)";
     return false;
   }
   arm_wake();
@@ -234,7 +232,7 @@ io_uring_sqe* UringReactor::sqe() {
 // plain read() when the poll fires.
 void UringReactor::arm_wake() {
   io_uring_sqe* s = sqe();
-  io_uring_prep_poll_multishot(s, wake_fd_, POLLIN);
+  io_uring_prep_poll_multishot(s, wake_fd_.fd(), POLLIN);
   io_uring_sqe_set_data64(s, pack(Op::Wake, 0));
   wake_armed_ = true;
 }
@@ -245,9 +243,7 @@ void UringReactor::handle_wake(const io_uring_cqe* cqe) {
   // Cleared before the posted tasks are taken: a post after this point
   // writes the eventfd again (see wake()).
   wake_pending_.exchange(false, std::memory_order_seq_cst);
-  uint64_t count;
-  ssize_t n = read(wake_fd_, &count, sizeof count);
-  (void)n;  // EAGAIN: a write that found a wake-up pending, drained by an earlier read
+  wake_fd_.clear();  // EAGAIN: a write that found a wake-up pending, drained by an earlier read
   if (!wake_armed_) arm_wake();
   handler_.on_wake();
 }
@@ -376,9 +372,7 @@ void UringReactor::wait_writable(uint64_t conn_id, int fd) {
 // handle_wake clears the flag before it takes them.
 void UringReactor::wake() {
   if (wake_pending_.exchange(true, std::memory_order_seq_cst)) return;
-  uint64_t one = 1;
-  ssize_t n = write(wake_fd_, &one, sizeof one);
-  (void)n;  // cannot fail: the counter is drained long before it could overflow
+  wake_fd_.signal();  // cannot fail: the counter is drained long before it could overflow
 }
 
 // A one-shot POLLIN poll, armed again after the handler has read the
